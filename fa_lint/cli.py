@@ -1,0 +1,153 @@
+"""``fa-lint [PATHS...]`` and ``fa-lint verify``: argument parsing, config merge, exit codes.
+
+Exit codes: 0 no error findings, 1 at least one error finding (warnings too with --strict),
+2 usage, configuration or internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from fa_lint import __version__, config
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+FORMATS = ("text", "json")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        raise _UsageError(message)
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _codes(values: list[str] | None) -> tuple[str, ...]:
+    return tuple(c.strip().upper() for v in values or () for c in v.split(",") if c.strip())
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="fa-lint",
+        description="Find flash-attn pins that cannot run paged-KV attention (flash_attn_with_kvcache "
+        "block_table), in requirements, pyproject, lock, conda, Docker and shell files.",
+        epilog="Run 'fa-lint verify --help' for the runtime check on a GPU host.",
+    )
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to check (default: .)")
+    p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    p.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
+    p.add_argument("--select", action="append", metavar="CODES", help="only these rule codes or prefixes")
+    p.add_argument("--ignore", action="append", metavar="CODES", help="skip these rule codes or prefixes")
+    p.add_argument("--min-version", metavar="VERSION",
+                   help="lowest acceptable flash-attn (default: the first release with block_table)")
+    p.add_argument("--exclude", action="append", metavar="GLOB", help="skip matching paths when walking folders")
+    p.add_argument("--strict", action="store_true", default=None, help="exit 1 on warnings too")
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("--config", metavar="PYPROJECT", help="read [tool.fa-lint] from this file")
+    p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    p.add_argument("--list-rules", action="store_true", help="print every rule and exit")
+    p.add_argument("--version", action="store_true", help="print the version and knowledge-base date")
+    return p
+
+
+def _version() -> str:
+    from fa_lint import kb
+
+    base = kb.load()
+    return (f"fa-lint {__version__} (knowledge base {base.date}: {len(base.installable)} flash-attn "
+            f"releases, newest {base.newest}; paged KV since {base.first_with(kb.PAGED_KV)})")
+
+
+def _list_rules(out: TextIO) -> None:
+    from fa_lint.rules import RULES
+
+    for rule in RULES.values():
+        out.write(f"{rule.code}  {rule.name:<28} {rule.severity.value:<8} {rule.summary}\n")
+
+
+def _use_color(choice: str, stream: TextIO) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from fa_lint import engine
+    from fa_lint.report import FORMATS as RENDER
+
+    cfg = config.Config()
+    if not args.isolated:
+        path = args.config or config.find()
+        if path:
+            cfg = config.load(path)
+    min_version = (config.parse_version(args.min_version, "--min-version") if args.min_version
+                   else cfg.min_version)
+    settings = engine.Settings(
+        select=_codes(args.select) or cfg.select,
+        ignore=_codes(args.ignore) or cfg.ignore,
+        min_version=min_version,
+        exclude=tuple(args.exclude or ()) or cfg.exclude,
+    )
+    paths = args.paths or ["."]
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        err.write(f"fa-lint: no such file or folder: {', '.join(missing)}\n")
+        return EXIT_USAGE
+    report = engine.check(paths, settings)
+    if not report.files:
+        err.write(f"fa-lint: no dependency files found in {', '.join(paths)}; nothing to check\n")
+    if args.output_file:
+        text = RENDER[args.format](report, color=False)
+        with open(args.output_file, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        out.write(RENDER[args.format](report, color=_use_color(args.color, out)))
+    if args.exit_zero:
+        return EXIT_OK
+    strict = args.strict if args.strict is not None else cfg.strict
+    worst = {f.severity.value for f in report.findings}
+    if "error" in worst or (strict and "warning" in worst):
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    out, err = out or sys.stdout, err or sys.stderr
+    if argv[:1] == ["verify"]:
+        from fa_lint.verify.cli import main as verify_main
+
+        return verify_main(argv[1:], out=out, err=err)
+    try:
+        args = parser().parse_args(argv)
+        if args.version:
+            out.write(_version() + "\n")
+            return EXIT_OK
+        if args.list_rules:
+            _list_rules(out)
+            return EXIT_OK
+        return lint(args, out, err)
+    except _UsageError as exc:
+        err.write(f"fa-lint: error: {exc}\n")
+        return EXIT_USAGE
+    except config.ConfigError as exc:
+        err.write(f"fa-lint: configuration error: {exc}\n")
+        return EXIT_USAGE
+    except SystemExit as exc:  # argparse's --help
+        return int(exc.code or 0)
+    except KeyboardInterrupt:
+        err.write("fa-lint: interrupted\n")
+        return EXIT_USAGE
+    except Exception as exc:  # the contract is exit 2 and a message, never a traceback
+        err.write(f"fa-lint: internal error: {type(exc).__name__}: {exc}\n"
+                  "Please report it with the file that caused it.\n")
+        return EXIT_USAGE

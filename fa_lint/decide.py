@@ -1,0 +1,56 @@
+"""Which findings to keep: --select/--ignore by code prefix, and suppression comments."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from fa_lint.model import Finding
+
+# flake8's "# noqa" / "# noqa: FAL001,FAL002", and fa-lint's own "# fa-lint: ignore[FAL001]".
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,?\s*[A-Z]+[0-9]+)*))?", re.I)
+_OWN = re.compile(r"#\s*fa-lint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.I)
+
+
+def selected(code: str, select: Iterable[str], ignore: Iterable[str]) -> bool:
+    select = tuple(select)
+    if select and not any(code.startswith(p) for p in select):
+        return False
+    return not any(code.startswith(p) for p in ignore)
+
+
+def suppressions(line: str) -> set[str] | None:
+    """Codes a comment on this line suppresses; an empty set means all; None means none."""
+    codes: set[str] | None = None
+    for pattern in (_NOQA, _OWN):
+        for m in pattern.finditer(line):
+            listed = m.group("codes")
+            if not listed or not listed.strip():
+                return set()
+            codes = (codes or set()) | {c.upper() for c in re.findall(r"[A-Za-z]+[0-9]+", listed)}
+    return codes
+
+
+def suppressed(finding: Finding, lines: list[str]) -> bool:
+    loc = finding.location
+    for n in range(loc.line, min(loc.end_line, len(lines)) + 1):
+        codes = suppressions(lines[n - 1])
+        if codes is not None and (not codes or any(finding.code.startswith(c) for c in codes)):
+            return True
+    return False
+
+
+def apply(found: Iterable[Finding], texts: Mapping[str, str], select: Iterable[str],
+          ignore: Iterable[str]) -> tuple[list[Finding], int]:
+    lines = {path: text.split("\n") for path, text in texts.items()}
+    kept, dropped = [], 0
+    seen: set[tuple[str, object]] = set()
+    for f in sorted(found, key=lambda f: (f.location, f.code)):
+        if (f.code, f.location) in seen or not selected(f.code, select, ignore):
+            continue
+        seen.add((f.code, f.location))
+        if suppressed(f, lines.get(f.location.path, [])):
+            dropped += 1
+        else:
+            kept.append(f)
+    return kept, dropped

@@ -1,0 +1,160 @@
+"""The pipeline: discover -> parse -> resolve -> rules -> decide. No printing, no exiting."""
+
+from __future__ import annotations
+
+import codecs
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from packaging.version import Version
+
+from fa_lint import decide, kb
+from fa_lint.discover import Target, detect, discover
+from fa_lint.environments import Environment, build
+from fa_lint.model import FileResult, Finding, Include, Location, ParseProblem, Requirement
+from fa_lint.resolve import Policy
+from fa_lint.rules import CHECKS, Context
+from fa_lint.sources import SOURCES
+
+MAX_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Settings:
+    select: tuple[str, ...] = ()  # code prefixes; empty selects every rule
+    ignore: tuple[str, ...] = ()
+    min_version: Version | None = None
+    exclude: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Report:
+    findings: tuple[Finding, ...]
+    files: tuple[str, ...]
+    suppressed: int
+    kb: kb.KnowledgeBase
+    policy: Policy
+    environments: tuple[Environment, ...] = field(default=())
+
+
+def _problem(path: str, message: str, line: int = 1, column: int = 1) -> ParseProblem:
+    return ParseProblem(Location(path, line, column, line, column), message)
+
+
+def read_text(path: str) -> str | ParseProblem:
+    """A file's text, or why it cannot be had: missing, too large, binary, not UTF-8/16."""
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_BYTES:
+            return _problem(path, f"file is too large to check ({size} bytes; the limit is {MAX_BYTES})")
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        return _problem(path, f"cannot read file: {exc.strerror or exc}")
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            return _problem(path, "file starts with a UTF-16 byte order mark but is not UTF-16")
+    if b"\0" in data:
+        line = data.count(b"\n", 0, data.index(b"\0")) + 1
+        return _problem(path, "file is binary (it contains NUL bytes), not a text dependency file", line)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return _problem(path, f"file is not valid UTF-8 (byte 0x{data[exc.start]:02x})", line, column)
+
+
+def parse_file(path: str, source: str) -> FileResult:
+    text = read_text(path)
+    if isinstance(text, ParseProblem):
+        return FileResult(path, source, None, (text,))
+    try:
+        records = tuple(SOURCES[source].parse(path, text))
+    except Exception as exc:  # a parser bug must cost one file, never the run
+        records = (_problem(path, f"internal error while parsing ({type(exc).__name__}: {exc}); please report it"),)
+    return FileResult(path, source, text, records)
+
+
+def _include_path(including: str, target: str) -> str:
+    return os.path.normpath(os.path.join(os.path.dirname(including), target))
+
+
+def load(targets: Iterable[Target]) -> tuple[dict[str, FileResult], list[ParseProblem], list[Include]]:
+    """Parse every target and, transitively, every file they include (each file once)."""
+    files: dict[str, FileResult] = {}
+    problems: list[ParseProblem] = []
+    unfollowed: list[Include] = []
+    queue = [(t.path, t.source) for t in targets]
+    while queue:
+        path, source = queue.pop(0)
+        if path in files:
+            continue
+        result = files[path] = parse_file(path, source)
+        for rec in result.records:
+            if not isinstance(rec, Include):
+                continue
+            if "://" in rec.target:
+                unfollowed.append(rec)
+                continue
+            target = _include_path(path, rec.target)
+            if os.path.isfile(target):
+                queue.append((target, detect(target) if rec.optional else "requirements"))
+            elif rec.optional:
+                continue  # a path inside an image or on another machine; nothing to read here
+            else:
+                problems.append(ParseProblem(rec.location, f"included file {rec.target!r} does not exist"))
+    problems += _cycles(files)
+    return files, problems, unfollowed
+
+
+def _cycles(files: dict[str, FileResult]) -> list[ParseProblem]:
+    """pip recurses into -r/-c includes without a guard; a cycle makes it crash."""
+    edges = {
+        path: [(rec, _include_path(path, rec.target)) for rec in f.records
+               if isinstance(rec, Include) and "://" not in rec.target]
+        for path, f in files.items()
+    }
+    found: dict[Location, ParseProblem] = {}
+    done: set[str] = set()
+
+    def visit(path: str, stack: list[str]) -> None:
+        if path in done:
+            return
+        stack.append(path)
+        for rec, target in edges.get(path, []):
+            if target in stack:
+                chain = " -> ".join([*stack[stack.index(target):], target])
+                found.setdefault(rec.location, ParseProblem(rec.location, f"include cycle: {chain}"))
+            elif target in edges:
+                visit(target, stack)
+        stack.pop()
+        done.add(path)
+
+    for path in edges:
+        visit(path, [])
+    return list(found.values())
+
+
+def check(paths: Iterable[str], settings: Settings | None = None) -> Report:
+    settings = settings or Settings()
+    base = kb.load()
+    policy = Policy(settings.min_version) if settings.min_version else Policy.default(base)
+    targets = list(discover(paths, settings.exclude))
+    files, problems, unfollowed = load(targets)
+    requirements: list[Requirement] = []
+    for f in files.values():
+        for rec in f.records:
+            if isinstance(rec, Requirement):
+                requirements.append(rec)
+            elif isinstance(rec, ParseProblem):
+                problems.append(rec)
+    environments = build(files)
+    ctx = Context(base, policy, tuple(requirements), tuple(problems), tuple(unfollowed), environments)
+    found = [f for c in CHECKS for f in c(ctx)]
+    texts = {p: f.text for p, f in files.items() if f.text is not None}
+    kept, suppressed = decide.apply(found, texts, settings.select, settings.ignore)
+    return Report(tuple(kept), tuple(files), suppressed, base, policy, environments)

@@ -1,0 +1,146 @@
+"""The records every layer shares: where a thing is, what a file asks for, what fa-lint found.
+
+Only the standard library and ``packaging`` here; everything else depends on this module.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from packaging.ranges import VersionRange
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+FLASH_ATTN = "flash-attn"
+
+
+def normalize(name: str) -> str:
+    """PEP 503 name: ``Flash_Attn`` and ``flash.attn`` are both ``flash-attn``."""
+    return str(canonicalize_name(name))
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 2, "warning": 1, "info": 0}[self.value]
+
+
+class Kind(str, enum.Enum):
+    """How a requirement takes part in an install."""
+
+    INSTALL = "install"  # asks for the package
+    CONSTRAINT = "constraint"  # limits the version if something else asks (-c, uv constraints)
+    OVERRIDE = "override"  # replaces every other requirement on the package (uv overrides)
+    SOURCE = "source"  # says where the project's own requirement comes from (uv/Poetry sources)
+    LOCK = "lock"  # a lockfile entry: exactly what installs
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Location:
+    """A span in a file; lines and columns are 1-based, the end column exclusive."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """One thing a file asks pip (or uv, Poetry, conda...) to install, and where it says so."""
+
+    name: str  # PEP 503-normalised distribution name
+    raw: str  # the requirement as written, without the surrounding quotes
+    location: Location
+    source: str  # the format that produced it: "requirements", "pyproject", "uv.lock", ...
+    specifier: SpecifierSet = field(default_factory=SpecifierSet)
+    # Poetry and conda allow "a || b": the requirement admits what any alternative admits.
+    alternatives: tuple[SpecifierSet, ...] = ()
+    # The one version a URL, wheel filename, VCS tag or lock entry fixes, local label included.
+    version: Version | None = None
+    url: str | None = None
+    marker: str | None = None
+    extras: frozenset[str] = frozenset()
+    kind: Kind = Kind.INSTALL
+    scope: str = ""  # the part of the file, e.g. "project.dependencies", "extra:gpu", "stage:build"
+    unresolved: str | None = None  # a variable the file never gives a value, e.g. "${FA_VER}"
+    redirected: str | None = None  # text an unquoted shell ">" or "<" took away from the spec
+    tool: str | None = None  # the tool that owns a lock entry: "uv", "poetry", "pdm", "pipenv"
+
+    @property
+    def version_range(self) -> VersionRange:
+        """Every version this requirement admits, as packaging's range algebra sees it."""
+        if self.version is not None:
+            return SpecifierSet(f"=={self.version.public}").to_range()
+        if self.alternatives:
+            out = VersionRange.empty()
+            for alt in self.alternatives:
+                out = out.union(alt.to_range())
+            return out
+        return self.specifier.to_range()
+
+    @property
+    def constraint_text(self) -> str:
+        """The version part as a reader would write it: '==2.4.2', '>=2.0', 'any'."""
+        if self.version is not None:
+            return f"=={self.version}"
+        if self.alternatives:
+            return " || ".join(str(a) or "*" for a in self.alternatives)
+        return str(self.specifier) or "any"
+
+
+@dataclass(frozen=True, slots=True)
+class Include:
+    """A file another file pulls in: ``-r``/``-c`` lines, conda ``-r``, Docker ``pip install -r``."""
+
+    location: Location
+    target: str  # as written, relative to the including file's folder
+    constraint: bool = False
+    scope: str = ""
+    optional: bool = False  # a missing target is no error (e.g. a path inside a Docker image)
+
+
+@dataclass(frozen=True, slots=True)
+class ParseProblem:
+    """A file, or part of one, fa-lint could not read. Data, never an exception."""
+
+    location: Location
+    message: str
+
+
+Parsed = Requirement | Include | ParseProblem
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """One file as parsed: its format, its text (None when unreadable) and its records."""
+
+    path: str
+    source: str
+    text: str | None
+    records: tuple[Parsed, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str
+    name: str
+    severity: Severity
+    location: Location
+    message: str
+    package: str | None = None
+    requirement: str | None = None
+    admitted: tuple[str, ...] | None = None
+    url: str = ""
+    environment: str | None = None
+    related: tuple[Location, ...] = ()

@@ -1,0 +1,14 @@
+"""Output formats: each a pure function of the Report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fa_lint.report import json_format, text
+
+Renderer = Callable[..., str]
+
+FORMATS: dict[str, Renderer] = {
+    "text": text.render,
+    "json": json_format.render,
+}

@@ -1,0 +1,47 @@
+"""``--format json``: the versioned contract in docs/output.md."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from fa_lint.model import Finding, Location
+from fa_lint.report._common import counts, knowledge_base, tool
+
+if TYPE_CHECKING:
+    from fa_lint.engine import Report
+
+SCHEMA_VERSION = 1
+
+
+def _location(loc: Location) -> dict[str, Any]:
+    return {"path": loc.path, "line": loc.line, "column": loc.column,
+            "end_line": loc.end_line, "end_column": loc.end_column}
+
+
+def finding(f: Finding) -> dict[str, Any]:
+    return {
+        "code": f.code,
+        "name": f.name,
+        "severity": f.severity.value,
+        **_location(f.location),
+        "package": f.package,
+        "requirement": f.requirement,
+        "admitted": list(f.admitted) if f.admitted is not None else None,
+        "message": f.message,
+        "url": f.url,
+        "environment": f.environment,
+        "related_locations": [_location(r) for r in f.related],
+    }
+
+
+def render(report: Report, **_: object) -> str:
+    doc = {
+        "version": SCHEMA_VERSION,
+        "tool": tool(),
+        "knowledge_base": knowledge_base(report),
+        "files": list(report.files),
+        "findings": [finding(f) for f in report.findings],
+        "summary": {"files": len(report.files), **counts(report), "suppressed": report.suppressed},
+    }
+    return json.dumps(doc, indent=2) + "\n"

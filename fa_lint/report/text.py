@@ -1,0 +1,36 @@
+"""``--format text``: ``path:line:col: CODE message``, one finding a line, then a summary."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fa_lint.model import Severity
+from fa_lint.report._common import counts
+
+if TYPE_CHECKING:
+    from fa_lint.engine import Report
+
+_COLOR = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
+_BOLD, _RESET = "\033[1m", "\033[0m"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def render(report: Report, *, color: bool = False) -> str:
+    lines = []
+    for f in report.findings:
+        loc = f.location
+        where = f"{loc.path}:{loc.line}:{loc.column}:"
+        code = f.code
+        if color:
+            where, code = f"{_BOLD}{where}{_RESET}", f"{_COLOR[f.severity]}{code}{_RESET}"
+        lines.append(f"{where} {code} {f.message}")
+    c = counts(report)
+    summary = (f"{_plural(c['error'], 'error')}, {_plural(c['warning'], 'warning')}, {c['info']} info "
+               f"in {_plural(len(report.files), 'file')}")
+    if report.suppressed:
+        summary += f" ({report.suppressed} suppressed)"
+    lines.append(("Found " if report.findings else "All checks passed: ") + summary + ".")
+    return "\n".join(lines) + "\n"

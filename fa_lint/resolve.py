@@ -1,0 +1,97 @@
+"""What releases a requirement, or a group of them, lets an installer pick.
+
+Reasoning is over the set of real releases a range admits (packaging's range algebra and the
+knowledge base), never over the numbers written in the specifier.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from packaging.ranges import VersionRange
+from packaging.version import Version
+
+from fa_lint.kb import PAGED_KV, KnowledgeBase, Release
+from fa_lint.model import Requirement
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """What counts as good enough: paged KV, and at least ``min_version``."""
+
+    min_version: Version
+
+    @classmethod
+    def default(cls, kb: KnowledgeBase) -> Policy:
+        return cls(kb.first_with(PAGED_KV).version)
+
+    def good(self, release: Release, version: Version | None = None) -> bool:
+        v = Version((version or release.version).public)
+        return release.has(PAGED_KV) and v >= self.min_version
+
+
+class Verdict(enum.Enum):
+    OK = "ok"  # everything it admits has paged KV
+    BAD = "bad"  # everything it admits lacks paged KV
+    MIXED = "mixed"  # it admits releases with and without
+    NONE = "none"  # it admits no release, and nothing newer either
+    NEWER = "newer"  # it admits only versions newer than the knowledge base
+    UNKNOWN = "unknown"  # the file does not say which version
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    verdict: Verdict
+    admitted: tuple[Release, ...] = ()
+    good: tuple[Release, ...] = ()
+    bad: tuple[Release, ...] = ()
+    newer: bool = False  # admits versions past the newest known release
+    exact: Version | None = None  # the one version a URL, tag or lock fixes
+
+
+def _verdict(good: int, bad: int, newer: bool) -> Verdict:
+    if not good and not bad:
+        return Verdict.NEWER if newer else Verdict.NONE
+    if not bad:
+        return Verdict.OK
+    return Verdict.MIXED if good or newer else Verdict.BAD
+
+
+def assess_range(rng: VersionRange, kb: KnowledgeBase, policy: Policy) -> Assessment:
+    admitted = kb.admitted(rng)
+    good = tuple(r for r in admitted if policy.good(r))
+    bad = tuple(r for r in admitted if not policy.good(r))
+    newer = kb.admits_newer(rng)
+    return Assessment(_verdict(len(good), len(bad), newer), admitted, good, bad, newer)
+
+
+def assess_version(version: Version, kb: KnowledgeBase, policy: Policy) -> Assessment:
+    """An exact version, which may not be on PyPI at all (a fork's wheel, a local build)."""
+    public = Version(version.public)
+    if public > kb.newest.version:
+        return Assessment(Verdict.NEWER, newer=True, exact=version)
+    release = kb.at(version)
+    if release is None or not policy.good(release, version):
+        bad = (release,) if release else ()
+        return Assessment(Verdict.BAD, bad, (), bad, exact=version)
+    return Assessment(Verdict.OK, (release,), (release,), (), exact=version)
+
+
+def assess(req: Requirement, kb: KnowledgeBase, policy: Policy) -> Assessment:
+    if req.unresolved:
+        return Assessment(Verdict.UNKNOWN)
+    if req.version is not None:
+        return assess_version(req.version, kb, policy)
+    if req.url is not None:
+        return Assessment(Verdict.UNKNOWN)
+    return assess_range(req.version_range, kb, policy)
+
+
+def intersect(reqs: Iterable[Requirement]) -> VersionRange:
+    """Versions every one of these requirements admits at once."""
+    rng = VersionRange.full()
+    for req in reqs:
+        rng = rng.intersection(req.version_range)
+    return rng

@@ -1,0 +1,12 @@
+"""The rules: a registry that the engine runs and that docs and tests enumerate."""
+
+from __future__ import annotations
+
+from fa_lint.rules import files, versions
+from fa_lint.rules._base import Check, Context, Rule
+
+FAMILIES = (versions, files)
+CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)
+RULES: dict[str, Rule] = {r.code: r for f in FAMILIES for r in f.RULES}
+
+__all__ = ["CHECKS", "RULES", "Context", "Rule"]

@@ -1,0 +1,51 @@
+"""Pieces of finding messages that several rules share."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from fa_lint.kb import Release
+from fa_lint.model import Kind, Requirement
+from fa_lint.resolve import Policy
+
+RUNTIME = (
+    "transformers' paged-KV decode (continuous batching) fails at its first step "
+    "('flash_attn_with_kvcache_fn does not have a block_table or page_table argument')"
+)
+
+RELOCK = {
+    "uv": "uv lock --upgrade-package flash-attn",
+    "poetry": "poetry update flash-attn",
+    "pdm": "pdm update flash-attn",
+    "pipenv": "pipenv upgrade flash-attn",
+    "pylock": "regenerate pylock.toml (e.g. uv export --format pylock.toml) after upgrading flash-attn",
+}
+
+
+def releases(found: Sequence[Release]) -> str:
+    """'2.4.2', or '2.4.0.post1 ... 2.4.3.post1 (4 releases)'."""
+    if not found:
+        return "no release"
+    if len(found) == 1:
+        return str(found[0])
+    if len(found) == 2:
+        return f"{found[0]} and {found[1]}"
+    return f"{found[0]} ... {found[-1]} ({len(found)} releases)"
+
+
+def fix(req: Requirement, policy: Policy) -> str:
+    """The one action that makes the requirement good."""
+    if req.kind is Kind.LOCK and req.tool in RELOCK:
+        return f"run `{RELOCK[req.tool]}`"
+    if req.url is not None:
+        return f"install a flash-attn {policy.min_version} or later wheel (or require flash-attn>={policy.min_version})"
+    return f"require flash-attn>={policy.min_version}"
+
+
+def subject(req: Requirement) -> str:
+    if req.kind is Kind.LOCK:
+        return f"the lock pins flash-attn {req.version.public if req.version else '?'}"
+    if req.url is not None:
+        what = f"{req.version.public}" if req.version is not None else "an unknown version"
+        return f"this URL installs flash-attn {what}"
+    return f"flash-attn {req.constraint_text}" if req.constraint_text != "any" else "unpinned flash-attn"

@@ -1,0 +1,27 @@
+"""FAL900, FAL010: files fa-lint could not read, and includes it did not follow."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from fa_lint.model import Finding, Severity
+from fa_lint.rules._base import Context, Rule
+
+UNREADABLE = Rule(
+    "FAL900", "unreadable-file", Severity.ERROR,
+    "A file fa-lint could not read or parse; its requirements went unchecked.",
+)
+INCLUDE_NOT_FOLLOWED = Rule(
+    "FAL010", "include-not-followed", Severity.INFO,
+    "An included requirements file that fa-lint did not read (a URL, or a path outside the repository).",
+)
+RULES = (UNREADABLE, INCLUDE_NOT_FOLLOWED)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for problem in ctx.problems:
+        yield UNREADABLE.finding(problem.location, problem.message)
+    for inc in ctx.unfollowed:
+        what = "a URL, which fa-lint never fetches" if "://" in inc.target else "not in the checked tree"
+        msg = f"included file {inc.target!r} was not checked: {what}; check it separately"
+        yield INCLUDE_NOT_FOLLOWED.finding(inc.location, msg)

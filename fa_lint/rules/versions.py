@@ -1,0 +1,101 @@
+"""FAL001-FAL003, FAL008, FAL009: what one requirement lets an installer pick."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from packaging.version import InvalidVersion, Version
+
+from fa_lint.kb import PAGED_KV, versions
+from fa_lint.model import FLASH_ATTN, Finding, Kind, Requirement, Severity
+from fa_lint.resolve import Assessment, Verdict, assess
+from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._text import RUNTIME, fix, releases, subject
+
+PAGED_KV_MISSING = Rule(
+    "FAL001", "paged-kv-missing", Severity.ERROR,
+    "Every flash-attn release the requirement admits lacks paged KV (block_table).",
+)
+PAGED_KV_NOT_GUARANTEED = Rule(
+    "FAL002", "paged-kv-not-guaranteed", Severity.WARNING,
+    "The requirement admits flash-attn releases both with and without paged KV.",
+)
+NO_SUCH_RELEASE = Rule(
+    "FAL003", "no-matching-release", Severity.ERROR,
+    "The requirement admits no flash-attn release at all.",
+)
+NEWER_THAN_KB = Rule(
+    "FAL008", "newer-than-knowledge-base", Severity.INFO,
+    "The requirement admits only flash-attn versions newer than fa-lint's knowledge base.",
+)
+VERSION_UNKNOWN = Rule(
+    "FAL009", "version-not-determinable", Severity.INFO,
+    "The file does not say which flash-attn version it installs.",
+)
+RULES = (PAGED_KV_MISSING, PAGED_KV_NOT_GUARANTEED, NO_SUCH_RELEASE, NEWER_THAN_KB, VERSION_UNKNOWN)
+# Lock and source entries say what installs; constraints only narrow what something else asks for.
+_JUDGED = (Kind.INSTALL, Kind.OVERRIDE, Kind.SOURCE, Kind.LOCK)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for req in ctx.requirements:
+        if req.name == FLASH_ATTN and req.kind in _JUDGED:
+            finding = judge(req, assess(req, ctx.kb, ctx.policy), ctx)
+            if finding is not None:
+                yield finding
+
+
+def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
+    kb, policy = ctx.kb, ctx.policy
+    first = kb.first_with(PAGED_KV).version
+    fields = {"package": FLASH_ATTN, "requirement": req.raw, "admitted": versions(a.admitted)}
+    what = subject(req)
+    if a.verdict is Verdict.BAD:
+        if a.exact is not None:
+            old = not a.bad or not a.bad[0].has(PAGED_KV)
+            lacks = f"{what}, which lacks paged KV" if old else f"{what}, below the required {policy.min_version}"
+        elif all(not r.has(PAGED_KV) for r in a.bad):
+            lacks = f"{what} admits only {releases(a.bad)}, all without paged KV"
+        else:
+            lacks = f"{what} admits only {releases(a.bad)}, all below the required {policy.min_version}"
+        msg = f"{lacks} (block_table first ships in {first}): {RUNTIME}; {fix(req, policy)}"
+        return PAGED_KV_MISSING.finding(req.location, msg, **fields)
+    if a.verdict is Verdict.MIXED:
+        also = f"{releases(a.good)} with it" if a.good else "newer versions"
+        msg = (f"{what} admits {releases(a.bad)} without paged KV as well as {also}; "
+               f"a resolver can pick an old one and then {RUNTIME}; {fix(req, policy)}")
+        return PAGED_KV_NOT_GUARANTEED.finding(req.location, msg, **fields)
+    if a.verdict is Verdict.NONE:
+        near = _nearest(req, ctx)
+        msg = (f"{what} matches no flash-attn release, so installing fails with 'No matching distribution "
+               f"found'{near}; {fix(req, policy)}")
+        return NO_SUCH_RELEASE.finding(req.location, msg, **fields)
+    if a.verdict is Verdict.NEWER:
+        msg = (f"{what} is newer than fa-lint's knowledge base (newest known: {kb.newest}, as of "
+               f"{kb.date}); assumed to keep paged KV, as every release since {first} has")
+        return NEWER_THAN_KB.finding(req.location, msg, **fields)
+    if a.verdict is Verdict.UNKNOWN:
+        why = (f"it depends on {req.unresolved}, which the file does not set" if req.unresolved
+               else "the URL names no release tag or file version")
+        msg = (f"cannot tell which flash-attn version this installs: {why}; pin a release "
+               f"(flash-attn>={policy.min_version}) or a tag (@v{policy.min_version})")
+        return VERSION_UNKNOWN.finding(req.location, msg, **fields)
+    return None
+
+
+def _nearest(req: Requirement, ctx: Context) -> str:
+    """Releases around the (single) version the requirement names: 'did you mean 2.6.0.post1?'."""
+    pinned = [s.version for s in req.specifier if s.operator in ("==", "===")]
+    if not pinned:
+        return ""
+    try:
+        target = Version(pinned[0].removesuffix(".*"))
+    except InvalidVersion:
+        return ""
+    same = [r for r in ctx.kb.installable if r.version.release[:3] == target.release[:3]]
+    if same:
+        return f" (did you mean {releases(same)}?)"
+    below = [r for r in ctx.kb.installable if r.version < target]
+    above = [r for r in ctx.kb.installable if r.version > target]
+    around = [str(x[i]) for x, i in ((below, -1), (above, 0)) if x]
+    return f" (nearest releases: {' and '.join(around)})" if around else ""

@@ -1,0 +1,173 @@
+"""Turning requirement text into ``Requirement`` records: PEP 508 strings, wheel names, URLs."""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from dataclasses import dataclass
+from typing import Any
+
+from packaging.requirements import InvalidRequirement
+from packaging.requirements import Requirement as Pep508
+from packaging.specifiers import SpecifierSet
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+from packaging.version import InvalidVersion, Version
+
+from fa_lint.model import Kind, Location, ParseProblem, Requirement, normalize
+from fa_lint.sources._text import TextIndex
+
+# "name-version-..." at the start of a wheel or sdist file name; for names packaging refuses, such
+# as a wheel whose tags are shell variables (flash_attn-2.7.4-$PY-$PY-linux_x86_64.whl).
+_ARCHIVE = re.compile(r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-.*)?\.(?:whl|tar\.gz|zip|tar\.bz2)$")
+_TAG = re.compile(r"^v?(\d+(?:\.\d+)*(?:\.post\d+)?)$")
+_VCS_SCHEMES = ("git+", "hg+", "svn+", "bzr+")
+# Repositories whose source builds the flash-attn distribution.
+_FLASH_REPOS = {"flash-attention", "flash_attention", "flash-attn"}
+
+
+@dataclass(frozen=True, slots=True)
+class WheelName:
+    name: str
+    version: Version
+    python: str  # e.g. "cp311", or "" when the file name leaves it unknown
+    abi: str
+    platform: str
+
+
+def wheel_name(filename: str) -> WheelName | None:
+    filename = urllib.parse.unquote(filename)
+    if not filename.endswith(".whl"):
+        return None
+    try:
+        name, version, _build, tags = parse_wheel_filename(filename)
+    except (InvalidWheelFilename, InvalidVersion):
+        m = _ARCHIVE.match(filename)
+        if not m:
+            return None
+        try:
+            return WheelName(normalize(m["name"]), Version(m["version"]), "", "", "")
+        except InvalidVersion:
+            return None
+    tag = next(iter(sorted(tags, key=str)), None)
+    return WheelName(str(name), version, tag.interpreter if tag else "", tag.abi if tag else "",
+                     tag.platform if tag else "")
+
+
+def _url_path(url: str) -> str:
+    return urllib.parse.urlsplit(url).path
+
+
+def archive_name(url: str) -> tuple[str, Version] | None:
+    """Name and version from a wheel or sdist file name at the end of a URL or path."""
+    base = urllib.parse.unquote(_url_path(url).rsplit("/", 1)[-1])
+    wheel = wheel_name(base)
+    if wheel:
+        return wheel.name, wheel.version
+    m = _ARCHIVE.match(base)
+    if m:
+        try:
+            return normalize(m["name"]), Version(m["version"])
+        except InvalidVersion:
+            return None
+    return None
+
+
+def vcs_ref(url: str) -> str | None:
+    """The ``@ref`` of a VCS URL (``git+https://host/repo.git@v2.5.0#egg=...``)."""
+    if not url.startswith(_VCS_SCHEMES):
+        return None
+    path = _url_path(url[url.index("+") + 1 :])
+    if "@" not in path:
+        return None
+    return path.rsplit("@", 1)[1] or None
+
+
+def tag_version(ref: str | None) -> Version | None:
+    """A release version from a tag name such as ``v2.5.0``; None for branches and commits."""
+    m = _TAG.match(ref or "")
+    return Version(m.group(1)) if m else None
+
+
+def version_from_url(url: str) -> Version | None:
+    if url.startswith(_VCS_SCHEMES):
+        return tag_version(vcs_ref(url))
+    found = archive_name(url)
+    if found:
+        return found[1]
+    # GitHub tag archives: .../archive/refs/tags/v2.5.0.tar.gz
+    m = re.search(r"/archive/(?:refs/tags/)?(v?[\d.]+(?:\.post\d+)?)\.(?:tar\.gz|zip)$", _url_path(url))
+    return tag_version(m.group(1)) if m else None
+
+
+def name_from_url(url: str) -> str | None:
+    """The distribution a bare URL installs, when its text says: egg fragment, file name, repo."""
+    frag = urllib.parse.urlsplit(url).fragment
+    m = re.search(r"(?:^|&)egg=([A-Za-z0-9_.-]+)", frag)
+    if m:
+        return normalize(m.group(1))
+    found = archive_name(url)
+    if found:
+        return found[0]
+    if url.startswith(_VCS_SCHEMES):
+        repo = _url_path(url[url.index("+") + 1 :]).split("@", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+        repo = repo.removesuffix(".git").lower()
+        if repo in _FLASH_REPOS:
+            return "flash-attn"
+    return None
+
+
+def looks_like_url(text: str) -> bool:
+    return bool(re.match(r"^(?:[a-z][a-z0-9+.-]*://|file:|git\+|hg\+|svn\+|bzr\+)", text, re.I))
+
+
+def looks_like_archive(text: str) -> bool:
+    """A wheel or sdist given by path or file name (not ``name @ url``)."""
+    if "@" in text or " " in text:
+        return False
+    return bool(re.search(r"\.(?:whl|tar\.gz|zip|tar\.bz2)$", urllib.parse.unquote(text)))
+
+
+def parse(text: str, location: Location, source: str, **fields: Any) -> Requirement | ParseProblem:
+    """A PEP 508 string, a bare URL, or a wheel/sdist path, as one ``Requirement``."""
+    stripped = text.strip()
+    if looks_like_url(stripped) or looks_like_archive(stripped.split(";", 1)[0].strip()):
+        url, _, marker = stripped.partition(";")
+        url = url.strip()
+        name = name_from_url(url)
+        if name is None:
+            return ParseProblem(location, f"cannot tell which package {url!r} installs")
+        return Requirement(name=name, raw=stripped, location=location, source=source, url=url,
+                           version=version_from_url(url), marker=marker.strip() or None, **fields)
+    try:
+        req = Pep508(stripped)
+    except InvalidRequirement as exc:
+        return ParseProblem(location, f"invalid requirement {stripped!r}: {str(exc).splitlines()[0]}")
+    version = version_from_url(req.url) if req.url else None
+    return Requirement(
+        name=normalize(req.name),
+        raw=stripped,
+        location=location,
+        source=source,
+        specifier=req.specifier,
+        version=version,
+        url=req.url,
+        marker=str(req.marker) if req.marker else None,
+        extras=frozenset(req.extras),
+        **fields,
+    )
+
+
+def at(index: TextIndex, start: int, end: int, source: str, **fields: Any) -> Requirement | ParseProblem:
+    """Parse the requirement text found between two offsets of a file."""
+    return parse(index.text[start:end], index.location(start, end), source, **fields)
+
+
+def exact(name: str, version: str, location: Location, source: str, **fields: Any) -> Requirement | ParseProblem:
+    """A lock entry's exact version, which may carry a local label (2.7.4+cu12torch2.6)."""
+    try:
+        v = Version(version)
+    except InvalidVersion:
+        return ParseProblem(location, f"invalid version {version!r} for {name}")
+    return Requirement(name=normalize(name), raw=f"{name}=={version}", location=location, source=source,
+                       version=v, specifier=SpecifierSet(f"=={v}"), kind=fields.pop("kind", Kind.LOCK),
+                       **fields)

@@ -1,0 +1,231 @@
+"""Reading TOML with the position of every value.
+
+``tomllib`` gives values but no positions, and no maintained TOML library exposes source spans
+(tomlkit keeps formatting, not offsets). So the document is parsed twice: ``tomllib`` decides what
+it means and whether it is valid; this small scanner, which runs only on text ``tomllib`` accepted,
+records where each key and value sits. Paths are tuples of keys and array indices, the same way
+the ``tomllib`` result is indexed: ``("project", "dependencies", 3)``, ``("package", 12, "name")``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from fa_lint.model import ParseProblem
+from fa_lint.sources._text import TextIndex
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+TomlPath = tuple[str | int, ...]
+
+_SKIP = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
+_BLANK = re.compile(r"[ \t]*")
+_BARE = re.compile(r"[A-Za-z0-9_-]+")
+_BASIC = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_LITERAL = re.compile(r"'[^'\n]*'")
+_SCALAR = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:[0-9:.]+(?:[Zz]|[+-]\d{2}:\d{2})?|[^\s,\]}#]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    key: int  # offset where the key starts (the value's own start for array items)
+    start: int  # value start (the opening quote of a string)
+    end: int  # value end, exclusive
+
+    def inner(self, text: str) -> tuple[int, int]:
+        """Offsets of a string value without its quotes (triple quotes included)."""
+        q = 3 if text.startswith(('"""', "'''"), self.start) else 1
+        if text[self.start] not in "\"'":
+            return self.start, self.end
+        return self.start + q, self.end - q
+
+
+class _Scanner:
+    def __init__(self, text: str) -> None:
+        self.s = text
+        self.i = 0
+        self.spans: dict[TomlPath, Span] = {}
+        self.arrays: dict[TomlPath, int] = {}
+
+    def run(self) -> dict[TomlPath, Span]:
+        s = self.s
+        current: TomlPath = ()
+        while True:
+            self._skip()
+            if self.i >= len(s):
+                return self.spans
+            start = self.i
+            if s.startswith("[[", self.i):
+                self.i += 2
+                keys = self._keys()
+                self.i += 2
+                current = self._header(keys, array=True)
+                self.spans[current] = Span(start, start, self.i)
+            elif s[self.i] == "[":
+                self.i += 1
+                keys = self._keys()
+                self.i += 1
+                current = self._header(keys, array=False)
+                self.spans.setdefault(current, Span(start, start, self.i))
+            else:
+                keys = self._keys()
+                self._blank()
+                self.i += 1  # "="
+                self._blank()
+                self._value(current + keys, start)
+
+    def _header(self, keys: tuple[str, ...], *, array: bool) -> TomlPath:
+        # A header names a table inside the *last* element of every array of tables on its way.
+        path: TomlPath = ()
+        for n, key in enumerate(keys):
+            path += (key,)
+            last = n == len(keys) - 1
+            if path in self.arrays and not (array and last):
+                path += (self.arrays[path] - 1,)
+        if array:
+            index = self.arrays.get(path, 0)
+            self.arrays[path] = index + 1
+            path += (index,)
+        return path
+
+    def _skip(self) -> None:
+        m = _SKIP.match(self.s, self.i)
+        self.i = m.end() if m else self.i
+
+    def _blank(self) -> None:
+        m = _BLANK.match(self.s, self.i)
+        self.i = m.end() if m else self.i
+
+    def _keys(self) -> tuple[str, ...]:
+        keys: list[str] = []
+        while True:
+            self._blank()
+            c = self.s[self.i]
+            if c == '"':
+                m = _BASIC.match(self.s, self.i)
+                assert m is not None
+                keys.append(tomllib.loads(f"k = {m.group()}")["k"])
+            elif c == "'":
+                m = _LITERAL.match(self.s, self.i)
+                assert m is not None
+                keys.append(m.group()[1:-1])
+            else:
+                m = _BARE.match(self.s, self.i)
+                assert m is not None
+                keys.append(m.group())
+            self.i = m.end()
+            self._blank()
+            if self.s.startswith(".", self.i):
+                self.i += 1
+                continue
+            return tuple(keys)
+
+    def _value(self, path: TomlPath, key_start: int) -> None:
+        s = self.s
+        start = self.i
+        c = s[start]
+        if s.startswith('"""', start):
+            end = start + 3
+            while True:
+                end = s.index('"""', end)
+                backslashes = 0
+                while s[end - 1 - backslashes] == "\\":
+                    backslashes += 1
+                if backslashes % 2:
+                    end += 1
+                    continue
+                break
+            while s.startswith('"', end + 3):  # up to two quotes may close the content
+                end += 1
+            self.i = end + 3
+        elif s.startswith("'''", start):
+            end = s.index("'''", start + 3)
+            while s.startswith("'", end + 3):
+                end += 1
+            self.i = end + 3
+        elif c in "\"'":
+            m = (_BASIC if c == '"' else _LITERAL).match(s, start)
+            assert m is not None
+            self.i = m.end()
+        elif c == "[":
+            self.i += 1
+            n = 0
+            while True:
+                self._skip()
+                if s[self.i] == "]":
+                    self.i += 1
+                    break
+                self._value((*path, n), self.i)
+                n += 1
+                self._skip()
+                if s[self.i] == ",":
+                    self.i += 1
+        elif c == "{":
+            self.i += 1
+            while True:
+                self._skip()
+                if s[self.i] == "}":
+                    self.i += 1
+                    break
+                kstart = self.i
+                keys = self._keys()
+                self.i += 1  # "="
+                self._skip()
+                self._value(path + keys, kstart)
+                self._skip()
+                if s[self.i] == ",":
+                    self.i += 1
+        else:
+            m = _SCALAR.match(s, start)
+            assert m is not None
+            self.i = m.end()
+        self.spans[path] = Span(key_start, start, self.i)
+
+
+def spans(text: str) -> dict[TomlPath, Span]:
+    """Where every key and value of a valid TOML document sits."""
+    return _Scanner(text).run()
+
+
+@dataclass(frozen=True, slots=True)
+class TomlDoc:
+    data: dict[str, Any]
+    index: TextIndex
+    spans: dict[TomlPath, Span]
+
+    def key_location(self, path: TomlPath) -> tuple[int, int]:
+        """Offsets of a key-value pair, from the key to the end of its value."""
+        span = self._nearest(path)
+        return span.key, span.end
+
+    def value_location(self, path: TomlPath) -> tuple[int, int]:
+        """Offsets of a value; a string's without its quotes."""
+        span = self._nearest(path)
+        return span.inner(self.index.text)
+
+    def _nearest(self, path: TomlPath) -> Span:
+        while path and path not in self.spans:
+            path = path[:-1]
+        return self.spans.get(path, Span(0, 0, 0))
+
+
+def load(path: str, text: str) -> TomlDoc | ParseProblem:
+    """Parse TOML; invalid TOML is a located ``ParseProblem``, never an exception."""
+    index = TextIndex(path, text)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line, col = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+        if line is None:  # Python < 3.14 puts the position only in the message
+            m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+            line, col = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
+        msg = getattr(exc, "msg", None) or re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(exc))
+        start = index.offset(line, col or 1)
+        return ParseProblem(index.location(start, start), f"invalid TOML: {msg}")
+    return TomlDoc(data, index, spans(text))

@@ -1,0 +1,115 @@
+"""pip requirements and constraints files, read with pip-requirements-parser."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from fa_lint.model import FLASH_ATTN, Include, Parsed, ParseProblem, Requirement, normalize
+from fa_lint.sources import _reqs
+from fa_lint.sources._text import TextIndex
+
+NAME = "requirements"
+PATTERNS = (
+    "*requirements*.txt",
+    "*requirements*.in",
+    "requirements/*.txt",
+    "constraints*.txt",
+    "constraints*.in",
+)
+
+_LEAD = re.compile(r"\s*(?:(?:-e|--editable)(?:\s*=\s*|\s+))?")
+# pip ends a requirement at an option ("--hash=...") or a comment, which needs whitespace before "#".
+_TAIL = re.compile(r"\s+(?:--?[A-Za-z]|#)|\s*\\$")
+_ENV_VAR = re.compile(r"\$\{[A-Za-z0-9_]+\}")
+_NAME = re.compile(r"\s*(?:(?:-e|--editable)\s+)?([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def _items(text: str) -> Iterator[Any]:
+    """pip-requirements-parser's records for one file's text, without it re-reading the file.
+
+    The library only parses files by name; its line-level API below is what ``from_file`` runs.
+    Imported here, not at module level: it costs ~150 ms and only requirements files need it.
+    """
+    import pip_requirements_parser as prp
+
+    line_parser = prp.get_line_parser()
+    for numbered in prp.preprocess(text):
+        number, line = numbered
+        if isinstance(numbered, prp.CommentLine):
+            continue
+        rline = prp.RequirementLine(line=line, line_number=number, filename="")
+        try:
+            req_string, options, arguments = line_parser(line)
+            parsed = prp.ParsedLine(rline, req_string, options, False, arguments)
+            for item in prp.handle_line(parsed):
+                if isinstance(item, prp.ParsedRequirement):
+                    item = prp.build_req_from_parsedreq(item)
+                yield item
+        except Exception as exc:  # the library raises bare Exceptions on bad lines
+            yield prp.InvalidRequirementLine(requirement_line=rline, error_message=str(exc))
+
+
+def parse(path: str, text: str) -> Iterator[Parsed]:
+    import pip_requirements_parser as prp
+
+    index = TextIndex(path, text)
+    lines = text.splitlines()  # the library numbers lines this way
+    for item in _items(text):
+        number = item.requirement_line.line_number
+        physical = lines[number - 1] if number <= len(lines) else ""
+        if isinstance(item, prp.IncorrectRequirementLine):
+            continue  # options pip ignores with a warning, not an error
+        if isinstance(item, prp.InvalidRequirementLine):
+            yield from _invalid(index, number, physical, item.requirement_line.line, item.error_message)
+        elif isinstance(item, prp.OptionLine):
+            where = index.whole_line(number)
+            for target in item.options.get("requirements", []):
+                yield Include(where, target)
+            for target in item.options.get("constraints", []):
+                yield Include(where, target, constraint=True)
+        elif isinstance(item, prp.InstallRequirement):
+            rec = _requirement(index, number, physical, item)
+            if rec is not None:
+                yield rec
+
+
+def _span(line: str) -> tuple[int, int]:
+    start = _LEAD.match(line)
+    s = start.end() if start else 0
+    tail = _TAIL.search(line, s)
+    e = tail.start() if tail else len(line.rstrip())
+    return s, e
+
+
+def _requirement(index: TextIndex, number: int, physical: str, item: Any) -> Requirement | None:
+    name = normalize(item.req.name) if item.req else None
+    if name is None and item.link is not None:
+        name = _reqs.name_from_url(item.link.url)
+    if name is None:
+        return None  # a local project path such as "-e ."; nothing fa-lint can judge
+    s, e = _span(physical)
+    logical = item.requirement_line.line
+    ls, le = _span(logical)
+    raw = logical[ls:le]
+    start = index.offset(number, s + 1)
+    end = index.offset(number, e + 1)
+    rec = _reqs.parse(raw, index.location(start, end), NAME)
+    return rec if isinstance(rec, Requirement) else None
+
+
+def _invalid(index: TextIndex, number: int, physical: str, logical: str, message: str) -> Iterator[Parsed]:
+    s, e = _span(physical)
+    where = index.location(index.offset(number, s + 1), index.offset(number, e + 1))
+    var = _ENV_VAR.search(logical)
+    if var:
+        # pip substitutes ${VAR} from the environment at install time; only that environment knows.
+        m = _NAME.match(logical)
+        if m and normalize(m.group(1)) == FLASH_ATTN:
+            ls, le = _span(logical)
+            yield Requirement(name=FLASH_ATTN, raw=logical[ls:le], location=where,
+                              source=NAME, unresolved=var.group())
+        return
+    first = message.strip().splitlines()[0] if message.strip() else "invalid line"
+    yield ParseProblem(where, f"pip cannot parse this line: {first}")
