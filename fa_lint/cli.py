@@ -44,9 +44,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
     p.add_argument("--select", action="append", metavar="CODES", help="only these rule codes or prefixes")
     p.add_argument("--ignore", action="append", metavar="CODES", help="skip these rule codes or prefixes")
-    p.add_argument("--min-version", metavar="VERSION",
-                   help="lowest acceptable flash-attn (default: the first release with block_table)")
-    p.add_argument("--exclude", action="append", metavar="GLOB", help="skip matching paths when walking folders")
+    p.add_argument(
+        "--min-version",
+        metavar="VERSION",
+        help="lowest acceptable flash-attn (default: the first release with block_table)",
+    )
+    p.add_argument(
+        "--exclude", action="append", metavar="GLOB", help="skip matching paths when walking folders"
+    )
     p.add_argument("--strict", action="store_true", default=None, help="exit 1 on warnings too")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
@@ -61,8 +66,10 @@ def _version() -> str:
     from fa_lint import kb
 
     base = kb.load()
-    return (f"fa-lint {__version__} (knowledge base {base.date}: {len(base.installable)} flash-attn "
-            f"releases, newest {base.newest}; paged KV since {base.first_with(kb.PAGED_KV)})")
+    return (
+        f"fa-lint {__version__} (knowledge base {base.date}: {len(base.installable)} flash-attn "
+        f"releases, newest {base.newest}; paged KV since {base.first_with(kb.PAGED_KV)})"
+    )
 
 
 def _list_rules(out: TextIO) -> None:
@@ -89,8 +96,9 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         path = args.config or config.find()
         if path:
             cfg = config.load(path)
-    min_version = (config.parse_version(args.min_version, "--min-version") if args.min_version
-                   else cfg.min_version)
+    min_version = (
+        config.parse_version(args.min_version, "--min-version") if args.min_version else cfg.min_version
+    )
     settings = engine.Settings(
         select=_codes(args.select) or cfg.select,
         ignore=_codes(args.ignore) or cfg.ignore,
@@ -148,6 +156,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         err.write("fa-lint: interrupted\n")
         return EXIT_USAGE
     except Exception as exc:  # the contract is exit 2 and a message, never a traceback
-        err.write(f"fa-lint: internal error: {type(exc).__name__}: {exc}\n"
-                  "Please report it with the file that caused it.\n")
+        err.write(
+            f"fa-lint: internal error: {type(exc).__name__}: {exc}\n"
+            "Please report it with the file that caused it.\n"
+        )
         return EXIT_USAGE

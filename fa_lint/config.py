@@ -73,8 +73,9 @@ def load(path: str) -> Config:
         raise ConfigError(f"{path}: [tool.fa-lint] must be a table")
     unknown = sorted(set(table) - set(KEYS))
     if unknown:
-        raise ConfigError(f"{path}: unknown [tool.fa-lint] key(s): {', '.join(unknown)} "
-                          f"(known: {', '.join(KEYS)})")
+        raise ConfigError(
+            f"{path}: unknown [tool.fa-lint] key(s): {', '.join(unknown)} (known: {', '.join(KEYS)})"
+        )
     for key, kind in KEYS.items():
         if key in table and not isinstance(table[key], kind):
             raise ConfigError(f"{path}: [tool.fa-lint] {key} must be a {kind.__name__}")

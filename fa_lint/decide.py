@@ -40,8 +40,9 @@ def suppressed(finding: Finding, lines: list[str]) -> bool:
     return False
 
 
-def apply(found: Iterable[Finding], texts: Mapping[str, str], select: Iterable[str],
-          ignore: Iterable[str]) -> tuple[list[Finding], int]:
+def apply(
+    found: Iterable[Finding], texts: Mapping[str, str], select: Iterable[str], ignore: Iterable[str]
+) -> tuple[list[Finding], int]:
     lines = {path: text.split("\n") for path, text in texts.items()}
     kept, dropped = [], 0
     seen: set[tuple[str, object]] = set()

@@ -75,7 +75,9 @@ def parse_file(path: str, source: str) -> FileResult:
     try:
         records = tuple(SOURCES[source].parse(path, text))
     except Exception as exc:  # a parser bug must cost one file, never the run
-        records = (_problem(path, f"internal error while parsing ({type(exc).__name__}: {exc}); please report it"),)
+        records = (
+            _problem(path, f"internal error while parsing ({type(exc).__name__}: {exc}); please report it"),
+        )
     return FileResult(path, source, text, records)
 
 
@@ -114,8 +116,11 @@ def load(targets: Iterable[Target]) -> tuple[dict[str, FileResult], list[ParsePr
 def _cycles(files: dict[str, FileResult]) -> list[ParseProblem]:
     """pip recurses into -r/-c includes without a guard; a cycle makes it crash."""
     edges = {
-        path: [(rec, _include_path(path, rec.target)) for rec in f.records
-               if isinstance(rec, Include) and "://" not in rec.target]
+        path: [
+            (rec, _include_path(path, rec.target))
+            for rec in f.records
+            if isinstance(rec, Include) and "://" not in rec.target
+        ]
         for path, f in files.items()
     }
     found: dict[Location, ParseProblem] = {}
@@ -127,7 +132,7 @@ def _cycles(files: dict[str, FileResult]) -> list[ParseProblem]:
         stack.append(path)
         for rec, target in edges.get(path, []):
             if target in stack:
-                chain = " -> ".join([*stack[stack.index(target):], target])
+                chain = " -> ".join([*stack[stack.index(target) :], target])
                 found.setdefault(rec.location, ParseProblem(rec.location, f"include cycle: {chain}"))
             elif target in edges:
                 visit(target, stack)

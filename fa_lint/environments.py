@@ -16,7 +16,9 @@ class Environment:
     members: tuple[Requirement, ...]
 
 
-def _closure(path: str, files: Mapping[str, FileResult], seen: set[str], constraint: bool) -> list[Requirement]:
+def _closure(
+    path: str, files: Mapping[str, FileResult], seen: set[str], constraint: bool
+) -> list[Requirement]:
     """A requirements file with everything its -r/-c lines pull in; -c turns installs into limits."""
     if path in seen or path not in files:
         return []

@@ -91,12 +91,20 @@ class Requirement:
 
     @property
     def constraint_text(self) -> str:
-        """The version part as a reader would write it: '==2.4.2', '>=2.0', 'any'."""
+        """The version part as a reader would write it: '==2.4.2', '>=2.0,<3', 'any'."""
         if self.version is not None:
             return f"=={self.version}"
         if self.alternatives:
-            return " || ".join(str(a) or "*" for a in self.alternatives)
-        return str(self.specifier) or "any"
+            return " || ".join(pretty(a) or "*" for a in self.alternatives)
+        return pretty(self.specifier) or "any"
+
+
+_OPERATOR_ORDER = {">=": 0, ">": 0, "~=": 1, "==": 2, "===": 2, "!=": 3, "<=": 4, "<": 4}
+
+
+def pretty(spec: SpecifierSet) -> str:
+    """'>=2,<3' rather than packaging's alphabetical '<3,>=2'."""
+    return ",".join(str(s) for s in sorted(spec, key=lambda s: (_OPERATOR_ORDER[s.operator], s.version)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,15 +69,11 @@ def kvcache_params(source: str) -> list[str] | None:
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
-    ).stdout
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
 
 
 def git_file(repo: Path, rev: str, path: str) -> str | None:
-    proc = subprocess.run(
-        ["git", "-C", str(repo), "show", f"{rev}:{path}"], capture_output=True, text=True
-    )
+    proc = subprocess.run(["git", "-C", str(repo), "show", f"{rev}:{path}"], capture_output=True, text=True)
     return proc.stdout if proc.returncode == 0 else None
 
 
@@ -94,8 +90,9 @@ def sdist_files(sdist: Path, *wanted: str) -> dict[str, str]:
     return found
 
 
-def release_record(version: str, uploaded: str | None, yanked: bool, source: str,
-                   interface: str | None, api: str | None) -> dict[str, Any]:
+def release_record(
+    version: str, uploaded: str | None, yanked: bool, source: str, interface: str | None, api: str | None
+) -> dict[str, Any]:
     params = kvcache_params(interface) if interface is not None else None
     multiple = None
     if api is not None and (m := PAGE_BLOCK_RE.search(api)):
@@ -175,8 +172,14 @@ def main(argv: list[str] | None = None) -> int:
         yanked = all(f.get("yanked") for f in files)
         tag = f"v{version}"
         if tag in tags:
-            record = release_record(version, uploaded, yanked, f"tag {tag}",
-                                    git_file(args.repo, tag, INTERFACE), git_file(args.repo, tag, FLASH_API))
+            record = release_record(
+                version,
+                uploaded,
+                yanked,
+                f"tag {tag}",
+                git_file(args.repo, tag, INTERFACE),
+                git_file(args.repo, tag, FLASH_API),
+            )
         else:
             sdist = next((f for f in files if f["packagetype"] == "sdist"), None)
             if sdist is None or args.sdist_dir is None:
@@ -191,8 +194,14 @@ def main(argv: list[str] | None = None) -> int:
                 # PyPI mirrors may answer with URLs relative to the JSON document
                 urllib.request.urlretrieve(urllib.parse.urljoin(PYPI_JSON, sdist["url"]), path)
             found = sdist_files(path, INTERFACE, FLASH_API)
-            record = release_record(version, uploaded, yanked, f"sdist {sdist['filename']}",
-                                    found.get(INTERFACE), found.get(FLASH_API))
+            record = release_record(
+                version,
+                uploaded,
+                yanked,
+                f"sdist {sdist['filename']}",
+                found.get(INTERFACE),
+                found.get(FLASH_API),
+            )
         releases.append(record)
 
     newest_upload = max(r["uploaded"] for r in releases)

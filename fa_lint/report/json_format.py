@@ -15,8 +15,13 @@ SCHEMA_VERSION = 1
 
 
 def _location(loc: Location) -> dict[str, Any]:
-    return {"path": loc.path, "line": loc.line, "column": loc.column,
-            "end_line": loc.end_line, "end_column": loc.end_column}
+    return {
+        "path": loc.path,
+        "line": loc.line,
+        "column": loc.column,
+        "end_line": loc.end_line,
+        "end_column": loc.end_column,
+    }
 
 
 def finding(f: Finding) -> dict[str, Any]:

@@ -28,8 +28,10 @@ def render(report: Report, *, color: bool = False) -> str:
             where, code = f"{_BOLD}{where}{_RESET}", f"{_COLOR[f.severity]}{code}{_RESET}"
         lines.append(f"{where} {code} {f.message}")
     c = counts(report)
-    summary = (f"{_plural(c['error'], 'error')}, {_plural(c['warning'], 'warning')}, {c['info']} info "
-               f"in {_plural(len(report.files), 'file')}")
+    summary = (
+        f"{_plural(c['error'], 'error')}, {_plural(c['warning'], 'warning')}, {c['info']} info "
+        f"in {_plural(len(report.files), 'file')}"
+    )
     if report.suppressed:
         summary += f" ({report.suppressed} suppressed)"
     lines.append(("Found " if report.findings else "All checks passed: ") + summary + ".")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fa_lint.rules import files, versions
+from fa_lint.rules import files, shell, versions
 from fa_lint.rules._base import Check, Context, Rule
 
-FAMILIES = (versions, files)
+FAMILIES = (versions, shell, files)
 CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)
 RULES: dict[str, Rule] = {r.code: r for f in FAMILIES for r in f.RULES}
 

@@ -43,9 +43,17 @@ def fix(req: Requirement, policy: Policy) -> str:
 
 
 def subject(req: Requirement) -> str:
+    """The requirement as the reader wrote it, with its meaning where the notation is not PEP 440."""
     if req.kind is Kind.LOCK:
-        return f"the lock pins flash-attn {req.version.public if req.version else '?'}"
+        return f"the lock pins flash-attn {req.version.public if req.version else '(no version)'}"
     if req.url is not None:
         what = f"{req.version.public}" if req.version is not None else "an unknown version"
         return f"this URL installs flash-attn {what}"
-    return f"flash-attn {req.constraint_text}" if req.constraint_text != "any" else "unpinned flash-attn"
+    written = req.raw.split(";", 1)[0].strip()
+    meaning = req.constraint_text
+    if meaning == "any":
+        return f"unpinned '{written}'"
+    compact = written.replace(" ", "")
+    if not req.alternatives and all(str(s) in compact for s in req.specifier):
+        return f"'{written}'"
+    return f"'{written}' (that is, {meaning})"

@@ -8,11 +8,15 @@ from fa_lint.model import Finding, Severity
 from fa_lint.rules._base import Context, Rule
 
 UNREADABLE = Rule(
-    "FAL900", "unreadable-file", Severity.ERROR,
+    "FAL900",
+    "unreadable-file",
+    Severity.ERROR,
     "A file fa-lint could not read or parse; its requirements went unchecked.",
 )
 INCLUDE_NOT_FOLLOWED = Rule(
-    "FAL010", "include-not-followed", Severity.INFO,
+    "FAL010",
+    "include-not-followed",
+    Severity.INFO,
     "An included requirements file that fa-lint did not read (a URL, or a path outside the repository).",
 )
 RULES = (UNREADABLE, INCLUDE_NOT_FOLLOWED)

@@ -13,23 +13,33 @@ from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import RUNTIME, fix, releases, subject
 
 PAGED_KV_MISSING = Rule(
-    "FAL001", "paged-kv-missing", Severity.ERROR,
+    "FAL001",
+    "paged-kv-missing",
+    Severity.ERROR,
     "Every flash-attn release the requirement admits lacks paged KV (block_table).",
 )
 PAGED_KV_NOT_GUARANTEED = Rule(
-    "FAL002", "paged-kv-not-guaranteed", Severity.WARNING,
+    "FAL002",
+    "paged-kv-not-guaranteed",
+    Severity.WARNING,
     "The requirement admits flash-attn releases both with and without paged KV.",
 )
 NO_SUCH_RELEASE = Rule(
-    "FAL003", "no-matching-release", Severity.ERROR,
+    "FAL003",
+    "no-matching-release",
+    Severity.ERROR,
     "The requirement admits no flash-attn release at all.",
 )
 NEWER_THAN_KB = Rule(
-    "FAL008", "newer-than-knowledge-base", Severity.INFO,
+    "FAL008",
+    "newer-than-knowledge-base",
+    Severity.INFO,
     "The requirement admits only flash-attn versions newer than fa-lint's knowledge base.",
 )
 VERSION_UNKNOWN = Rule(
-    "FAL009", "version-not-determinable", Severity.INFO,
+    "FAL009",
+    "version-not-determinable",
+    Severity.INFO,
     "The file does not say which flash-attn version it installs.",
 )
 RULES = (PAGED_KV_MISSING, PAGED_KV_NOT_GUARANTEED, NO_SUCH_RELEASE, NEWER_THAN_KB, VERSION_UNKNOWN)
@@ -53,7 +63,9 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
     if a.verdict is Verdict.BAD:
         if a.exact is not None:
             old = not a.bad or not a.bad[0].has(PAGED_KV)
-            lacks = f"{what}, which lacks paged KV" if old else f"{what}, below the required {policy.min_version}"
+            lacks = (
+                f"{what}, which lacks paged KV" if old else f"{what}, below the required {policy.min_version}"
+            )
         elif all(not r.has(PAGED_KV) for r in a.bad):
             lacks = f"{what} admits only {releases(a.bad)}, all without paged KV"
         else:
@@ -62,23 +74,34 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
         return PAGED_KV_MISSING.finding(req.location, msg, **fields)
     if a.verdict is Verdict.MIXED:
         also = f"{releases(a.good)} with it" if a.good else "newer versions"
-        msg = (f"{what} admits {releases(a.bad)} without paged KV as well as {also}; "
-               f"a resolver can pick an old one and then {RUNTIME}; {fix(req, policy)}")
+        msg = (
+            f"{what} admits {releases(a.bad)} without paged KV as well as {also}; "
+            f"a resolver can pick an old one and then {RUNTIME}; {fix(req, policy)}"
+        )
         return PAGED_KV_NOT_GUARANTEED.finding(req.location, msg, **fields)
     if a.verdict is Verdict.NONE:
         near = _nearest(req, ctx)
-        msg = (f"{what} matches no flash-attn release, so installing fails with 'No matching distribution "
-               f"found'{near}; {fix(req, policy)}")
+        msg = (
+            f"{what} matches no flash-attn release, so installing fails with 'No matching distribution "
+            f"found'{near}; {fix(req, policy)}"
+        )
         return NO_SUCH_RELEASE.finding(req.location, msg, **fields)
     if a.verdict is Verdict.NEWER:
-        msg = (f"{what} is newer than fa-lint's knowledge base (newest known: {kb.newest}, as of "
-               f"{kb.date}); assumed to keep paged KV, as every release since {first} has")
+        msg = (
+            f"{what} is newer than fa-lint's knowledge base (newest known: {kb.newest}, as of "
+            f"{kb.date}); assumed to keep paged KV, as every release since {first} has"
+        )
         return NEWER_THAN_KB.finding(req.location, msg, **fields)
     if a.verdict is Verdict.UNKNOWN:
-        why = (f"it depends on {req.unresolved}, which the file does not set" if req.unresolved
-               else "the URL names no release tag or file version")
-        msg = (f"cannot tell which flash-attn version this installs: {why}; pin a release "
-               f"(flash-attn>={policy.min_version}) or a tag (@v{policy.min_version})")
+        why = (
+            f"it depends on {req.unresolved}, which the file does not set"
+            if req.unresolved
+            else "the URL names no release tag or file version"
+        )
+        msg = (
+            f"cannot tell which flash-attn version this installs: {why}; pin a release "
+            f"(flash-attn>={policy.min_version}) or a tag (@v{policy.min_version})"
+        )
         return VERSION_UNKNOWN.finding(req.location, msg, **fields)
     return None
 

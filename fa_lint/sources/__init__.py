@@ -10,7 +10,23 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from fa_lint.model import Parsed
-from fa_lint.sources import pyproject, requirements
+from fa_lint.sources import (
+    conda,
+    dockerfile,
+    makefile,
+    pdm_lock,
+    pipfile,
+    pipfile_lock,
+    poetry_lock,
+    pylock,
+    pyproject,
+    requirements,
+    setup_cfg,
+    setup_py,
+    shell,
+    uv_lock,
+    workflow,
+)
 
 
 class Source(Protocol):
@@ -24,7 +40,20 @@ class Source(Protocol):
 SOURCES: dict[str, Source] = {
     m.NAME: m
     for m in (
+        pylock,
+        uv_lock,
+        poetry_lock,
+        pdm_lock,
+        pipfile_lock,
+        pipfile,
         pyproject,
+        setup_cfg,
+        setup_py,
+        conda,
+        workflow,
+        dockerfile,
+        shell,
         requirements,
+        makefile,
     )
 }

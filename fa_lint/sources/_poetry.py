@@ -27,7 +27,9 @@ def _release(text: str) -> tuple[Version, tuple[int, ...]]:
         v = Version(text)
     except InvalidVersion as exc:
         raise PoetryConstraintError(f"invalid version {text!r}") from exc
-    given = len(text.split("+")[0].split(".post")[0].split(".dev")[0].split("."))
+    given = len(
+        text.split("+", maxsplit=1)[0].split(".post", maxsplit=1)[0].split(".dev", maxsplit=1)[0].split(".")
+    )
     return v, v.release[: max(1, min(given, len(v.release)))]
 
 

@@ -18,7 +18,9 @@ from fa_lint.sources._text import TextIndex
 
 # "name-version-..." at the start of a wheel or sdist file name; for names packaging refuses, such
 # as a wheel whose tags are shell variables (flash_attn-2.7.4-$PY-$PY-linux_x86_64.whl).
-_ARCHIVE = re.compile(r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-.*)?\.(?:whl|tar\.gz|zip|tar\.bz2)$")
+_ARCHIVE = re.compile(
+    r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-.*)?\.(?:whl|tar\.gz|zip|tar\.bz2)$"
+)
 _TAG = re.compile(r"^v?(\d+(?:\.\d+)*(?:\.post\d+)?)$")
 _VCS_SCHEMES = ("git+", "hg+", "svn+", "bzr+")
 # Repositories whose source builds the flash-attn distribution.
@@ -49,8 +51,13 @@ def wheel_name(filename: str) -> WheelName | None:
         except InvalidVersion:
             return None
     tag = next(iter(sorted(tags, key=str)), None)
-    return WheelName(str(name), version, tag.interpreter if tag else "", tag.abi if tag else "",
-                     tag.platform if tag else "")
+    return WheelName(
+        str(name),
+        version,
+        tag.interpreter if tag else "",
+        tag.abi if tag else "",
+        tag.platform if tag else "",
+    )
 
 
 def _url_path(url: str) -> str:
@@ -136,8 +143,16 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
         name = name_from_url(url)
         if name is None:
             return ParseProblem(location, f"cannot tell which package {url!r} installs")
-        return Requirement(name=name, raw=stripped, location=location, source=source, url=url,
-                           version=version_from_url(url), marker=marker.strip() or None, **fields)
+        return Requirement(
+            name=name,
+            raw=stripped,
+            location=location,
+            source=source,
+            url=url,
+            version=version_from_url(url),
+            marker=marker.strip() or None,
+            **fields,
+        )
     try:
         req = Pep508(stripped)
     except InvalidRequirement as exc:
@@ -162,12 +177,21 @@ def at(index: TextIndex, start: int, end: int, source: str, **fields: Any) -> Re
     return parse(index.text[start:end], index.location(start, end), source, **fields)
 
 
-def exact(name: str, version: str, location: Location, source: str, **fields: Any) -> Requirement | ParseProblem:
+def exact(
+    name: str, version: str, location: Location, source: str, **fields: Any
+) -> Requirement | ParseProblem:
     """A lock entry's exact version, which may carry a local label (2.7.4+cu12torch2.6)."""
     try:
         v = Version(version)
     except InvalidVersion:
         return ParseProblem(location, f"invalid version {version!r} for {name}")
-    return Requirement(name=normalize(name), raw=f"{name}=={version}", location=location, source=source,
-                       version=v, specifier=SpecifierSet(f"=={v}"), kind=fields.pop("kind", Kind.LOCK),
-                       **fields)
+    return Requirement(
+        name=normalize(name),
+        raw=f"{name}=={version}",
+        location=location,
+        source=source,
+        version=v,
+        specifier=SpecifierSet(f"=={v}"),
+        kind=fields.pop("kind", Kind.LOCK),
+        **fields,
+    )

@@ -225,7 +225,9 @@ def load(path: str, text: str) -> TomlDoc | ParseProblem:
         if line is None:  # Python < 3.14 puts the position only in the message
             m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
             line, col = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
-        msg = getattr(exc, "msg", None) or re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(exc))
+        msg = getattr(exc, "msg", None) or re.sub(
+            r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(exc)
+        )
         start = index.offset(line, col or 1)
         return ParseProblem(index.location(start, start), f"invalid TOML: {msg}")
     return TomlDoc(data, index, spans(text))

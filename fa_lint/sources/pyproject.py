@@ -6,8 +6,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, normalize
-from fa_lint.sources import _reqs, _toml
+from fa_lint.sources import _toml
 from fa_lint.sources._poetry import PoetryConstraintError, specifiers
+from fa_lint.sources._tables import get, problem, source_table, strings, table
 from fa_lint.sources._toml import TomlDoc, TomlPath
 
 NAME = "pyproject"
@@ -20,88 +21,33 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         yield doc
         return
     yield from strings(doc, ("project", "dependencies"), NAME, scope="project")
-    for extra in _table(doc, ("project", "optional-dependencies")):
+    for extra in table(doc, ("project", "optional-dependencies")):
         yield from strings(doc, ("project", "optional-dependencies", extra), NAME, scope=f"extra:{extra}")
-    for group in _table(doc, ("dependency-groups",)):
+    for group in table(doc, ("dependency-groups",)):
         yield from strings(doc, ("dependency-groups", group), NAME, scope=f"group:{group}")
     yield from strings(doc, ("build-system", "requires"), NAME, scope="build-system")
     yield from strings(doc, ("tool", "uv", "dev-dependencies"), NAME, scope="group:dev")
-    yield from strings(doc, ("tool", "uv", "constraint-dependencies"), NAME, scope="uv:constraints",
-                       kind=Kind.CONSTRAINT)
-    yield from strings(doc, ("tool", "uv", "override-dependencies"), NAME, scope="uv:overrides",
-                       kind=Kind.OVERRIDE)
+    yield from strings(
+        doc, ("tool", "uv", "constraint-dependencies"), NAME, scope="uv:constraints", kind=Kind.CONSTRAINT
+    )
+    yield from strings(
+        doc, ("tool", "uv", "override-dependencies"), NAME, scope="uv:overrides", kind=Kind.OVERRIDE
+    )
     yield from _uv_sources(doc)
-    for group in _table(doc, ("tool", "pdm", "dev-dependencies")):
+    for group in table(doc, ("tool", "pdm", "dev-dependencies")):
         yield from strings(doc, ("tool", "pdm", "dev-dependencies", group), NAME, scope=f"group:{group}")
     yield from poetry(doc)
 
 
-def get(data: Any, path: TomlPath) -> Any:
-    for key in path:
-        if isinstance(data, dict) and isinstance(key, str):
-            data = data.get(key)
-        elif isinstance(data, list) and isinstance(key, int) and key < len(data):
-            data = data[key]
-        else:
-            return None
-    return data
-
-
-def _table(doc: TomlDoc, path: TomlPath) -> list[str]:
-    value = get(doc.data, path)
-    return list(value) if isinstance(value, dict) else []
-
-
-def problem(doc: TomlDoc, path: TomlPath, message: str) -> ParseProblem:
-    start, end = doc.key_location(path)
-    return ParseProblem(doc.index.location(start, end), message)
-
-
-def strings(doc: TomlDoc, path: TomlPath, source: str, **fields: Any) -> Iterator[Parsed]:
-    """Every PEP 508 string of an array; tables in it (PEP 735 include-group) are skipped."""
-    value = get(doc.data, path)
-    if value is None:
-        return
-    dotted = ".".join(map(str, path))
-    if not isinstance(value, list):
-        yield problem(doc, path, f"{dotted} must be an array of requirement strings")
-        return
-    for i, item in enumerate(value):
-        if isinstance(item, str):
-            start, end = doc.value_location((*path, i))
-            yield _reqs.at(doc.index, start, end, source, **fields)
-        elif not isinstance(item, dict):
-            yield problem(doc, (*path, i), f"{dotted}[{i}] must be a requirement string")
-
-
 def _uv_sources(doc: TomlDoc) -> Iterator[Parsed]:
     base: TomlPath = ("tool", "uv", "sources")
-    for name in _table(doc, base):
+    for name in table(doc, base):
         entry = get(doc.data, (*base, name))
         entries = entry if isinstance(entry, list) else [entry]
         for i, item in enumerate(entries):
             where = (*base, name, i) if isinstance(entry, list) else (*base, name)
             if isinstance(item, dict):
-                yield from _source(doc, where, name, item, "uv:sources", NAME)
-
-
-def _source(doc: TomlDoc, where: TomlPath, name: str, item: dict[str, Any], scope: str,
-            source: str) -> Iterator[Parsed]:
-    """A table that says where a package comes from: git tag/rev, URL, or path."""
-    url = item.get("url") or item.get("path") or item.get("file")
-    git = item.get("git")
-    if git:
-        ref = item.get("tag") or item.get("rev") or item.get("branch")
-        version = _reqs.tag_version(str(ref)) if ref else None
-        raw = f"{name} @ git+{git}" + (f"@{ref}" if ref else "")
-    elif isinstance(url, str):
-        version = _reqs.version_from_url(url)
-        raw = f"{name} @ {url}"
-    else:
-        return  # an index or workspace source changes where, not which version
-    start, end = doc.key_location(where)
-    yield Requirement(name=normalize(name), raw=raw, location=doc.index.location(start, end), source=source,
-                      version=version, url=f"git+{git}" if git else str(url), kind=Kind.SOURCE, scope=scope)
+                yield from source_table(doc, where, name, item, "uv:sources", NAME)
 
 
 def poetry(doc: TomlDoc, source: str = NAME) -> Iterator[Parsed]:
@@ -109,10 +55,10 @@ def poetry(doc: TomlDoc, source: str = NAME) -> Iterator[Parsed]:
         (("tool", "poetry", "dependencies"), "project"),
         (("tool", "poetry", "dev-dependencies"), "group:dev"),
     ]
-    for group in _table(doc, ("tool", "poetry", "group")):
+    for group in table(doc, ("tool", "poetry", "group")):
         tables.append((("tool", "poetry", "group", group, "dependencies"), f"group:{group}"))
     for path, scope in tables:
-        for name in _table(doc, path):
+        for name in table(doc, path):
             if normalize(name) == "python":
                 continue
             value = get(doc.data, (*path, name))
@@ -123,16 +69,20 @@ def poetry(doc: TomlDoc, source: str = NAME) -> Iterator[Parsed]:
                 yield from _poetry_entry(doc, (*path, name), name, value, scope, source)
 
 
-def _poetry_entry(doc: TomlDoc, where: TomlPath, name: str, value: Any, scope: str,
-                  source: str) -> Iterator[Parsed]:
+def _poetry_entry(
+    doc: TomlDoc, where: TomlPath, name: str, value: Any, scope: str, source: str
+) -> Iterator[Parsed]:
     if isinstance(value, dict) and ({"git", "url", "path", "file"} & value.keys()):
-        yield from _source(doc, where, name, value, scope, source)
+        yield from source_table(doc, where, name, value, scope, source)
         return
     if isinstance(value, dict):
         constraint = value.get("version", "*")
-        marker = " and ".join(
-            m for m in (value.get("markers"), value.get("python") and f"python {value['python']}") if m
-        ) or None
+        marker = (
+            " and ".join(
+                m for m in (value.get("markers"), value.get("python") and f"python {value['python']}") if m
+            )
+            or None
+        )
     else:
         constraint, marker = value, None
     if not isinstance(constraint, str):

@@ -108,8 +108,10 @@ def _invalid(index: TextIndex, number: int, physical: str, logical: str, message
         m = _NAME.match(logical)
         if m and normalize(m.group(1)) == FLASH_ATTN:
             ls, le = _span(logical)
-            yield Requirement(name=FLASH_ATTN, raw=logical[ls:le], location=where,
-                              source=NAME, unresolved=var.group())
+            yield Requirement(
+                name=FLASH_ATTN, raw=logical[ls:le], location=where, source=NAME, unresolved=var.group()
+            )
         return
     first = message.strip().splitlines()[0] if message.strip() else "invalid line"
-    yield ParseProblem(where, f"pip cannot parse this line: {first}")
+    first = re.sub(r"^(Invalid requirement:\s*:?\s*)+", "", first)
+    yield ParseProblem(where, f"pip cannot parse {logical.strip()!r}: {first}")

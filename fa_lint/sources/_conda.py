@@ -1,0 +1,72 @@
+"""conda MatchSpecs (``flash-attn=2.4.2``, ``conda-forge::flash-attn>=2.5``) as PEP 440 sets.
+
+Hand-written: the MatchSpec parser lives inside conda itself, which cannot be a dependency.
+Only the version part matters here; build strings and channels are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from fa_lint.model import Location, ParseProblem, Requirement, normalize
+
+_SPEC = re.compile(
+    r"^\s*(?:[^\s:]+::)?(?P<name>[A-Za-z0-9_.-]+)\s*(?:\[(?P<bracket>[^\]]*)\])?\s*(?P<version>.*?)\s*$"
+)
+_OP = re.compile(r"^(==|!=|>=|<=|~=|>|<)")
+# conda's PyTorch package is called pytorch; the wheel it stands for is torch.
+_ALIASES = {"pytorch": "torch"}
+
+
+def _term(term: str) -> str:
+    term = term.strip()
+    if term in ("", "*"):
+        return ""
+    if _OP.match(term):
+        return term
+    if term.startswith("="):  # "=2.4.2" is conda's fuzzy match: 2.4.2, 2.4.2.post1, ...
+        term = term[1:]
+        return f"=={term.rstrip('*').rstrip('.')}.*"
+    if term.endswith("*"):
+        return f"=={term.rstrip('*').rstrip('.')}.*"
+    return f"=={term}"
+
+
+def specifiers(version: str) -> tuple[SpecifierSet, ...]:
+    out = []
+    for alternative in version.split("|"):
+        terms = [_term(t) for t in alternative.split(",")]
+        out.append(SpecifierSet(",".join(t for t in terms if t)))
+    return tuple(out)
+
+
+def matchspec(text: str, location: Location, source: str, **fields: Any) -> Requirement | ParseProblem:
+    m = _SPEC.match(text)
+    if not m:
+        return ParseProblem(location, f"invalid conda package spec {text!r}")
+    version = m["version"]
+    bracket = re.search(r"version\s*=\s*['\"]?([^'\",]+(?:,[^'\"]+)*)['\"]?", m["bracket"] or "")
+    if bracket:
+        version = bracket.group(1)
+    # "name=2.4.2=build": keep the version part only.
+    if version.startswith("=") and not version.startswith("=="):
+        version = "=" + version[1:].split("=", 1)[0]
+    elif " " in version.strip():
+        version = version.split()[0]
+    try:
+        alternatives = specifiers(version)
+    except InvalidSpecifier:
+        return ParseProblem(location, f"invalid version in conda spec {text!r}")
+    name = normalize(m["name"])
+    return Requirement(
+        name=_ALIASES.get(name, name),
+        raw=text.strip(),
+        location=location,
+        source=source,
+        specifier=alternatives[0],
+        alternatives=alternatives if len(alternatives) > 1 else (),
+        **fields,
+    )

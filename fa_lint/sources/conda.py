@@ -1,0 +1,58 @@
+"""conda environment files: conda-native packages and the ``pip:`` list (with its ``-r`` files)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import yaml
+
+from fa_lint.model import Include, Parsed, ParseProblem
+from fa_lint.sources import _conda, _reqs, _yaml
+from fa_lint.sources._text import TextIndex
+
+NAME = "conda"
+PATTERNS = ("environment.yml", "environment.yaml", "environment[-_.]*.yml", "environment[-_.]*.yaml")
+
+_INCLUDE = re.compile(r"^(-r|--requirement|-c|--constraint)(?:\s+|=)(.+)$")
+
+
+def parse(path: str, text: str) -> Iterator[Parsed]:
+    index = TextIndex(path, text)
+    root = _yaml.load(index)
+    if isinstance(root, ParseProblem):
+        yield root
+        return
+    deps = _yaml.get(root, "dependencies")
+    if deps is None:
+        return
+    if not isinstance(deps, yaml.SequenceNode):
+        start, end = deps.start_mark.index, deps.end_mark.index
+        yield ParseProblem(index.location(start, end), "dependencies must be a list")
+        return
+    for item in deps.value:
+        if isinstance(item, yaml.ScalarNode):
+            start, end = _yaml.span(item, text)
+            yield _conda.matchspec(str(item.value), index.location(start, end), NAME, scope="conda")
+        elif isinstance(item, yaml.MappingNode):
+            pip = _yaml.get(item, "pip")
+            if isinstance(pip, yaml.SequenceNode):
+                yield from _pip(index, pip)
+
+
+def _pip(index: TextIndex, pip: yaml.SequenceNode) -> Iterator[Parsed]:
+    for entry in pip.value:
+        if not isinstance(entry, yaml.ScalarNode):
+            continue
+        value = str(entry.value).strip()
+        start, end = _yaml.span(entry, index.text)
+        where = index.location(start, end)
+        inc = _INCLUDE.match(value)
+        if inc:
+            yield Include(
+                where, inc.group(2).strip(), constraint=inc.group(1) in ("-c", "--constraint"), scope="pip"
+            )
+        elif value.startswith("-") or (value.startswith((".", "/")) and not _reqs.looks_like_archive(value)):
+            continue  # --extra-index-url and friends, or the project's own folder
+        else:
+            yield _reqs.parse(value, where, NAME, scope="pip")

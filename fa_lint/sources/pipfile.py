@@ -1,0 +1,63 @@
+"""Pipfile: ``[packages]`` and ``[dev-packages]``, as version strings or tables."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from fa_lint.model import Parsed, ParseProblem, Requirement, normalize
+from fa_lint.sources import _toml
+from fa_lint.sources._tables import get, problem, source_table
+
+NAME = "pipfile"
+PATTERNS = ("Pipfile",)
+SECTIONS = {"packages": "packages", "dev-packages": "dev-packages"}
+
+
+def specifier(text: str) -> SpecifierSet:
+    """Pipfile versions are PEP 440 specifiers; "*" is any; a bare version means "=="."""
+    text = text.strip()
+    if text in ("", "*"):
+        return SpecifierSet()
+    if re.match(r"^\d", text):
+        text = "==" + text
+    return SpecifierSet(text)
+
+
+def parse(path: str, text: str) -> Iterator[Parsed]:
+    doc = _toml.load(path, text)
+    if isinstance(doc, ParseProblem):
+        yield doc
+        return
+    for section, scope in SECTIONS.items():
+        table = get(doc.data, (section,))
+        if not isinstance(table, dict):
+            continue
+        for name, value in table.items():
+            where = (section, name)
+            if isinstance(value, dict) and ({"git", "path", "file", "url"} & value.keys()):
+                item = {**value, "url": value.get("file") or value.get("url"), "tag": value.get("ref")}
+                yield from source_table(doc, where, name, item, scope, NAME)
+                continue
+            version = value.get("version", "*") if isinstance(value, dict) else value
+            markers = value.get("markers") if isinstance(value, dict) else None
+            if not isinstance(version, str):
+                yield problem(doc, where, f"version of {name} must be a string")
+                continue
+            try:
+                spec = specifier(version)
+            except InvalidSpecifier:
+                yield problem(doc, where, f"invalid version specifier {version!r} for {name}")
+                continue
+            start, end = doc.key_location(where)
+            yield Requirement(
+                normalize(name),
+                f'{name} = "{version}"',
+                doc.index.location(start, end),
+                NAME,
+                specifier=spec,
+                marker=markers if isinstance(markers, str) else None,
+                scope=scope,
+            )
