@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 
 from fa_lint.model import Finding
 
-# flake8's "# noqa" / "# noqa: FAL001,FAL002", and fa-lint's own "# fa-lint: ignore[FAL001]".
+# flake8's bare or coded noqa comment, and fa-lint's own "# fa-lint: ignore[FAL001]".
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,?\s*[A-Z]+[0-9]+)*))?", re.I)
 _OWN = re.compile(r"#\s*fa-lint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.I)
 

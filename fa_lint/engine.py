@@ -104,7 +104,7 @@ def load(targets: Iterable[Target]) -> tuple[dict[str, FileResult], list[ParsePr
                 continue
             target = _include_path(path, rec.target)
             if os.path.isfile(target):
-                queue.append((target, detect(target) if rec.optional else "requirements"))
+                queue.append((target, (detect(target) if rec.optional else None) or "requirements"))
             elif rec.optional:
                 continue  # a path inside an image or on another machine; nothing to read here
             else:

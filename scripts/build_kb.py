@@ -73,7 +73,9 @@ def git(repo: Path, *args: str) -> str:
 
 
 def git_file(repo: Path, rev: str, path: str) -> str | None:
-    proc = subprocess.run(["git", "-C", str(repo), "show", f"{rev}:{path}"], capture_output=True, text=True)
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "show", f"{rev}:{path}"], check=False, capture_output=True, text=True
+    )
     return proc.stdout if proc.returncode == 0 else None
 
 

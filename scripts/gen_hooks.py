@@ -28,7 +28,8 @@ def manifest() -> str:
   require_serial: true
 - id: fa-lint-verify
   name: fa-lint verify
-  description: On a GPU host, prove the installed flash-attn exposes block_table and computes paged attention right.
+  description: >-
+    On a GPU host, prove the installed flash-attn exposes block_table and computes paged attention right.
   entry: fa-lint verify
   language: system
   pass_filenames: false

@@ -95,9 +95,8 @@ class KnowledgeBase:
         upstream release they were built from; their API is that release's.
         """
         public = Version(version.public)
-        below = [r for r in self.releases if r.version <= public]
-        exact = [r for r in below if r.version == public]
-        return (exact or below or [None])[-1]
+        below = [r for r in self.releases if r.version <= public and not r.yanked]
+        return below[-1] if below else None
 
 
 def _release(d: dict[str, Any]) -> Release:

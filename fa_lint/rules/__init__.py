@@ -7,6 +7,6 @@ from fa_lint.rules._base import Check, Context, Rule
 
 FAMILIES = (versions, shell, files)
 CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)
-RULES: dict[str, Rule] = {r.code: r for f in FAMILIES for r in f.RULES}
+RULES: dict[str, Rule] = dict(sorted((r.code, r) for f in FAMILIES for r in f.RULES))
 
 __all__ = ["CHECKS", "RULES", "Context", "Rule"]

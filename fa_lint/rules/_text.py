@@ -9,8 +9,8 @@ from fa_lint.model import Kind, Requirement
 from fa_lint.resolve import Policy
 
 RUNTIME = (
-    "transformers' paged-KV decode (continuous batching) fails at its first step "
-    "('flash_attn_with_kvcache_fn does not have a block_table or page_table argument')"
+    "transformers' paged-KV decode (continuous batching) fails at its first step with "
+    "'ValueError: flash_attn_with_kvcache_fn does not have a block_table or page_table argument'"
 )
 
 RELOCK = {
@@ -38,7 +38,8 @@ def fix(req: Requirement, policy: Policy) -> str:
     if req.kind is Kind.LOCK and req.tool in RELOCK:
         return f"run `{RELOCK[req.tool]}`"
     if req.url is not None:
-        return f"install a flash-attn {policy.min_version} or later wheel (or require flash-attn>={policy.min_version})"
+        v = policy.min_version
+        return f"install a flash-attn {v} or later wheel (or require flash-attn>={v})"
     return f"require flash-attn>={policy.min_version}"
 
 

@@ -61,15 +61,18 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
     fields = {"package": FLASH_ATTN, "requirement": req.raw, "admitted": versions(a.admitted)}
     what = subject(req)
     if a.verdict is Verdict.BAD:
+        old = not a.bad or all(not r.has(PAGED_KV) for r in a.bad)
         if a.exact is not None:
-            old = not a.bad or not a.bad[0].has(PAGED_KV)
-            lacks = (
-                f"{what}, which lacks paged KV" if old else f"{what}, below the required {policy.min_version}"
+            lacks = "which has no paged KV" if old else f"below the required {policy.min_version}"
+            lacks = f"{what}, {lacks}"
+        elif len(a.bad) == 1:
+            lacks = f"{what} admits only {a.bad[0]}, which " + (
+                "has no paged KV" if old else f"is below the required {policy.min_version}"
             )
-        elif all(not r.has(PAGED_KV) for r in a.bad):
-            lacks = f"{what} admits only {releases(a.bad)}, all without paged KV"
         else:
-            lacks = f"{what} admits only {releases(a.bad)}, all below the required {policy.min_version}"
+            lacks = f"{what} admits only {releases(a.bad)}, " + (
+                "none with paged KV" if old else f"all below the required {policy.min_version}"
+            )
         msg = f"{lacks} (block_table first ships in {first}): {RUNTIME}; {fix(req, policy)}"
         return PAGED_KV_MISSING.finding(req.location, msg, **fields)
     if a.verdict is Verdict.MIXED:

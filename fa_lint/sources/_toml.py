@@ -228,6 +228,6 @@ def load(path: str, text: str) -> TomlDoc | ParseProblem:
         msg = getattr(exc, "msg", None) or re.sub(
             r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(exc)
         )
-        start = index.offset(line, col or 1)
+        start = len(text) if "end of document" in str(exc) else index.offset(line, col or 1)
         return ParseProblem(index.location(start, start), f"invalid TOML: {msg}")
     return TomlDoc(data, index, spans(text))

@@ -150,9 +150,8 @@ def _assign(ins: Instruction, args: str, state: _State) -> None:
         m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)\s+(.*)", body, re.S)
         pairs = [(m.group(1), m.group(2).strip())] if m else []
     known = state.at(ins.start)
-    for name, value in pairs:
-        value = value.strip("\"'")
-        state.variables.append((ins.start, name, _shell.expand(value, known).text))
+    for name, quoted in pairs:
+        state.variables.append((ins.start, name, _shell.expand(quoted.strip("\"'"), known).text))
 
 
 def _image_to_repo(state: _State) -> Callable[[str, int], str | None]:
@@ -174,9 +173,7 @@ def _image_to_repo(state: _State) -> Callable[[str, int], str | None]:
 def _run(index: TextIndex, ins: Instruction, state: _State) -> Iterator[Parsed]:
     text = ins.masked
     start = _args_start(text, ins.args, ins.end)
-    scanner = _shell.Scanner(
-        index, NAME, lambda off: state.at(off), scope=state.stage, include_map=_image_to_repo(state)
-    )
+    scanner = _shell.Scanner(index, NAME, state.at, scope=state.stage, include_map=_image_to_repo(state))
     variables_before = len(state.variables)
     if text.startswith("[", start):
         yield from _exec_form(index, text, start, ins.end, scanner)

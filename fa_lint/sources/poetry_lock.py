@@ -17,7 +17,9 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             yield e
             continue
         doc, i, pkg = e
-        source = pkg.get("source") if isinstance(pkg.get("source"), dict) else {}
+        source = pkg.get("source")
+        if not isinstance(source, dict):
+            source = {}
         url = source.get("url") if source.get("type") in ("git", "url", "file") else None
         if url and source.get("type") == "git":
             url = f"git+{url}@{source.get('reference') or source.get('resolved_reference') or ''}".rstrip("@")

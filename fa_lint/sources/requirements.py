@@ -44,9 +44,8 @@ def _items(text: str) -> Iterator[Any]:
             req_string, options, arguments = line_parser(line)
             parsed = prp.ParsedLine(rline, req_string, options, False, arguments)
             for item in prp.handle_line(parsed):
-                if isinstance(item, prp.ParsedRequirement):
-                    item = prp.build_req_from_parsedreq(item)
-                yield item
+                is_req = isinstance(item, prp.ParsedRequirement)
+                yield prp.build_req_from_parsedreq(item) if is_req else item
         except Exception as exc:  # the library raises bare Exceptions on bad lines
             yield prp.InvalidRequirementLine(requirement_line=rline, error_message=str(exc))
 

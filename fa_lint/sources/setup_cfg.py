@@ -52,14 +52,14 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         line = getattr(exc, "lineno", None) or 1
         yield ParseProblem(index.whole_line(line), f"invalid setup.cfg: {exc.message.splitlines()[0]}")
         return
-    for section, key, line, col, item in _values(text):
+    for section, key, line, col, value in _values(text):
         if section == "options" and key in OPTIONS:
             scope = OPTIONS[key]
         elif section == "options.extras_require":
             scope = f"extra:{key}"
         else:
             continue
-        item = re.split(r"\s+#", item, maxsplit=1)[0].rstrip()
+        item = re.split(r"\s+#", value, maxsplit=1)[0].rstrip()
         start = index.offset(line, col)
         if item.startswith("file:"):
             where = index.location(start, start + len(item))

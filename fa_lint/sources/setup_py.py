@@ -42,7 +42,7 @@ class _Flow:
                         self.values[t.id].append((node.value, None))
                     elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
                         key = t.slice.value if isinstance(t.slice, ast.Constant) else None
-                        self.values[t.value.id].append((node.value, str(key) if key is not None else None))
+                        self.values[t.value.id].append((node.value, key if isinstance(key, str) else None))
             elif (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
@@ -68,7 +68,7 @@ def _strings(
         _strings(node.right, scope, flow, out, seen)
     elif isinstance(node, ast.Dict):
         for k, v in zip(node.keys, node.values, strict=True):
-            key = k.value if isinstance(k, ast.Constant) else None
+            key = k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else None
             _strings(v, f"extra:{key}" if scope == "extra" and key is not None else scope, flow, out, seen)
     elif isinstance(node, ast.Call):
         for arg in node.args:

@@ -32,7 +32,9 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             yield e
             continue
         doc, i, pkg = e
-        source = pkg.get("source") if isinstance(pkg.get("source"), dict) else {}
+        source = pkg.get("source")
+        if not isinstance(source, dict):
+            source = {}
         if "editable" in source or "virtual" in source:
             continue  # the project itself or a workspace member
         markers = pkg.get("resolution-markers")

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import io
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fa_lint.cli import main
+from fa_lint.model import Include, Parsed, ParseProblem, Requirement
+from fa_lint.sources import SOURCES
+
+DATA = Path(__file__).parent / "data"
+REPO = Path(__file__).parent.parent
+SHARED = REPO.parent / "shared"
+
+
+def parse(source: str, path: str | Path, text: str | None = None) -> list[Parsed]:
+    path = str(path)
+    if text is None:
+        text = Path(path).read_text(encoding="utf-8")
+    return list(SOURCES[source].parse(path, text))
+
+
+def reqs(records: list[Parsed], name: str | None = "flash-attn") -> list[Requirement]:
+    return [r for r in records if isinstance(r, Requirement) and (name is None or r.name == name)]
+
+
+def includes(records: list[Parsed]) -> list[Include]:
+    return [r for r in records if isinstance(r, Include)]
+
+
+def problems(records: list[Parsed]) -> list[ParseProblem]:
+    return [r for r in records if isinstance(r, ParseProblem)]
+
+
+def span(r: Requirement | Include | ParseProblem) -> tuple[int, int, int, int]:
+    loc = r.location
+    return loc.line, loc.column, loc.end_line, loc.end_column
+
+
+class Run:
+    def __init__(self, code: int, out: str, err: str) -> None:
+        self.code, self.out, self.err = code, out, err
+
+    @property
+    def json(self) -> dict[str, Any]:
+        return json.loads(self.out)
+
+    def codes(self) -> list[tuple[str, int, str]]:
+        return [(f["path"], f["line"], f["code"]) for f in self.json["findings"]]
+
+
+def run(*argv: str) -> Run:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return Run(code, out.getvalue(), err.getvalue())
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A temporary project folder as the current directory; call it with {name: text} to write files."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+
+    def write(files: dict[str, str | bytes]) -> Path:
+        for name, content in files.items():
+            p = tmp_path / name
+            p.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                p.write_bytes(content)
+            else:
+                p.write_text(content, encoding="utf-8")
+        return tmp_path
+
+    write.path = tmp_path  # type: ignore[attr-defined]
+    yield write
+    os.chdir(REPO)

@@ -1,0 +1,356 @@
+"""The command line: exit codes, options, configuration, suppression, includes, bad input."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from fa_lint import __version__, cli, engine, kb
+from fa_lint.rules import RULES
+from tests.conftest import REPO, run
+
+OLD, MIXED, GOOD = "flash-attn==2.4.2\n", "flash-attn>=2.0\n", "flash-attn>=2.5\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "args", "code"),
+    [
+        (GOOD, [], 0),
+        (OLD, [], 1),
+        (MIXED, [], 0),
+        (MIXED, ["--strict"], 1),
+        (OLD, ["--exit-zero"], 0),
+        (MIXED, ["--strict", "--exit-zero"], 0),
+        ("flash-attn==${V}\n", ["--strict"], 0),  # info never fails a run
+    ],
+)
+def test_exit_codes(project: Any, text: str, args: list[str], code: int) -> None:
+    project({"requirements.txt": text})
+    assert run(*args).code == code
+
+
+def test_strict_from_config(project: Any) -> None:
+    project({"pyproject.toml": "[tool.fa-lint]\nstrict = true\n", "requirements.txt": MIXED})
+    assert run().code == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--format", "xml"], ["--no-such-option"], ["--min-version", "not-a-version"], ["missing.txt"]],
+)
+def test_usage_errors_exit_2(project: Any, args: list[str]) -> None:
+    project({"requirements.txt": OLD})
+    r = run(*args)
+    assert r.code == 2
+    assert r.err.startswith(("usage:", "fa-lint:"))
+    assert "Traceback" not in r.err
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "[tool.fa-lint]\nmin-versoin = '2.6'\n",  # typo'd key
+        "[tool.fa-lint]\nselect = 'FAL001'\n",  # not a list
+        "[tool.fa-lint]\nmin-version = 'x'\n",
+    ],
+)
+def test_config_errors_exit_2(project: Any, config: str) -> None:
+    project({"pyproject.toml": config, "requirements.txt": OLD})
+    r = run()
+    assert r.code == 2 and "configuration error" in r.err
+
+
+def test_config_found_in_parent_folder(project: Any) -> None:
+    root = project({"pyproject.toml": '[tool.fa-lint]\nignore = ["FAL001"]\n', "sub/requirements.txt": OLD})
+    os.chdir(root / "sub")
+    assert run().code == 0
+    assert run("--isolated").code == 1
+
+
+def test_no_files_is_a_clean_run_with_a_notice(project: Any) -> None:
+    project({"README.md": "nothing here\n"})
+    r = run()
+    assert r.code == 0
+    assert "no dependency files found" in r.err
+
+
+def test_version_names_the_knowledge_base() -> None:
+    r = run("--version")
+    assert r.code == 0
+    assert __version__ in r.out and kb.load().date in r.out and str(kb.load().newest) in r.out
+
+
+def test_list_rules() -> None:
+    r = run("--list-rules")
+    assert r.code == 0
+    assert [line.split()[0] for line in r.out.splitlines()] == list(RULES)
+
+
+def test_python_dash_m() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "fa_lint", "--version"], capture_output=True, text=True, cwd=REPO
+    )
+    assert proc.returncode == 0 and proc.stdout.startswith("fa-lint ")
+
+
+# --- output -------------------------------------------------------------------------------------
+
+
+def test_text_format(project: Any) -> None:
+    project({"requirements.txt": "torch\n" + OLD})
+    r = run("requirements.txt")
+    first, summary = r.out.splitlines()
+    assert first.startswith("requirements.txt:2:1: FAL001 ")
+    assert summary == "Found 1 error, 0 warnings, 0 info in 1 file."
+    assert "\033[" not in r.out
+
+
+def test_json_contract(project: Any) -> None:
+    project({"requirements.txt": OLD})
+    doc = run("--format", "json").json
+    assert doc["version"] == 1
+    assert doc["tool"] == {"name": "fa-lint", "version": __version__}
+    assert set(doc["knowledge_base"]) >= {"date", "newest", "paged_kv_since", "min_version"}
+    (f,) = doc["findings"]
+    assert {
+        k: f[k]
+        for k in (
+            "code",
+            "severity",
+            "path",
+            "line",
+            "column",
+            "end_line",
+            "end_column",
+            "package",
+            "requirement",
+        )
+    } == {
+        "code": "FAL001",
+        "severity": "error",
+        "path": "requirements.txt",
+        "line": 1,
+        "column": 1,
+        "end_line": 1,
+        "end_column": 18,
+        "package": "flash-attn",
+        "requirement": "flash-attn==2.4.2",
+    }
+    assert f["url"].endswith("docs/rules/FAL001.md")
+    assert doc["summary"] == {"files": 1, "error": 1, "warning": 0, "info": 0, "suppressed": 0}
+
+
+def test_output_file(project: Any) -> None:
+    root = project({"requirements.txt": OLD})
+    r = run("--format", "json", "--output-file", "out.json")
+    assert r.code == 1 and r.out == ""
+    assert '"FAL001"' in (root / "out.json").read_text()
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_colour_only_on_a_tty_and_never_with_no_color(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    project({"requirements.txt": OLD})
+    out = _Tty()
+    cli.main([], out=out, err=io.StringIO())
+    assert "\033[31mFAL001" in out.getvalue()
+    monkeypatch.setenv("NO_COLOR", "1")
+    out = _Tty()
+    cli.main([], out=out, err=io.StringIO())
+    assert "\033[" not in out.getvalue()
+    out = io.StringIO()
+    cli.main(["--color", "always"], out=out, err=io.StringIO())
+    assert "\033[" in out.getvalue()
+
+
+# --- selection and suppression --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "codes"),
+    [
+        ([], ["FAL001", "FAL002"]),
+        (["--select", "FAL001"], ["FAL001"]),
+        (["--ignore", "FAL001"], ["FAL002"]),
+        (["--select", "FAL00"], ["FAL001", "FAL002"]),
+        (["--select", "FAL001,FAL002", "--ignore", "FAL002"], ["FAL001"]),
+        (["--select", "fal002"], ["FAL002"]),
+    ],
+)
+def test_select_and_ignore(project: Any, args: list[str], codes: list[str]) -> None:
+    project({"requirements.txt": OLD + MIXED})
+    assert [f["code"] for f in run("--format", "json", *args).json["findings"]] == codes
+
+
+def test_select_from_config_cli_wins(project: Any) -> None:
+    project({"pyproject.toml": '[tool.fa-lint]\nselect = ["FAL002"]\n', "requirements.txt": OLD + MIXED})
+    assert [f["code"] for f in run("--format", "json").json["findings"]] == ["FAL002"]
+    assert [f["code"] for f in run("--format", "json", "--select", "FAL001").json["findings"]] == ["FAL001"]
+
+
+@pytest.mark.parametrize(
+    ("comment", "suppressed"),
+    [
+        ("  # noqa: FAL001", True),
+        ("  # noqa:FAL002,FAL001", True),
+        ("  # noqa", True),
+        ("  # NOQA: FAL001", True),
+        ("  # fa-lint: ignore[FAL001]", True),
+        ("  # fa-lint: ignore", True),
+        ("  # noqa: FAL002", False),
+        ("  # fa-lint: ignore[FAL003]", False),
+    ],
+)
+def test_suppression_comments(project: Any, comment: str, suppressed: bool) -> None:
+    project({"requirements.txt": f"flash-attn==2.4.2{comment}\n"})
+    doc = run("--format", "json").json
+    assert (doc["findings"] == []) is suppressed
+    assert doc["summary"]["suppressed"] == int(suppressed)
+
+
+def test_suppression_in_toml_and_shell(project: Any) -> None:
+    project(
+        {
+            "pyproject.toml": '[project]\nname = "x"\ndependencies = [\n  "flash-attn==2.4.2",  # noqa: FAL001\n]\n',
+            "install.sh": "pip install flash-attn==2.4.2  # fa-lint: ignore[FAL001]\n",
+        }
+    )
+    assert run().code == 0
+
+
+# --- discovery and includes -----------------------------------------------------------------------
+
+
+def test_walk_finds_known_names_and_skips_vendored_folders(project: Any) -> None:
+    project(
+        {
+            "requirements/gpu.txt": OLD,
+            "services/api/Dockerfile.gpu": "FROM x\nRUN pip install flash-attn==2.4.2\n",
+            ".venv/lib/requirements.txt": OLD,
+            "node_modules/x/requirements.txt": OLD,
+            "build/requirements.txt": OLD,
+            "env2/pyvenv.cfg": "",
+            "env2/requirements.txt": OLD,
+            "notes.txt": OLD,
+        }
+    )
+    paths = sorted(p for p, _, _ in run("--format", "json").codes())
+    assert paths == ["requirements/gpu.txt", "services/api/Dockerfile.gpu"]
+
+
+def test_exclude(project: Any) -> None:
+    project({"a/requirements.txt": OLD, "b/requirements.txt": OLD})
+    assert [p for p, _, _ in run("--format", "json", "--exclude", "b").codes()] == ["a/requirements.txt"]
+
+
+def test_includes_followed_relative_to_the_including_file(project: Any) -> None:
+    project(
+        {
+            "reqs/main.txt": "-r base/common.txt\n",
+            "reqs/base/common.txt": OLD,
+        }
+    )
+    assert run("--format", "json", "reqs/main.txt").codes() == [("reqs/base/common.txt", 1, "FAL001")]
+
+
+def test_include_problems(project: Any) -> None:
+    project(
+        {
+            "requirements.txt": "-r missing.txt\n-r https://example.com/r.txt\n-r loop.txt\n",
+            "loop.txt": "-r requirements.txt\n" + OLD,
+        }
+    )
+    r = run("--format", "json", "requirements.txt")
+    got = sorted(r.codes())
+    assert got == [
+        ("loop.txt", 1, "FAL900"),
+        ("loop.txt", 2, "FAL001"),
+        ("requirements.txt", 1, "FAL900"),
+        ("requirements.txt", 2, "FAL010"),
+    ]
+    messages = {(f["path"], f["line"]): f["message"] for f in r.json["findings"]}
+    assert "does not exist" in messages[("requirements.txt", 1)]
+    assert "include cycle" in messages[("loop.txt", 1)]
+
+
+# --- bad input ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "line", "words"),
+    [
+        ("requirements.txt", b"flash-attn==2.5\n\x00\x01\x02", 2, "binary"),
+        ("requirements.txt", b"flash-attn==2.5\nflash-attn\xff==2\n", 2, "not valid UTF-8"),
+        ("pyproject.toml", b"[project\nname='x'\n", 1, "invalid TOML"),
+        ("Pipfile.lock", b"[1, 2]", 1, "must be a JSON object"),
+        ("environment.yml", b"dependencies: [a\n", 2, "invalid YAML"),
+        ("setup.py", b"setup(install_requires=['flash-attn==2.4.2'\n", 1, "was never closed"),
+        ("Dockerfile", b"FROM x\nRUN <<EOF\npip install flash-attn\n", 2, "never closed"),
+    ],
+)
+def test_bad_files_are_fal900_and_the_rest_is_still_checked(
+    project: Any, name: str, content: bytes, line: int, words: str
+) -> None:
+    project({name: content, "requirements-other.txt": OLD})
+    r = run("--format", "json")
+    assert r.code == 1
+    bad = [f for f in r.json["findings"] if f["path"] == name]
+    assert [(f["code"], f["line"]) for f in bad] == [("FAL900", line)]
+    assert words in bad[0]["message"]
+    assert ("requirements-other.txt", 1, "FAL001") in r.codes()
+
+
+def test_utf16_and_bom_files_are_read(project: Any) -> None:
+    project(
+        {
+            "requirements.txt": "\ufeffflash-attn==2.4.2\n".encode("utf-16"),
+            "requirements-b.txt": "\ufeffflash-attn==2.4.2\n".encode(),
+        }
+    )
+    assert sorted(r[:2] for r in run("--format", "json").codes()) == [
+        ("requirements-b.txt", 1),
+        ("requirements.txt", 1),
+    ]
+
+
+def test_too_large(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "MAX_BYTES", 10)
+    project({"requirements.txt": OLD})
+    (f,) = run("--format", "json").json["findings"]
+    assert f["code"] == "FAL900" and "too large" in f["message"]
+
+
+def test_parser_crash_costs_one_file_not_the_run(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fa_lint.sources import SOURCES
+
+    def boom(path: str, text: str) -> Any:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(SOURCES["shell"], "parse", boom)
+    project({"install.sh": "pip install x\n", "requirements.txt": OLD})
+    r = run("--format", "json")
+    assert sorted(r.codes()) == [("install.sh", 1, "FAL900"), ("requirements.txt", 1, "FAL001")]
+
+
+def test_explicit_unknown_names_are_still_checked(project: Any) -> None:
+    project(
+        {
+            "deps.list": OLD,
+            "Makefile.gpu": "FA := 2.3.6\ninstall:\n\tpip install flash-attn==$(FA)\n",
+            "ci/build.dockerfile.j2": "FROM x\nRUN pip install flash-attn==2.4.2\n",
+        }
+    )
+    r = run("--format", "json", "deps.list", "Makefile.gpu", "ci/build.dockerfile.j2")
+    assert sorted(r.codes()) == [
+        ("Makefile.gpu", 3, "FAL001"),
+        ("ci/build.dockerfile.j2", 2, "FAL001"),
+        ("deps.list", 1, "FAL001"),
+    ]

@@ -1,0 +1,281 @@
+"""The knowledge base: release list, API facts from source, and the script that builds it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from fa_lint import kb
+from fa_lint.resolve import Policy
+
+REPO = Path(__file__).parent.parent
+
+# Every flash-attn release on PyPI as of the knowledge-base date (pip index versions flash-attn).
+PYPI_RELEASES = [
+    "0.2.0",
+    "0.2.1",
+    "0.2.2",
+    "0.2.3",
+    "0.2.4",
+    "0.2.5",
+    "0.2.6.post1",
+    "0.2.7",
+    "0.2.8",
+    "1.0.0",
+    "1.0.1",
+    "1.0.2",
+    "1.0.3.post0",
+    "1.0.4",
+    "1.0.5",
+    "1.0.6",
+    "1.0.7",
+    "1.0.8",
+    "1.0.9",
+    "2.0.0.post1",
+    "2.0.1",
+    "2.0.2",
+    "2.0.3",
+    "2.0.4",
+    "2.0.5",
+    "2.0.6",
+    "2.0.6.post2",
+    "2.0.7",
+    "2.0.8",
+    "2.0.9",
+    "2.1.0",
+    "2.1.1",
+    "2.1.2.post3",
+    "2.2.0",
+    "2.2.1",
+    "2.2.2",
+    "2.2.3.post2",
+    "2.2.4",
+    "2.2.4.post1",
+    "2.2.5",
+    "2.3.0",
+    "2.3.1.post1",
+    "2.3.2",
+    "2.3.3",
+    "2.3.4",
+    "2.3.5",
+    "2.3.6",
+    "2.4.0.post1",
+    "2.4.1",
+    "2.4.2",
+    "2.4.3.post1",
+    "2.5.0",
+    "2.5.1.post1",
+    "2.5.2",
+    "2.5.3",
+    "2.5.4",
+    "2.5.5",
+    "2.5.6",
+    "2.5.7",
+    "2.5.8",
+    "2.5.9.post1",
+    "2.6.0.post1",
+    "2.6.1",
+    "2.6.2",
+    "2.6.3",
+    "2.7.0.post2",
+    "2.7.1.post4",
+    "2.7.2.post1",
+    "2.7.3",
+    "2.7.4.post1",
+    "2.8.0.post2",
+    "2.8.1",
+    "2.8.2",
+    "2.8.3",
+    "2.8.3.post1",
+    "2.8.3.post2",
+]
+
+
+@pytest.fixture(scope="module")
+def base() -> kb.KnowledgeBase:
+    return kb.load()
+
+
+def test_release_list_is_complete(base: kb.KnowledgeBase) -> None:
+    assert len(PYPI_RELEASES) == 76
+    assert [str(r) for r in base.installable] == PYPI_RELEASES
+
+
+def test_yanked_release_is_known_but_not_installable(base: kb.KnowledgeBase) -> None:
+    yanked = [str(r) for r in base.releases if r.yanked]
+    assert yanked == ["1.0.3"]
+    assert [str(r) for r in base.admitted(SpecifierSet(">1.0.2,<1.0.4"))] == ["1.0.3.post0"]
+    # PEP 592: an exact pin still gets a yanked release
+    assert [str(r) for r in base.admitted(SpecifierSet("==1.0.3"))] == ["1.0.3"]
+
+
+@pytest.mark.parametrize(
+    ("version", "kvcache", "paged"),
+    [
+        ("2.1.2.post3", False, False),
+        ("2.2.0", True, False),
+        ("2.3.5", True, False),  # not the first with block_table, whatever some write-ups say
+        ("2.4.3.post1", True, False),
+        ("2.5.0", True, True),
+        ("2.8.3.post2", True, True),
+    ],
+)
+def test_pinned_api_facts(base: kb.KnowledgeBase, version: str, kvcache: bool, paged: bool) -> None:
+    release = base.get(version)
+    assert release is not None
+    assert release.has(kb.KVCACHE) is kvcache
+    assert release.has(kb.PAGED_KV) is paged
+    assert (release.kvcache_params is not None and "block_table" in release.kvcache_params) is paged
+
+
+def test_facts_derive_from_parameter_lists(base: kb.KnowledgeBase) -> None:
+    assert str(base.first_with(kb.KVCACHE)) == "2.2.0"
+    assert str(base.first_with(kb.PAGED_KV)) == "2.5.0"
+    assert str(base.first_with("softcap")) == "2.6.0.post1"
+    assert str(base.first_with("cache-leftpad")) == "2.6.1"
+    assert str(base.first_with("alibi")) == "2.4.0.post1"
+    for release in base.installable:
+        if release.has(kb.PAGED_KV):
+            assert release.page_block_multiple == 256, release
+        else:
+            assert release.page_block_multiple is None
+    # paged KV, once added, never went away
+    flags = [r.has(kb.PAGED_KV) for r in base.installable]
+    assert flags == sorted(flags)
+
+
+def test_every_release_names_its_source(base: kb.KnowledgeBase) -> None:
+    for release in base.releases:
+        assert release.source in (f"tag v{release.version}", f"sdist flash_attn-{release.version}.tar.gz")
+
+
+def test_fa3_facts(base: kb.KnowledgeBase) -> None:
+    fa3 = base.fa3
+    assert fa3["distribution"] == "flash_attn_3"
+    assert fa3["module"] == "flash_attn_interface"
+    since = fa3["paged_params_since"]
+    assert since["flash_attn_varlen_func"]["block_table"]["date"].startswith("2024-11")
+    assert since["flash_attn_with_kvcache"]["page_table"]["date"].startswith("2025-01")
+    assert fa3["kvcache_paged_param_now"] == "page_table"
+
+
+def test_policy_minimum_is_computed(base: kb.KnowledgeBase) -> None:
+    assert Policy.default(base).min_version == base.first_with(kb.PAGED_KV).version
+
+
+def test_at_maps_forks_and_local_builds(base: kb.KnowledgeBase) -> None:
+    assert str(base.at(Version("2.6.1+cu123torch2.3"))) == "2.6.1"
+    assert str(base.at(Version("2.5.9"))) == "2.5.8"  # a fork's 2.5.9 carries 2.5.8's API
+    assert base.at(Version("0.1.0")) is None
+
+
+def test_admits_newer(base: kb.KnowledgeBase) -> None:
+    assert base.admits_newer(SpecifierSet(">=2.0").to_range())
+    assert base.admits_newer(SpecifierSet("<2.9").to_range())  # 2.8.4 would qualify
+    assert not base.admits_newer(SpecifierSet("<2.5").to_range())
+    assert not base.admits_newer(SpecifierSet("==2.4.2").to_range())
+
+
+# --- the maintainer script ------------------------------------------------------------------------
+
+INTERFACE_OLD = """
+def flash_attn_func(q, k, v):
+    pass
+
+def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, cache_seqlens=None, softmax_scale=None):
+    pass
+"""
+INTERFACE_NEW = """
+def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, cache_seqlens=None,
+                            block_table=None, *, softcap=0.0):
+    pass
+"""
+API = 'TORCH_CHECK(!paged_KV || page_block_size % 256 == 0, "...");'
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+def test_build_kb_script_reads_tags_with_ast(tmp_path: Path) -> None:
+    repo = tmp_path / "fa"
+    (repo / "flash_attn").mkdir(parents=True)
+    (repo / "csrc/flash_attn").mkdir(parents=True)
+    _git(repo, "init", "-q")
+    _git(repo, "config", "user.email", "t@example.com")
+    _git(repo, "config", "user.name", "t")
+    for tag, text in (
+        ("v1.0.0", "def flash_attn_func(q):\n    pass\n"),
+        ("v2.2.0", INTERFACE_OLD),
+        ("v2.5.0", INTERFACE_NEW),
+    ):
+        (repo / "flash_attn/flash_attn_interface.py").write_text(text + "import torch\n")
+        (repo / "csrc/flash_attn/flash_api.cpp").write_text(API if tag == "v2.5.0" else "")
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-qm", tag)
+        _git(repo, "tag", tag)
+    files = [{"upload_time": "2024-01-01T00:00:00", "packagetype": "sdist", "filename": "x", "url": "x"}]
+    pypi = {"releases": {"1.0.0": files, "2.2.0": files, "2.5.0": files, "2.6.0": []}}
+    (tmp_path / "pypi.json").write_text(json.dumps(pypi))
+    out = tmp_path / "kb.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "scripts/build_kb.py"),
+            "--repo",
+            str(repo),
+            "--pypi-json",
+            str(tmp_path / "pypi.json"),
+            "--output",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    built = kb.from_dict(doc)
+    assert [str(r) for r in built.releases] == ["1.0.0", "2.2.0", "2.5.0"]  # 2.6.0 has no files
+    assert base_facts(built) == {
+        "1.0.0": ((), None),
+        "2.2.0": (("kvcache",), None),
+        "2.5.0": (("kvcache", "paged-kv", "softcap"), 256),
+    }
+    assert built.get("2.5.0").kvcache_params[-2:] == ("block_table", "softcap")  # type: ignore[union-attr]
+
+
+def base_facts(built: kb.KnowledgeBase) -> dict[str, tuple[tuple[str, ...], int | None]]:
+    return {str(r): (tuple(sorted(r.features)), r.page_block_multiple) for r in built.releases}
+
+
+def test_build_kb_script_refuses_to_guess(tmp_path: Path) -> None:
+    repo = tmp_path / "fa"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    files = [
+        {"upload_time": "2024-01-01T00:00:00", "packagetype": "sdist", "filename": "x.tar.gz", "url": "x"}
+    ]
+    (tmp_path / "pypi.json").write_text(json.dumps({"releases": {"9.9.9": files}}))
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "scripts/build_kb.py"),
+            "--repo",
+            str(repo),
+            "--pypi-json",
+            str(tmp_path / "pypi.json"),
+            "--output",
+            str(tmp_path / "o.json"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 1
+    assert "9.9.9 has no tag v9.9.9" in proc.stderr
+    assert not (tmp_path / "o.json").exists()

@@ -1,0 +1,286 @@
+"""Every parser on fixture files written for it: what it finds, and exactly where."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fa_lint.model import Kind
+from tests.conftest import DATA, includes, parse, problems, reqs, span
+
+
+def table(source: str, path: Path, name: str | None = "flash-attn") -> list[tuple[object, ...]]:
+    return [(*span(r), r.constraint_text, r.kind.value, r.scope) for r in reqs(parse(source, path), name)]
+
+
+def test_requirements_file() -> None:
+    records = parse("requirements", DATA / "requirements/requirements.txt")
+    assert table("requirements", DATA / "requirements/requirements.txt") == [
+        (5, 1, 5, 18, "==2.4.2", "install", ""),  # Flash_Attn, hash on the continuation line
+        (7, 1, 7, 42, ">=2.0", "install", ""),  # flash.attn, with a marker
+        (8, 4, 8, 78, "==2.3.6", "install", ""),  # -e git+...@v2.3.6#egg=flash-attn
+        (9, 1, 9, 145, "==2.5.8+cu122torch2.3cxx11abifalse", "install", ""),  # bare wheel URL, %2B
+        (10, 1, 10, 26, "any", "install", ""),  # ${FA_VERSION}: unresolved, not an error
+        (13, 3, 13, 24, "==2.5.0", "install", ""),
+        (14, 1, 14, 56, "==2.6.3", "install", ""),  # VCS URL without egg, from the repo name
+    ]
+    rs = reqs(records)
+    assert rs[4].unresolved == "${FA_VERSION}"
+    assert rs[1].marker == 'python_version < "3.12"'
+    assert rs[3].url is not None and rs[3].url.endswith("linux_x86_64.whl")
+    other = {r.name for r in reqs(records, None)} - {"flash-attn"}
+    assert other == {"flash-attn-3", "vllm-flash-attn"}  # other distributions, never flash-attn
+    assert [(i.target, i.constraint, span(i)[0]) for i in includes(records)] == [
+        ("base-requirements.txt", False, 3),
+        ("constraints.txt", True, 4),
+    ]
+    (bad,) = problems(records)
+    assert span(bad)[0] == 15 and "this is (( bad" in bad.message
+
+
+def test_pyproject_tables() -> None:
+    got = table("pyproject", DATA / "pyproject/pyproject.toml")
+    assert got == [
+        (8, 4, 8, 47, ">=2.0", "install", "project"),
+        (9, 6, 9, 20, "<2.5", "install", "project"),  # triple-quoted string
+        (13, 11, 13, 94, "==2.5.8+cu12", "install", "extra:gpu"),
+        (16, 35, 16, 52, "~=2.4.0", "install", "group:dev"),  # after an include-group table
+        (2, 28, 2, 45, "==2.4.2", "install", "build-system"),
+        (22, 22, 22, 39, "==2.5.6", "install", "group:dev"),  # [tool.uv] dev-dependencies
+        (20, 29, 20, 43, "<2.6", "constraint", "uv:constraints"),
+        (21, 27, 21, 44, "==2.3.6", "override", "uv:overrides"),
+        (25, 1, 25, 86, "==2.4.2", "source", "uv:sources"),  # git tag v2.4.2
+        (28, 10, 28, 27, "==2.2.0", "install", "group:lint"),  # PDM
+        (32, 1, 32, 20, ">=2.4,<3", "install", "project"),  # Poetry ^2.4
+        (33, 1, 33, 88, ">=2.4,<2.5", "install", "project"),  # Poetry ~2.4 in a table
+        (37, 5, 37, 44, "==2.3.3", "install", "group:gpu"),  # multiple constraints, first
+        (38, 5, 38, 101, "==2.6.3", "source", "group:gpu"),  # ... second, a wheel URL
+        (40, 1, 40, 92, "==2.1.1", "source", "group:gpu"),  # "flash.attn" git tag
+    ]
+
+
+@pytest.mark.parametrize(
+    ("constraint", "expected"),
+    [
+        ("^2", ">=2,<3"),
+        ("^2.5", ">=2.5,<3"),
+        ("^0.2.3", ">=0.2.3,<0.3"),
+        ("^0.0.3", ">=0.0.3,<0.0.4"),
+        ("^0", ">=0,<1"),
+        ("~2.4", ">=2.4,<2.5"),
+        ("~1", ">=1,<2"),
+        ("~1.2.3", ">=1.2.3,<1.3"),
+        ("2.3.3", "==2.3.3"),
+        ("=2.3.3", "==2.3.3"),
+        ("*", "any"),
+        ("2.4.*", "==2.4.*"),
+        (">= 2.4, < 2.6", ">=2.4,<2.6"),
+        (">=2.4 <2.6", ">=2.4,<2.6"),
+        ("^2.5.9.post1", ">=2.5.9.post1,<3"),
+        ("<2.4 || ^2.6", "<2.4 || >=2.6,<3"),
+    ],
+)
+def test_poetry_constraints(constraint: str, expected: str, tmp_path: Path) -> None:
+    text = f'[tool.poetry.dependencies]\nflash-attn = "{constraint}"\n'
+    (r,) = reqs(parse("pyproject", tmp_path / "pyproject.toml", text))
+    assert r.constraint_text == expected
+
+
+def test_poetry_bad_constraint_is_located(tmp_path: Path) -> None:
+    text = '[tool.poetry.dependencies]\npython = "^3.10"\nflash-attn = "^x.y"\n'
+    (p,) = problems(parse("pyproject", tmp_path / "pyproject.toml", text))
+    assert span(p)[:2] == (3, 1)
+    assert "x.y" in p.message
+
+
+def test_dockerfile() -> None:
+    records = parse("dockerfile", DATA / "dockerfile/Dockerfile")
+    rs = reqs(records)
+    assert [(*span(r), r.constraint_text, r.scope, r.raw) for r in rs] == [
+        (9, 17, 9, 38, "==2.3.6", "stage:build", "flash-attn==${FA_VER}"),  # ARG default
+        (11, 19, 11, 39, "==2.4.2", "stage:build", "flash-attn==$FA_VER2"),  # legacy ENV, past a comment line
+        (11, 42, 11, 58, ">=2.5.8", "stage:build", "flash-attn>=${B}"),  # ENV with several pairs
+        (12, 85, 12, 102, "==2.2.0", "stage:build", "flash_attn==2.2.0"),  # RUN --mount, python3 -m pip
+        (13, 53, 13, 70, "==2.5.0", "stage:build", "flash-attn==2.5.0"),  # uv pip after ;
+        (14, 25, 14, 42, "==2.1.1", "stage:build", "flash-attn==2.1.1"),  # exec form
+        (17, 13, 17, 30, "==2.0.4", "stage:build", "flash-attn==2.0.4"),  # RUN <<EOF heredoc body
+        (21, 17, 21, 27, "any", "stage:1", "flash-attn"),  # unquoted <2.5: a redirect
+        (22, 37, 22, 53, "==2.4.2.*", "stage:1", "flash-attn=2.4.2"),  # conda install
+        (23, 28, 23, 42, "==2.5.6", "stage:1", "flash-attn==$V"),  # shell variable in the RUN
+        (24, 17, 24, 39, "any", "stage:1", "flash-attn==$UNSET_VAR"),
+    ]
+    assert rs[7].redirected == "<2.5"
+    assert rs[10].unresolved == "$UNSET_VAR"
+    assert [r.name for r in reqs(records, "torch")] == ["torch"]  # conda's pytorch is torch
+    # -r inside the image maps back through COPY reqs/ ./reqs/ and WORKDIR /src
+    assert [(i.target, i.constraint, i.optional) for i in includes(records)] == [
+        ("reqs/gpu.txt", False, True),
+        ("reqs/c.txt", True, True),
+    ]
+    assert not problems(records)  # the cat <<EOT body is data, not commands
+
+
+def test_dockerfile_unterminated_heredoc(tmp_path: Path) -> None:
+    text = "FROM python:3.11\nRUN <<EOF\npip install flash-attn==2.4.2\n"
+    records = parse("dockerfile", tmp_path / "Dockerfile", text)
+    (p,) = problems(records)
+    assert span(p)[:2] == (2, 5)
+    assert "never closed" in p.message
+
+
+def test_shell_script() -> None:
+    records = parse("shell", DATA / "shell/install.sh")
+    rs = reqs(records)
+    assert [(*span(r), r.constraint_text) for r in rs] == [
+        (6, 14, 6, 39, "==2.4.2"),  # quoted, ${FA_VERSION} from an assignment above
+        (7, 28, 7, 38, "any"),  # flash_attn>=2.5 unquoted: redirect
+        (8, 62, 8, 79, "==2.3.0"),  # inside if ...; then sudo -H pip install
+        (13, 30, 13, 172, "==2.6.3+cu123torch2.4cxx11abifalse"),  # python3.11 -m pip, wheel URL
+        (16, 13, 16, 43, "any"),  # $(cat version.txt)
+    ]
+    assert rs[1].redirected == ">=2.5"
+    assert rs[4].unresolved == "$(cat version.txt)"
+    assert [r.constraint_text for r in reqs(records, "torch")] == ["==2.3.0"]  # export TORCH=2.3.0
+
+
+def test_workflow_run_steps() -> None:
+    rs = reqs(parse("workflow", DATA / "workflow/.github/workflows/ci.yml"))
+    assert [(*span(r), r.constraint_text, r.unresolved) for r in rs] == [
+        (11, 26, 11, 41, "==2.4.2", None),  # $FA from the workflow's env
+        (15, 24, 15, 39, ">=2.0", None),  # block scalar, continued line
+        (17, 26, 17, 54, "any", "${{ matrix.fa }}"),
+        (19, 23, 19, 40, "==2.1.0", None),  # folded scalar
+    ]
+
+
+def test_conda_environment() -> None:
+    records = parse("conda", DATA / "conda/environment.yml")
+    assert [(*span(r), r.constraint_text, r.scope) for r in reqs(records)] == [
+        (5, 5, 5, 38, ">=2.4,<2.5", "conda"),  # channel::name
+        (6, 6, 6, 30, "==2.5.6", "conda"),  # "name version build", quoted
+        (9, 8, 9, 25, "==2.3.3", "pip"),
+        (13, 7, 13, 75, "==2.5.0", "pip"),  # git tag
+    ]
+    assert [r.constraint_text for r in reqs(records, "torch")] == ["==2.3.1"]
+    assert [(i.target, span(i)[0]) for i in includes(records)] == [("requirements-gpu.txt", 10)]
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("flash-attn=2.4.2", "==2.4.2.*"),
+        ("flash-attn==2.4.2", "==2.4.2"),
+        ("flash-attn=2.4.2=py311_0", "==2.4.2.*"),
+        ("flash-attn>=2.5,<2.7", ">=2.5,<2.7"),
+        ("flash-attn 2.5.*", "==2.5.*"),
+        ("flash-attn", "any"),
+        ("conda-forge::flash-attn[version='>=2.6']", ">=2.6"),
+        ("flash-attn <2.4|>=2.6", "<2.4 || >=2.6"),
+    ],
+)
+def test_conda_matchspecs(spec: str, expected: str, tmp_path: Path) -> None:
+    text = f'dependencies:\n  - "{spec}"\n'
+    (r,) = reqs(parse("conda", tmp_path / "environment.yml", text))
+    assert r.constraint_text == expected
+
+
+def test_setup_cfg() -> None:
+    records = parse("setup.cfg", DATA / "setup_cfg/setup.cfg")
+    assert [(*span(r), r.constraint_text, r.scope) for r in reqs(records)] == [
+        (8, 5, 8, 22, "==2.4.2", "project"),  # inline comment stripped; the commented line skipped
+        (10, 18, 10, 33, ">=2.5", "build-system"),
+        (15, 5, 15, 45, ">=2.0", "extra:gpu"),
+    ]
+    assert [i.target for i in includes(records)] == ["requirements-test.txt"]
+    assert not problems(records)  # "100%" is no interpolation error
+
+
+def test_setup_py_never_runs_and_follows_names() -> None:
+    rs = reqs(parse("setup.py", DATA / "setup_py/setup.py"))
+    assert sorted((*span(r), r.constraint_text, r.scope) for r in rs) == [
+        (5, 9, 5, 26, "==2.4.2", "extra:gpu"),  # GPU = [...] through extras = {"gpu": GPU}
+        (7, 20, 7, 35, ">=2.6", "extra:fast"),  # extras["fast"] = [...]
+        (9, 14, 9, 28, "<2.5", "project"),  # BASE.append(...)
+        (12, 19, 12, 44, ">=2.0.6,<=2.5.8", "project"),  # pinned string in a helper's list
+        (20, 10, 20, 27, "==2.3.3", "build-system"),
+        (21, 13, 21, 30, "~=2.5.0", "build-system"),  # r"""...""" literal
+    ]  # packages=["flash_attn"] and print("flash-attn ...") are not requirements
+
+
+def test_setup_py_syntax_error_is_located(tmp_path: Path) -> None:
+    (p,) = parse("setup.py", tmp_path / "setup.py", "from setuptools import setup\nsetup(name='x'\n")
+    assert "syntax error" in p.message  # type: ignore[union-attr]
+
+
+def test_pipfile_and_lock() -> None:
+    assert table("pipfile", DATA / "pipfile/Pipfile") == [
+        (5, 1, 5, 23, "==2.4.2", "install", "packages"),
+        (6, 1, 6, 19, "any", "install", "packages"),
+        (10, 1, 10, 88, "==2.3.6", "source", "dev-packages"),  # git ref v2.3.6
+    ]
+    lock = reqs(parse("pipfile.lock", DATA / "pipfile/Pipfile.lock"))
+    assert [(*span(r), r.constraint_text, r.kind, r.tool) for r in lock] == [
+        (4, 9, 4, 21, "==2.4.2", Kind.LOCK, "pipenv"),
+        (12, 9, 12, 21, "==2.5.0", Kind.LOCK, "pipenv"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "name", "expected"),
+    [
+        (
+            "uv.lock",
+            "uv.lock",
+            [
+                (6, 1, "==2.4.2", "lock; python_version < '3.12'"),
+                (12, 1, "==2.6.3", "lock; python_version >= '3.12'"),
+                (18, 1, "==2.3.6", "lock"),
+            ],
+        ),
+        (
+            "pylock",
+            "pylock.toml",
+            [(5, 1, "==2.4.2", "lock"), (10, 1, "==2.5.0", "lock"), (14, 1, "==2.3.6+cu12", "lock")],
+        ),
+        ("pdm.lock", "pdm.lock", [(5, 1, "==2.2.0", "lock")]),
+    ],
+)
+def test_lockfiles(source: str, name: str, expected: list[tuple[object, ...]]) -> None:
+    rs = reqs(parse(source, DATA / "locks" / name))
+    assert [(*span(r)[:2], r.constraint_text, r.scope) for r in rs] == expected
+    assert all(r.kind is Kind.LOCK for r in rs)
+
+
+def test_poetry_lock(tmp_path: Path) -> None:
+    text = (
+        '[[package]]\nname = "torch"\nversion = "2.3.0"\n\n'
+        '[[package]]\nname = "flash-attn"\nversion = "2.4.2"\noptional = true\n\n'
+        '[metadata.files]\nflash-attn = [\n    {file = "flash_attn-2.4.2.tar.gz", hash = "sha256:0"},\n]\n'
+    )
+    (r,) = reqs(parse("poetry.lock", tmp_path / "poetry.lock", text))
+    assert (span(r)[:2], r.constraint_text, r.tool) == ((6, 1), "==2.4.2", "poetry")
+
+
+def test_pylock_validation_error(tmp_path: Path) -> None:
+    text = 'lock-version = "1.0"\n[[packages]]\nname = "flash-attn"\n'  # no created-by
+    (p,) = problems(parse("pylock", tmp_path / "pylock.toml", text))
+    assert "created-by" in p.message
+
+
+@pytest.mark.parametrize(
+    ("source", "name", "text", "where"),
+    [
+        ("pyproject", "pyproject.toml", "[project]\ndependencies = [\n  'flash-attn',\n", (4, 1)),
+        ("uv.lock", "uv.lock", "[[package]]\nname = 'flash-attn'\nversion = \n", (3, 11)),
+        ("pipfile.lock", "Pipfile.lock", '{\n  "default": {\n    "flash-attn": \n', (4, 1)),
+        ("conda", "environment.yml", "dependencies:\n  - flash-attn\n - pip\n", (3, 2)),
+    ],
+)
+def test_malformed_files_are_located_problems(
+    source: str, name: str, text: str, where: tuple[int, int], tmp_path: Path
+) -> None:
+    records = parse(source, tmp_path / name, text)
+    (p,) = problems(records)
+    assert span(p)[:2] == where
+    assert p.message.startswith(("invalid TOML", "invalid JSON", "invalid YAML"))
