@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -11,8 +12,8 @@ from packaging.version import Version
 
 from fa_lint import decide, kb
 from fa_lint.discover import Target, detect, discover
-from fa_lint.environments import Environment, build
-from fa_lint.model import FileResult, Finding, Include, Location, ParseProblem, Requirement
+from fa_lint.environments import LOCK_NAMES, Environment, build, lock_paths
+from fa_lint.model import FileResult, Finding, Include, Kind, Location, ParseProblem, Requirement
 from fa_lint.resolve import Policy
 from fa_lint.rules import CHECKS, Context
 from fa_lint.sources import SOURCES
@@ -85,12 +86,29 @@ def _include_path(including: str, target: str) -> str:
     return os.path.normpath(os.path.join(os.path.dirname(including), target))
 
 
+def companions(targets: list[Target]) -> list[Target]:
+    """Lockfiles beside the manifests being checked: they say what really installs.
+
+    They are read for context only; findings in them are reported when they are checked themselves.
+    """
+    named = {os.path.normpath(t.path) for t in targets}
+    out = []
+    for t in targets:
+        if t.source in LOCK_NAMES:
+            for lp in lock_paths(t.path, t.source):
+                if os.path.normpath(lp) not in named and os.path.isfile(lp):
+                    named.add(os.path.normpath(lp))
+                    out.append(Target(lp, detect(lp) or "uv.lock", explicit=False))
+    return out
+
+
 def load(targets: Iterable[Target]) -> tuple[dict[str, FileResult], list[ParseProblem], list[Include]]:
     """Parse every target and, transitively, every file they include (each file once)."""
     files: dict[str, FileResult] = {}
     problems: list[ParseProblem] = []
     unfollowed: list[Include] = []
     queue = [(t.path, t.source) for t in targets]
+    asked = {t.path for t in targets}  # files something installs from, not only constrains with
     while queue:
         path, source = queue.pop(0)
         if path in files:
@@ -104,12 +122,23 @@ def load(targets: Iterable[Target]) -> tuple[dict[str, FileResult], list[ParsePr
                 continue
             target = _include_path(path, rec.target)
             if os.path.isfile(target):
+                if not rec.constraint:
+                    asked.add(target)
                 queue.append((target, (detect(target) if rec.optional else None) or "requirements"))
             elif rec.optional:
                 continue  # a path inside an image or on another machine; nothing to read here
             else:
                 problems.append(ParseProblem(rec.location, f"included file {rec.target!r} does not exist"))
     problems += _cycles(files)
+    for path in set(files) - asked:  # reached only through -c: every line is a constraint
+        f = files[path]
+        records = tuple(
+            dataclasses.replace(r, kind=Kind.CONSTRAINT)
+            if isinstance(r, Requirement) and r.kind is Kind.INSTALL
+            else r
+            for r in f.records
+        )
+        files[path] = dataclasses.replace(f, records=records)
     return files, problems, unfollowed
 
 
@@ -149,7 +178,9 @@ def check(paths: Iterable[str], settings: Settings | None = None) -> Report:
     base = kb.load()
     policy = Policy(settings.min_version) if settings.min_version else Policy.default(base)
     targets = list(discover(paths, settings.exclude))
-    files, problems, unfollowed = load(targets)
+    context = companions(targets)
+    files, problems, unfollowed = load([*targets, *context])
+    hidden = {c.path for c in context}
     requirements: list[Requirement] = []
     for f in files.values():
         for rec in f.records:
@@ -159,7 +190,8 @@ def check(paths: Iterable[str], settings: Settings | None = None) -> Report:
                 problems.append(rec)
     environments = build(files)
     ctx = Context(base, policy, tuple(requirements), tuple(problems), tuple(unfollowed), environments)
-    found = [f for c in CHECKS for f in c(ctx)]
+    found = [f for c in CHECKS for f in c(ctx) if f.location.path not in hidden]
     texts = {p: f.text for p, f in files.items() if f.text is not None}
     kept, suppressed = decide.apply(found, texts, settings.select, settings.ignore)
-    return Report(tuple(kept), tuple(files), suppressed, base, policy, environments)
+    checked = tuple(p for p in files if p not in hidden)
+    return Report(tuple(kept), checked, suppressed, base, policy, environments)

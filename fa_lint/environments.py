@@ -1,19 +1,65 @@
-"""Grouping requirements into the installs they describe (environments)."""
+"""Grouping requirements into the installs they describe.
+
+An environment is what one install puts together: a requirements file with its ``-r``/``-c`` chain;
+a pyproject's main dependencies, each extra and each group combined with them, plus uv constraints,
+overrides and sources; a Pipfile section; a conda file; one Dockerfile stage or script, where a later
+install of a package replaces an earlier one. A manifest's lockfile (``uv.lock``, ``poetry.lock``,
+``pdm.lock``, ``pylock.toml``, ``Pipfile.lock`` beside it) says what that install really gets.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from fa_lint.model import FileResult, Include, Kind, Requirement
+from fa_lint.model import FileResult, Image, Include, Kind, Requirement
+
+MANIFESTS = {"pyproject", "setup.cfg", "setup.py", "pipfile"}
+LOCKS = {"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pipfile.lock"}
+SEQUENTIAL = {"dockerfile", "shell", "workflow", "makefile"}
+# Which lockfiles can pin which manifest, by file name in the same folder.
+LOCK_NAMES = {
+    "pyproject": ("uv.lock", "poetry.lock", "pdm.lock", "pylock.toml"),
+    "pipfile": ("Pipfile.lock",),
+}
 
 
 @dataclass(frozen=True, slots=True)
 class Environment:
     name: str
-    members: tuple[Requirement, ...]
+    members: tuple[Requirement, ...]  # what the manifest side asks for, every package
+    locked: tuple[Requirement, ...] = ()  # what its lockfile pins, every package
+    images: tuple[Image, ...] = ()
+    superseded: tuple[Requirement, ...] = ()  # installs a later command in the same stage replaces
+
+    def of(self, name: str, *, locked: bool = False) -> tuple[Requirement, ...]:
+        return tuple(r for r in (self.locked if locked else self.members) if r.name == name)
+
+
+def label(path: str, scope: str) -> str:
+    return path if not scope or scope == "lock" else f"{path} [{scope}]"
+
+
+def lock_paths(path: str, source: str) -> list[str]:
+    """Lockfiles that may sit beside a manifest."""
+    folder = os.path.dirname(path)
+    names = list(LOCK_NAMES.get(source, ()))
+    if source == "pyproject" and os.path.isdir(folder or "."):
+        names += sorted(
+            n for n in os.listdir(folder or ".") if n.startswith("pylock.") and n.endswith(".toml")
+        )
+    return [os.path.join(folder, n) for n in dict.fromkeys(names)]
+
+
+def _requirements(f: FileResult) -> list[Requirement]:
+    return [r for r in f.records if isinstance(r, Requirement)]
+
+
+def _include_target(path: str, inc: Include) -> str:
+    return os.path.normpath(os.path.join(os.path.dirname(path), inc.target))
 
 
 def _closure(
@@ -28,10 +74,77 @@ def _closure(
         if isinstance(rec, Requirement):
             out.append(dataclasses.replace(rec, kind=Kind.CONSTRAINT) if constraint else rec)
         elif isinstance(rec, Include) and "://" not in rec.target:
-            target = os.path.normpath(os.path.join(os.path.dirname(path), rec.target))
-            out += _closure(target, files, seen, constraint or rec.constraint)
+            out += _closure(_include_target(path, rec), files, seen, constraint or rec.constraint)
     return out
 
 
+def _manifest(path: str, f: FileResult, files: Mapping[str, FileResult]) -> Iterable[Environment]:
+    reqs = _requirements(f)
+    for rec in f.records:  # setup.cfg "file:" and conda "-r" style includes
+        if isinstance(rec, Include) and "://" not in rec.target:
+            reqs += [
+                dataclasses.replace(r, scope=rec.scope)
+                for r in _closure(_include_target(path, rec), files, set(), rec.constraint)
+            ]
+    by_scope: dict[str, list[Requirement]] = defaultdict(list)
+    for r in reqs:
+        by_scope[r.scope].append(r)
+    shared = [r for s in ("uv:constraints", "uv:overrides", "uv:sources") for r in by_scope.get(s, [])]
+    base_scope = "packages" if f.source == "pipfile" else "project"
+    base = by_scope.get(base_scope, [])
+    locked = [r for lp in lock_paths(path, f.source) if lp in files for r in _requirements(files[lp])]
+    yield Environment(
+        label(path, base_scope),
+        (*base, *shared, *by_scope.get("python", [])),
+        tuple(r for r in locked if r.scope.startswith("lock") or r.scope == base_scope),
+    )
+    for scope, members in by_scope.items():
+        if scope in (base_scope, "python") or scope.startswith("uv:"):
+            continue
+        alone = scope == "build-system"
+        combined = members if alone else [*base, *members, *shared, *by_scope.get("python", [])]
+        mine = (base_scope, scope)
+        yield Environment(
+            label(path, scope),
+            tuple(combined),
+            () if alone else tuple(r for r in locked if r.scope.startswith("lock") or r.scope in mine),
+        )
+
+
+def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> Iterable[Environment]:
+    """One environment per stage or job: for each package, only its last install command counts."""
+    by_scope: dict[str, list[Requirement]] = defaultdict(list)
+    for rec in f.records:
+        if isinstance(rec, Requirement):
+            by_scope[rec.scope].append(rec)
+        elif isinstance(rec, Include) and "://" not in rec.target:
+            for r in _closure(_include_target(path, rec), files, set(), rec.constraint):
+                by_scope[rec.scope].append(dataclasses.replace(r, scope=rec.scope, step=rec.step))
+    images = [rec for rec in f.records if isinstance(rec, Image)]
+    for scope, reqs in by_scope.items():
+        last: dict[str, int] = {}
+        for r in reqs:
+            if r.kind is not Kind.CONSTRAINT:
+                last[r.name] = max(last.get(r.name, 0), r.step)
+        kept = tuple(r for r in reqs if r.step == last.get(r.name, r.step))
+        replaced = tuple(r for r in reqs if r not in kept)
+        yield Environment(
+            label(path, scope), kept, images=tuple(i for i in images if i.scope == scope), superseded=replaced
+        )
+
+
 def build(files: Mapping[str, FileResult]) -> tuple[Environment, ...]:
-    return tuple(Environment(path, tuple(_closure(path, files, set(), False))) for path in files)
+    envs: list[Environment] = []
+    paired = {lp for path, f in files.items() if f.source in LOCK_NAMES for lp in lock_paths(path, f.source)}
+    for path, f in files.items():
+        if f.source in MANIFESTS:
+            envs += _manifest(path, f, files)
+        elif f.source in SEQUENTIAL:
+            envs += _sequential(path, f, files)
+        elif f.source in LOCKS:
+            if path not in paired:
+                envs.append(Environment(path, (), tuple(_requirements(f))))
+        else:  # requirements files and conda environments: one install each
+            members = _closure(path, files, set(), False)
+            envs.append(Environment(path, tuple(members)))
+    return tuple(envs)

@@ -76,6 +76,7 @@ class Requirement:
     unresolved: str | None = None  # a variable the file never gives a value, e.g. "${FA_VER}"
     redirected: str | None = None  # text an unquoted shell ">" or "<" took away from the spec
     tool: str | None = None  # the tool that owns a lock entry: "uv", "poetry", "pdm", "pipenv"
+    step: int = 0  # which install command of a script or image, in order (a later one replaces earlier)
 
     @property
     def version_range(self) -> VersionRange:
@@ -116,6 +117,19 @@ class Include:
     constraint: bool = False
     scope: str = ""
     optional: bool = False  # a missing target is no error (e.g. a path inside a Docker image)
+    step: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    """What a Dockerfile's base image brings: ``FROM python:3.11``, ``FROM pytorch/pytorch:2.3.0-...``."""
+
+    location: Location
+    reference: str
+    scope: str
+    python: str | None = None  # "3.11"
+    torch: Version | None = None
+    cxx11_abi: bool | None = None  # the C++ ABI its torch was built with, when known
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +140,7 @@ class ParseProblem:
     message: str
 
 
-Parsed = Requirement | Include | ParseProblem
+Parsed = Requirement | Include | Image | ParseProblem
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fa_lint.rules import files, shell, versions
+from fa_lint.rules import environment, files, shell, versions, wheel
 from fa_lint.rules._base import Check, Context, Rule
 
-FAMILIES = (versions, shell, files)
+FAMILIES = (versions, environment, wheel, shell, files)
 CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)
 RULES: dict[str, Rule] = dict(sorted((r.code, r) for f in FAMILIES for r in f.RULES))
 

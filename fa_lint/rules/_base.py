@@ -1,12 +1,19 @@
-"""What every rule is: a stable code, a kebab-case name, a default severity and a docs page."""
+"""What every rule is (a stable code, a kebab-case name, a default severity, a docs page), and what
+every rule reads (the context)."""
 
 from __future__ import annotations
 
+import functools
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from packaging.version import InvalidVersion, Version
+
+from fa_lint.environments import Environment
 from fa_lint.kb import KnowledgeBase
+from fa_lint.kb import transformers as tf
 from fa_lint.model import Finding, Include, Location, ParseProblem, Requirement, Severity
 from fa_lint.resolve import Policy
 
@@ -29,6 +36,17 @@ class Rule:
         return Finding(self.code, self.name, severity, location, message, url=self.url, **fields)
 
 
+def exact(req: Requirement) -> Version | None:
+    """The single version a requirement fixes: a URL/lock version or a plain ``==X`` pin."""
+    if req.version is not None:
+        return req.version
+    pins = [s.version for s in req.specifier if s.operator in ("==", "===") and "*" not in s.version]
+    try:
+        return Version(pins[0]) if len(pins) == 1 else None
+    except InvalidVersion:
+        return None
+
+
 @dataclass(frozen=True)
 class Context:
     kb: KnowledgeBase
@@ -36,7 +54,40 @@ class Context:
     requirements: tuple[Requirement, ...]
     problems: tuple[ParseProblem, ...] = ()
     unfollowed: tuple[Include, ...] = ()
-    environments: tuple[Any, ...] = field(default=())
+    environments: tuple[Environment, ...] = ()
+    transformers: tf.TransformersFacts = field(default_factory=tf.load)
+
+    @functools.cached_property
+    def _by_location(self) -> dict[Location, list[Environment]]:
+        index: dict[Location, list[Environment]] = defaultdict(list)
+        for env in self.environments:
+            for r in (*env.members, *env.locked, *env.superseded):
+                if env not in index[r.location]:
+                    index[r.location].append(env)
+        return index
+
+    def environments_of(self, req: Requirement) -> list[Environment]:
+        return self._by_location.get(req.location, [])
+
+    def environment_name(self, req: Requirement) -> str | None:
+        """The most specific install this requirement belongs to."""
+        envs = self.environments_of(req)
+        own = [e for e in envs if e.name.startswith(req.location.path)] or envs
+        return min(own, key=lambda e: len(e.members)).name if own else None
+
+    def pinned(self, req: Requirement, name: str) -> tuple[Version, Requirement | None] | None:
+        """The one version of ``name`` the environments of ``req`` pin, and where (None: an image)."""
+        found: dict[Version, Requirement | None] = {}
+        for env in self.environments_of(req):
+            for other in (*env.of(name, locked=True), *env.of(name)):
+                v = exact(other)
+                if v is not None:
+                    found.setdefault(Version(v.public), other)
+            if name == "torch":
+                for image in env.images:
+                    if image.torch is not None:
+                        found.setdefault(image.torch, None)
+        return next(iter(found.items())) if len(found) == 1 else None
 
 
 class Check(Protocol):

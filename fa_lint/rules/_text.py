@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from packaging.version import Version
+
 from fa_lint.kb import Release
 from fa_lint.model import Kind, Requirement
 from fa_lint.resolve import Policy
+from fa_lint.rules._base import Context
 
 RUNTIME = (
     "transformers' paged-KV decode (continuous batching) fails at its first step with "
@@ -20,6 +23,25 @@ RELOCK = {
     "pipenv": "pipenv upgrade flash-attn",
     "pylock": "regenerate pylock.toml (e.g. uv export --format pylock.toml) after upgrading flash-attn",
 }
+
+
+RELOCK_ALL = {
+    "uv": "uv lock",
+    "poetry": "poetry lock",
+    "pdm": "pdm lock",
+    "pipenv": "pipenv lock",
+    "pylock": "regenerate pylock.toml from the manifest",
+}
+
+
+def runtime(ctx: Context, req: Requirement, flash_attn: Version | None = None) -> str:
+    """What breaks at run time: the generic failure, or what the pinned transformers will do."""
+    pin = ctx.pinned(req, "transformers")
+    if pin is None:
+        return RUNTIME
+    version, where = pin
+    text = ctx.transformers.consequence(version, flash_attn)
+    return f"{text} (transformers pinned at {where.location})" if where is not None else text
 
 
 def releases(found: Sequence[Release]) -> str:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
 from fa_lint.kb import PAGED_KV, versions
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Requirement, Severity
-from fa_lint.resolve import Assessment, Verdict, assess
+from fa_lint.resolve import Assessment, Verdict, assess, assess_range, intersect
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._text import RUNTIME, fix, releases, subject
+from fa_lint.rules._text import fix, releases, runtime, subject
 
 PAGED_KV_MISSING = Rule(
     "FAL001",
@@ -44,21 +45,41 @@ VERSION_UNKNOWN = Rule(
 )
 RULES = (PAGED_KV_MISSING, PAGED_KV_NOT_GUARANTEED, NO_SUCH_RELEASE, NEWER_THAN_KB, VERSION_UNKNOWN)
 # Lock and source entries say what installs; constraints only narrow what something else asks for.
-_JUDGED = (Kind.INSTALL, Kind.OVERRIDE, Kind.SOURCE, Kind.LOCK)
+JUDGED = (Kind.INSTALL, Kind.OVERRIDE, Kind.SOURCE, Kind.LOCK)
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     for req in ctx.requirements:
-        if req.name == FLASH_ATTN and req.kind in _JUDGED:
+        if req.name == FLASH_ATTN and req.kind in JUDGED:
             finding = judge(req, assess(req, ctx.kb, ctx.policy), ctx)
             if finding is not None:
                 yield finding
 
 
+def _unique(reqs: Iterable[Requirement]) -> list[Requirement]:
+    return list({r.location: r for r in reqs}.values())
+
+
+def _locked(req: Requirement, ctx: Context) -> list[Requirement]:
+    """flash-attn entries of the lockfile that pins this manifest requirement's environments."""
+    envs = [e for e in ctx.environments_of(req) if req in e.members]
+    return _unique(r for env in envs for r in env.of(FLASH_ATTN, locked=True))
+
+
+def _manifest(req: Requirement, ctx: Context) -> list[Requirement]:
+    """The manifest's flash-attn requirements for the environments this lock entry pins."""
+    return _unique(r for env in ctx.environments_of(req) if req in env.locked for r in env.of(FLASH_ATTN))
+
+
 def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
     kb, policy = ctx.kb, ctx.policy
     first = kb.first_with(PAGED_KV).version
-    fields = {"package": FLASH_ATTN, "requirement": req.raw, "admitted": versions(a.admitted)}
+    fields: dict[str, Any] = {
+        "package": FLASH_ATTN,
+        "requirement": req.raw,
+        "admitted": versions(a.admitted),
+        "environment": ctx.environment_name(req),
+    }
     what = subject(req)
     if a.verdict is Verdict.BAD:
         old = not a.bad or all(not r.has(PAGED_KV) for r in a.bad)
@@ -73,14 +94,25 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
             lacks = f"{what} admits only {releases(a.bad)}, " + (
                 "none with paged KV" if old else f"all below the required {policy.min_version}"
             )
-        msg = f"{lacks} (block_table first ships in {first}): {RUNTIME}; {fix(req, policy)}"
+        newest_bad = a.bad[-1].version if a.bad else a.exact
+        breaks = runtime(ctx, req, newest_bad)
+        msg = f"{lacks} (block_table first ships in {first}): {breaks}; {fix(req, policy)}"
+        better = _better_manifest(req, ctx)
+        if better:
+            msg += f"; {better}"
         return PAGED_KV_MISSING.finding(req.location, msg, **fields)
     if a.verdict is Verdict.MIXED:
         also = f"{releases(a.good)} with it" if a.good else "newer versions"
         msg = (
-            f"{what} admits {releases(a.bad)} without paged KV as well as {also}; "
-            f"a resolver can pick an old one and then {RUNTIME}; {fix(req, policy)}"
+            f"{what} admits {releases(a.bad)} without paged KV as well as {also}; a resolver can pick an old "
+            f"one and then {runtime(ctx, req, a.bad[-1].version)}; {fix(req, policy)}"
         )
+        locked = _locked(req, ctx)
+        pinned = [assess(r, kb, policy) for r in locked]
+        if locked and all(p.verdict in (Verdict.OK, Verdict.NEWER) for p in pinned):
+            where = ", ".join(f"{r.version} ({r.location})" for r in locked)
+            msg += f"; the lock pins {where}, which has paged KV, so installs from the lock are fine"
+            fields["severity"] = Severity.INFO
         return PAGED_KV_NOT_GUARANTEED.finding(req.location, msg, **fields)
     if a.verdict is Verdict.NONE:
         near = _nearest(req, ctx)
@@ -107,6 +139,20 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
         )
         return VERSION_UNKNOWN.finding(req.location, msg, **fields)
     return None
+
+
+def _better_manifest(req: Requirement, ctx: Context) -> str:
+    """For an old lock entry: the manifest already allows a release with paged KV."""
+    if req.kind is not Kind.LOCK:
+        return ""
+    manifest = [r for r in _manifest(req, ctx) if r.kind is not Kind.CONSTRAINT]
+    if not manifest:
+        return ""
+    good = assess_range(intersect(manifest), ctx.kb, ctx.policy).good
+    if not good:
+        return ""
+    written = ", ".join(f"'{r.raw}' ({r.location})" for r in manifest)
+    return f"the manifest's {written} already allows {good[0]} or later, so relocking is enough"
 
 
 def _nearest(req: Requirement, ctx: Context) -> str:

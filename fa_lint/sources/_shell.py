@@ -399,13 +399,14 @@ class Scanner:
     variables: Callable[[int], Mapping[str, str]]  # the variables in force at an offset
     scope: str = ""
     make: bool = False
-    include_base: str = ""  # prefix for -r paths, e.g. the folder a Docker COPY maps to
     include_map: Callable[[str, int], str | None] | None = None
+    step: int = 0  # install commands seen so far in the file
 
     def records(self, cmd: Command) -> Iterator[Parsed]:
         inst = install(cmd)
         if inst is None:
             return
+        self.step += 1
         if inst.tool == "conda":
             yield from self._conda(inst.args)
             return
@@ -429,7 +430,7 @@ class Scanner:
             rec = self._requirement(word, editable)
             editable = False
             if rec is not None:
-                yield rec
+                yield dataclasses.replace(rec, step=self.step)
 
     def _location(self, word: Word) -> tuple[int, int]:
         start, end = word.start, word.end
@@ -492,7 +493,12 @@ class Scanner:
             path = mapped
         start, end = self._location(word)
         yield Include(
-            self.index.location(start, end), path, constraint=constraint, scope=self.scope, optional=True
+            self.index.location(start, end),
+            path,
+            constraint=constraint,
+            scope=self.scope,
+            optional=True,
+            step=self.step,
         )
 
     def _conda(self, args: list[Word]) -> Iterator[Parsed]:
@@ -506,7 +512,8 @@ class Scanner:
             if exp.unresolved:
                 continue
             start, end = self._location(word)
-            rec = _conda.matchspec(exp.text, self.index.location(start, end), self.source, scope=self.scope)
+            where = self.index.location(start, end)
+            rec = _conda.matchspec(exp.text, where, self.source, scope=self.scope, step=self.step)
             if isinstance(rec, Requirement):
                 yield rec
 

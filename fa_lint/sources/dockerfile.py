@@ -12,7 +12,9 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from fa_lint.model import Parsed, ParseProblem
+from packaging.version import Version
+
+from fa_lint.model import Image, Location, Parsed, ParseProblem
 from fa_lint.sources import _shell
 from fa_lint.sources._text import TextIndex
 
@@ -115,21 +117,50 @@ def _args_start(text: str, i: int, end: int) -> int:
 def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
     state = _State()
+    scanner = _shell.Scanner(index, NAME, state.at, include_map=_image_to_repo(state))
     for ins in instructions(index):
         if isinstance(ins, ParseProblem):
             yield ins
         else:
-            yield from _instruction(index, ins, state)
+            yield from _instruction(index, ins, state, scanner)
 
 
-def _instruction(index: TextIndex, ins: Instruction, state: _State) -> Iterator[Parsed]:
+# Known base images. The C++ ABI of NVIDIA's NGC PyTorch images is stated by flash-attn's own release
+# workflow (.github/workflows/publish.yml at v2.8.3.post1, lines 49-52): "nvcr images have Pytorch
+# compiled with C++11 ABI".
+_PYTHON_IMAGE = re.compile(r"^(?:docker\.io/)?(?:library/)?python:(\d+\.\d+)")
+_PYTORCH_IMAGE = re.compile(r"^(?:docker\.io/)?pytorch/pytorch:(\d+\.\d+(?:\.\d+)?)")
+_NGC_PYTORCH = re.compile(r"^nvcr\.io/nvidia/pytorch:")
+
+
+def image(reference: str, location: Location, scope: str) -> Image:
+    py = _PYTHON_IMAGE.match(reference)
+    pt = _PYTORCH_IMAGE.match(reference)
+    return Image(
+        location,
+        reference,
+        scope,
+        python=py.group(1) if py else None,
+        torch=Version(pt.group(1)) if pt else None,
+        cxx11_abi=True if _NGC_PYTORCH.match(reference) else None,
+    )
+
+
+def _instruction(
+    index: TextIndex, ins: Instruction, state: _State, scanner: _shell.Scanner
+) -> Iterator[Parsed]:
     text = ins.masked
     args = text[ins.args : ins.end]
     if ins.keyword == "FROM":
         state.stages += 1
         m = re.search(r"\s[Aa][Ss]\s+(\S+)", args)
-        state.stage = f"stage:{m.group(1)}" if m else f"stage:{state.stages - 1}"
+        state.stage = scanner.scope = f"stage:{m.group(1)}" if m else f"stage:{state.stages - 1}"
         state.workdir = "/"
+        ref = re.search(r"(?:^|\s)(?!--)(\S+)", args)
+        if ref:
+            start = ins.args + ref.start(1)
+            expanded = _shell.expand(ref.group(1), state.at(ins.start)).text
+            yield image(expanded, index.location(start, ins.args + ref.end(1)), state.stage)
     elif ins.keyword in ("ARG", "ENV"):
         _assign(ins, args, state)
     elif ins.keyword == "WORKDIR":
@@ -140,7 +171,7 @@ def _instruction(index: TextIndex, ins: Instruction, state: _State) -> Iterator[
             dest = posixpath.join(state.workdir, words[-1].strip("\"'"))
             state.copies += [(src.strip("\"'"), dest) for src in words[:-1]]
     elif ins.keyword == "RUN":
-        yield from _run(index, ins, state)
+        yield from _run(index, ins, state, scanner)
 
 
 def _assign(ins: Instruction, args: str, state: _State) -> None:
@@ -170,10 +201,9 @@ def _image_to_repo(state: _State) -> Callable[[str, int], str | None]:
     return mapping
 
 
-def _run(index: TextIndex, ins: Instruction, state: _State) -> Iterator[Parsed]:
+def _run(index: TextIndex, ins: Instruction, state: _State, scanner: _shell.Scanner) -> Iterator[Parsed]:
     text = ins.masked
     start = _args_start(text, ins.args, ins.end)
-    scanner = _shell.Scanner(index, NAME, state.at, scope=state.stage, include_map=_image_to_repo(state))
     variables_before = len(state.variables)
     if text.startswith("[", start):
         yield from _exec_form(index, text, start, ins.end, scanner)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
 from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _toml
 from fa_lint.sources._poetry import PoetryConstraintError, specifiers
@@ -20,6 +22,8 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     if isinstance(doc, ParseProblem):
         yield doc
         return
+    yield from _python(doc, ("project", "requires-python"))
+    yield from _python(doc, ("tool", "poetry", "dependencies", "python"), poetry=True)
     yield from strings(doc, ("project", "dependencies"), NAME, scope="project")
     for extra in table(doc, ("project", "optional-dependencies")):
         yield from strings(doc, ("project", "optional-dependencies", extra), NAME, scope=f"extra:{extra}")
@@ -37,6 +41,29 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     for group in table(doc, ("tool", "pdm", "dev-dependencies")):
         yield from strings(doc, ("tool", "pdm", "dev-dependencies", group), NAME, scope=f"group:{group}")
     yield from poetry(doc)
+
+
+def _python(doc: TomlDoc, path: TomlPath, poetry: bool = False) -> Iterator[Parsed]:
+    """requires-python (or Poetry's python) as a constraint on the "python" the environment runs."""
+    value = get(doc.data, path)
+    if not isinstance(value, str):
+        return
+    try:
+        alternatives = specifiers(value) if poetry else (SpecifierSet(value),)
+    except (PoetryConstraintError, InvalidSpecifier):
+        yield problem(doc, path, f"invalid Python version constraint {value!r}")
+        return
+    start, end = doc.value_location(path) if not poetry else doc.key_location(path)
+    yield Requirement(
+        "python",
+        value,
+        doc.index.location(start, end),
+        NAME,
+        specifier=alternatives[0],
+        alternatives=alternatives if len(alternatives) > 1 else (),
+        kind=Kind.CONSTRAINT,
+        scope="python",
+    )
 
 
 def _uv_sources(doc: TomlDoc) -> Iterator[Parsed]:

@@ -1,0 +1,359 @@
+"""Issue 4: environments, combined constraints, lock vs manifest, wheel ABI, transformers consequences."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from packaging.version import Version
+
+from fa_lint.kb import transformers as tf
+from tests.conftest import run
+
+UV_LOCK = 'version = 1\n\n[[package]]\nname = "flash-attn"\nversion = "{v}"\nsource = {{ registry = "https://pypi.org/simple" }}\n'
+
+
+def findings(*args: str) -> list[dict[str, Any]]:
+    return run("--format", "json", *args).json["findings"]
+
+
+def by_code(found: list[dict[str, Any]], code: str) -> list[dict[str, Any]]:
+    return [f for f in found if f["code"] == code]
+
+
+# --- FAL004 -----------------------------------------------------------------------------------------
+
+
+def test_requirements_and_included_constraints(project: Any) -> None:
+    project(
+        {"requirements.txt": "flash-attn<2.6\n-c constraints.txt\n", "constraints.txt": "flash-attn!=2.5.*\n"}
+    )
+    found = findings("requirements.txt")
+    (f,) = by_code(found, "FAL004")
+    assert (f["path"], f["line"], f["environment"]) == ("requirements.txt", 1, "requirements.txt")
+    assert [(r["path"], r["line"]) for r in f["related_locations"]] == [("constraints.txt", 1)]
+    assert f["admitted"][-1] == "2.4.3.post1" and "none with paged KV" in f["message"]
+    # a file reached only through -c holds constraints, which are not judged one by one
+    assert [x["path"] for x in found if x["code"] == "FAL002"] == ["requirements.txt"]
+
+
+def test_combination_that_admits_nothing(project: Any) -> None:
+    project({"requirements.txt": "flash-attn>=2.5\n-c c.txt\n", "c.txt": "flash-attn<2.5\n"})
+    (f,) = by_code(findings("requirements.txt"), "FAL004")
+    assert "no flash-attn release at all" in f["message"] and f["admitted"] == []
+
+
+def test_no_fal004_when_one_line_is_already_wrong(project: Any) -> None:
+    project({"requirements.txt": "flash-attn==2.4.2\n-c c.txt\n", "c.txt": "flash-attn<2.6\n"})
+    assert [f["code"] for f in findings("requirements.txt")] == ["FAL001"]
+
+
+def test_uv_constraint_dependencies(project: Any) -> None:
+    project(
+        {
+            "pyproject.toml": (
+                '[project]\nname = "x"\nversion = "0"\ndependencies = ["flash-attn>=2.0"]\n\n'
+                '[tool.uv]\nconstraint-dependencies = ["flash-attn<2.5"]\n'
+            )
+        }
+    )
+    (f,) = by_code(findings(), "FAL004")
+    assert f["environment"] == "pyproject.toml [project]" and f["line"] == 4
+    assert [r["line"] for r in f["related_locations"]] == [7]
+
+
+def test_uv_override_replaces_the_projects_requirement(project: Any) -> None:
+    project(
+        {
+            "pyproject.toml": (
+                '[project]\nname = "x"\nversion = "0"\ndependencies = ["flash-attn>=2.6"]\n\n'
+                '[tool.uv]\noverride-dependencies = ["flash-attn>=2.0,<2.5"]\n'
+            )
+        }
+    )
+    assert [(f["code"], f["line"]) for f in findings()] == [("FAL001", 7)]
+    project(
+        {
+            "pyproject.toml": (
+                '[project]\nname = "x"\nversion = "0"\ndependencies = ["flash-attn<2.5"]\n\n'
+                '[tool.uv]\noverride-dependencies = ["flash-attn>=2.6"]\n'
+            )
+        }
+    )
+    # the project's own <2.5 is replaced, so no combination fails (the line itself still does)
+    assert [(f["code"], f["line"]) for f in findings()] == [("FAL001", 4)]
+
+
+def test_markers_split_environments(project: Any) -> None:
+    project(
+        {
+            "requirements.txt": (
+                "flash-attn==2.4.2 ; python_version == '3.9'\n"
+                "flash-attn==2.6.3 ; python_version >= '3.10'\n"
+                "flash-attn<2.7\n"
+            )
+        }
+    )
+    assert [(f["code"], f["line"]) for f in findings()] == [("FAL001", 1), ("FAL002", 3)]
+
+
+def test_extras_combine_with_the_main_dependencies(project: Any) -> None:
+    project(
+        {
+            "pyproject.toml": (
+                '[project]\nname = "x"\nversion = "0"\ndependencies = ["flash-attn<2.6"]\n'
+                '[project.optional-dependencies]\ngpu = ["flash-attn!=2.5.*"]\n'
+            )
+        }
+    )
+    (f,) = by_code(findings(), "FAL004")
+    assert f["environment"] == "pyproject.toml [extra:gpu]"
+
+
+# --- locks ----------------------------------------------------------------------------------------
+
+
+def _uv_project(spec: str, locked: str) -> dict[str, str]:
+    return {
+        "pyproject.toml": f'[project]\nname = "x"\nversion = "0"\ndependencies = ["flash-attn{spec}"]\n',
+        "uv.lock": UV_LOCK.format(v=locked),
+    }
+
+
+def test_good_lock_reduces_a_range_warning_to_info(project: Any) -> None:
+    project(_uv_project(">=2.0", "2.6.3"))
+    (f,) = findings()
+    assert (f["code"], f["severity"], f["path"]) == ("FAL002", "info", "pyproject.toml")
+    assert "the lock pins 2.6.3 (uv.lock:4:1)" in f["message"]
+    assert run().code == 0 and run("--strict").code == 0
+
+
+def test_old_lock_is_the_error_and_the_manifest_allows_better(project: Any) -> None:
+    project(_uv_project(">=2.0", "2.4.2"))
+    found = findings()
+    assert [(f["code"], f["severity"], f["path"]) for f in found] == [
+        ("FAL002", "warning", "pyproject.toml"),
+        ("FAL001", "error", "uv.lock"),
+    ]
+    assert "uv lock --upgrade-package flash-attn" in found[1]["message"]
+    assert "already allows 2.5.0 or later, so relocking is enough" in found[1]["message"]
+
+
+@pytest.mark.parametrize(
+    ("files", "lock", "command"),
+    [
+        (_uv_project(">=2.5", "2.4.2"), "uv.lock", "uv lock"),
+        (
+            {
+                "pyproject.toml": '[tool.poetry.dependencies]\npython = "^3.10"\nflash-attn = "^2.5"\n',
+                "poetry.lock": '[[package]]\nname = "flash-attn"\nversion = "2.4.2"\n',
+            },
+            "poetry.lock",
+            "poetry lock",
+        ),
+        (
+            {
+                "Pipfile": '[packages]\nflash-attn = ">=2.6"\n',
+                "Pipfile.lock": '{"default": {"flash-attn": {"version": "==2.5.8"}}, "develop": {}}',
+            },
+            "Pipfile.lock",
+            "pipenv lock",
+        ),
+    ],
+)
+def test_stale_lock(project: Any, files: dict[str, str], lock: str, command: str) -> None:
+    project(files)
+    (f,) = by_code(findings(), "FAL006")
+    assert f["path"] == lock and f["severity"] == "warning"
+    assert f"`{command}`" in f["message"] and "no longer admits" in f["message"]
+    assert f["related_locations"]
+
+
+def test_lock_beside_a_checked_manifest_is_context_not_a_target(project: Any) -> None:
+    project(_uv_project(">=2.0", "2.6.3"))
+    r = run("--format", "json", "pyproject.toml")
+    assert r.json["files"] == ["pyproject.toml"]
+    assert [f["severity"] for f in r.json["findings"]] == ["info"]  # the lock was read all the same
+
+
+def test_uv_lock_with_several_entries_for_one_name(project: Any) -> None:
+    lock = (
+        'version = 1\n[[package]]\nname = "flash-attn"\nversion = "2.6.3"\n'
+        "resolution-markers = [\"python_version >= '3.12'\"]\n"
+        '[[package]]\nname = "flash-attn"\nversion = "2.5.8"\n'
+        "resolution-markers = [\"python_version < '3.12'\"]\n"
+    )
+    project(
+        {
+            "pyproject.toml": '[project]\nname = "x"\nversion = "0"\ndependencies = ["flash-attn>=2.0"]\n',
+            "uv.lock": lock,
+        }
+    )
+    (f,) = findings()
+    assert f["severity"] == "info" and "2.6.3" in f["message"] and "2.5.8" in f["message"]
+
+
+# --- Dockerfiles: a later install replaces an earlier one --------------------------------------------
+
+
+def test_docker_later_install_replaces_earlier(project: Any) -> None:
+    project(
+        {
+            "Dockerfile": (
+                "FROM python:3.11 AS build\nRUN pip install flash-attn==2.6.3\nRUN pip install flash-attn==2.4.2\n"
+                "FROM python:3.11\nRUN pip install 'flash-attn<2.6' -c /c.txt\n"
+            ),
+            "c.txt": "flash-attn!=2.5.*\n",
+        }
+    )
+    found = findings()
+    assert [(f["code"], f["line"], f["environment"]) for f in found if f["code"] in ("FAL001", "FAL004")] == [
+        ("FAL001", 3, "Dockerfile [stage:build]")
+    ]
+    project(
+        {
+            "Dockerfile": "FROM python:3.11\nCOPY c.txt /c.txt\nRUN pip install 'flash-attn<2.6' -c /c.txt\n",
+            "c.txt": "flash-attn!=2.5.*\n",
+        }
+    )
+    (f,) = by_code(findings(), "FAL004")
+    assert f["environment"] == "Dockerfile [stage:0]"
+    assert [(r["path"], r["line"]) for r in f["related_locations"]] == [("c.txt", 1)]
+
+
+# --- FAL005 ---------------------------------------------------------------------------------------
+
+WHEEL = (
+    "https://github.com/Dao-AILab/flash-attention/releases/download/v2.6.3/"
+    "flash_attn-2.6.3+cu123torch{t}cxx11abi{abi}-{py}-{py}-linux_x86_64.whl"
+)
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (
+            {"requirements.txt": "torch==2.3.1\n" + WHEEL.format(t="2.1", abi="FALSE", py="cp311") + "\n"},
+            "built for torch 2.1, but requirements.txt installs torch 2.3",
+        ),
+        (
+            {"requirements.txt": "torch~=2.4.0\n" + WHEEL.format(t="2.3", abi="FALSE", py="cp311") + "\n"},
+            "installs torch 2.4",
+        ),
+        (
+            {
+                "Dockerfile": "FROM nvcr.io/nvidia/pytorch:24.05-py3\nRUN pip install "
+                + WHEEL.format(t="2.4", abi="FALSE", py="cp310")
+                + "\n"
+            },
+            "uses the new C++ ABI",
+        ),
+        (
+            {
+                "Dockerfile": "FROM pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime\nRUN pip install "
+                + WHEEL.format(t="2.4", abi="FALSE", py="cp310")
+                + "\n"
+            },
+            "installs torch 2.3 (the base image)",
+        ),
+        (
+            {
+                "Dockerfile": "FROM python:3.10-slim\nRUN pip install "
+                + WHEEL.format(t="2.4", abi="FALSE", py="cp311")
+                + "\n"
+            },
+            "is for CPython 3.11, but Dockerfile [stage:0] runs Python ==3.10.*",
+        ),
+        (
+            {
+                "pyproject.toml": '[project]\nname = "x"\nversion = "0"\nrequires-python = ">=3.10"\ndependencies = ["flash-attn @ '
+                + WHEEL.format(t="2.4", abi="FALSE", py="cp39")
+                + '"]\n'
+            },
+            "is for CPython 3.9",
+        ),
+        (
+            {
+                "requirements.txt": WHEEL.format(t="2.4", abi="FALSE", py="cp39")
+                + " ; python_version == '3.10'\n"
+            },
+            "its marker",
+        ),
+    ],
+)
+def test_wheel_built_for_something_else(project: Any, files: dict[str, str], expected: str) -> None:
+    project(files)
+    (f,) = by_code(findings(), "FAL005")
+    assert expected in f["message"]
+    assert f["severity"] == "error"
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"requirements.txt": "torch==2.4.1\n" + WHEEL.format(t="2.4", abi="FALSE", py="cp311") + "\n"},
+        {"requirements.txt": WHEEL.format(t="2.4", abi="FALSE", py="cp39") + " ; python_version == '3.9'\n"},
+        {
+            "Dockerfile": "FROM nvcr.io/nvidia/pytorch:24.05-py3\nRUN pip install "
+            + WHEEL.format(t="2.4", abi="TRUE", py="cp310")
+            + "\n"
+        },
+        {"requirements.txt": "torch>=2.3\n" + WHEEL.format(t="2.1", abi="FALSE", py="cp311") + "\n"},
+    ],
+)
+def test_matching_wheels_pass(project: Any, files: dict[str, str]) -> None:
+    project(files)
+    assert by_code(findings(), "FAL005") == []
+
+
+# --- transformers consequences -----------------------------------------------------------------------
+
+
+def test_transformers_facts_from_released_source() -> None:
+    facts = tf.load()
+    assert facts.continuous_batching == Version("4.53.0")
+    assert facts.key_check == Version("5.4.0")
+    assert facts.fa2_block_table_on_cuda == Version("5.13.0")
+    assert facts.silent_drop == Version("5.19.0")
+    assert facts.key_check_until == Version("5.19.0")
+    assert facts.minimum_flash_attn(Version("5.3.0")) == Version("2.1.0")
+    assert facts.minimum_flash_attn(Version("5.4.0")) == Version("2.3.3")
+    assert set(facts.evidence) == {
+        "continuous_batching",
+        "block_table_key_check",
+        "fa2_block_table_on_cuda",
+        "block_table_silently_dropped",
+    }
+
+
+@pytest.mark.parametrize(
+    ("transformers", "flash_attn", "phrase"),
+    [
+        ("4.52.4", "2.4.2", "has no continuous batching yet"),
+        ("4.56.2", "2.4.2", "decodes through flash_attn_varlen_func without a block table"),
+        ("5.8.0", "2.4.2", "only with FA3 on CUDA"),
+        ("5.14.0", "2.4.2", "'ValueError: flash_attn_with_kvcache_fn does not have a block_table"),
+        ("5.20.0", "2.4.2", "silently drops the block table"),
+        ("5.14.0", "2.3.0", "refuses flash-attn older than 2.3.3"),
+        ("5.3.0", "2.3.0", "decodes through flash_attn_varlen_func"),  # 5.3 still accepts 2.1.0+
+    ],
+)
+def test_messages_say_what_the_pinned_transformers_does(
+    project: Any, transformers: str, flash_attn: str, phrase: str
+) -> None:
+    project({"requirements.txt": f"transformers=={transformers}\nflash-attn=={flash_attn}\n"})
+    (f,) = findings()
+    assert phrase in f["message"]
+    assert "transformers pinned at requirements.txt:1:1" in f["message"]
+
+
+def test_transformers_pinned_by_the_lock(project: Any) -> None:
+    lock = UV_LOCK.format(v="2.4.2") + '\n[[package]]\nname = "transformers"\nversion = "5.14.0"\n'
+    project(
+        {
+            "pyproject.toml": '[project]\nname = "x"\nversion = "0"\ndependencies = ["flash-attn", "transformers"]\n',
+            "uv.lock": lock,
+        }
+    )
+    (f,) = by_code(findings(), "FAL001")
+    assert "transformers 5.14.0 raises" in f["message"]
