@@ -127,7 +127,8 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
             if r.kind is not Kind.CONSTRAINT:
                 last[r.name] = max(last.get(r.name, 0), r.step)
         kept = tuple(r for r in reqs if r.step == last.get(r.name, r.step))
-        replaced = tuple(r for r in reqs if r not in kept)
+        kept_ids = {id(r) for r in kept}
+        replaced = tuple(r for r in reqs if id(r) not in kept_ids)
         yield Environment(
             label(path, scope), kept, images=tuple(i for i in images if i.scope == scope), superseded=replaced
         )

@@ -62,13 +62,14 @@ def _unique(reqs: Iterable[Requirement]) -> list[Requirement]:
 
 def _locked(req: Requirement, ctx: Context) -> list[Requirement]:
     """flash-attn entries of the lockfile that pins this manifest requirement's environments."""
-    envs = [e for e in ctx.environments_of(req) if req in e.members]
+    envs = [e for e in ctx.environments_of(req) if any(r is req for r in e.members)]
     return _unique(r for env in envs for r in env.of(FLASH_ATTN, locked=True))
 
 
 def _manifest(req: Requirement, ctx: Context) -> list[Requirement]:
     """The manifest's flash-attn requirements for the environments this lock entry pins."""
-    return _unique(r for env in ctx.environments_of(req) if req in env.locked for r in env.of(FLASH_ATTN))
+    envs = [e for e in ctx.environments_of(req) if any(r is req for r in e.locked)]
+    return _unique(r for env in envs for r in env.of(FLASH_ATTN))
 
 
 def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
