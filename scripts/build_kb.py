@@ -17,7 +17,6 @@ Releases with neither a tag nor an sdist are an error: the script never guesses.
 from __future__ import annotations
 
 import argparse
-import ast
 import datetime as dt
 import io
 import json
@@ -31,6 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from packaging.version import Version
+
+# The same ast reading fa-lint verify applies to an installed interface file.
+from fa_lint.verify.probe import function_params
 
 INTERFACE = "flash_attn/flash_attn_interface.py"
 FLASH_API = "csrc/flash_attn/flash_api.cpp"
@@ -51,16 +53,6 @@ FEATURES = {
     "return_softmax_lse": "return-lse",
 }
 PAGE_BLOCK_RE = re.compile(r"page_block_size\s*%\s*(\d+)\s*==\s*0")
-
-
-def function_params(source: str) -> dict[str, list[str]]:
-    """Parameter names of every module-level function, by function name."""
-    out: dict[str, list[str]] = {}
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.FunctionDef):
-            a = node.args
-            out[node.name] = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
-    return out
 
 
 def kvcache_params(source: str) -> list[str] | None:

@@ -4,22 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fa_lint.model import Parsed, ParseProblem
+from fa_lint.model import Parsed
 from fa_lint.sources import locks
 
 NAME = "pdm.lock"
 PATTERNS = ("pdm.lock",)
 
 
+def _url(pkg: locks.Package) -> str | None:
+    if pkg.get("git"):
+        return f"git+{pkg['git']}@{pkg.get('ref') or pkg.get('revision') or ''}".rstrip("@")
+    return pkg.get("url")
+
+
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    for e in locks.entries(path, text, "package"):
-        if isinstance(e, ParseProblem):
-            yield e
-            continue
-        doc, i, pkg = e
-        url = pkg.get("url") or (
-            f"git+{pkg['git']}@{pkg.get('ref') or pkg.get('revision') or ''}".rstrip("@")
-            if pkg.get("git")
-            else None
-        )
-        yield locks.entry(doc, ("package", i), pkg, NAME, "pdm", url=url)
+    return locks.parse(path, text, source=NAME, tool="pdm", url=_url)

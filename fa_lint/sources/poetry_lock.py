@@ -4,23 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fa_lint.model import Parsed, ParseProblem
+from fa_lint.model import Parsed
 from fa_lint.sources import locks
 
 NAME = "poetry.lock"
 PATTERNS = ("poetry.lock",)
 
 
+def _url(pkg: locks.Package) -> str | None:
+    source = locks.table(pkg, "source")
+    if source.get("type") == "git":
+        ref = source.get("reference") or source.get("resolved_reference") or ""
+        return f"git+{source.get('url')}@{ref}".rstrip("@")
+    return source.get("url") if source.get("type") in ("url", "file") else None
+
+
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    for e in locks.entries(path, text, "package"):
-        if isinstance(e, ParseProblem):
-            yield e
-            continue
-        doc, i, pkg = e
-        source = pkg.get("source")
-        if not isinstance(source, dict):
-            source = {}
-        url = source.get("url") if source.get("type") in ("git", "url", "file") else None
-        if url and source.get("type") == "git":
-            url = f"git+{url}@{source.get('reference') or source.get('resolved_reference') or ''}".rstrip("@")
-        yield locks.entry(doc, ("package", i), pkg, NAME, "poetry", url=url)
+    return locks.parse(path, text, source=NAME, tool="poetry", url=_url)

@@ -41,9 +41,4 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     except PylockValidationError as exc:
         yield ParseProblem(doc.index.location(0, 0), f"invalid pylock file: {exc}")
         return
-    for e in locks.packages(doc, "packages"):
-        if isinstance(e, ParseProblem):
-            yield e
-            continue
-        _, i, pkg = e
-        yield locks.entry(doc, ("packages", i), pkg, NAME, "pylock", url=_url(pkg))
+    yield from locks.parse(path, text, source=NAME, tool="pylock", key="packages", url=_url, doc=doc)

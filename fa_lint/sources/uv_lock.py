@@ -5,14 +5,15 @@ from __future__ import annotations
 import urllib.parse
 from collections.abc import Iterator
 
-from fa_lint.model import Parsed, ParseProblem
+from fa_lint.model import Parsed
 from fa_lint.sources import locks
 
 NAME = "uv.lock"
 PATTERNS = ("uv.lock",)
 
 
-def _url(source: dict[str, object]) -> str | None:
+def _url(pkg: locks.Package) -> str | None:
+    source = locks.table(pkg, "source")
     if isinstance(source.get("git"), str):
         # uv writes git sources as "https://host/repo?tag=v2.5.0#<commit>"
         parts = urllib.parse.urlsplit(str(source["git"]))
@@ -26,17 +27,16 @@ def _url(source: dict[str, object]) -> str | None:
     return None
 
 
+def _scope(pkg: locks.Package) -> str:
+    markers = pkg.get("resolution-markers")
+    return "lock; " + " or ".join(map(str, markers)) if markers else "lock"
+
+
+def _project(pkg: locks.Package) -> bool:
+    """The project itself or a workspace member, not a dependency."""
+    source = locks.table(pkg, "source")
+    return "editable" in source or "virtual" in source
+
+
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    for e in locks.entries(path, text, "package"):
-        if isinstance(e, ParseProblem):
-            yield e
-            continue
-        doc, i, pkg = e
-        source = pkg.get("source")
-        if not isinstance(source, dict):
-            source = {}
-        if "editable" in source or "virtual" in source:
-            continue  # the project itself or a workspace member
-        markers = pkg.get("resolution-markers")
-        scope = "lock" if not markers else "lock; " + " or ".join(map(str, markers))
-        yield locks.entry(doc, ("package", i), pkg, NAME, "uv", url=_url(source), scope=scope)
+    return locks.parse(path, text, source=NAME, tool="uv", url=_url, scope=_scope, skip=_project)

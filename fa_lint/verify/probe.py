@@ -70,7 +70,8 @@ def step_env(_: Dict[str, Any]) -> Dict[str, Any]:
     }
 
 
-def _params(source: str) -> Dict[str, List[str]]:
+def function_params(source: str) -> Dict[str, List[str]]:
+    """Parameter names of every module-level function, by function name, read with ast."""
     out: Dict[str, List[str]] = {}
     for node in ast.parse(source).body:
         if isinstance(node, ast.FunctionDef):
@@ -103,7 +104,7 @@ def step_source(_: Dict[str, Any]) -> Dict[str, Any]:
             found[name] = {"file": None}
             continue
         with open(path, encoding="utf-8") as f:
-            functions = _params(f.read())
+            functions = function_params(f.read())
         found[name] = {"file": path, "kvcache": functions.get(KVCACHE), "varlen": functions.get(VARLEN)}
     return found
 
