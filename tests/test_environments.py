@@ -357,3 +357,39 @@ def test_transformers_pinned_by_the_lock(project: Any) -> None:
     )
     (f,) = by_code(findings(), "FAL001")
     assert "transformers 5.14.0 raises" in f["message"]
+
+
+def test_dependency_groups_follow_include_group(project: Any) -> None:
+    project(
+        {
+            "pyproject.toml": (
+                '[project]\nname = "x"\nversion = "0"\ndependencies = ["torch"]\n\n[dependency-groups]\n'
+                'pins = ["flash-attn!=2.5.*", "flash-attn<2.6"]\n'
+                'dev = [{include-group = "pins"}, "flash-attn>=2.0"]\n'
+                'a = [{include-group = "b"}]\nb = [{include-group = "a"}]\n'
+            )
+        }
+    )
+    found = findings()
+    fal004 = by_code(found, "FAL004")
+    # pins fails on its own; dev fails too, its own line combined with what it includes
+    assert [(f["environment"], f["line"]) for f in fal004] == [
+        ("pyproject.toml [group:pins]", 7),
+        ("pyproject.toml [group:dev]", 8),
+    ]
+    cycles = by_code(found, "FAL900")
+    assert [f["line"] for f in cycles] == [9, 10] and "Cyclic" in cycles[0]["message"]
+
+
+def test_python_mismatch_names_the_wheel_to_use(project: Any) -> None:
+    project(
+        {
+            "Dockerfile": "FROM python:3.10-slim\nRUN pip install "
+            + WHEEL.format(t="2.4", abi="FALSE", py="cp311")
+            + "\n"
+        }
+    )
+    (f,) = by_code(findings(), "FAL005")
+    assert f["message"].endswith(
+        "use flash_attn-2.6.3+cu123torch2.4cxx11abiFALSE-cp310-cp310-linux_x86_64.whl"
+    )

@@ -122,10 +122,11 @@ def _problems(
         return
     py = _python(env)
     if py and not py[0].contains(f"{version}.0") and not py[0].contains(version):
+        fits = next((minor for minor in range(8, 30) if py[0].contains(f"3.{minor}.0")), None)
+        want = re.sub(rf"\b{python_tag}\b", f"cp3{fits}", filename) if fits else "the build for that Python"
         yield (
             f"{filename} is for CPython {version}, but {env.name} runs Python {py[0]} ({py[1]}): pip refuses "
-            f"it ('is not a supported wheel on this platform'); use the build of the same release for that "
-            f"Python"
+            f"it ('is not a supported wheel on this platform'); use {want}"
         )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from packaging.dependency_groups import resolve_dependency_groups
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, normalize
@@ -27,8 +28,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     yield from strings(doc, ("project", "dependencies"), NAME, scope="project")
     for extra in table(doc, ("project", "optional-dependencies")):
         yield from strings(doc, ("project", "optional-dependencies", extra), NAME, scope=f"extra:{extra}")
-    for group in table(doc, ("dependency-groups",)):
-        yield from strings(doc, ("dependency-groups", group), NAME, scope=f"group:{group}")
+    yield from _dependency_groups(doc)
     yield from strings(doc, ("build-system", "requires"), NAME, scope="build-system")
     yield from strings(doc, ("tool", "uv", "dev-dependencies"), NAME, scope="group:dev")
     yield from strings(
@@ -64,6 +64,31 @@ def _python(doc: TomlDoc, path: TomlPath, poetry: bool = False) -> Iterator[Pars
         kind=Kind.CONSTRAINT,
         scope="python",
     )
+
+
+def _dependency_groups(doc: TomlDoc) -> Iterator[Parsed]:
+    """PEP 735 groups; a group's ``{include-group = "x"}`` brings in x's requirements, where x has them."""
+    groups = get(doc.data, ("dependency-groups",))
+    if not isinstance(groups, dict):
+        return
+    for group in groups:
+        scope = f"group:{group}"
+        try:
+            resolve_dependency_groups(groups, group)
+        except Exception as exc:  # packaging reports cycles and bad shapes, several at once in a group
+            causes = "; ".join(str(e) for e in getattr(exc, "exceptions", [exc]))
+            yield problem(doc, ("dependency-groups", group), f"dependency group {group!r}: {causes}")
+            continue
+        seen = {normalize(group)}
+        pending = [group]
+        while pending:
+            current = pending.pop()
+            yield from strings(doc, ("dependency-groups", current), NAME, scope=scope)
+            for entry in groups.get(current) or []:
+                included = entry.get("include-group") if isinstance(entry, dict) else None
+                if isinstance(included, str) and normalize(included) not in seen:
+                    seen.add(normalize(included))
+                    pending += [g for g in groups if normalize(g) == normalize(included)]
 
 
 def _uv_sources(doc: TomlDoc) -> Iterator[Parsed]:

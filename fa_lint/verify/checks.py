@@ -120,8 +120,10 @@ class Verification:
             yield fn()
 
     def _check(self, cid: str, status: Status, reason: str, **details: Any) -> Check:
+        """A check's result; a failure blocks the later checks only where they cannot run without it."""
         title = next(t for i, t, _ in self.steps() if i == cid)
-        if status == "fail" and cid in ("interpreter", "distributions", "source", "import"):
+        missing = {"interpreter": "env", "distributions": "target", "import": "imported"}
+        if status == "fail" and cid in missing and missing[cid] not in self.state:
             self.state["blocked"] = f"skipped: the {title} check failed"
         return Check(cid, title, status, reason, details)
 
@@ -248,6 +250,7 @@ class Verification:
         target: Target = self.state["target"]
         out = self.probe("import", {"module": target.module})
         if out.ok:
+            self.state["imported"] = True
             return self._check("import", "pass", f"import {target.module} ({out.result.get('file')})")
         message = out.crash or out.error or "import failed"
         details: dict[str, Any] = {"error": message}
@@ -276,6 +279,11 @@ class Verification:
             cuda = have.get("cuda")
             if cuda and m.group(1)[:2] != cuda.replace(".", "")[:2]:
                 parts.append(f"built for CUDA {m.group(1)}, torch has CUDA {cuda}")
+        python = self.state["env"]["python"]
+        py_tag = "cp" + "".join(python.split(".")[:2])
+        tags = [t for t in dist.get("wheel_tags", []) if t.startswith("cp")]
+        if tags and not any(t.startswith(py_tag + "-") for t in tags):
+            parts.append(f"the wheel is tagged {', '.join(tags)}, the interpreter is Python {python}")
         if not parts:
             parts.append(
                 f"the extension does not match the installed torch {have.get('version', '(not importable)')}"
@@ -378,6 +386,10 @@ class Verification:
                 status,
                 f"no CUDA device (torch {torch.result['version']}); the paged call "
                 "needs a GPU" + (" and --require-gpu was given" if self.require_gpu else ""),
+            )
+        if self.state.get("runtime_key") is None:
+            return self._check(
+                "kernel", "skip", f"{target.function} has no block_table or page_table to call with"
             )
         if target.function != "flash_attn_with_kvcache":
             return self._check(
