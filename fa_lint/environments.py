@@ -134,6 +134,15 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
         )
 
 
+def _conda(path: str, files: Mapping[str, FileResult]) -> Environment:
+    """conda installs its own packages first, then runs pip over them: pip's version of a package wins."""
+    members = _closure(path, files, set(), False)
+    by_pip = {r.name for r in members if r.scope == "pip" or r.source != "conda"}
+    replaced = [r for r in members if r.scope == "conda" and r.name in by_pip]
+    kept = tuple(r for r in members if not any(r is x for x in replaced))
+    return Environment(path, kept, superseded=tuple(replaced))
+
+
 def build(files: Mapping[str, FileResult]) -> tuple[Environment, ...]:
     envs: list[Environment] = []
     paired = {lp for path, f in files.items() if f.source in LOCK_NAMES for lp in lock_paths(path, f.source)}
@@ -145,7 +154,8 @@ def build(files: Mapping[str, FileResult]) -> tuple[Environment, ...]:
         elif f.source in LOCKS:
             if path not in paired:
                 envs.append(Environment(path, (), tuple(_requirements(f))))
-        else:  # requirements files and conda environments: one install each
-            members = _closure(path, files, set(), False)
-            envs.append(Environment(path, tuple(members)))
+        elif f.source == "conda":
+            envs.append(_conda(path, files))
+        else:  # requirements files: the file and its -r/-c chain
+            envs.append(Environment(path, tuple(_closure(path, files, set(), False))))
     return tuple(envs)

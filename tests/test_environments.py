@@ -393,3 +393,17 @@ def test_python_mismatch_names_the_wheel_to_use(project: Any) -> None:
     assert f["message"].endswith(
         "use flash_attn-2.6.3+cu123torch2.4cxx11abiFALSE-cp310-cp310-linux_x86_64.whl"
     )
+
+
+def test_conda_pip_section_replaces_the_conda_package(project: Any) -> None:
+    project(
+        {"environment.yml": "dependencies:\n  - flash-attn=2.5.8\n  - pip:\n    - flash-attn==2.7.4.post1\n"}
+    )
+    assert findings() == []
+    project(
+        {
+            "environment.yml": "dependencies:\n  - flash-attn>=2.5\n  - pip:\n    - -r reqs.txt\n",
+            "reqs.txt": "flash-attn==2.4.2\n",
+        }
+    )
+    assert [(f["path"], f["code"]) for f in findings()] == [("reqs.txt", "FAL001")]
