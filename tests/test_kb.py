@@ -199,6 +199,15 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, cache_seqlens=N
 API = 'TORCH_CHECK(!paged_KV || page_block_size % 256 == 0, "...");'
 
 
+def _build_kb(
+    tmp_path: Path, repo: Path, pypi: dict[str, object], out: Path
+) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "pypi.json").write_text(json.dumps(pypi))
+    script = str(REPO / "scripts/build_kb.py")
+    args = ["--repo", str(repo), "--pypi-json", str(tmp_path / "pypi.json"), "--output", str(out)]
+    return subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
+
+
 def _git(repo: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
 
@@ -222,22 +231,8 @@ def test_build_kb_script_reads_tags_with_ast(tmp_path: Path) -> None:
         _git(repo, "tag", tag)
     files = [{"upload_time": "2024-01-01T00:00:00", "packagetype": "sdist", "filename": "x", "url": "x"}]
     pypi = {"releases": {"1.0.0": files, "2.2.0": files, "2.5.0": files, "2.6.0": []}}
-    (tmp_path / "pypi.json").write_text(json.dumps(pypi))
     out = tmp_path / "kb.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "scripts/build_kb.py"),
-            "--repo",
-            str(repo),
-            "--pypi-json",
-            str(tmp_path / "pypi.json"),
-            "--output",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-    )
+    proc = _build_kb(tmp_path, repo, pypi, out)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(out.read_text())
     built = kb.from_dict(doc)
@@ -261,21 +256,7 @@ def test_build_kb_script_refuses_to_guess(tmp_path: Path) -> None:
     files = [
         {"upload_time": "2024-01-01T00:00:00", "packagetype": "sdist", "filename": "x.tar.gz", "url": "x"}
     ]
-    (tmp_path / "pypi.json").write_text(json.dumps({"releases": {"9.9.9": files}}))
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "scripts/build_kb.py"),
-            "--repo",
-            str(repo),
-            "--pypi-json",
-            str(tmp_path / "pypi.json"),
-            "--output",
-            str(tmp_path / "o.json"),
-        ],
-        capture_output=True,
-        text=True,
-    )
+    proc = _build_kb(tmp_path, repo, {"releases": {"9.9.9": files}}, tmp_path / "o.json")
     assert proc.returncode == 1
     assert "9.9.9 has no tag v9.9.9" in proc.stderr
     assert not (tmp_path / "o.json").exists()
