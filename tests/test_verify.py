@@ -383,3 +383,44 @@ def test_installed_transformers_matches_the_transformers_facts() -> None:
     source = inspect.getsource(cache.PagedAttentionCache.get_block_table_key)
     assert "does not have a block_table or page_table argument" in source
     assert (version >= facts.key_check) is hasattr(cache.PagedAttentionCache, "get_block_table_key")
+
+
+# --- the kernel comparison, run on the CPU against stand-in kernels ------------------------------------
+
+
+def _kernel(ignore_block_table: bool = False, append: bool = True) -> Any:
+    """A stand-in for flash_attn_with_kvcache built on the reference (optionally broken)."""
+
+    def flash_attn_with_kvcache(
+        q, k_cache, v_cache, k=None, v=None, cache_seqlens=None, causal=False, block_table=None
+    ):
+        table = block_table
+        if ignore_block_table:  # what a kernel without block_table does to a paged cache
+            table = torch.arange(block_table.numel(), dtype=torch.int32).view_as(block_table)
+        out, k_after, v_after = probe.paged_reference(q, k_cache, v_cache, table, cache_seqlens, k, v)
+        if append:
+            k_cache.copy_(k_after)
+            v_cache.copy_(v_after)
+        return out.to(q.dtype)
+
+    return flash_attn_with_kvcache
+
+
+def test_kernel_comparison_passes_a_correct_kernel() -> None:
+    (result,) = probe.kernel_results(_kernel(), "block_table", 16, "cpu", dtypes=("bfloat16",), repeats=1)
+    assert result["max_abs_error"] <= result["tolerance"] and result["cache_appended"]
+    assert result["shape"]["heads_q"] == 32 and result["shape"]["page_size"] == 16
+
+
+def test_kernel_comparison_catches_a_lost_block_table() -> None:
+    (result,) = probe.kernel_results(
+        _kernel(ignore_block_table=True), "block_table", 16, "cpu", dtypes=("float16",), repeats=1
+    )
+    assert result["max_abs_error"] > result["tolerance"]
+
+
+def test_kernel_comparison_catches_a_cache_not_appended() -> None:
+    (result,) = probe.kernel_results(
+        _kernel(append=False), "block_table", 16, "cpu", dtypes=("float16",), repeats=1
+    )
+    assert not result["cache_appended"]

@@ -281,29 +281,25 @@ def _paged_call(fn: Any, key: str, case: Dict[str, Any], k_cache: Any, v_cache: 
     return res[0] if isinstance(res, tuple) else res
 
 
-def step_kernel(args: Dict[str, Any]) -> Dict[str, Any]:
-    """A real paged call on CUDA, compared with paged_reference; new k/v appended in place."""
+def kernel_results(
+    fn: Any,
+    key: str,
+    page: int,
+    device: str,
+    dtypes: Tuple[str, ...] = ("bfloat16", "float16"),
+    repeats: int = 10,
+) -> List[Dict[str, Any]]:
+    """Run ``fn`` on paged decode batches and compare it with paged_reference, per dtype."""
     import torch
 
-    if not torch.cuda.is_available():
-        return {"skipped": "CUDA is not available to torch " + torch.__version__}
-    fn = _function(args["module"], args["function"])
-    key = args["key"]
-    page = int(args["page_size"])
+    def sync() -> None:
+        if device == "cuda":
+            torch.cuda.synchronize()
+
     results: List[Dict[str, Any]] = []
-    for name in ("bfloat16", "float16"):
-        dtype = getattr(torch, name)
-        case = make_case(
-            batch=4,
-            heads_k=4,
-            group=8,
-            dim=128,
-            page=page,
-            lengths=[1, page - 1, page + 37, 3 * page],
-            dtype=dtype,
-            device="cuda",
-            seed=len(results),
-        )
+    for name in dtypes:
+        lengths = [1, page - 1, page + 37, 3 * page]
+        case = make_case(4, 4, 8, 128, page, lengths, getattr(torch, name), device, seed=len(results))
         expected, k_after, v_after = paged_reference(
             case["q"],
             case["k_cache"],
@@ -315,34 +311,43 @@ def step_kernel(args: Dict[str, Any]) -> Dict[str, Any]:
         )
         k_cache, v_cache = case["k_cache"].clone(), case["v_cache"].clone()
         got = _paged_call(fn, key, case, k_cache, v_cache)
-        torch.cuda.synchronize()
-        error = (got.float() - expected).abs().max().item()
-        appended = bool(torch.equal(k_cache, k_after) and torch.equal(v_cache, v_after))
+        sync()
         timings = []
-        for _ in range(10):
+        for _ in range(repeats):
             kc, vc = case["k_cache"].clone(), case["v_cache"].clone()
-            torch.cuda.synchronize()
+            sync()
             start = time.perf_counter()
             _paged_call(fn, key, case, kc, vc)
-            torch.cuda.synchronize()
+            sync()
             timings.append((time.perf_counter() - start) * 1e3)
         results.append(
             {
                 "dtype": name,
-                "max_abs_error": error,
+                "max_abs_error": (got.float() - expected).abs().max().item(),
                 "tolerance": TOLERANCE[name],
-                "cache_appended": appended,
-                "ms": sorted(timings)[len(timings) // 2],
+                "cache_appended": bool(torch.equal(k_cache, k_after) and torch.equal(v_cache, v_after)),
+                "ms": sorted(timings)[len(timings) // 2] if timings else 0.0,
                 "shape": {
                     "batch": 4,
                     "heads_q": 32,
                     "heads_k": 4,
                     "dim": 128,
                     "page_size": page,
-                    "cache_seqlens": case["cache_seqlens"].tolist(),
+                    "cache_seqlens": lengths,
                 },
             }
         )
+    return results
+
+
+def step_kernel(args: Dict[str, Any]) -> Dict[str, Any]:
+    """A real paged call on CUDA, compared with paged_reference; new k/v appended in place."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return {"skipped": "CUDA is not available to torch " + torch.__version__}
+    fn = _function(args["module"], args["function"])
+    results = kernel_results(fn, args["key"], int(args["page_size"]), "cuda")
     return {"device": torch.cuda.get_device_name(0), "results": results}
 
 
