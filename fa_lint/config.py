@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
@@ -35,7 +34,6 @@ class Config:
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     strict: bool = False
-    raw: dict[str, Any] = field(default_factory=dict)
 
 
 def find(start: str = ".") -> str | None:
@@ -89,5 +87,4 @@ def load(path: str) -> Config:
         ignore=tuple(table.get("ignore", ())),
         exclude=tuple(table.get("exclude", ())),
         strict=bool(table.get("strict", False)),
-        raw=table,
     )

@@ -6,13 +6,13 @@ import codecs
 import dataclasses
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from packaging.version import Version
 
 from fa_lint import decide, kb
 from fa_lint.discover import Target, detect, discover
-from fa_lint.environments import LOCK_NAMES, Environment, build, lock_paths
+from fa_lint.environments import PAIRS, build
 from fa_lint.model import FileResult, Finding, Include, Kind, Location, ParseProblem, Requirement
 from fa_lint.resolve import Policy
 from fa_lint.rules import CHECKS, Context
@@ -36,7 +36,6 @@ class Report:
     suppressed: int
     kb: kb.KnowledgeBase
     policy: Policy
-    environments: tuple[Environment, ...] = field(default=())
 
 
 def _problem(path: str, message: str, line: int = 1, column: int = 1) -> ParseProblem:
@@ -93,12 +92,22 @@ def companions(targets: list[Target]) -> list[Target]:
     """
     named = {os.path.normpath(t.path) for t in targets}
     out = []
+    listed: dict[str, list[str]] = {}  # each folder is listed once
     for t in targets:
-        if t.source in LOCK_NAMES:
-            for lp in lock_paths(t.path, t.source):
-                if os.path.normpath(lp) not in named and os.path.isfile(lp):
-                    named.add(os.path.normpath(lp))
-                    out.append(Target(lp, detect(lp) or "uv.lock", explicit=False))
+        if t.source not in PAIRS:
+            continue
+        folder = os.path.dirname(t.path)
+        if folder not in listed:
+            try:
+                listed[folder] = sorted(os.listdir(folder or "."))
+            except OSError:
+                listed[folder] = []
+        for name in listed[folder]:
+            path = os.path.join(folder, name)
+            fmt = detect(path)
+            if fmt in PAIRS[t.source] and os.path.normpath(path) not in named and os.path.isfile(path):
+                named.add(os.path.normpath(path))
+                out.append(Target(path, fmt, explicit=False))
     return out
 
 
@@ -194,4 +203,4 @@ def check(paths: Iterable[str], settings: Settings | None = None) -> Report:
     texts = {p: f.text for p, f in files.items() if f.text is not None}
     kept, suppressed = decide.apply(found, texts, settings.select, settings.ignore)
     checked = tuple(p for p in files if p not in hidden)
-    return Report(tuple(kept), checked, suppressed, base, policy, environments)
+    return Report(tuple(kept), checked, suppressed, base, policy)

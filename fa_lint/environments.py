@@ -20,10 +20,10 @@ from fa_lint.model import FileResult, Image, Include, Kind, Requirement
 MANIFESTS = {"pyproject", "setup.cfg", "setup.py", "pipfile"}
 LOCKS = {"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pipfile.lock"}
 SEQUENTIAL = {"dockerfile", "shell", "workflow", "makefile"}
-# Which lockfiles can pin which manifest, by file name in the same folder.
-LOCK_NAMES = {
-    "pyproject": ("uv.lock", "poetry.lock", "pdm.lock", "pylock.toml"),
-    "pipfile": ("Pipfile.lock",),
+# Which lockfile formats can pin which manifest format, when they share a folder.
+PAIRS = {
+    "pyproject": frozenset({"uv.lock", "poetry.lock", "pdm.lock", "pylock"}),
+    "pipfile": frozenset({"pipfile.lock"}),
 }
 
 
@@ -43,15 +43,11 @@ def label(path: str, scope: str) -> str:
     return path if not scope or scope == "lock" else f"{path} [{scope}]"
 
 
-def lock_paths(path: str, source: str) -> list[str]:
-    """Lockfiles that may sit beside a manifest."""
+def paired_locks(path: str, source: str, files: Mapping[str, FileResult]) -> list[str]:
+    """The loaded lockfiles that pin a manifest: a lock format it pairs with, in the same folder."""
     folder = os.path.dirname(path)
-    names = list(LOCK_NAMES.get(source, ()))
-    if source == "pyproject" and os.path.isdir(folder or "."):
-        names += sorted(
-            n for n in os.listdir(folder or ".") if n.startswith("pylock.") and n.endswith(".toml")
-        )
-    return [os.path.join(folder, n) for n in dict.fromkeys(names)]
+    kinds = PAIRS.get(source, frozenset())
+    return [p for p, f in files.items() if f.source in kinds and os.path.dirname(p) == folder]
 
 
 def _requirements(f: FileResult) -> list[Requirement]:
@@ -92,7 +88,7 @@ def _manifest(path: str, f: FileResult, files: Mapping[str, FileResult]) -> Iter
     shared = [r for s in ("uv:constraints", "uv:overrides", "uv:sources") for r in by_scope.get(s, [])]
     base_scope = "packages" if f.source == "pipfile" else "project"
     base = by_scope.get(base_scope, [])
-    locked = [r for lp in lock_paths(path, f.source) if lp in files for r in _requirements(files[lp])]
+    locked = [r for lp in paired_locks(path, f.source, files) for r in _requirements(files[lp])]
     yield Environment(
         label(path, base_scope),
         (*base, *shared, *by_scope.get("python", [])),
@@ -145,7 +141,9 @@ def _conda(path: str, files: Mapping[str, FileResult]) -> Environment:
 
 def build(files: Mapping[str, FileResult]) -> tuple[Environment, ...]:
     envs: list[Environment] = []
-    paired = {lp for path, f in files.items() if f.source in LOCK_NAMES for lp in lock_paths(path, f.source)}
+    paired = {
+        lp for path, f in files.items() if f.source in PAIRS for lp in paired_locks(path, f.source, files)
+    }
     for path, f in files.items():
         if f.source in MANIFESTS:
             envs += _manifest(path, f, files)

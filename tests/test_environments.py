@@ -407,3 +407,19 @@ def test_conda_pip_section_replaces_the_conda_package(project: Any) -> None:
         }
     )
     assert [(f["path"], f["code"]) for f in findings()] == [("reqs.txt", "FAL001")]
+
+
+def test_named_pylock_beside_the_manifest_is_its_lock(project: Any) -> None:
+    project(
+        {
+            "pyproject.toml": '[project]\nname = "x"\nversion = "0"\ndependencies = ["flash-attn>=2.0"]\n',
+            "pylock.gpu.toml": (
+                'lock-version = "1.0"\ncreated-by = "uv"\n\n[[packages]]\nname = "flash-attn"\n'
+                'version = "2.6.3"\nwheels = [{ url = "https://x/flash_attn-2.6.3-cp311-cp311-linux_x86_64.whl", '
+                'hashes = { sha256 = "00" } }]\n'
+            ),
+        }
+    )
+    r = run("--format", "json", "pyproject.toml")
+    assert [(f["code"], f["severity"]) for f in r.json["findings"]] == [("FAL002", "info")]
+    assert "pylock.gpu.toml" in r.json["findings"][0]["message"]

@@ -32,8 +32,6 @@ class WheelName:
     name: str
     version: Version
     python: str  # e.g. "cp311", or "" when the file name leaves it unknown
-    abi: str
-    platform: str
 
 
 def wheel_name(filename: str) -> WheelName | None:
@@ -47,17 +45,11 @@ def wheel_name(filename: str) -> WheelName | None:
         if not m:
             return None
         try:
-            return WheelName(normalize(m["name"]), Version(m["version"]), "", "", "")
+            return WheelName(normalize(m["name"]), Version(m["version"]), "")
         except InvalidVersion:
             return None
     tag = next(iter(sorted(tags, key=str)), None)
-    return WheelName(
-        str(name),
-        version,
-        tag.interpreter if tag else "",
-        tag.abi if tag else "",
-        tag.platform if tag else "",
-    )
+    return WheelName(str(name), version, tag.interpreter if tag else "")
 
 
 def _url_path(url: str) -> str:
