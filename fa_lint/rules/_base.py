@@ -15,7 +15,7 @@ from fa_lint.environments import Environment
 from fa_lint.kb import KnowledgeBase
 from fa_lint.kb import transformers as tf
 from fa_lint.model import Finding, Include, Location, ParseProblem, Requirement, Severity
-from fa_lint.resolve import Policy
+from fa_lint.resolve import Assessment, Policy, assess
 
 DOCS_URL = "https://github.com/fa-lint/fa-lint/blob/main/docs/rules/{code}.md"
 
@@ -65,6 +65,17 @@ class Context:
                 if env not in index[r.location]:
                     index[r.location].append(env)
         return index
+
+    @functools.cached_property
+    def _assessments(self) -> dict[Location, Assessment]:
+        return {}
+
+    def assessment(self, req: Requirement) -> Assessment:
+        """What one requirement admits; computed once however many rules ask."""
+        found = self._assessments.get(req.location)
+        if found is None:
+            found = self._assessments[req.location] = assess(req, self.kb, self.policy)
+        return found
 
     def environments_of(self, req: Requirement) -> list[Environment]:
         return self._by_location.get(req.location, [])

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from fa_lint.environments import Environment
 from fa_lint.kb import PAGED_KV
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Location, Requirement, Severity
-from fa_lint.resolve import Verdict, assess, assess_range, intersect
+from fa_lint.resolve import Verdict, assess_range, intersect
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import RELOCK_ALL, releases, runtime, subject
 from fa_lint.rules.versions import JUDGED
@@ -53,7 +53,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         for r in ctx.requirements
         if r.name == FLASH_ATTN
         and r.kind in JUDGED
-        and assess(r, ctx.kb, ctx.policy).verdict in (Verdict.BAD, Verdict.NONE)
+        and ctx.assessment(r).verdict in (Verdict.BAD, Verdict.NONE)
     }
     for env in ctx.environments:
         yield from _combined(env, ctx, reported)

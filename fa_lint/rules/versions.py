@@ -9,7 +9,7 @@ from packaging.version import InvalidVersion, Version
 
 from fa_lint.kb import PAGED_KV, versions
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Requirement, Severity
-from fa_lint.resolve import Assessment, Verdict, assess, assess_range, intersect
+from fa_lint.resolve import Assessment, Verdict, assess_range, intersect
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import fix, releases, runtime, subject
 
@@ -51,7 +51,7 @@ JUDGED = (Kind.INSTALL, Kind.OVERRIDE, Kind.SOURCE, Kind.LOCK)
 def check(ctx: Context) -> Iterator[Finding]:
     for req in ctx.requirements:
         if req.name == FLASH_ATTN and req.kind in JUDGED:
-            finding = judge(req, assess(req, ctx.kb, ctx.policy), ctx)
+            finding = judge(req, ctx.assessment(req), ctx)
             if finding is not None:
                 yield finding
 
@@ -109,7 +109,7 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
             f"one and then {runtime(ctx, req, a.bad[-1].version)}; {fix(req, policy)}"
         )
         locked = _locked(req, ctx)
-        pinned = [assess(r, kb, policy) for r in locked]
+        pinned = [ctx.assessment(r) for r in locked]
         if locked and all(p.verdict in (Verdict.OK, Verdict.NEWER) for p in pinned):
             where = ", ".join(f"{r.version} ({r.location})" for r in locked)
             msg += f"; the lock pins {where}, which has paged KV, so installs from the lock are fine"

@@ -34,6 +34,7 @@ class Command:
 
 
 _OPS = ("&&", "||", ";;", ";", "|", "&", "(", ")")
+_REDIRECT = re.compile(r"\d?(?P<op><<<|<<-|<<|>>|>&|<&|>\||&>>|&>|<>|<|>)")
 _SPACE = " \t\r"
 
 
@@ -104,10 +105,10 @@ class _Lexer:
         )
 
     def _redirect_op(self) -> str:
-        m = re.compile(r"\d?(?:<<<|<<-|<<|>>|>&|<&|>\||&>>|&>|<>|<|>)").match(self.s, self.i)
+        m = _REDIRECT.match(self.s, self.i)
         assert m is not None
         self.i = m.end()
-        return m.group().lstrip("0123456789")
+        return m.group("op")
 
     def _skip_heredocs(self) -> None:
         for delim, strip_tabs in self.heredocs:
@@ -209,8 +210,8 @@ class _Lexer:
         return Word("".join(out), start, self.i, quoted)
 
     def _peek_redirect(self) -> str:
-        m = re.compile(r"<<<|<<|>>|>&|<&|>\||<|>").match(self.s, self.i)
-        return m.group() if m else ">"
+        m = _REDIRECT.match(self.s, self.i)
+        return m.group("op") if m else ">"
 
 
 def commands(text: str, start: int = 0, end: int | None = None) -> Iterator[Command]:
