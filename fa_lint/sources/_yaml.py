@@ -10,6 +10,13 @@ from fa_lint.model import ParseProblem
 from fa_lint.sources._text import TextIndex
 
 
+def document(path: str, text: str) -> tuple[TextIndex, yaml.Node | None] | ParseProblem:
+    """A file's text index and root node, or where the YAML breaks."""
+    index = TextIndex(path, text)
+    root = load(index)
+    return root if isinstance(root, ParseProblem) else (index, root)
+
+
 def load(index: TextIndex) -> yaml.Node | ParseProblem | None:
     try:
         return yaml.compose(index.text, Loader=yaml.SafeLoader)

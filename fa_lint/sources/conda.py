@@ -18,11 +18,11 @@ _INCLUDE = re.compile(r"^(-r|--requirement|-c|--constraint)(?:\s+|=)(.+)$")
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    index = TextIndex(path, text)
-    root = _yaml.load(index)
-    if isinstance(root, ParseProblem):
-        yield root
+    doc = _yaml.document(path, text)
+    if isinstance(doc, ParseProblem):
+        yield doc
         return
+    index, root = doc
     deps = _yaml.get(root, "dependencies")
     if deps is None:
         return

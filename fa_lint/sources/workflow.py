@@ -8,18 +8,17 @@ import yaml
 
 from fa_lint.model import Parsed, ParseProblem
 from fa_lint.sources import _yaml, shell
-from fa_lint.sources._text import TextIndex
 
 NAME = "workflow"
 PATTERNS = (".github/workflows/*.yml", ".github/workflows/*.yaml")
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    index = TextIndex(path, text)
-    root = _yaml.load(index)
-    if isinstance(root, ParseProblem):
-        yield root
+    doc = _yaml.document(path, text)
+    if isinstance(doc, ParseProblem):
+        yield doc
         return
+    index, root = doc
     top_env = _yaml.scalars(_yaml.get(root, "env"))
     for job_name, job in _yaml.items(_yaml.get(root, "jobs")):
         job_env = {**top_env, **_yaml.scalars(_yaml.get(job, "env"))}
