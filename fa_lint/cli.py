@@ -12,10 +12,12 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from packaging.version import Version
+
 from fa_lint import __version__, config
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "sarif", "github")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,7 +39,8 @@ def parser() -> argparse.ArgumentParser:
         prog="fa-lint",
         description="Find flash-attn pins that cannot run paged-KV attention (flash_attn_with_kvcache "
         "block_table), in requirements, pyproject, lock, conda, Docker and shell files.",
-        epilog="Run 'fa-lint verify --help' for the runtime check on a GPU host.",
+        epilog="Run 'fa-lint verify --help' for the runtime check on a GPU host, and "
+        "'fa-lint bot-config --help' for Renovate and Dependabot configs.",
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to check (default: .)")
     p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
@@ -59,6 +62,29 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     p.add_argument("--list-rules", action="store_true", help="print every rule and exit")
     p.add_argument("--version", action="store_true", help="print the version and knowledge-base date")
+    return p
+
+
+def bot_parser() -> argparse.ArgumentParser:
+    from fa_lint.bots import BOTS, ECOSYSTEMS
+
+    p = _Parser(
+        prog="fa-lint bot-config",
+        description="Print a Renovate preset or a dependabot.yml that never proposes a flash-attn release "
+        "below the policy (the first release with block_table, or --min-version / [tool.fa-lint]).",
+    )
+    p.add_argument("bot", choices=BOTS)
+    p.add_argument("--min-version", metavar="VERSION", help="lowest flash-attn a bot may propose")
+    p.add_argument(
+        "--ecosystem",
+        action="append",
+        choices=ECOSYSTEMS,
+        help="dependabot: an update entry per ecosystem (default: pip)",
+    )
+    p.add_argument("--directory", default="/", help="dependabot: where the manifests are (default: /)")
+    p.add_argument("-o", "--output-file", metavar="FILE", help="write the config to FILE instead of stdout")
+    p.add_argument("--config", metavar="PYPROJECT", help="read [tool.fa-lint] from this file")
+    p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     return p
 
 
@@ -87,18 +113,50 @@ def _use_color(choice: str, stream: TextIO) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
+def _config(args: argparse.Namespace) -> config.Config:
+    if not args.isolated:
+        path = args.config or config.find()
+        if path:
+            return config.load(path)
+    return config.Config()
+
+
+def _min_version(args: argparse.Namespace, cfg: config.Config) -> Version | None:
+    if args.min_version:
+        return config.parse_version(args.min_version, "--min-version")
+    return cfg.min_version
+
+
+def _write(text: str, path: str | None, out: TextIO) -> None:
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        out.write(text)
+
+
+def bot_config(args: argparse.Namespace, out: TextIO) -> int:
+    from fa_lint import bots, kb
+    from fa_lint.resolve import Policy
+
+    base = kb.load()
+    min_version = _min_version(args, _config(args))
+    policy = Policy(min_version) if min_version else Policy.default(base)
+    if args.bot == "renovate":
+        text = bots.renovate(policy, base)
+    else:
+        ecosystems = tuple(dict.fromkeys(args.ecosystem or ["pip"]))
+        text = bots.dependabot(policy, base, ecosystems, args.directory)
+    _write(text, args.output_file, out)
+    return EXIT_OK
+
+
 def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from fa_lint import engine
     from fa_lint.report import FORMATS as RENDER
 
-    cfg = config.Config()
-    if not args.isolated:
-        path = args.config or config.find()
-        if path:
-            cfg = config.load(path)
-    min_version = (
-        config.parse_version(args.min_version, "--min-version") if args.min_version else cfg.min_version
-    )
+    cfg = _config(args)
+    min_version = _min_version(args, cfg)
     settings = engine.Settings(
         select=_codes(args.select) or cfg.select,
         ignore=_codes(args.ignore) or cfg.ignore,
@@ -113,12 +171,8 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     report = engine.check(paths, settings)
     if not report.files:
         err.write(f"fa-lint: no dependency files found in {', '.join(paths)}; nothing to check\n")
-    if args.output_file:
-        text = RENDER[args.format](report, color=False)
-        with open(args.output_file, "w", encoding="utf-8") as f:
-            f.write(text)
-    else:
-        out.write(RENDER[args.format](report, color=_use_color(args.color, out)))
+    color = not args.output_file and _use_color(args.color, out)
+    _write(RENDER[args.format](report, color=color), args.output_file, out)
     if args.exit_zero:
         return EXIT_OK
     strict = args.strict if args.strict is not None else cfg.strict
@@ -136,6 +190,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
 
         return verify_main(argv[1:], out=out, err=err)
     try:
+        if argv[:1] == ["bot-config"]:
+            return bot_config(bot_parser().parse_args(argv[1:]), out)
         args = parser().parse_args(argv)
         if args.version:
             out.write(_version() + "\n")

@@ -64,6 +64,6 @@ def test_knowledge_base_table_matches_the_data() -> None:
 
 def test_hook_manifest_is_generated_from_the_catalogue() -> None:
     proc = subprocess.run(
-        [sys.executable, str(REPO / "scripts/gen_hooks.py"), "--check"], capture_output=True, text=True
+        [sys.executable, str(REPO / "scripts/generate.py"), "--check"], capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stderr

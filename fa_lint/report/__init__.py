@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fa_lint.report import json_format, text
+from fa_lint.report import github, json_format, sarif, text
 
 Renderer = Callable[..., str]
 
 FORMATS: dict[str, Renderer] = {
     "text": text.render,
     "json": json_format.render,
+    "sarif": sarif.render,
+    "github": github.render,
 }

@@ -27,12 +27,17 @@ def render(report: Report, *, color: bool = False) -> str:
         if color:
             where, code = f"{_BOLD}{where}{_RESET}", f"{_COLOR[f.severity]}{code}{_RESET}"
         lines.append(f"{where} {code} {f.message}")
+    lines.append(summary(report))
+    return "\n".join(lines) + "\n"
+
+
+def summary(report: Report) -> str:
+    """'Found 1 error, 2 warnings, 0 info in 3 files.' or 'All checks passed: ...'."""
     c = counts(report)
-    summary = (
+    text = (
         f"{_plural(c['error'], 'error')}, {_plural(c['warning'], 'warning')}, {c['info']} info "
         f"in {_plural(len(report.files), 'file')}"
     )
     if report.suppressed:
-        summary += f" ({report.suppressed} suppressed)"
-    lines.append(("Found " if report.findings else "All checks passed: ") + summary + ".")
-    return "\n".join(lines) + "\n"
+        text += f" ({report.suppressed} suppressed)"
+    return ("Found " if report.findings else "All checks passed: ") + text + "."

@@ -1,0 +1,43 @@
+"""``--format github``: GitHub Actions workflow commands, shown as annotations on a pull request's diff.
+
+The escaping follows the Actions runner: in a command's message ``%``, CR and LF are percent-encoded,
+and in its properties ``:`` and ``,`` as well, since they separate the properties.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fa_lint.model import Finding, Severity
+from fa_lint.report.text import summary
+
+if TYPE_CHECKING:
+    from fa_lint.engine import Report
+
+COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(f: Finding) -> str:
+    loc = f.location
+    props = {
+        "file": loc.path,
+        "line": loc.line,
+        "col": loc.column,
+        "endLine": max(loc.end_line, loc.line),
+        "endColumn": loc.end_column,
+        "title": f"{f.code} {f.name}",
+    }
+    joined = ",".join(f"{k}={_property(str(v))}" for k, v in props.items())
+    return f"::{COMMAND[f.severity]} {joined}::{_data(f'{f.code} {f.message}')}"
+
+
+def render(report: Report, **_: object) -> str:
+    return "".join(annotation(f) + "\n" for f in report.findings) + summary(report) + "\n"

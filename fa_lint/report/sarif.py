@@ -1,0 +1,124 @@
+"""``--format sarif``: SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
+
+Paths are written relative to ``%SRCROOT%``, the folder fa-lint ran in, which is what
+``github/codeql-action/upload-sarif`` expects when fa-lint runs from the repository root.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from fa_lint.model import Finding, Location, Severity
+from fa_lint.report._common import knowledge_base, tool
+from fa_lint.rules import RULES
+
+if TYPE_CHECKING:
+    from fa_lint.engine import Report
+
+SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+ROOT = "%SRCROOT%"
+HOME = "https://github.com/fa-lint/fa-lint"
+LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def _artifact(path: str) -> dict[str, str]:
+    p = Path(path)
+    if p.is_absolute():
+        try:
+            p = p.relative_to(Path.cwd())
+        except ValueError:  # outside the run's folder: only an absolute URI can name it
+            return {"uri": p.as_uri()}
+    return {"uri": quote(PurePath(os.path.normpath(p)).as_posix()), "uriBaseId": ROOT}
+
+
+def _location(loc: Location, message: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "physicalLocation": {
+            "artifactLocation": _artifact(loc.path),
+            "region": {
+                "startLine": loc.line,
+                "startColumn": loc.column,
+                "endLine": max(loc.end_line, loc.line),
+                "endColumn": max(loc.end_column, 1),
+            },
+        }
+    }
+    if message:
+        out["message"] = {"text": message}
+    return out
+
+
+def _fingerprint(f: Finding) -> str:
+    # Line numbers are left out so that a finding keeps its identity when lines above it move.
+    key = "\0".join((f.code, f.location.path, f.requirement or "", f.environment or "", f.message))
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "ruleId": f.code,
+        "ruleIndex": index[f.code],
+        "level": LEVEL[f.severity],
+        "message": {"text": f.message},
+        "locations": [_location(f.location)],
+        "partialFingerprints": {"faLint/v1": _fingerprint(f)},
+    }
+    if f.related:
+        out["relatedLocations"] = [
+            {"id": i, **_location(r, "related flash-attn requirement")} for i, r in enumerate(f.related, 1)
+        ]
+    props = {
+        "package": f.package,
+        "requirement": f.requirement,
+        "admitted": list(f.admitted) if f.admitted is not None else None,
+        "environment": f.environment,
+    }
+    kept = {k: v for k, v in props.items() if v is not None}
+    if kept:
+        out["properties"] = kept
+    return out
+
+
+def _rules() -> list[dict[str, Any]]:
+    return [
+        {
+            "id": r.code,
+            "name": r.name,
+            "shortDescription": {"text": r.summary},
+            "helpUri": r.url,
+            "help": {"text": f"{r.summary} See {r.url}"},
+            "defaultConfiguration": {"level": LEVEL[r.severity]},
+            "properties": {"tags": ["dependencies", "flash-attn"]},
+        }
+        for r in RULES.values()
+    ]
+
+
+def render(report: Report, **_: object) -> str:
+    index = {code: i for i, code in enumerate(RULES)}
+    run = {
+        "tool": {
+            "driver": {
+                **tool(),
+                "semanticVersion": tool()["version"],
+                "informationUri": HOME,
+                "rules": _rules(),
+            }
+        },
+        "invocations": [{"executionSuccessful": True}],
+        "originalUriBaseIds": {ROOT: {"description": {"text": "The folder fa-lint ran in."}}},
+        "columnKind": "unicodeCodePoints",
+        "results": [_result(f, index) for f in report.findings],
+        "properties": {
+            "files": list(report.files),
+            "suppressed": report.suppressed,
+            "knowledgeBase": knowledge_base(report),
+        },
+    }
+    doc = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(doc, indent=2) + "\n"
