@@ -9,12 +9,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
-from typing import TextIO
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, TextIO
 
 from packaging.version import Version
 
-from fa_lint import __version__, config
+from fa_lint import __version__, config, fix
+
+if TYPE_CHECKING:
+    from fa_lint.engine import Report
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 FORMATS = ("text", "json", "sarif", "github")
@@ -55,6 +58,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--exclude", action="append", metavar="GLOB", help="skip matching paths when walking folders"
     )
+    p.add_argument(
+        "--fix", action="store_true", help="apply safe fixes in place (only the fixed spans change)"
+    )
+    p.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="with --fix or --diff, also move exact pins to another release",
+    )
+    p.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change no file")
     p.add_argument("--strict", action="store_true", default=None, help="exit 1 on warnings too")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
@@ -151,6 +163,43 @@ def bot_config(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+MAX_FIX_PASSES = 4  # a fix can make another possible: quoting a word, then raising its floor
+
+
+def _skipped(outcomes: list[fix.Outcome], err: TextIO) -> None:
+    for o in outcomes:
+        for f, why in o.skipped:
+            err.write(f"fa-lint: not fixed: {f.location}: {f.title}: {why}\n")
+
+
+def _diff(report: Report, unsafe: bool, out: TextIO, err: TextIO) -> int:
+    outcomes = fix.run(report.findings, unsafe=unsafe, dry_run=True)
+    changed = [o for o in outcomes if o.applied]
+    for o in changed:
+        out.write(o.diff())
+    _skipped(outcomes, err)
+    n = sum(len(o.applied) for o in changed)
+    err.write(f"fa-lint: {n} fix{'es' if n != 1 else ''} in {len(changed)} file(s) would be applied\n")
+    return EXIT_FINDINGS if changed else EXIT_OK
+
+
+def _fix(report: Report, recheck: Callable[[], Report], unsafe: bool, err: TextIO) -> Report:
+    fixed: dict[str, int] = {}
+    for _ in range(MAX_FIX_PASSES):
+        outcomes = fix.run(report.findings, unsafe=unsafe)
+        for o in outcomes:
+            if o.applied:
+                fixed[o.path] = fixed.get(o.path, 0) + len(o.applied)
+        if not any(o.applied for o in outcomes):
+            _skipped(outcomes, err)
+            break
+        report = recheck()
+    if fixed:
+        n = sum(fixed.values())
+        err.write(f"fa-lint: fixed {n} finding{'s' if n != 1 else ''} in {len(fixed)} file(s)\n")
+    return report
+
+
 def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from fa_lint import engine
     from fa_lint.report import FORMATS as RENDER
@@ -169,6 +218,10 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"fa-lint: no such file or folder: {', '.join(missing)}\n")
         return EXIT_USAGE
     report = engine.check(paths, settings)
+    if args.diff:
+        return _diff(report, args.unsafe_fixes, out, err)
+    if args.fix:
+        report = _fix(report, lambda: engine.check(paths, settings), args.unsafe_fixes, err)
     if not report.files:
         err.write(f"fa-lint: no dependency files found in {', '.join(paths)}; nothing to check\n")
     color = not args.output_file and _use_color(args.color, out)
@@ -208,6 +261,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         return EXIT_USAGE
     except SystemExit as exc:  # argparse's --help
         return int(exc.code or 0)
+    except BrokenPipeError:  # `fa-lint ... | head`: the reader is gone, and so is anyone to tell
+        if out is sys.stdout:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_USAGE
     except KeyboardInterrupt:
         err.write("fa-lint: interrupted\n")
         return EXIT_USAGE

@@ -15,7 +15,7 @@ from fa_lint.discover import Target, detect, discover
 from fa_lint.environments import PAIRS, build
 from fa_lint.model import FileResult, Finding, Include, Kind, Location, ParseProblem, Requirement
 from fa_lint.resolve import Policy
-from fa_lint.rules import CHECKS, Context
+from fa_lint.rules import CHECKS, Context, settle
 from fa_lint.sources import SOURCES
 
 MAX_BYTES = 16 * 1024 * 1024
@@ -182,6 +182,15 @@ def _cycles(files: dict[str, FileResult]) -> list[ParseProblem]:
     return list(found.values())
 
 
+def _settled(finding: Finding, texts: dict[str, str]) -> Finding:
+    """A shell word's fix gets the quoting its place in the file needs (or no fix)."""
+    fix = finding.fix
+    if fix is None or not fix.shell_word:
+        return finding
+    text = texts.get(fix.location.path)
+    return dataclasses.replace(finding, fix=settle(fix, text) if text is not None else None)
+
+
 def check(paths: Iterable[str], settings: Settings | None = None) -> Report:
     settings = settings or Settings()
     base = kb.load()
@@ -199,8 +208,8 @@ def check(paths: Iterable[str], settings: Settings | None = None) -> Report:
                 problems.append(rec)
     environments = build(files)
     ctx = Context(base, policy, tuple(requirements), tuple(problems), tuple(unfollowed), environments)
-    found = [f for c in CHECKS for f in c(ctx) if f.location.path not in hidden]
     texts = {p: f.text for p, f in files.items() if f.text is not None}
+    found = [_settled(f, texts) for c in CHECKS for f in c(ctx) if f.location.path not in hidden]
     kept, suppressed = decide.apply(found, texts, settings.select, settings.ignore)
     checked = tuple(p for p in files if p not in hidden)
     return Report(tuple(kept), checked, suppressed, base, policy)

@@ -154,6 +154,23 @@ class FileResult:
 
 
 @dataclass(frozen=True, slots=True)
+class Fix:
+    """Replace the text at ``location``, which must still read ``old``, with ``new``.
+
+    Safe fixes only take away what is wrong (a lower bound below the policy, a shell redirect);
+    unsafe ones change what installs (a pin moved to another release) and need ``--unsafe-fixes``.
+    """
+
+    location: Location
+    old: str
+    new: str
+    title: str
+    safe: bool = True
+    source: str = ""  # the format of the file, to check that it still parses after the edit
+    shell_word: bool = False  # the text is a shell word: quote the new text where it is bare
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     code: str
     name: str
@@ -166,3 +183,4 @@ class Finding:
     url: str = ""
     environment: str | None = None
     related: tuple[Location, ...] = ()
+    fix: Fix | None = None

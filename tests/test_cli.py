@@ -106,7 +106,7 @@ def test_text_format(project: Any) -> None:
     r = run("requirements.txt")
     first, summary = r.out.splitlines()
     assert first.startswith("requirements.txt:2:1: FAL001 ")
-    assert summary == "Found 1 error, 0 warnings, 0 info in 1 file."
+    assert summary == "Found 1 error, 0 warnings, 0 info in 1 file. 1 fixable with --fix --unsafe-fixes."
     assert "\033[" not in r.out
 
 
@@ -142,6 +142,14 @@ def test_json_contract(project: Any) -> None:
         "requirement": "flash-attn==2.4.2",
     }
     assert f["url"].endswith("docs/rules/FAL001.md")
+    assert f["fix"] == {
+        "title": "pin flash-attn==2.5.0 (an upgrade: check it)",
+        "applicability": "unsafe",
+        "edits": [
+            {"path": "requirements.txt", "line": 1, "column": 1, "end_line": 1, "end_column": 18}
+            | {"content": "flash-attn==2.5.0"}
+        ],
+    }
     assert doc["summary"] == {"files": 1, "error": 1, "warning": 0, "info": 0, "suppressed": 0}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from fa_lint.model import Finding, Location
+from fa_lint.model import Finding, Fix, Location
 from fa_lint.report._common import counts, knowledge_base, tool
 
 if TYPE_CHECKING:
@@ -24,6 +24,16 @@ def _location(loc: Location) -> dict[str, Any]:
     }
 
 
+def _fix(fix: Fix | None) -> dict[str, Any] | None:
+    if fix is None:
+        return None
+    return {
+        "title": fix.title,
+        "applicability": "safe" if fix.safe else "unsafe",
+        "edits": [{**_location(fix.location), "content": fix.new}],
+    }
+
+
 def finding(f: Finding) -> dict[str, Any]:
     return {
         "code": f.code,
@@ -37,6 +47,7 @@ def finding(f: Finding) -> dict[str, Any]:
         "url": f.url,
         "environment": f.environment,
         "related_locations": [_location(r) for r in f.related],
+        "fix": _fix(f.fix),
     }
 
 

@@ -72,6 +72,21 @@ def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
         out["relatedLocations"] = [
             {"id": i, **_location(r, "related flash-attn requirement")} for i, r in enumerate(f.related, 1)
         ]
+    if f.fix is not None:
+        region = _location(f.fix.location)["physicalLocation"]
+        out["fixes"] = [
+            {
+                "description": {"text": f.fix.title + ("" if f.fix.safe else " (unsafe: --unsafe-fixes)")},
+                "artifactChanges": [
+                    {
+                        "artifactLocation": region["artifactLocation"],
+                        "replacements": [
+                            {"deletedRegion": region["region"], "insertedContent": {"text": f.fix.new}}
+                        ],
+                    }
+                ],
+            }
+        ]
     props = {
         "package": f.package,
         "requirement": f.requirement,

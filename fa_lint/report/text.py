@@ -26,7 +26,8 @@ def render(report: Report, *, color: bool = False) -> str:
         code = f.code
         if color:
             where, code = f"{_BOLD}{where}{_RESET}", f"{_COLOR[f.severity]}{code}{_RESET}"
-        lines.append(f"{where} {code} {f.message}")
+        mark = " [*]" if f.fix is not None and f.fix.safe else ""
+        lines.append(f"{where} {code}{mark} {f.message}")
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
 
@@ -40,4 +41,12 @@ def summary(report: Report) -> str:
     )
     if report.suppressed:
         text += f" ({report.suppressed} suppressed)"
-    return ("Found " if report.findings else "All checks passed: ") + text + "."
+    text = ("Found " if report.findings else "All checks passed: ") + text + "."
+    safe = sum(1 for f in report.findings if f.fix is not None and f.fix.safe)
+    unsafe = sum(1 for f in report.findings if f.fix is not None and not f.fix.safe)
+    if safe:
+        text += f" [*] {safe} fixable with --fix"
+        text += f" ({unsafe} more with --unsafe-fixes)." if unsafe else "."
+    elif unsafe:
+        text += f" {unsafe} fixable with --fix --unsafe-fixes."
+    return text

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from fa_lint.model import FLASH_ATTN, Finding, Severity
 from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._fixes import quote_word
 
 UNQUOTED_SPECIFIER = Rule(
     "FAL007",
@@ -34,4 +35,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"fails, or installs an unconstrained '{req.raw}'"
             )
         msg = f"unquoted '{meant}': {effect}; quote it: \"{meant}\""
-        yield UNQUOTED_SPECIFIER.finding(req.location, msg, package=FLASH_ATTN, requirement=meant)
+        yield UNQUOTED_SPECIFIER.finding(
+            req.location, msg, package=FLASH_ATTN, requirement=meant, fix=quote_word(req)
+        )

@@ -11,6 +11,7 @@ from fa_lint.kb import PAGED_KV, versions
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Requirement, Severity
 from fa_lint.resolve import Assessment, Verdict, assess_range, intersect
 from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._fixes import bump_pin, raise_floor
 from fa_lint.rules._text import fix, releases, runtime, subject
 
 PAGED_KV_MISSING = Rule(
@@ -101,7 +102,7 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
         better = _better_manifest(req, ctx)
         if better:
             msg += f"; {better}"
-        return PAGED_KV_MISSING.finding(req.location, msg, **fields)
+        return PAGED_KV_MISSING.finding(req.location, msg, fix=bump_pin(req, kb, policy), **fields)
     if a.verdict is Verdict.MIXED:
         also = f"{releases(a.good)} with it" if a.good else "newer versions"
         msg = (
@@ -114,6 +115,7 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
             where = ", ".join(f"{r.version} ({r.location})" for r in locked)
             msg += f"; the lock pins {where}, which has paged KV, so installs from the lock are fine"
             fields["severity"] = Severity.INFO
+        fields["fix"] = raise_floor(req, kb, policy)
         return PAGED_KV_NOT_GUARANTEED.finding(req.location, msg, **fields)
     if a.verdict is Verdict.NONE:
         near = _nearest(req, ctx)

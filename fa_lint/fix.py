@@ -1,0 +1,135 @@
+"""``--fix``: apply the findings' edits to their files, each only at its own span, atomically.
+
+Every byte outside an edited span is kept as it was (encoding, BOM, line endings). An edit is made only
+when the span still reads what the finding saw, and a file is written only when it still parses, with
+no new problem, and now holds the new requirement.
+"""
+
+from __future__ import annotations
+
+import codecs
+import difflib
+import os
+import stat
+import tempfile
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from fa_lint.model import FLASH_ATTN, Finding, Fix, ParseProblem, Requirement
+from fa_lint.sources import SOURCES
+from fa_lint.sources._text import TextIndex
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What ``--fix`` did to one file: the edits it made and the ones it left, with the reason."""
+
+    path: str
+    before: bytes
+    after: bytes
+    applied: tuple[Fix, ...] = ()
+    skipped: tuple[tuple[Fix, str], ...] = ()
+
+    def diff(self) -> str:
+        old = self.before.decode("utf-8-sig").splitlines(keepends=True)
+        new = self.after.decode("utf-8-sig").splitlines(keepends=True)
+        lines = difflib.unified_diff(old, new, f"a/{self.path}", f"b/{self.path}")
+        return "".join(
+            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+        )
+
+
+def wanted(findings: Iterable[Finding], unsafe: bool) -> dict[str, list[Fix]]:
+    """The fixes to try, by file, in file order."""
+    by_path: dict[str, list[Fix]] = defaultdict(list)
+    for f in findings:
+        if f.fix is not None and (f.fix.safe or unsafe) and f.fix not in by_path[f.fix.location.path]:
+            by_path[f.fix.location.path].append(f.fix)
+    for fixes in by_path.values():
+        fixes.sort(key=lambda x: x.location)
+    return dict(by_path)
+
+
+def _flash_attn(records: Iterable[object]) -> tuple[list[str], int]:
+    raws = [r.raw for r in records if isinstance(r, Requirement) and r.name == FLASH_ATTN]
+    problems = sum(isinstance(r, ParseProblem) for r in records)
+    return raws, problems
+
+
+def _unquoted(text: str) -> str:
+    return text[1:-1] if len(text) > 1 and text[0] in "'\"" and text[-1] == text[0] else text
+
+
+def edit(path: str, fixes: list[Fix]) -> Outcome:
+    """The file with ``fixes`` applied in memory; nothing is written here."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        why = f"cannot read the file: {exc.strerror or exc}"
+        return Outcome(path, b"", b"", skipped=tuple((f, why) for f in fixes))
+    bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
+    try:
+        text = data[len(bom) :].decode("utf-8")
+    except UnicodeDecodeError:
+        return Outcome(path, data, data, skipped=tuple((f, "the file is not UTF-8") for f in fixes))
+    index = TextIndex(path, text)
+    applied: list[tuple[int, int, Fix]] = []
+    skipped: list[tuple[Fix, str]] = []
+    for fix in fixes:
+        loc = fix.location
+        start, end = index.offset(loc.line, loc.column), index.offset(loc.end_line, loc.end_column)
+        if text[start:end] != fix.old:
+            skipped.append((fix, f"the file no longer reads {fix.old!r} there"))
+        elif applied and start < applied[-1][1]:
+            skipped.append((fix, "it overlaps another fix; run --fix again"))
+        else:
+            applied.append((start, end, fix))
+    new_text = text
+    for start, end, fix in reversed(applied):
+        new_text = new_text[:start] + fix.new + new_text[end:]
+    if not applied:
+        return Outcome(path, data, data, skipped=tuple(skipped))
+    source = applied[0][2].source
+    if source in SOURCES:
+        before, problems_before = _flash_attn(SOURCES[source].parse(path, text))
+        after, problems_after = _flash_attn(SOURCES[source].parse(path, new_text))
+        expected = {_unquoted(f.new) for _, _, f in applied}
+        if problems_after > problems_before or len(after) != len(before) or not expected <= set(after):
+            why = "the file would not parse the same way afterwards"
+            return Outcome(path, data, data, skipped=(*skipped, *((f, why) for _, _, f in applied)))
+    after_bytes = bom + new_text.encode("utf-8")
+    return Outcome(path, data, after_bytes, tuple(f for _, _, f in applied), tuple(skipped))
+
+
+def write(path: str, data: bytes) -> None:
+    """Replace the file's bytes atomically, keeping its mode; a symlink keeps pointing at its target."""
+    real = os.path.realpath(path)
+    mode = stat.S_IMODE(os.stat(real).st_mode)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(real), prefix=".fa-lint-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, real)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def run(findings: Iterable[Finding], *, unsafe: bool = False, dry_run: bool = False) -> list[Outcome]:
+    outcomes = []
+    for path, fixes in wanted(findings, unsafe).items():
+        o = edit(path, fixes)
+        if o.applied and not dry_run:
+            try:
+                write(o.path, o.after)
+            except OSError as exc:
+                why = f"cannot write the file: {exc.strerror or exc}"
+                o = Outcome(path, o.before, o.before, skipped=(*o.skipped, *((f, why) for f in o.applied)))
+        outcomes.append(o)
+    return outcomes
