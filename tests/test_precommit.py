@@ -124,3 +124,19 @@ def test_pre_commit_runs_the_hook(tmp_path: Path) -> None:
         [*PRE_COMMIT, "run", "--all-files"], cwd=proj, env=env, capture_output=True, text=True, timeout=600
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    # With `args: [--fix]` the hook fixes the file; pre-commit fails the run because a file changed.
+    (proj / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hook_repo.as_uri()}\n    rev: {rev}\n    hooks:\n"
+        "      - id: fa-lint\n        args: [--fix]\n"
+    )
+    (proj / "requirements.txt").write_text("torch\nflash-attn>=2.0\n")
+    subprocess.run(["git", "add", "-A"], cwd=proj, check=True, env=env)
+    proc = subprocess.run(
+        [*PRE_COMMIT, "run", "--all-files"], cwd=proj, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 1 and "files were modified by this hook" in proc.stdout, proc.stdout
+    assert (proj / "requirements.txt").read_text() == "torch\nflash-attn>=2.5.0\n"
+    proc = subprocess.run(
+        [*PRE_COMMIT, "run", "--all-files"], cwd=proj, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
