@@ -183,9 +183,9 @@ def _cycles(files: dict[str, FileResult]) -> list[ParseProblem]:
 
 
 def _settled(finding: Finding, texts: dict[str, str]) -> Finding:
-    """A shell word's fix gets the quoting its place in the file needs (or no fix)."""
+    """A fix that depends on the text around it is made final here (or dropped)."""
     fix = finding.fix
-    if fix is None or not fix.shell_word:
+    if fix is None or not fix.context:
         return finding
     text = texts.get(fix.location.path)
     return dataclasses.replace(finding, fix=settle(fix, text) if text is not None else None)

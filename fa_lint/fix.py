@@ -57,10 +57,6 @@ def _flash_attn(records: Iterable[object]) -> tuple[list[str], int]:
     return raws, problems
 
 
-def _unquoted(text: str) -> str:
-    return text[1:-1] if len(text) > 1 and text[0] in "'\"" and text[-1] == text[0] else text
-
-
 def edit(path: str, fixes: list[Fix]) -> Outcome:
     """The file with ``fixes`` applied in memory; nothing is written here."""
     try:
@@ -95,7 +91,7 @@ def edit(path: str, fixes: list[Fix]) -> Outcome:
     if source in SOURCES:
         before, problems_before = _flash_attn(SOURCES[source].parse(path, text))
         after, problems_after = _flash_attn(SOURCES[source].parse(path, new_text))
-        expected = {_unquoted(f.new) for _, _, f in applied}
+        expected = {f.expect for _, _, f in applied}
         if problems_after > problems_before or len(after) != len(before) or not expected <= set(after):
             why = "the file would not parse the same way afterwards"
             return Outcome(path, data, data, skipped=(*skipped, *((f, why) for _, _, f in applied)))

@@ -167,7 +167,10 @@ class Fix:
     title: str
     safe: bool = True
     source: str = ""  # the format of the file, to check that it still parses after the edit
-    shell_word: bool = False  # the text is a shell word: quote the new text where it is bare
+    expect: str = ""  # the requirement as that format's parser will read it after the edit
+    # What the engine must settle with the file's text before the fix is final: "shell" (quote the
+    # new word where it stands bare), "toml-value" (narrow the span to the quoted version string).
+    context: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,22 @@ from tests.conftest import run
 # (file name, text before, text after --fix): one FAL002 or FAL007 per format, written as users write them.
 CASES = [
     (
+        "pyproject.toml",
+        '[tool.poetry.dependencies]\nflash-attn = "^2.0"\n',
+        '[tool.poetry.dependencies]\nflash-attn = ">=2.5.0,<3"\n',
+    ),
+    (
+        "pyproject.toml",
+        "[tool.poetry.group.gpu.dependencies]\nflash_attn = { version = '>=2.1', optional = true }\n",
+        "[tool.poetry.group.gpu.dependencies]\nflash_attn = { version = '>=2.5.0', optional = true }\n",
+    ),
+    ("Pipfile", '[packages]\nflash-attn = "*"\n', '[packages]\nflash-attn = ">=2.5.0"\n'),
+    (
+        "Pipfile",
+        '[dev-packages]\n"flash_attn" = {version = ">=2.0", index = "pypi"}\n',
+        '[dev-packages]\n"flash_attn" = {version = ">=2.5.0", index = "pypi"}\n',
+    ),
+    (
         "requirements.txt",
         "torch==2.4.0\nflash-attn>=2.0  # gpu\n",
         "torch==2.4.0\nflash-attn>=2.5.0  # gpu\n",
@@ -104,13 +120,14 @@ def test_fix_per_format(tmp_path: Path, name: str, before: str, after: str) -> N
             "requirements.txt",
             "flash-attn @ https://example.com/flash_attn-2.4.2-cp311-cp311-linux_x86_64.whl\n",
         ),
-        ("pyproject.toml", '[tool.poetry.dependencies]\nflash-attn = "^2.0"\n'),
+        ("pyproject.toml", '[tool.poetry.dependencies]\nflash-attn = "^2.0 || ^3.0"\n'),
+        ("pyproject.toml", '[tool.poetry.dependencies]\nflash-attn = "\\u003e=2.0"\n'),
+        ("Pipfile", '[packages]\nflash-attn = {index = "pypi"}\n'),
         (
             "pyproject.toml",
             '[project]\nname = "x"\nversion = "1"\ndependencies = ["flash\\u002dattn>=2.0"]\n',
         ),
         ("environment.yml", "dependencies:\n  - flash-attn 2.4.*\n"),
-        ("Pipfile", '[packages]\nflash-attn = ">=2.0"\n'),
         ("Dockerfile", "FROM python:3.11\nARG V=2.0\nRUN pip install flash-attn>=$V\n"),
         (
             "uv.lock",

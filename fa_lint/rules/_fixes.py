@@ -1,14 +1,16 @@
 """Edits that make a requirement good, for ``--fix``: built from the requirement as written.
 
-A fix is offered only where the text at the requirement's location is exactly its ``raw`` text and
-that text parses back to the requirement's specifier, so an edit never rests on a guess about the
-file's syntax (escapes, variables, Poetry carets and conda match specs all fall out here).
+A fix is offered only where the requirement's text reads back to exactly its specifier, so an edit
+never rests on a guess about the file's syntax (escapes, variables and conda match specs fall out
+here), and the fix module checks again that the file still reads that text before it writes.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import Version
@@ -16,6 +18,7 @@ from packaging.version import Version
 from fa_lint.kb import KnowledgeBase
 from fa_lint.model import Fix, Kind, Requirement, pretty
 from fa_lint.resolve import Policy, Verdict, assess_range
+from fa_lint.sources import _poetry, pipfile
 from fa_lint.sources._text import TextIndex
 
 SHELL_SOURCES = frozenset({"dockerfile", "shell", "workflow", "makefile"})
@@ -25,18 +28,24 @@ _PARTS = re.compile(
     r"(?P<head>\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\]\s*)?)(?P<spec>[^;@]*?)(?P<tail>\s*(?:;.*)?)",
     re.S,
 )
+# A Poetry or Pipfile table entry as the parsers write its raw text: name = "version".
+_TABLE = re.compile(r'(?P<name>[^\s=]+) = "(?P<version>[^"]*)"')
+_TABLE_READERS: dict[str, Callable[[str], tuple[SpecifierSet, ...]]] = {
+    "pyproject": _poetry.specifiers,
+    "pipfile": lambda text: (pipfile.specifier(text),),
+}
 
 
-def _editable(req: Requirement) -> re.Match[str] | None:
-    if (
-        req.version is not None
-        or req.url is not None
-        or req.alternatives
-        or req.unresolved
-        or req.redirected
-        or req.kind not in (Kind.INSTALL, Kind.CONSTRAINT, Kind.OVERRIDE)
-    ):
-        return None
+@dataclass(frozen=True)
+class _Written:
+    """How a requirement's version is written, and how to write another one in its place."""
+
+    old: str
+    render: Callable[[SpecifierSet], tuple[str, str]]  # -> (new text, the raw the parser will read)
+    context: str
+
+
+def _pep508(req: Requirement) -> _Written | None:
     m = _PARTS.fullmatch(req.raw)
     if m is None:
         return None
@@ -48,13 +57,48 @@ def _editable(req: Requirement) -> re.Match[str] | None:
             return None
     except InvalidSpecifier:
         return None
-    return m
-
-
-def _with(req: Requirement, m: re.Match[str], spec: SpecifierSet, title: str, safe: bool) -> Fix:
     head = m["head"] if m["spec"] else m["head"].rstrip()
-    new = f"{head}{pretty(spec)}{m['tail']}"
-    return Fix(req.location, req.raw, new, title, safe, req.source, req.source in SHELL_SOURCES)
+
+    def render(spec: SpecifierSet) -> tuple[str, str]:
+        new = f"{head}{pretty(spec)}{m['tail']}"
+        return new, new
+
+    return _Written(req.raw, render, "shell" if req.source in SHELL_SOURCES else "")
+
+
+def _table(req: Requirement) -> _Written | None:
+    m = _TABLE.fullmatch(req.raw)
+    reader = _TABLE_READERS.get(req.source)
+    if m is None or reader is None:
+        return None
+    try:
+        if reader(m["version"]) != (req.specifier,):
+            return None
+    except (InvalidSpecifier, ValueError):
+        return None
+
+    def render(spec: SpecifierSet) -> tuple[str, str]:
+        return pretty(spec), f'{m["name"]} = "{pretty(spec)}"'
+
+    return _Written(m["version"], render, "toml-value")
+
+
+def _written(req: Requirement) -> _Written | None:
+    if (
+        req.version is not None
+        or req.url is not None
+        or req.alternatives
+        or req.unresolved
+        or req.redirected
+        or req.kind not in (Kind.INSTALL, Kind.CONSTRAINT, Kind.OVERRIDE)
+    ):
+        return None
+    return _pep508(req) or _table(req)
+
+
+def _fix(req: Requirement, w: _Written, spec: SpecifierSet, title: str, safe: bool) -> Fix:
+    new, expect = w.render(spec)
+    return Fix(req.location, w.old, new, title, safe, req.source, expect, w.context)
 
 
 def _below(spec: Specifier, floor: Version) -> bool:
@@ -66,27 +110,26 @@ def _below(spec: Specifier, floor: Version) -> bool:
 
 def raise_floor(req: Requirement, kb: KnowledgeBase, policy: Policy) -> Fix | None:
     """FAL002: add ``>=min`` and drop the bounds it makes redundant; only bad releases go."""
-    m = _editable(req)
-    if m is None:
+    w = _written(req)
+    if w is None:
         return None
     floor = policy.min_version
-    kept = [s for s in req.specifier if not _below(s, floor)]
-    spec = SpecifierSet([Specifier(f">={floor}"), *kept])
+    spec = SpecifierSet([Specifier(f">={floor}"), *(s for s in req.specifier if not _below(s, floor))])
     if assess_range(spec.to_range(), kb, policy).verdict is not Verdict.OK:
         return None  # e.g. '!=2.5.*,<2.6': nothing good is left to narrow to
-    return _with(req, m, spec, f"require flash-attn{pretty(spec)}", safe=True)
+    return _fix(req, w, spec, f"require flash-attn{pretty(spec)}", safe=True)
 
 
 def bump_pin(req: Requirement, kb: KnowledgeBase, policy: Policy) -> Fix | None:
     """FAL001 on an exact ``==X`` pin: the first good release, as pip-audit --fix picks the first fix."""
-    m = _editable(req)
-    if m is None or [s.operator for s in req.specifier] != ["=="] or "*" in str(req.specifier):
+    w = _written(req)
+    if w is None or [s.operator for s in req.specifier] != ["=="] or "*" in str(req.specifier):
         return None
     good = [r for r in kb.installable if policy.good(r) and not r.version.is_prerelease]
     if not good:
         return None
     spec = SpecifierSet(f"=={good[0].version}")
-    return _with(req, m, spec, f"pin flash-attn=={good[0].version} (an upgrade: check it)", safe=False)
+    return _fix(req, w, spec, f"pin flash-attn=={good[0].version} (an upgrade: check it)", safe=False)
 
 
 def quote_word(req: Requirement) -> Fix | None:
@@ -96,28 +139,41 @@ def quote_word(req: Requirement) -> Fix | None:
         return None
     old = req.raw + req.redirected  # the redirect starts where the word ends
     span = dataclasses.replace(loc, end_column=loc.end_column + len(req.redirected))
-    return Fix(span, old, f'"{old}"', f'quote it: "{old}"', True, req.source)
+    return Fix(span, old, f'"{old}"', f'quote it: "{old}"', True, req.source, old)
 
 
 _SHELL_SPECIAL = re.compile(r"[\s<>|&;()]")
 
 
-def settle(fix: Fix, text: str) -> Fix | None:
-    """Make a shell word's new text safe where it stands: quoted if it sits bare, as FAL007 asks.
+def _shell(fix: Fix, text: str, start: int, end: int) -> Fix | None:
+    before, after = text[start - 1 : start], text[end : end + 1]
+    quoted = before in ("'", '"') and before == after
+    if quoted or not _SHELL_SPECIAL.search(fix.new):
+        return dataclasses.replace(fix, context="")
+    if not re.search(r'["$`\\]', fix.new):
+        return dataclasses.replace(fix, new=f'"{fix.new}"', context="")
+    if "'" not in fix.new:
+        return dataclasses.replace(fix, new=f"'{fix.new}'", context="")
+    return None  # no quoting keeps it one word
 
-    None when no quoting keeps it one word (it holds both kinds of quote, or shell expansions).
-    """
-    if not fix.shell_word:
+
+def _toml_value(fix: Fix, index: TextIndex, start: int, end: int) -> Fix | None:
+    found = list(re.finditer(r"=\s*([\"'])(" + re.escape(fix.old) + r")\1", index.text[start:end]))
+    if len(found) != 1:
+        return None  # no version string (Pipfile's default "*"), or one with escapes
+    s, e = start + found[0].start(2), start + found[0].end(2)
+    return dataclasses.replace(fix, location=index.location(s, e), context="")
+
+
+def settle(fix: Fix, text: str) -> Fix | None:
+    """Make a fix final against its file's text (see ``Fix.context``); None when none is safe."""
+    if not fix.context:
         return fix
     index = TextIndex(fix.location.path, text)
     loc = fix.location
     start, end = index.offset(loc.line, loc.column), index.offset(loc.end_line, loc.end_column)
-    before, after = text[start - 1 : start], text[end : end + 1]
-    quoted = before in ("'", '"') and before == after
-    if quoted or not _SHELL_SPECIAL.search(fix.new):
-        return dataclasses.replace(fix, shell_word=False)
-    if not re.search(r'["$`\\]', fix.new):
-        return dataclasses.replace(fix, new=f'"{fix.new}"', shell_word=False)
-    if "'" not in fix.new:
-        return dataclasses.replace(fix, new=f"'{fix.new}'", shell_word=False)
+    if fix.context == "shell":
+        return _shell(fix, text, start, end)
+    if fix.context == "toml-value":
+        return _toml_value(fix, index, start, end)
     return None
