@@ -35,6 +35,20 @@ def test_sarif_is_valid_against_the_oasis_schema(demo: tuple[dict[str, Any], dic
     assert errors == []
 
 
+@pytest.mark.skipif(
+    not (SARIF_SCHEMA.exists() and (SHARED / "corpus" / "files").exists()),
+    reason="the SARIF schema and the corpus live in ../shared",
+)
+def test_sarif_over_the_real_corpus_is_valid(monkeypatch: pytest.MonkeyPatch) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    monkeypatch.chdir(SHARED / "corpus")
+    doc = json.loads(run("--format", "sarif", "--isolated", "files").out)
+    results = doc["runs"][0]["results"]
+    assert len(results) > 10 and any("fixes" in r for r in results)
+    schema = json.loads(SARIF_SCHEMA.read_text())
+    assert list(jsonschema.Draft4Validator(schema).iter_errors(doc)) == []
+
+
 def test_sarif_results_match_the_json_findings(demo: tuple[dict[str, Any], dict[str, Any]]) -> None:
     sarif, plain = demo
     (run_,) = sarif["runs"]
