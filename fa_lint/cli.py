@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, TextIO
 
 from packaging.version import Version
 
-from fa_lint import __version__, config, fix
+from fa_lint import __version__, config
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
+    from fa_lint.fix import Outcome
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 FORMATS = ("text", "json", "sarif", "github")
@@ -166,13 +167,15 @@ def bot_config(args: argparse.Namespace, out: TextIO) -> int:
 MAX_FIX_PASSES = 4  # a fix can make another possible: quoting a word, then raising its floor
 
 
-def _skipped(outcomes: list[fix.Outcome], err: TextIO) -> None:
+def _skipped(outcomes: list[Outcome], err: TextIO) -> None:
     for o in outcomes:
         for f, why in o.skipped:
             err.write(f"fa-lint: not fixed: {f.location}: {f.title}: {why}\n")
 
 
 def _diff(report: Report, unsafe: bool, out: TextIO, err: TextIO) -> int:
+    from fa_lint import fix
+
     outcomes = fix.run(report.findings, unsafe=unsafe, dry_run=True)
     changed = [o for o in outcomes if o.applied]
     for o in changed:
@@ -184,6 +187,8 @@ def _diff(report: Report, unsafe: bool, out: TextIO, err: TextIO) -> int:
 
 
 def _fix(report: Report, recheck: Callable[[], Report], unsafe: bool, err: TextIO) -> Report:
+    from fa_lint import fix
+
     fixed: dict[str, int] = {}
     for _ in range(MAX_FIX_PASSES):
         outcomes = fix.run(report.findings, unsafe=unsafe)
