@@ -17,6 +17,7 @@ from fa_lint.model import FileResult, Finding, Include, Kind, Location, ParsePro
 from fa_lint.resolve import Policy
 from fa_lint.rules import CHECKS, Context, settle
 from fa_lint.sources import SOURCES
+from fa_lint.sources._text import TextIndex
 
 MAX_BYTES = 16 * 1024 * 1024
 
@@ -182,13 +183,21 @@ def _cycles(files: dict[str, FileResult]) -> list[ParseProblem]:
     return list(found.values())
 
 
-def _settled(finding: Finding, texts: dict[str, str]) -> Finding:
-    """A fix that depends on the text around it is made final here (or dropped)."""
-    fix = finding.fix
-    if fix is None or not fix.context:
-        return finding
-    text = texts.get(fix.location.path)
-    return dataclasses.replace(finding, fix=settle(fix, text) if text is not None else None)
+def _settled(findings: Iterable[Finding], texts: dict[str, str]) -> list[Finding]:
+    """Fixes that depend on the text around them are made final here (or dropped)."""
+    indexes: dict[str, TextIndex] = {}
+    out = []
+    for finding in findings:
+        fix = finding.fix
+        if fix is None or not fix.context:
+            out.append(finding)
+            continue
+        path = fix.location.path
+        if path not in indexes and path in texts:
+            indexes[path] = TextIndex(path, texts[path])
+        final = settle(fix, indexes[path]) if path in indexes else None
+        out.append(dataclasses.replace(finding, fix=final))
+    return out
 
 
 def check(paths: Iterable[str], settings: Settings | None = None) -> Report:
@@ -209,7 +218,7 @@ def check(paths: Iterable[str], settings: Settings | None = None) -> Report:
     environments = build(files)
     ctx = Context(base, policy, tuple(requirements), tuple(problems), tuple(unfollowed), environments)
     texts = {p: f.text for p, f in files.items() if f.text is not None}
-    found = [_settled(f, texts) for c in CHECKS for f in c(ctx) if f.location.path not in hidden]
+    found = _settled((f for c in CHECKS for f in c(ctx) if f.location.path not in hidden), texts)
     kept, suppressed = decide.apply(found, texts, settings.select, settings.ignore)
     checked = tuple(p for p in files if p not in hidden)
     return Report(tuple(kept), checked, suppressed, base, policy)

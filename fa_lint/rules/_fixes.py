@@ -165,15 +165,14 @@ def _toml_value(fix: Fix, index: TextIndex, start: int, end: int) -> Fix | None:
     return dataclasses.replace(fix, location=index.location(s, e), context="")
 
 
-def settle(fix: Fix, text: str) -> Fix | None:
+def settle(fix: Fix, index: TextIndex) -> Fix | None:
     """Make a fix final against its file's text (see ``Fix.context``); None when none is safe."""
     if not fix.context:
         return fix
-    index = TextIndex(fix.location.path, text)
     loc = fix.location
     start, end = index.offset(loc.line, loc.column), index.offset(loc.end_line, loc.end_column)
     if fix.context == "shell":
-        return _shell(fix, text, start, end)
+        return _shell(fix, index.text, start, end)
     if fix.context == "toml-value":
         return _toml_value(fix, index, start, end)
     return None
