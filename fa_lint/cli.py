@@ -190,8 +190,10 @@ def _fix(report: Report, recheck: Callable[[], Report], unsafe: bool, err: TextI
     from fa_lint import fix
 
     fixed: dict[str, int] = {}
+    hints: dict[str, None] = {}
     for _ in range(MAX_FIX_PASSES):
         outcomes = fix.run(report.findings, unsafe=unsafe)
+        hints.update(dict.fromkeys(fix.relock(outcomes)))
         for o in outcomes:
             if o.applied:
                 fixed[o.path] = fixed.get(o.path, 0) + len(o.applied)
@@ -202,6 +204,8 @@ def _fix(report: Report, recheck: Callable[[], Report], unsafe: bool, err: TextI
     if fixed:
         n = sum(fixed.values())
         err.write(f"fa-lint: fixed {n} finding{'s' if n != 1 else ''} in {len(fixed)} file(s)\n")
+    for hint in hints:
+        err.write(f"fa-lint: relock: {hint}\n")
     return report
 
 

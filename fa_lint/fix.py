@@ -16,7 +16,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from fa_lint.discover import detect
+from fa_lint.environments import PAIRS
 from fa_lint.model import FLASH_ATTN, Finding, Fix, ParseProblem, Requirement
+from fa_lint.rules._text import RELOCK_ALL
 from fa_lint.sources import SOURCES
 from fa_lint.sources._text import TextIndex
 
@@ -129,3 +132,29 @@ def run(findings: Iterable[Finding], *, unsafe: bool = False, dry_run: bool = Fa
                 o = Outcome(path, o.before, o.before, skipped=(*o.skipped, *((f, why) for f in o.applied)))
         outcomes.append(o)
     return outcomes
+
+
+# Which tool owns each lock format, to name the command that brings the lock in line again.
+_LOCK_TOOL = {
+    "uv.lock": "uv",
+    "poetry.lock": "poetry",
+    "pdm.lock": "pdm",
+    "pipfile.lock": "pipenv",
+    "pylock": "pylock",
+}
+
+
+def relock(outcomes: Iterable[Outcome]) -> list[str]:
+    """Locks beside a fixed manifest record its old requirement: say how to bring each in line."""
+    hints = []
+    for o in outcomes:
+        if not o.applied or o.applied[0].source not in PAIRS:
+            continue
+        folder = os.path.dirname(o.path)
+        for name in sorted(os.listdir(folder or ".")):
+            lock = os.path.join(folder, name)
+            kind = detect(lock)
+            if kind in PAIRS[o.applied[0].source]:
+                command = RELOCK_ALL[_LOCK_TOOL[kind]]
+                hints.append(f"{o.path} changed and {lock} records its old requirements: {command}")
+    return hints

@@ -245,3 +245,25 @@ def test_fix_reports_what_remains(tmp_path: Path) -> None:
     r = run("--isolated", "--fix", str(tmp_path))
     assert "fixed 1 finding in 1 file(s)" in r.err
     assert r.code == 1 and "FAL001" in r.out and "FAL002" not in r.out
+
+
+def test_fixing_a_locked_manifest_says_how_to_relock(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        '[project]\nname = "x"\nversion = "1"\ndependencies = ["flash-attn>=2.0"]\n',
+    )
+    _write(
+        tmp_path,
+        "uv.lock",
+        'version = 1\n\n[[package]]\nname = "flash-attn"\nversion = "2.6.3"\n'
+        'source = { registry = "https://pypi.org/simple" }\n',
+    )
+    _write(tmp_path, "requirements.txt", "flash-attn>=2.0\n")
+    r = run("--isolated", "--fix", str(tmp_path))
+    assert r.code == 0
+    relock = [line for line in r.err.splitlines() if "relock" in line]
+    assert relock == [
+        f"fa-lint: relock: {tmp_path / 'pyproject.toml'} changed and {tmp_path / 'uv.lock'} records its old "
+        "requirements: uv lock"
+    ]
