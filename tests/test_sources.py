@@ -284,3 +284,12 @@ def test_malformed_files_are_located_problems(
     (p,) = problems(records)
     assert span(p)[:2] == where
     assert p.message.startswith(("invalid TOML", "invalid JSON", "invalid YAML"))
+
+
+def test_requirements_options_never_leak_between_lines() -> None:
+    # The option parser is built once; append options (--hash) must still start empty on every line.
+    from fa_lint.sources.requirements import _items
+
+    text = "a==1 --hash=sha256:aa --hash=sha256:bb\nb==2 --hash=sha256:cc\nc==3\n"
+    hashes = [item.hash_options for item in _items(text)]
+    assert hashes == [["sha256:aa", "sha256:bb"], ["sha256:cc"], []]
