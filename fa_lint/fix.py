@@ -16,8 +16,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from fa_lint.discover import detect
-from fa_lint.environments import PAIRS
+from fa_lint.discover import Target
+from fa_lint.engine import companions
 from fa_lint.model import FLASH_ATTN, Finding, Fix, ParseProblem, Requirement
 from fa_lint.rules._text import RELOCK_ALL
 from fa_lint.sources import SOURCES
@@ -85,11 +85,11 @@ def edit(path: str, fixes: list[Fix]) -> Outcome:
             skipped.append((fix, "it overlaps another fix; run --fix again"))
         else:
             applied.append((start, end, fix))
+    if not applied:
+        return Outcome(path, data, data, skipped=tuple(skipped))
     new_text = text
     for start, end, fix in reversed(applied):
         new_text = new_text[:start] + fix.new + new_text[end:]
-    if not applied:
-        return Outcome(path, data, data, skipped=tuple(skipped))
     source = applied[0][2].source
     if source in SOURCES:
         before, problems_before = _flash_attn(SOURCES[source].parse(path, text))
@@ -146,15 +146,10 @@ _LOCK_TOOL = {
 
 def relock(outcomes: Iterable[Outcome]) -> list[str]:
     """Locks beside a fixed manifest record its old requirement: say how to bring each in line."""
+    fixed = [Target(o.path, o.applied[0].source, explicit=True) for o in outcomes if o.applied]
     hints = []
-    for o in outcomes:
-        if not o.applied or o.applied[0].source not in PAIRS:
-            continue
-        folder = os.path.dirname(o.path)
-        for name in sorted(os.listdir(folder or ".")):
-            lock = os.path.join(folder, name)
-            kind = detect(lock)
-            if kind in PAIRS[o.applied[0].source]:
-                command = RELOCK_ALL[_LOCK_TOOL[kind]]
-                hints.append(f"{o.path} changed and {lock} records its old requirements: {command}")
+    for manifest in fixed:
+        for lock in companions([manifest]):
+            command = RELOCK_ALL[_LOCK_TOOL[lock.source]]
+            hints.append(f"{manifest.path} changed and {lock.path} records its old requirements: {command}")
     return hints
