@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -293,3 +294,57 @@ def test_requirements_options_never_leak_between_lines() -> None:
     text = "a==1 --hash=sha256:aa --hash=sha256:bb\nb==2 --hash=sha256:cc\nc==3\n"
     hashes = [item.hash_options for item in _items(text)]
     assert hashes == [["sha256:aa", "sha256:bb"], ["sha256:cc"], []]
+
+
+@pytest.mark.parametrize(
+    ("source", "name", "text"),
+    [
+        ("shell", "install.sh", 'pip install "flash-attn==2.4.2'),
+        ("shell", "install.sh", "pip install 'flash-attn==2.4.2"),
+        ("shell", "install.sh", "pip install flash-attn==2.4.2\\"),
+        ("dockerfile", "Dockerfile", 'FROM python:3.11\nRUN pip install "flash-attn==2.4.2'),
+        (
+            "workflow",
+            ".github/workflows/ci.yml",
+            "on: push\njobs:\n  t:\n    steps:\n      - run: pip install 'flash-attn==2.4.2\n",
+        ),
+    ],
+)
+def test_unclosed_quote_or_backslash_at_the_end(source: str, name: str, text: str, tmp_path: Path) -> None:
+    # The shell would refuse the script; fa-lint still reads the requirement and never crashes.
+    (path := tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    (r,) = reqs(parse(source, path, text))
+    assert r.constraint_text == "==2.4.2"
+    line = text.splitlines()[r.location.line - 1]
+    assert line[r.location.column - 1 :].lstrip("'\"").startswith("flash-attn==2.4.2")
+
+
+def test_setup_py_keeps_pythons_own_warnings_quiet(tmp_path: Path) -> None:
+    # '\d' in a plain string: SyntaxWarning on 3.12+, DeprecationWarning before; neither is the user's output.
+    text = 'import re\nV = re.compile("\\d+")\nfrom setuptools import setup\nsetup(install_requires=["flash-attn"])\n'
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        (r,) = reqs(parse("setup.py", tmp_path / "setup.py", text))
+    assert r.location.line == 4
+    assert [str(w.message) for w in caught] == []
+
+
+def test_unusable_url_is_a_located_problem(tmp_path: Path) -> None:
+    # urlsplit raises on an unclosed IPv6 host; pip cannot use the URL, and fa-lint says so instead of crashing.
+    text = '[project]\ndependencies = ["flash-attn @ https://[::1/flash_attn-2.4.2-py3-none-any.whl"]\n'
+    (p,) = problems(parse("pyproject", tmp_path / "pyproject.toml", text))
+    assert span(p)[:2] == (2, 18)
+    assert p.message.startswith("invalid URL") and "Invalid IPv6 URL" in p.message
+    # A shell word pip cannot use is one of the many words fa-lint does not judge, as before.
+    assert (
+        parse("shell", tmp_path / "x.sh", "pip install https://[x/flash_attn-2.4.2-py3-none-any.whl\n") == []
+    )
+
+
+def test_lock_with_an_unusable_git_url_still_reports_the_pin(tmp_path: Path) -> None:
+    text = (
+        'version = 1\n[[package]]\nname = "flash-attn"\nversion = "2.4.2"\n'
+        'source = { git = "https://[x/Dao-AILab/flash-attention?tag=v2.4.2#abc" }\n'
+    )
+    (r,) = reqs(parse("uv.lock", tmp_path / "uv.lock", text))
+    assert (r.constraint_text, r.location.line) == ("==2.4.2", 3)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import urllib.parse
 from collections.abc import Iterator
 
 from packaging.markers import InvalidMarker, Marker, default_environment
@@ -13,7 +12,7 @@ from packaging.specifiers import SpecifierSet
 from fa_lint.environments import Environment
 from fa_lint.model import FLASH_ATTN, Finding, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
-from fa_lint.sources._reqs import wheel_name
+from fa_lint.sources._reqs import file_name, wheel_name
 
 WHEEL_ABI_MISMATCH = Rule(
     "FAL005",
@@ -32,7 +31,7 @@ _UNDEFINED = "importing flash_attn fails with 'ImportError: ... flash_attn_2_cud
 def _filename(req: Requirement) -> str | None:
     if not req.url:
         return None
-    name = urllib.parse.unquote(urllib.parse.urlsplit(req.url).path.rsplit("/", 1)[-1])
+    name = file_name(req.url)
     return name if name.endswith(".whl") else None
 
 

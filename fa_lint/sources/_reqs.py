@@ -52,13 +52,35 @@ def wheel_name(filename: str) -> WheelName | None:
     return WheelName(str(name), version, tag.interpreter if tag else "")
 
 
+def _split(url: str) -> urllib.parse.SplitResult | None:
+    try:
+        return urllib.parse.urlsplit(url)
+    except ValueError:  # 'https://[::1/x': urlsplit refuses an unclosed IPv6 host
+        return None
+
+
 def _url_path(url: str) -> str:
-    return urllib.parse.urlsplit(url).path
+    parts = _split(url)
+    return parts.path if parts else ""
+
+
+def invalid_url(url: str) -> str | None:
+    """Why pip could not use ``url`` at all, or None."""
+    try:
+        urllib.parse.urlsplit(url)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def file_name(url: str) -> str:
+    """The last path segment of a URL or path, unquoted: where a wheel's name sits."""
+    return urllib.parse.unquote(_url_path(url).rsplit("/", 1)[-1])
 
 
 def archive_name(url: str) -> tuple[str, Version] | None:
     """Name and version from a wheel or sdist file name at the end of a URL or path."""
-    base = urllib.parse.unquote(_url_path(url).rsplit("/", 1)[-1])
+    base = file_name(url)
     wheel = wheel_name(base)
     if wheel:
         return wheel.name, wheel.version
@@ -100,7 +122,8 @@ def version_from_url(url: str) -> Version | None:
 
 def name_from_url(url: str) -> str | None:
     """The distribution a bare URL installs, when its text says: egg fragment, file name, repo."""
-    frag = urllib.parse.urlsplit(url).fragment
+    parts = _split(url)
+    frag = parts.fragment if parts else ""
     m = re.search(r"(?:^|&)egg=([A-Za-z0-9_.-]+)", frag)
     if m:
         return normalize(m.group(1))
@@ -132,6 +155,8 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
     if looks_like_url(stripped) or looks_like_archive(stripped.split(";", 1)[0].strip()):
         url, _, marker = stripped.partition(";")
         url = url.strip()
+        if (why := invalid_url(url)) is not None:
+            return ParseProblem(location, f"invalid URL {url!r}: {why}")
         name = name_from_url(url)
         if name is None:
             return ParseProblem(location, f"cannot tell which package {url!r} installs")
@@ -149,6 +174,8 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
         req = Pep508(stripped)
     except InvalidRequirement as exc:
         return ParseProblem(location, f"invalid requirement {stripped!r}: {str(exc).splitlines()[0]}")
+    if req.url and (why := invalid_url(req.url)) is not None:
+        return ParseProblem(location, f"invalid URL {req.url!r} in {stripped!r}: {why}")
     version = version_from_url(req.url) if req.url else None
     return Requirement(
         name=normalize(req.name),

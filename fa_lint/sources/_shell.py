@@ -154,13 +154,13 @@ class _Lexer:
                 continue
             if c == "\\":
                 out.append(s[self.i + 1 : self.i + 2])
-                self.i += 2
+                self.i = min(self.i + 2, self.end)
                 continue
             if c == "'":
                 k = s.find("'", self.i + 1, self.end)
                 k = self.end if k < 0 else k
                 out.append(s[self.i + 1 : k])
-                self.i, quoted = k + 1, True
+                self.i, quoted = min(k + 1, self.end), True  # an unclosed quote ends at the end
                 continue
             if c == '"':
                 j = self.i + 1
@@ -177,7 +177,7 @@ class _Lexer:
                         piece.append(s[j])
                         j += 1
                 out.append("".join(piece))
-                self.i, quoted = j + 1, True
+                self.i, quoted = min(j + 1, self.end), True
                 continue
             if s.startswith("$(", self.i):
                 k = self._balanced(self.i + 1, "(", ")")
@@ -437,6 +437,7 @@ class Scanner:
         start, end = word.start, word.end
         if (
             word.quoted
+            and end - start >= 2
             and self.index.text[start] in "'\""
             and self.index.text[end - 1] == self.index.text[start]
         ):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from collections import defaultdict
 from collections.abc import Iterator
 
@@ -98,7 +99,10 @@ def _span(index: TextIndex, node: ast.Constant) -> tuple[int, int]:
 def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
     try:
-        tree = ast.parse(text, filename=path)
+        # '\d' in a plain string is a SyntaxWarning on 3.12+: Python's complaint, not the user's problem here
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
         start = index.offset(exc.lineno or 1, exc.offset or 1)
         yield ParseProblem(index.location(start, start), f"setup.py has a syntax error: {exc.msg}")

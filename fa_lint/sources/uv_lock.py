@@ -16,7 +16,10 @@ def _url(pkg: locks.Package) -> str | None:
     source = locks.table(pkg, "source")
     if isinstance(source.get("git"), str):
         # uv writes git sources as "https://host/repo?tag=v2.5.0#<commit>"
-        parts = urllib.parse.urlsplit(str(source["git"]))
+        try:
+            parts = urllib.parse.urlsplit(str(source["git"]))
+        except ValueError:  # an unclosed IPv6 host; the later checks see it as a URL with no version
+            return f"git+{source['git']}"
         query = urllib.parse.parse_qs(parts.query)
         ref = (query.get("tag") or query.get("rev") or query.get("branch") or [parts.fragment])[0]
         base = urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
