@@ -51,7 +51,25 @@ def block_table_key_check(files: Files) -> Evidence:
 
 def fa2_block_table_on_cuda(files: Files) -> Evidence:
     """The decode fast path (block table) is allowed for flash-attn 2 on CUDA, not only FA3."""
-    return _grep(files, r"continuous_batching", r"is_flash_attention_requested\(config, version=\[2, 3\]\)")
+    admits_2 = r"is_flash_attention_requested\(config, version=\[[^\]]*\b2\b"
+    return _grep(files, r"continuous_batching", admits_2)
+
+
+def fa4_block_table_on_cuda(files: Files) -> Evidence:
+    """flash-attn-4 takes the block-table decode path: the fast-path check admits it, with a kvcache entry.
+
+    Every release read so far imports only flash_attn.cute's varlen function for FA4 (its
+    flash_attn_with_kvcache is None, "not supported yet") and admits only FA2/FA3 to the fast path.
+    """
+    admitted = _grep(
+        files, r"continuous_batching", r"is_flash_attention_requested\(config, version=\[[^\]]*\b4\b"
+    )
+    kvcache = _grep(
+        files,
+        r"modeling_flash_attention_utils\.py$",
+        r"from flash_attn\.cute import .*flash_attn_with_kvcache",
+    )
+    return admitted if admitted and kvcache else None
 
 
 def block_table_silently_dropped(files: Files) -> Evidence:
@@ -87,6 +105,7 @@ FACTS: dict[str, Callable[[Files], Evidence]] = {
     "block_table_key_check": block_table_key_check,
     "fa2_block_table_on_cuda": fa2_block_table_on_cuda,
     "block_table_silently_dropped": block_table_silently_dropped,
+    "fa4_block_table_on_cuda": fa4_block_table_on_cuda,
 }
 
 

@@ -316,6 +316,8 @@ def test_transformers_facts_from_released_source() -> None:
     assert facts.fa2_block_table_on_cuda == Version("5.13.0")
     assert facts.silent_drop == Version("5.19.0")
     assert facts.key_check_until == Version("5.19.0")
+    assert facts.fa4_block_table_on_cuda is None  # no release read sends flash-attn-4 a block table
+    assert facts.newest_read == Version("5.24.0")
     assert facts.minimum_flash_attn(Version("5.3.0")) == Version("2.1.0")
     assert facts.minimum_flash_attn(Version("5.4.0")) == Version("2.3.3")
     assert set(facts.evidence) == {

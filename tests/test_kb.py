@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -260,3 +261,44 @@ def test_build_kb_script_refuses_to_guess(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "9.9.9 has no tag v9.9.9" in proc.stderr
     assert not (tmp_path / "o.json").exists()
+
+
+def _transformers_wheel(folder: Path, version: str, files: dict[str, str]) -> None:
+    with zipfile.ZipFile(folder / f"transformers-{version}-py3-none-any.whl", "w") as z:
+        for name, text in files.items():
+            z.writestr(name, text)
+
+
+def test_build_transformers_kb_script_finds_each_boundary(tmp_path: Path) -> None:
+    cb = "transformers/generation/continuous_batching/"
+    utils = "transformers/modeling_flash_attention_utils.py"
+    base = {
+        cb + "cache.py": "class ContinuousBatchingManager:\n    pass\n",
+        cb + "initialization.py": "fa_cuda = is_flash_attention_requested(config, version=3)\n",
+        utils: "from flash_attn.cute import flash_attn_func, flash_attn_varlen_func\n",
+    }
+    later = {
+        **base,
+        cb + "initialization.py": "fa_cuda = is_flash_attention_requested(config, version=[2, 3, 4])\n",
+        utils: "x = 1\nfrom flash_attn.cute import flash_attn_varlen_func, flash_attn_with_kvcache\n",
+    }
+    _transformers_wheel(tmp_path, "9.0.0", {k: v for k, v in base.items() if "cache.py" not in k})
+    _transformers_wheel(tmp_path, "9.1.0", base)
+    _transformers_wheel(tmp_path, "9.2.0", later)
+    out = tmp_path / "t.json"
+    script = str(REPO / "scripts/build_transformers_kb.py")
+    proc = subprocess.run([sys.executable, script, str(tmp_path), "--output", str(out)], capture_output=True)
+    assert proc.returncode == 0, proc.stderr
+    facts = json.loads(out.read_text())["facts"]
+    assert facts["continuous_batching"] == {
+        "since": "9.1.0",
+        "last_without": "9.0.0",
+        "until": None,
+        "evidence": cb + "cache.py:1",
+    }
+    assert (facts["fa2_block_table_on_cuda"]["since"], facts["fa4_block_table_on_cuda"]["since"]) == (
+        "9.2.0",
+        "9.2.0",
+    )
+    assert facts["fa4_block_table_on_cuda"]["evidence"] == cb + "initialization.py:1"
+    assert facts["block_table_key_check"] == {"since": None, "checked": ["9.0.0", "9.1.0", "9.2.0"]}

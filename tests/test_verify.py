@@ -148,6 +148,28 @@ def test_fa3_with_page_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert "passes the block table as page_table" in checks["transformers"]["reason"]
 
 
+FA4_SIG = "q, k, v, cu_seqlens_q=None, cu_seqlens_k=None, seqused_k=None, page_table=None, causal=False"
+
+
+def test_fa4_paged_kv_through_the_varlen_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As the flash-attn-4 wheel lays it out: flash_attn is a namespace package, the code under cute/.
+    files = {
+        "flash_attn/cute/__init__.py": "from .interface import flash_attn_varlen_func\n",
+        "flash_attn/cute/interface.py": f"def flash_attn_varlen_func({FA4_SIG}):\n    return q\n",
+    }
+    code, checks = verify(monkeypatch, fake_site(tmp_path, "flash-attn-4", "4.0.0b36", files))
+    assert code == 0, checks
+    assert statuses(checks)["kernel"] == "skip" and "no CUDA device" in checks["kernel"]["reason"]
+    assert "flash_attn_varlen_func(..., page_table=...)" in checks["source"]["reason"]
+    assert checks["signature"]["reason"] == "flash_attn_varlen_func accepts page_table"
+    # transformers (through 5.24) never sends flash-attn-4 a block table: nothing to fail, and it says so
+    reason = checks["transformers"]["reason"]
+    assert (
+        "only with flash-attn 2/3" in reason
+        and "flash-attn-4 it decodes through flash_attn_varlen_func" in reason
+    )
+
+
 def test_undefined_symbol_is_diagnosed_as_an_abi_mismatch(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -415,6 +437,34 @@ def test_kernel_comparison_passes_a_correct_kernel() -> None:
 def test_kernel_comparison_catches_a_lost_block_table() -> None:
     (result,) = probe.kernel_results(
         _kernel(ignore_block_table=True), "block_table", 16, "cpu", dtypes=("float16",), repeats=1
+    )
+    assert result["max_abs_error"] > result["tolerance"]
+
+
+def _varlen(ignore_seqused: bool = False) -> Any:
+    """A stand-in for FA4's flash_attn_varlen_func: reads a paged cache the caller already wrote."""
+
+    def flash_attn_varlen_func(q, k, v, seqused_k=None, page_table=None, causal=False):
+        used = seqused_k
+        if ignore_seqused:  # a kernel that attends to every slot of the pages it was given
+            used = torch.full_like(seqused_k, page_table.shape[1] * k.shape[1])
+        out, _, _ = probe.paged_reference(q, k, v, page_table, used)
+        return out.to(q.dtype), None  # (out, lse), as FA4 returns
+
+    return flash_attn_varlen_func
+
+
+def test_kernel_comparison_of_a_varlen_entry_point() -> None:
+    (result,) = probe.kernel_results(
+        _varlen(), "page_table", 16, "cpu", dtypes=("bfloat16",), repeats=1, varlen=True
+    )
+    assert result["max_abs_error"] <= result["tolerance"]
+    assert result["cache_appended"] is None  # the varlen entry point appends nothing; the caller did
+
+
+def test_kernel_comparison_of_a_varlen_entry_point_that_ignores_seqused_k() -> None:
+    (result,) = probe.kernel_results(
+        _varlen(ignore_seqused=True), "page_table", 16, "cpu", dtypes=("float16",), repeats=1, varlen=True
     )
     assert result["max_abs_error"] > result["tolerance"]
 

@@ -47,7 +47,9 @@ def test_paged_call_matches_the_reference(page_size: int) -> None:
     checks = {c["id"]: c for c in json.loads(out.getvalue())["checks"]}
     kernel = checks["kernel"]
     assert kernel["status"] == "pass", kernel
+    # flash_attn_with_kvcache appends the new token itself; FA4's varlen entry point only reads the cache
+    varlen = "flash_attn_varlen_func" in checks["signature"]["reason"]
     for result in kernel["details"]["results"]:
         assert result["max_abs_error"] <= result["tolerance"]
-        assert result["cache_appended"]
+        assert result["cache_appended"] is (None if varlen else True)
     assert code == 0

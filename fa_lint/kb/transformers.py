@@ -23,6 +23,8 @@ class TransformersFacts:
     key_check_until: Version | None  # ... until this release, where the lookup is no longer called
     fa2_block_table_on_cuda: Version  # flash-attn 2 takes the block-table decode path on CUDA
     silent_drop: Version  # a kernel without block_table/page_table silently loses the block table
+    fa4_block_table_on_cuda: Version | None  # flash-attn-4 takes the block-table path (None: no release read)
+    newest_read: Version  # the newest transformers wheel the facts were read from
     fa2_minimum: tuple[tuple[Version, Version], ...]  # (since transformers, lowest flash-attn accepted)
     evidence: dict[str, str]
 
@@ -70,6 +72,9 @@ def from_dict(doc: dict[str, Any]) -> TransformersFacts:
     def since(name: str) -> Version:
         return Version(facts[name]["since"])
 
+    def maybe(name: str) -> Version | None:
+        return Version(facts[name]["since"]) if facts[name]["since"] else None
+
     until = facts["block_table_key_check"].get("until")
     return TransformersFacts(
         continuous_batching=since("continuous_batching"),
@@ -77,6 +82,8 @@ def from_dict(doc: dict[str, Any]) -> TransformersFacts:
         key_check_until=Version(until) if until else None,
         fa2_block_table_on_cuda=since("fa2_block_table_on_cuda"),
         silent_drop=since("block_table_silently_dropped"),
+        fa4_block_table_on_cuda=maybe("fa4_block_table_on_cuda"),
+        newest_read=max(map(Version, doc["wheels_read"])),
         fa2_minimum=tuple(
             (Version(s["since"]), Version(s["flash_attn_min"])) for s in doc["fa2_minimum_on_cuda"]
         ),

@@ -267,17 +267,29 @@ def make_case(
 TOLERANCE = {"bfloat16": 2e-2, "float16": 4e-3}
 
 
-def _paged_call(fn: Any, key: str, case: Dict[str, Any], k_cache: Any, v_cache: Any) -> Any:
-    res = fn(
-        case["q"],
-        k_cache,
-        v_cache,
-        k=case["k_new"],
-        v=case["v_new"],
-        cache_seqlens=case["cache_seqlens"],
-        causal=True,
-        **{key: case["block_table"]},
-    )
+def _paged_call(fn: Any, key: str, case: Dict[str, Any], k_cache: Any, v_cache: Any, varlen: bool) -> Any:
+    if varlen:
+        # flash_attn_varlen_func (FA4) only reads the paged cache: the caller has already written the
+        # new token's k/v there, so every sequence now holds one more token than cache_seqlens says.
+        res = fn(
+            case["q"],
+            k_cache,
+            v_cache,
+            seqused_k=case["cache_seqlens"] + 1,
+            causal=True,
+            **{key: case["block_table"]},
+        )
+    else:
+        res = fn(
+            case["q"],
+            k_cache,
+            v_cache,
+            k=case["k_new"],
+            v=case["v_new"],
+            cache_seqlens=case["cache_seqlens"],
+            causal=True,
+            **{key: case["block_table"]},
+        )
     return res[0] if isinstance(res, tuple) else res
 
 
@@ -288,8 +300,14 @@ def kernel_results(
     device: str,
     dtypes: Tuple[str, ...] = ("bfloat16", "float16"),
     repeats: int = 10,
+    varlen: bool = False,
 ) -> List[Dict[str, Any]]:
-    """Run ``fn`` on paged decode batches and compare it with paged_reference, per dtype."""
+    """Run ``fn`` on paged decode batches and compare it with paged_reference, per dtype.
+
+    ``fn`` is flash_attn_with_kvcache, which appends the new k/v itself, or with ``varlen`` a
+    flash_attn_varlen_func that reads a cache the new k/v were written to beforehand; then
+    ``cache_appended`` is None, there being no append to check.
+    """
     import torch
 
     def sync() -> None:
@@ -309,15 +327,16 @@ def kernel_results(
             case["k_new"],
             case["v_new"],
         )
-        k_cache, v_cache = case["k_cache"].clone(), case["v_cache"].clone()
-        got = _paged_call(fn, key, case, k_cache, v_cache)
+        before = (k_after, v_after) if varlen else (case["k_cache"], case["v_cache"])
+        k_cache, v_cache = before[0].clone(), before[1].clone()
+        got = _paged_call(fn, key, case, k_cache, v_cache, varlen)
         sync()
         timings = []
         for _ in range(repeats):
-            kc, vc = case["k_cache"].clone(), case["v_cache"].clone()
+            kc, vc = before[0].clone(), before[1].clone()
             sync()
             start = time.perf_counter()
-            _paged_call(fn, key, case, kc, vc)
+            _paged_call(fn, key, case, kc, vc, varlen)
             sync()
             timings.append((time.perf_counter() - start) * 1e3)
         results.append(
@@ -325,7 +344,9 @@ def kernel_results(
                 "dtype": name,
                 "max_abs_error": (got.float() - expected).abs().max().item(),
                 "tolerance": TOLERANCE[name],
-                "cache_appended": bool(torch.equal(k_cache, k_after) and torch.equal(v_cache, v_after)),
+                "cache_appended": None
+                if varlen
+                else bool(torch.equal(k_cache, k_after) and torch.equal(v_cache, v_after)),
                 "ms": sorted(timings)[len(timings) // 2] if timings else 0.0,
                 "shape": {
                     "batch": 4,
@@ -341,13 +362,14 @@ def kernel_results(
 
 
 def step_kernel(args: Dict[str, Any]) -> Dict[str, Any]:
-    """A real paged call on CUDA, compared with paged_reference; new k/v appended in place."""
+    """A real paged call on CUDA, compared with paged_reference (kvcache: new k/v appended in place)."""
     import torch
 
     if not torch.cuda.is_available():
         return {"skipped": "CUDA is not available to torch " + torch.__version__}
     fn = _function(args["module"], args["function"])
-    results = kernel_results(fn, args["key"], int(args["page_size"]), "cuda")
+    varlen = args["function"] == "flash_attn_varlen_func"
+    results = kernel_results(fn, args["key"], int(args["page_size"]), "cuda", varlen=varlen)
     return {"device": torch.cuda.get_device_name(0), "results": results}
 
 
