@@ -175,6 +175,7 @@ def _skipped(outcomes: list[Outcome], err: TextIO) -> None:
 
 def _diff(report: Report, unsafe: bool, out: TextIO, err: TextIO) -> int:
     from fa_lint import fix
+    from fa_lint.report.text import plural
 
     outcomes = fix.run(report.findings, unsafe=unsafe, dry_run=True)
     changed = [o for o in outcomes if o.applied]
@@ -182,12 +183,14 @@ def _diff(report: Report, unsafe: bool, out: TextIO, err: TextIO) -> int:
         out.write(o.diff())
     _skipped(outcomes, err)
     n = sum(len(o.applied) for o in changed)
-    err.write(f"fa-lint: {n} fix{'es' if n != 1 else ''} in {len(changed)} file(s) would be applied\n")
+    fixes = f"{n} fix" if n == 1 else f"{n} fixes"
+    err.write(f"fa-lint: {fixes} in {plural(len(changed), 'file')} would be applied\n")
     return EXIT_FINDINGS if changed else EXIT_OK
 
 
 def _fix(report: Report, recheck: Callable[[], Report], unsafe: bool, err: TextIO) -> Report:
     from fa_lint import fix
+    from fa_lint.report.text import plural
 
     fixed: dict[str, int] = {}
     hints: dict[str, None] = {}
@@ -203,7 +206,7 @@ def _fix(report: Report, recheck: Callable[[], Report], unsafe: bool, err: TextI
         report = recheck()
     if fixed:
         n = sum(fixed.values())
-        err.write(f"fa-lint: fixed {n} finding{'s' if n != 1 else ''} in {len(fixed)} file(s)\n")
+        err.write(f"fa-lint: fixed {plural(n, 'finding')} in {plural(len(fixed), 'file')}\n")
     for hint in hints:
         err.write(f"fa-lint: relock: {hint}\n")
     return report

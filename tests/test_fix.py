@@ -205,7 +205,7 @@ def test_diff_changes_nothing(tmp_path: Path) -> None:
         "+flash-attn>=2.5.0",
         " flash-attn==2.4.2 ; python_version < '3.9'",
     ]
-    assert "1 fix in 1 file(s) would be applied" in r.err
+    assert "1 fix in 1 file would be applied" in r.err
     r = run("--isolated", "--diff", "--unsafe-fixes", str(path))
     assert "+flash-attn==2.5.0 ; python_version < '3.9'" in r.out.splitlines()
     assert path.read_text() == "flash-attn>=2.0\nflash-attn==2.4.2 ; python_version < '3.9'\n"
@@ -243,7 +243,7 @@ def test_fix_reports_what_remains(tmp_path: Path) -> None:
     _write(tmp_path, "requirements.txt", "flash-attn>=2.0\n")
     _write(tmp_path, "constraints.txt", "flash-attn==2.4.2\n")
     r = run("--isolated", "--fix", str(tmp_path))
-    assert "fixed 1 finding in 1 file(s)" in r.err
+    assert "fixed 1 finding in 1 file" in r.err
     assert r.code == 1 and "FAL001" in r.out and "FAL002" not in r.out
 
 

@@ -348,3 +348,21 @@ def test_lock_with_an_unusable_git_url_still_reports_the_pin(tmp_path: Path) -> 
     )
     (r,) = reqs(parse("uv.lock", tmp_path / "uv.lock", text))
     assert (r.constraint_text, r.location.line) == ("==2.4.2", 3)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("uv add 'flash-attn==2.4.2' --optional gpu", "==2.4.2"),
+        ("uv add --optional flash-attn flash-attn==2.4.2", "==2.4.2"),  # the extra is not a requirement
+        ("conda run -n py311 pip install flash-attn==2.4.2", "==2.4.2"),
+        ("micromamba run --cwd /src -p /opt/env python -m pip install flash-attn==2.4.2", "==2.4.2"),
+        ("conda run --no-capture-output -n env uv pip install flash-attn==2.4.2", "==2.4.2"),
+        ("conda run -n env python train.py flash-attn==2.4.2", None),  # runs a script, installs nothing
+        ("uv run --with rich -p 3.11 pip install flash-attn==2.4.2", "==2.4.2"),
+        ("uv run python -m pip install flash-attn==2.4.2", "==2.4.2"),
+    ],
+)
+def test_install_command_spellings(line: str, expected: str | None, tmp_path: Path) -> None:
+    found = [r.constraint_text for r in reqs(parse("shell", tmp_path / "x.sh", line + "\n"))]
+    assert found == ([expected] if expected else [])

@@ -14,7 +14,7 @@ _COLOR = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INF
 _BOLD, _RESET = "\033[1m", "\033[0m"
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
@@ -36,8 +36,8 @@ def summary(report: Report) -> str:
     """'Found 1 error, 2 warnings, 0 info in 3 files.' or 'All checks passed: ...'."""
     c = counts(report)
     text = (
-        f"{_plural(c['error'], 'error')}, {_plural(c['warning'], 'warning')}, {c['info']} info "
-        f"in {_plural(len(report.files), 'file')}"
+        f"{plural(c['error'], 'error')}, {plural(c['warning'], 'warning')}, {c['info']} info "
+        f"in {plural(len(report.files), 'file')}"
     )
     if report.suppressed:
         text += f" ({report.suppressed} suppressed)"

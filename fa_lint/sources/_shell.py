@@ -1,4 +1,4 @@
-"""Finding ``pip install`` (and ``uv pip``, ``conda install``) in shell text, with exact positions.
+"""Finding ``pip install`` (and ``uv pip``, ``uv add``, ``conda install``) in shell text, with positions.
 
 Hand-written because ``shlex`` reports no offsets and ``bashlex`` gives up on common constructs
 (heredocs, ``[[ ]]``, arrays). This lexer knows just enough of POSIX shell -- quoting, ``\\``
@@ -336,9 +336,39 @@ _PIP_INSTALL_ARGS = {
     "-b",
     "--default-index",
     "--index",
+    # uv add
+    "--optional",
+    "--marker",
+    "--tag",
+    "--branch",
+    "--rev",
+    "--package",
+    "--script",
+    "--bounds",
     *_PIP_GLOBAL_ARGS,
 }
 _CONDA_ARGS = {"-c", "--channel", "-n", "--name", "-p", "--prefix", "--file", "--override-channels"}
+_CONDA_RUN_ARGS = {"-n", "--name", "-p", "--prefix", "--cwd"}
+_UV_RUN_ARGS = {
+    "--with",
+    "--with-editable",
+    "--with-requirements",
+    "-p",
+    "--python",
+    "--extra",
+    "--group",
+    "--only-group",
+    "--no-group",
+    "--package",
+    "--env-file",
+    "--directory",
+    "--project",
+    "--index",
+    "--default-index",
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+}
 _PYTHON = re.compile(r"^(?:.*/)?python(?:\d+(?:\.\d+)*)?(?:\.exe)?$")
 _PIP = re.compile(r"^(?:.*/)?pip(?:\d+(?:\.\d+)*)?(?:\.exe)?$")
 _CONDA = re.compile(r"^(?:.*/)?(?:conda|mamba|micromamba)$")
@@ -353,7 +383,11 @@ class Install:
 
 
 def install(cmd: Command) -> Install | None:
-    """The install arguments if this command is ``pip install`` (any spelling) or ``conda install``."""
+    """The install arguments of ``pip install`` (any spelling), ``uv add`` or ``conda install``.
+
+    ``conda run -n ENV`` (and its mamba/micromamba spellings) and ``uv run`` are followed to the
+    command they run.
+    """
     words = list(cmd.words)
     while words and (words[0].text in _PREFIX or _ASSIGN.match(words[0].text)):
         first = words.pop(0).text
@@ -373,22 +407,35 @@ def install(cmd: Command) -> Install | None:
             return None
         rest = rest[2:]
     elif head in ("uv", "uv.exe") or head.endswith("/uv"):
+        if rest and rest[0].text == "add":
+            return Install("pip", rest[1:])
+        if rest and rest[0].text == "run":
+            return install(Command(_after_options(rest[1:], _UV_RUN_ARGS)))
         if not rest or rest[0].text != "pip":
             return None
         rest = rest[1:]
     elif _CONDA.match(head):
+        if rest and rest[0].text == "run":
+            return install(Command(_after_options(rest[1:], _CONDA_RUN_ARGS)))
         if not rest or rest[0].text != "install":
             return None
         return Install("conda", rest[1:])
     elif not _PIP.match(head):
         return None
-    while rest and rest[0].text.startswith("-"):
-        flag = rest.pop(0).text
-        if flag in _PIP_GLOBAL_ARGS and rest:
-            rest.pop(0)
+    rest = _after_options(rest, _PIP_GLOBAL_ARGS)
     if not rest or rest[0].text != "install":
         return None
     return Install("pip", rest[1:])
+
+
+def _after_options(words: list[Word], with_value: set[str]) -> list[Word]:
+    """The words after the leading options (``--name ENV`` takes its value along)."""
+    rest = list(words)
+    while rest and rest[0].text.startswith("-"):
+        flag = rest.pop(0).text
+        if flag in with_value and rest:
+            rest.pop(0)
+    return rest
 
 
 @dataclass
