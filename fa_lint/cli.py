@@ -223,6 +223,8 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         ignore=_codes(args.ignore) or cfg.ignore,
         min_version=min_version,
         exclude=tuple(args.exclude or ()) or cfg.exclude,
+        per_file_ignores=cfg.per_file_ignores,
+        root=cfg.root,
     )
     paths = args.paths or ["."]
     missing = [p for p in paths if not os.path.exists(p)]

@@ -19,6 +19,7 @@ KEYS = {
     "ignore": list,
     "exclude": list,
     "strict": bool,
+    "per-file-ignores": dict,
 }
 
 
@@ -34,6 +35,12 @@ class Config:
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     strict: bool = False
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, code prefixes)
+
+    @property
+    def root(self) -> str:
+        """The folder per-file-ignores globs are relative to: the config file's."""
+        return os.path.dirname(os.path.abspath(self.path)) if self.path else os.getcwd()
 
 
 def find(start: str = ".") -> str | None:
@@ -79,6 +86,10 @@ def load(path: str) -> Config:
             raise ConfigError(f"{path}: [tool.fa-lint] {key} must be a {kind.__name__}")
         if kind is list and not all(isinstance(x, str) for x in table.get(key, [])):
             raise ConfigError(f"{path}: [tool.fa-lint] {key} must be a list of strings")
+    per_file = table.get("per-file-ignores", {})
+    for glob, codes in per_file.items():
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise ConfigError(f"{path}: [tool.fa-lint] per-file-ignores {glob!r} must be a list of strings")
     mv = table.get("min-version")
     return Config(
         path=path,
@@ -87,4 +98,5 @@ def load(path: str) -> Config:
         ignore=tuple(table.get("ignore", ())),
         exclude=tuple(table.get("exclude", ())),
         strict=bool(table.get("strict", False)),
+        per_file_ignores=tuple((glob, tuple(codes)) for glob, codes in per_file.items()),
     )

@@ -1,9 +1,12 @@
-"""Which findings to keep: --select/--ignore by code prefix, and suppression comments."""
+"""Which findings to keep: --select/--ignore by code prefix, per-file ignores, suppression comments."""
 
 from __future__ import annotations
 
+import fnmatch
+import os
 import re
 from collections.abc import Iterable, Mapping
+from pathlib import PurePath
 
 from fa_lint.model import Finding
 
@@ -17,6 +20,21 @@ def selected(code: str, select: Iterable[str], ignore: Iterable[str]) -> bool:
     if select and not any(code.startswith(p) for p in select):
         return False
     return not any(code.startswith(p) for p in ignore)
+
+
+PerFile = tuple[tuple[str, tuple[str, ...]], ...]  # (glob, code prefixes), as [tool.fa-lint] has them
+
+
+def file_ignores(path: str, per_file: PerFile, root: str) -> tuple[str, ...]:
+    """The code prefixes ignored in ``path``: globs match its path relative to ``root``, or its name."""
+    rel = PurePath(os.path.relpath(os.path.abspath(path), root)).as_posix()
+    name = os.path.basename(path)
+    return tuple(
+        code
+        for glob, codes in per_file
+        if fnmatch.fnmatchcase(rel, glob) or fnmatch.fnmatchcase(name, glob)
+        for code in codes
+    )
 
 
 def suppressions(line: str) -> set[str] | None:
@@ -41,13 +59,23 @@ def suppressed(finding: Finding, lines: list[str]) -> bool:
 
 
 def apply(
-    found: Iterable[Finding], texts: Mapping[str, str], select: Iterable[str], ignore: Iterable[str]
+    found: Iterable[Finding],
+    texts: Mapping[str, str],
+    select: Iterable[str],
+    ignore: Iterable[str],
+    per_file: PerFile = (),
+    root: str = ".",
 ) -> tuple[list[Finding], int]:
     lines = {path: text.split("\n") for path, text in texts.items()}
+    ignore = tuple(ignore)
+    ignored: dict[str, tuple[str, ...]] = {}  # per file, computed once
     kept, dropped = [], 0
     seen: set[tuple[str, object]] = set()
     for f in sorted(found, key=lambda f: (f.location, f.code)):
-        if (f.code, f.location) in seen or not selected(f.code, select, ignore):
+        path = f.location.path
+        if path not in ignored:
+            ignored[path] = ignore + file_ignores(path, per_file, root) if per_file else ignore
+        if (f.code, f.location) in seen or not selected(f.code, select, ignored[path]):
             continue
         seen.add((f.code, f.location))
         if suppressed(f, lines.get(f.location.path, [])):

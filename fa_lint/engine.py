@@ -28,6 +28,8 @@ class Settings:
     ignore: tuple[str, ...] = ()
     min_version: Version | None = None
     exclude: tuple[str, ...] = ()
+    per_file_ignores: decide.PerFile = ()
+    root: str = "."  # the folder per_file_ignores globs are relative to
 
 
 @dataclass(frozen=True)
@@ -219,6 +221,8 @@ def check(paths: Iterable[str], settings: Settings | None = None) -> Report:
     ctx = Context(base, policy, tuple(requirements), tuple(problems), tuple(unfollowed), environments)
     texts = {p: f.text for p, f in files.items() if f.text is not None}
     found = _settled((f for c in CHECKS for f in c(ctx) if f.location.path not in hidden), texts)
-    kept, suppressed = decide.apply(found, texts, settings.select, settings.ignore)
+    kept, suppressed = decide.apply(
+        found, texts, settings.select, settings.ignore, settings.per_file_ignores, settings.root
+    )
     checked = tuple(p for p in files if p not in hidden)
     return Report(tuple(kept), checked, suppressed, base, policy)

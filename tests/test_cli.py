@@ -57,6 +57,8 @@ def test_usage_errors_exit_2(project: Any, args: list[str]) -> None:
         "[tool.fa-lint]\nmin-versoin = '2.6'\n",  # typo'd key
         "[tool.fa-lint]\nselect = 'FAL001'\n",  # not a list
         "[tool.fa-lint]\nmin-version = 'x'\n",
+        "[tool.fa-lint]\nper-file-ignores = ['FAL001']\n",  # not a table
+        "[tool.fa-lint.per-file-ignores]\n'legacy/*' = 'FAL001'\n",  # codes not a list
     ],
 )
 def test_config_errors_exit_2(project: Any, config: str) -> None:
@@ -70,6 +72,28 @@ def test_config_found_in_parent_folder(project: Any) -> None:
     os.chdir(root / "sub")
     assert run().code == 0
     assert run("--isolated").code == 1
+
+
+def test_per_file_ignores(project: Any) -> None:
+    root = project(
+        {
+            "pyproject.toml": "[tool.fa-lint.per-file-ignores]\n"
+            '"legacy/*" = ["FAL001"]\n'
+            '"Pipfile.lock" = ["FAL"]\n',  # JSON has no comments to suppress with
+            "legacy/requirements.txt": OLD + MIXED,
+            "requirements.txt": OLD,
+            "Pipfile.lock": '{"default": {"flash-attn": {"version": "==2.4.2"}}}\n',
+        }
+    )
+    expected = [("legacy/requirements.txt", 2, "FAL002"), ("requirements.txt", 1, "FAL001")]
+    assert run("--format", "json").codes() == expected
+    # globs are relative to the pyproject that holds them, wherever fa-lint runs from
+    os.chdir(root / "legacy")
+    assert run("--format", "json", ".").codes() == [("requirements.txt", 2, "FAL002")]
+    assert run("--format", "json", "--isolated", ".").codes() == [
+        ("requirements.txt", 1, "FAL001"),
+        ("requirements.txt", 2, "FAL002"),
+    ]
 
 
 def test_no_files_is_a_clean_run_with_a_notice(project: Any) -> None:
