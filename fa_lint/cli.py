@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from fa_lint.fix import Outcome
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "json", "sarif", "github", "gitlab")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -111,3 +111,19 @@ def test_workflow_installs_this_release_and_runs_the_cli_it_documents(
     r = run(*gate[1:])
     assert r.code == 1
     assert r.out.startswith("::error file=Dockerfile,line=8,")
+
+
+def test_gitlab_job_in_the_docs_writes_the_report_it_uploads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = (REPO / "docs" / "pull-requests.md").read_text()
+    block = text.split("## GitLab merge requests", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    job = yaml.safe_load(block)["fa-lint"]
+    assert f"@v{__version__}" in job["script"][0]
+    shutil.copytree(REPO / "examples" / "demo", tmp_path / "repo")
+    monkeypatch.chdir(tmp_path / "repo")
+    r = run(*shlex.split(job["script"][1])[1:])
+    assert r.code == 1 and r.out == ""  # error findings fail the job; the report still gets written
+    issues = json.loads(Path(job["artifacts"]["reports"]["codequality"]).read_text())
+    assert issues[0]["location"] == {"path": "Dockerfile", "lines": {"begin": 8, "end": 8}}
+    assert job["artifacts"]["when"] == "always"

@@ -1,4 +1,4 @@
-"""SARIF and GitHub annotations say what the JSON report says, in each consumer's own terms."""
+"""SARIF, GitHub annotations and GitLab Code Quality say what the JSON report says, in their own terms."""
 
 from __future__ import annotations
 
@@ -163,3 +163,48 @@ def test_info_findings_are_notices_and_notes(tmp_path: Path) -> None:
     assert [r["level"] for r in sarif["runs"][0]["results"]] == ["note"]
     lines = run("--format", "github", "--isolated", str(tmp_path)).out.splitlines()
     assert lines[0].startswith("::notice ")
+
+
+# --- GitLab Code Quality ---------------------------------------------------------------------------------
+
+
+def _gitlab(*argv: str) -> list[dict[str, Any]]:
+    r = run("--format", "gitlab", "--isolated", *argv)
+    assert r.code in (0, 1), r.err
+    issues: list[dict[str, Any]] = json.loads(r.out)
+    return issues
+
+
+def test_gitlab_issues_match_the_json_findings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    issues, plain = _gitlab("examples/demo"), run("--format", "json", "--isolated", "examples/demo").json
+    severity = {"error": "major", "warning": "minor", "info": "info"}
+    assert len(issues) == len(plain["findings"]) > 0
+    for issue, f in zip(issues, plain["findings"], strict=True):
+        assert issue["check_name"] == f"{f['code']} {f['name']}"
+        assert issue["description"] == f"{f['code']} {f['message']}"
+        assert issue["severity"] == severity[f["severity"]]
+        assert issue["location"] == {"path": f["path"], "lines": {"begin": f["line"], "end": f["end_line"]}}
+    assert len({i["fingerprint"] for i in issues}) == len(issues)
+
+
+def test_gitlab_fingerprints_are_unique_and_survive_lines_moving(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GitLab keeps one issue per fingerprint: the same pin twice in a file must stay two issues.
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / "install.sh"
+    script.write_text("pip install flash-attn==2.4.2\npip install flash-attn==2.4.2\n")
+    first = _gitlab("install.sh")
+    script.write_text("set -e\n\npip install flash-attn==2.4.2\npip install flash-attn==2.4.2\n")
+    assert len({i["fingerprint"] for i in first}) == 2
+    for named in (str(script), "./install.sh", "."):  # however the file is named on the command line
+        moved = _gitlab(named)
+        assert [i["location"]["lines"]["begin"] for i in moved] == [3, 4]
+        assert [i["location"]["path"] for i in moved] == ["install.sh", "install.sh"]
+        assert [i["fingerprint"] for i in moved] == [i["fingerprint"] for i in first], named
+
+
+def test_gitlab_clean_run_is_an_empty_list(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("flash-attn>=2.5.0\n")
+    assert _gitlab(str(tmp_path)) == []

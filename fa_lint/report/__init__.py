@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fa_lint.report import github, json_format, sarif, text
+from fa_lint.report import github, gitlab, json_format, sarif, text
 
 Renderer = Callable[..., str]
 
@@ -13,4 +13,5 @@ FORMATS: dict[str, Renderer] = {
     "json": json_format.render,
     "sarif": sarif.render,
     "github": github.render,
+    "gitlab": gitlab.render,
 }

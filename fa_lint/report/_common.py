@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
 from collections import Counter
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from fa_lint import __version__
+from fa_lint.model import Finding
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
@@ -29,3 +34,26 @@ def knowledge_base(report: Report) -> dict[str, Any]:
 
 def tool() -> dict[str, str]:
     return {"name": "fa-lint", "version": __version__}
+
+
+def fingerprint(f: Finding) -> str:
+    """A finding's identity across runs: line numbers are left out, so it survives lines moving above it.
+
+    Paths count as relative to the run's folder, however the files were named on the command line
+    (``install.sh``, ``./install.sh`` or ``$PWD/install.sh``): the environment and message name them too.
+    """
+    path = relative(f.location.path) or f.location.path
+    key = "\0".join((f.code, path, f.requirement or "", f.environment or "", f.message))
+    key = re.sub(r"(?<![\w./-])\./", "", key.replace(os.getcwd() + os.sep, ""))
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def relative(path: str) -> str | None:
+    """``path`` as a POSIX path relative to the folder fa-lint ran in; None when it lies outside."""
+    p = Path(path)
+    if p.is_absolute():
+        try:
+            p = p.relative_to(Path.cwd())
+        except ValueError:
+            return None
+    return PurePath(os.path.normpath(p)).as_posix()

@@ -6,15 +6,13 @@ Paths are written relative to ``%SRCROOT%``, the folder fa-lint ran in, which is
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from fa_lint.model import Finding, Location, Severity
-from fa_lint.report._common import knowledge_base, tool
+from fa_lint.report._common import fingerprint, knowledge_base, relative, tool
 from fa_lint.rules import RULES
 
 if TYPE_CHECKING:
@@ -27,13 +25,10 @@ LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "n
 
 
 def _artifact(path: str) -> dict[str, str]:
-    p = Path(path)
-    if p.is_absolute():
-        try:
-            p = p.relative_to(Path.cwd())
-        except ValueError:  # outside the run's folder: only an absolute URI can name it
-            return {"uri": p.as_uri()}
-    return {"uri": quote(PurePath(os.path.normpath(p)).as_posix()), "uriBaseId": ROOT}
+    rel = relative(path)
+    if rel is None:  # outside the run's folder: only an absolute URI can name it
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(rel), "uriBaseId": ROOT}
 
 
 def _location(loc: Location, message: str | None = None) -> dict[str, Any]:
@@ -53,12 +48,6 @@ def _location(loc: Location, message: str | None = None) -> dict[str, Any]:
     return out
 
 
-def _fingerprint(f: Finding) -> str:
-    # Line numbers are left out so that a finding keeps its identity when lines above it move.
-    key = "\0".join((f.code, f.location.path, f.requirement or "", f.environment or "", f.message))
-    return hashlib.sha256(key.encode()).hexdigest()[:32]
-
-
 def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "ruleId": f.code,
@@ -66,7 +55,7 @@ def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
         "level": LEVEL[f.severity],
         "message": {"text": f.message},
         "locations": [_location(f.location)],
-        "partialFingerprints": {"faLint/v1": _fingerprint(f)},
+        "partialFingerprints": {"faLint/v1": fingerprint(f)},
     }
     if f.related:
         out["relatedLocations"] = [
