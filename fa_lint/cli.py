@@ -141,11 +141,14 @@ def _min_version(args: argparse.Namespace, cfg: config.Config) -> Version | None
 
 
 def _write(text: str, path: str | None, out: TextIO) -> None:
-    if path:
+    if not path:
+        out.write(text)
+        return
+    try:
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
-    else:
-        out.write(text)
+    except OSError as exc:
+        raise _UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def bot_config(args: argparse.Namespace, out: TextIO) -> int:
@@ -252,11 +255,11 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     out, err = out or sys.stdout, err or sys.stderr
-    if argv[:1] == ["verify"]:
-        from fa_lint.verify.cli import main as verify_main
-
-        return verify_main(argv[1:], out=out, err=err)
     try:
+        if argv[:1] == ["verify"]:  # inside the try: Ctrl-C and a closed pipe end it cleanly too
+            from fa_lint.verify.cli import main as verify_main
+
+            return verify_main(argv[1:], out=out, err=err)
         if argv[:1] == ["bot-config"]:
             return bot_config(bot_parser().parse_args(argv[1:]), out)
         args = parser().parse_args(argv)

@@ -41,7 +41,13 @@ def test_strict_from_config(project: Any) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [["--format", "xml"], ["--no-such-option"], ["--min-version", "not-a-version"], ["missing.txt"]],
+    [
+        ["--format", "xml"],
+        ["--no-such-option"],
+        ["--min-version", "not-a-version"],
+        ["missing.txt"],
+        ["-o", "no-such-folder/report.json"],
+    ],
 )
 def test_usage_errors_exit_2(project: Any, args: list[str]) -> None:
     project({"requirements.txt": OLD})

@@ -214,6 +214,14 @@ def test_no_flash_attn_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     assert "no flash-attn distribution is installed" in checks["distributions"]["reason"]
 
 
+def test_an_unwritable_output_file_is_a_usage_error(tmp_path: Path) -> None:
+    err = io.StringIO()
+    target = tmp_path / "missing" / "verify.json"
+    args = ["verify", "--python", sys.executable, "--format", "json", "-o", str(target)]
+    assert cli_main(args, out=io.StringIO(), err=err) == 2
+    assert f"fa-lint verify: error: cannot write {target}: No such file or directory" in err.getvalue()
+
+
 def test_text_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", str(fake_site(tmp_path, *fa2("2.6.3"))))
     out = io.StringIO()

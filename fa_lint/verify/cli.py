@@ -134,8 +134,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     )
     text = render_json(python, checks) if args.format == "json" else render_text(python, checks, color)
     if args.output_file:
-        with open(args.output_file, "w", encoding="utf-8") as f:
-            f.write(text)
+        try:
+            with open(args.output_file, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as exc:
+            err.write(f"fa-lint verify: error: cannot write {args.output_file}: {exc.strerror or exc}\n")
+            return 2
     else:
         out.write(text)
     return 1 if any(c.status == "fail" for c in checks) else 0
