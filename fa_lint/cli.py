@@ -60,6 +60,12 @@ def parser() -> argparse.ArgumentParser:
         "--exclude", action="append", metavar="GLOB", help="skip matching paths when walking folders"
     )
     p.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="leave out what .gitignore leaves out when walking folders (default: on)",
+    )
+    p.add_argument(
         "--fix", action="store_true", help="apply safe fixes in place (only the fixed spans change)"
     )
     p.add_argument(
@@ -226,6 +232,7 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         ignore=_codes(args.ignore) or cfg.ignore,
         min_version=min_version,
         exclude=tuple(args.exclude or ()) or cfg.exclude,
+        respect_gitignore=cfg.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore,
         per_file_ignores=cfg.per_file_ignores,
         root=cfg.root,
     )

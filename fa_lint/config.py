@@ -19,6 +19,7 @@ KEYS = {
     "ignore": list,
     "exclude": list,
     "strict": bool,
+    "respect-gitignore": bool,
     "per-file-ignores": dict,
 }
 
@@ -35,6 +36,7 @@ class Config:
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     strict: bool = False
+    respect_gitignore: bool = True
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, code prefixes)
 
     @property
@@ -98,5 +100,6 @@ def load(path: str) -> Config:
         ignore=tuple(table.get("ignore", ())),
         exclude=tuple(table.get("exclude", ())),
         strict=bool(table.get("strict", False)),
+        respect_gitignore=bool(table.get("respect-gitignore", True)),
         per_file_ignores=tuple((glob, tuple(codes)) for glob, codes in per_file.items()),
     )

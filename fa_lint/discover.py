@@ -6,8 +6,10 @@ import fnmatch
 import os
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+
+from pathspec import GitIgnoreSpec
 
 from fa_lint.sources import SOURCES
 
@@ -136,7 +138,47 @@ def is_skipped_dir(entry: os.DirEntry[str]) -> bool:
     return os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
 
 
-def _walk(root: str, exclude: tuple[str, ...]) -> Iterator[Target]:
+@dataclass
+class GitIgnore:
+    """What the repository's ``.gitignore`` files leave out, as git reads them.
+
+    Each folder's file speaks for the paths below it, and the deepest one with a matching pattern
+    decides (its ``!pattern`` included). The files are read up to the repository's top (the folder
+    holding ``.git``), or up to the filesystem's root outside any repository, each folder once.
+    ``.git/info/exclude`` and the global excludes file are not read.
+    """
+
+    _folders: dict[str, tuple[GitIgnoreSpec | None, bool]] = field(default_factory=dict)
+
+    def _folder(self, folder: str) -> tuple[GitIgnoreSpec | None, bool]:
+        """The folder's .gitignore, and whether it is a repository's top."""
+        if folder not in self._folders:
+            spec = None
+            try:
+                with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as f:
+                    spec = GitIgnoreSpec.from_lines(f.read().splitlines())
+            except (OSError, ValueError):  # none there, or a pattern git itself would skip
+                pass
+            self._folders[folder] = (spec, os.path.exists(os.path.join(folder, ".git")))
+        return self._folders[folder]
+
+    def __call__(self, path: str, is_dir: bool = False) -> bool:
+        target = os.path.abspath(path)
+        folder = os.path.dirname(target)
+        while True:
+            spec, top = self._folder(folder)
+            if spec is not None:
+                rel = os.path.relpath(target, folder).replace(os.sep, "/") + ("/" if is_dir else "")
+                include = spec.check_file(rel).include
+                if include is not None:
+                    return include
+            parent = os.path.dirname(folder)
+            if top or parent == folder:
+                return False
+            folder = parent
+
+
+def _walk(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Iterator[Target]:
     try:
         entries = sorted(os.scandir(root), key=lambda e: e.name)
     except OSError:
@@ -146,20 +188,25 @@ def _walk(root: str, exclude: tuple[str, ...]) -> Iterator[Target]:
         if any(fnmatch.fnmatch(rel, x) or fnmatch.fnmatch(entry.name, x) for x in exclude):
             continue
         if entry.is_dir(follow_symlinks=False):
-            if not is_skipped_dir(entry):
-                yield from _walk(entry.path, exclude)
+            if not is_skipped_dir(entry) and not (ignored and ignored(entry.path, is_dir=True)):
+                yield from _walk(entry.path, exclude, ignored)
         elif entry.is_file():
             fmt = detect(rel)
-            if fmt is not None:
+            if fmt is not None and not (ignored and ignored(entry.path)):
                 yield Target(rel, fmt, explicit=False)
 
 
-def discover(paths: Iterable[str], exclude: tuple[str, ...] = ()) -> Iterator[Target]:
-    """Files as given are always checked; folders are walked for the names the catalogue knows."""
+def discover(
+    paths: Iterable[str], exclude: tuple[str, ...] = (), ignored: GitIgnore | None = None
+) -> Iterator[Target]:
+    """Files as given are always checked; folders are walked for the names the catalogue knows.
+
+    With ``ignored``, the walk leaves out what ``.gitignore`` leaves out, as ruff and black do.
+    """
     seen: set[str] = set()
     for path in paths:
         if os.path.isdir(path):
-            found: Iterable[Target] = _walk(path, exclude)
+            found: Iterable[Target] = _walk(path, exclude, ignored)
         else:
             found = [Target(path, detect(path) or _fallback(path), explicit=True)]
         for target in found:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from packaging.version import Version
 
 from fa_lint import decide, kb
-from fa_lint.discover import Target, detect, discover
+from fa_lint.discover import GitIgnore, Target, detect, discover
 from fa_lint.environments import PAIRS, build
 from fa_lint.model import FileResult, Finding, Include, Kind, Location, ParseProblem, Requirement
 from fa_lint.resolve import Policy
@@ -30,6 +30,7 @@ class Settings:
     exclude: tuple[str, ...] = ()
     per_file_ignores: decide.PerFile = ()
     root: str = "."  # the folder per_file_ignores globs are relative to
+    respect_gitignore: bool = True
 
 
 @dataclass(frozen=True)
@@ -88,10 +89,11 @@ def _include_path(including: str, target: str) -> str:
     return os.path.normpath(os.path.join(os.path.dirname(including), target))
 
 
-def companions(targets: list[Target]) -> list[Target]:
+def companions(targets: list[Target], ignored: GitIgnore | None = None) -> list[Target]:
     """Lockfiles beside the manifests being checked: they say what really installs.
 
     They are read for context only; findings in them are reported when they are checked themselves.
+    A lock that ``ignored`` says git leaves out is local state, not what the project installs.
     """
     named = {os.path.normpath(t.path) for t in targets}
     out = []
@@ -108,7 +110,12 @@ def companions(targets: list[Target]) -> list[Target]:
         for name in listed[folder]:
             path = os.path.join(folder, name)
             fmt = detect(path)
-            if fmt in PAIRS[t.source] and os.path.normpath(path) not in named and os.path.isfile(path):
+            if (
+                fmt in PAIRS[t.source]
+                and os.path.normpath(path) not in named
+                and os.path.isfile(path)
+                and not (ignored and ignored(path))
+            ):
                 named.add(os.path.normpath(path))
                 out.append(Target(path, fmt, explicit=False))
     return out
@@ -206,8 +213,9 @@ def check(paths: Iterable[str], settings: Settings | None = None) -> Report:
     settings = settings or Settings()
     base = kb.load()
     policy = Policy(settings.min_version) if settings.min_version else Policy.default(base)
-    targets = list(discover(paths, settings.exclude))
-    context = companions(targets)
+    ignored = GitIgnore() if settings.respect_gitignore else None
+    targets = list(discover(paths, settings.exclude, ignored))
+    context = companions(targets, ignored)
     files, problems, unfollowed = load([*targets, *context])
     hidden = {c.path for c in context}
     requirements: list[Requirement] = []

@@ -102,6 +102,52 @@ def test_per_file_ignores(project: Any) -> None:
     ]
 
 
+def test_walks_leave_out_what_gitignore_leaves_out(project: Any) -> None:
+    root = project(
+        {
+            ".git/HEAD": "",
+            ".gitignore": "checkpoints/\nrequirements.local.txt\n",
+            "requirements.txt": OLD,
+            "requirements.local.txt": OLD,
+            "checkpoints/requirements.txt": OLD,
+            "sub/.gitignore": "vendored/\n!requirements.local.txt\n",  # the deeper file decides
+            "sub/requirements.local.txt": OLD,
+            "sub/vendored/requirements.txt": OLD,
+        }
+    )
+
+    def paths(*args: str) -> list[str]:
+        return sorted(p for p, _, _ in run("--format", "json", *args).codes())
+
+    assert paths() == ["requirements.txt", "sub/requirements.local.txt"]
+    everything = [
+        "checkpoints/requirements.txt",
+        "requirements.local.txt",
+        "requirements.txt",
+        "sub/requirements.local.txt",
+        "sub/vendored/requirements.txt",
+    ]
+    assert paths("--no-respect-gitignore") == everything
+    assert paths("checkpoints/requirements.txt") == ["checkpoints/requirements.txt"]  # named: checked
+    (root / "pyproject.toml").write_text("[tool.fa-lint]\nrespect-gitignore = false\n")
+    assert paths() == everything
+    assert paths("--respect-gitignore") == ["requirements.txt", "sub/requirements.local.txt"]
+
+
+def test_gitignore_files_above_the_repository_do_not_apply(project: Any) -> None:
+    files = {
+        ".gitignore": "*.txt\n",
+        "requirements.txt": OLD,
+        "repo/.git/HEAD": "",
+        "repo/requirements.txt": OLD,
+    }
+    root = project(files)
+    os.chdir(root / "repo")
+    assert run("--format", "json").codes() == [("requirements.txt", 1, "FAL001")]
+    os.chdir(root)  # outside any repository a .gitignore still speaks, but not inside a nested one
+    assert run("--format", "json").codes() == [("repo/requirements.txt", 1, "FAL001")]
+
+
 def test_no_files_is_a_clean_run_with_a_notice(project: Any) -> None:
     project({"README.md": "nothing here\n"})
     r = run()

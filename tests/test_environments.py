@@ -128,6 +128,15 @@ def test_good_lock_reduces_a_range_warning_to_info(project: Any) -> None:
     assert run().code == 0 and run("--strict").code == 0
 
 
+def test_a_gitignored_lock_is_local_state_not_context(project: Any) -> None:
+    # Libraries often keep their lock out of git: what it pins is this machine's, not the project's.
+    project({**_uv_project(">=2.0", "2.6.3"), ".git/HEAD": "", ".gitignore": "uv.lock\n"})
+    (f,) = findings()
+    assert (f["code"], f["severity"], f["path"]) == ("FAL002", "warning", "pyproject.toml")
+    (f,) = findings("--no-respect-gitignore")
+    assert f["severity"] == "info"
+
+
 def test_old_lock_is_the_error_and_the_manifest_allows_better(project: Any) -> None:
     project(_uv_project(">=2.0", "2.4.2"))
     found = findings()
