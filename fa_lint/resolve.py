@@ -86,7 +86,22 @@ def assess(req: Requirement, kb: KnowledgeBase, policy: Policy) -> Assessment:
         return assess_version(req.version, kb, policy)
     if req.url is not None:
         return Assessment(Verdict.UNKNOWN)
-    return assess_range(req.version_range, kb, policy)
+    found = assess_range(req.version_range, kb, policy)
+    if found.verdict is Verdict.NONE and req.scope == "conda":
+        return _conda_numbers(req.version_range, kb, policy) or found
+    return found
+
+
+def _conda_numbers(rng: VersionRange, kb: KnowledgeBase, policy: Policy) -> Assessment | None:
+    """A conda package's version, judged by the upstream release it was built from.
+
+    conda-forge numbers its build of a tag without PyPI's ``.postN`` (2.7.4 for PyPI's 2.7.4.post1),
+    and fa-lint has no list of conda-forge's builds; so a conda spec that matches no PyPI release but
+    one such number is judged as that version, rather than called uninstallable.
+    """
+    numbers = {Version(r.version.base_version) for r in kb.installable}
+    matched = [v for v in numbers if rng.contains(v)]
+    return assess_version(matched[0], kb, policy) if len(matched) == 1 else None
 
 
 def intersect(reqs: Iterable[Requirement]) -> VersionRange:

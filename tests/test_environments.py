@@ -420,6 +420,28 @@ def test_conda_pip_section_replaces_the_conda_package(project: Any) -> None:
     assert [(f["path"], f["code"]) for f in findings()] == [("reqs.txt", "FAL001")]
 
 
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("flash-attn==2.7.4", []),  # conda-forge's number for PyPI's 2.7.4.post1: paged KV
+        ("flash-attn==2.4.3", ["FAL001"]),  # the 2.4.3 tag (PyPI: 2.4.3.post1): no paged KV
+        ("flash-attn>2.7.4,<2.7.4.post1", ["FAL003"]),  # no release number at all: still no release
+        ("flash-attn==9.9.9", ["FAL008"]),  # past the knowledge base, as on PyPI
+    ],
+)
+def test_conda_versions_are_judged_by_the_release_they_carry(
+    project: Any, spec: str, expected: list[str]
+) -> None:
+    # fa-lint has no list of conda-forge's builds, which drop PyPI's .postN: a conda spec that no PyPI
+    # release matches is judged by the upstream release its number names, not called uninstallable.
+    project({"environment.yml": f"dependencies:\n  - {spec}\n"})
+    assert [f["code"] for f in findings()] == expected
+    # the same spec for pip still answers to PyPI's releases
+    project({"environment.yml": f"dependencies:\n  - pip:\n    - {spec}\n"})
+    pip = ["FAL003"] if spec.endswith(("2.7.4", "2.4.3")) else expected
+    assert [f["code"] for f in findings()] == pip
+
+
 def test_named_pylock_beside_the_manifest_is_its_lock(project: Any) -> None:
     project(
         {
