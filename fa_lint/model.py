@@ -75,7 +75,7 @@ class Requirement:
     scope: str = ""  # the part of the file, e.g. "project.dependencies", "extra:gpu", "stage:build"
     unresolved: str | None = None  # a variable the file never gives a value, e.g. "${FA_VER}"
     redirected: str | None = None  # text an unquoted shell ">" or "<" took away from the spec
-    tool: str | None = None  # the tool that owns a lock entry: "uv", "poetry", "pdm", "pipenv"
+    tool: str | None = None  # a lock entry's owner ("uv", "poetry", "pdm", "pipenv"), or "conda"
     step: int = 0  # which install command of a script or image, in order (a later one replaces earlier)
 
     @property

@@ -87,7 +87,7 @@ def assess(req: Requirement, kb: KnowledgeBase, policy: Policy) -> Assessment:
     if req.url is not None:
         return Assessment(Verdict.UNKNOWN)
     found = assess_range(req.version_range, kb, policy)
-    if found.verdict is Verdict.NONE and req.scope == "conda":
+    if found.verdict is Verdict.NONE and req.tool == "conda":
         return _conda_numbers(req.version_range, kb, policy) or found
     return found
 

@@ -440,6 +440,9 @@ def test_conda_versions_are_judged_by_the_release_they_carry(
     project({"environment.yml": f"dependencies:\n  - pip:\n    - {spec}\n"})
     pip = ["FAL003"] if spec.endswith(("2.7.4", "2.4.3")) else expected
     assert [f["code"] for f in findings()] == pip
+    # conda install in a Dockerfile is conda too
+    project({"Dockerfile": f"FROM continuumio/miniconda3\nRUN conda install -y '{spec}'\n"})
+    assert [f["code"] for f in findings("Dockerfile")] == expected
 
 
 def test_named_pylock_beside_the_manifest_is_its_lock(project: Any) -> None:

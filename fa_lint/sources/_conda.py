@@ -68,5 +68,6 @@ def matchspec(text: str, location: Location, source: str, **fields: Any) -> Requ
         source=source,
         specifier=alternatives[0],
         alternatives=alternatives if len(alternatives) > 1 else (),
+        tool="conda",
         **fields,
     )
