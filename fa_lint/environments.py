@@ -3,8 +3,9 @@
 An environment is what one install puts together: a requirements file with its ``-r``/``-c`` chain;
 a pyproject's main dependencies, each extra and each group combined with them, plus uv constraints,
 overrides and sources; a Pipfile section; a conda file; one Dockerfile stage or script, where a later
-install of a package replaces an earlier one. A manifest's lockfile (``uv.lock``, ``poetry.lock``,
-``pdm.lock``, ``pylock.toml``, ``Pipfile.lock`` beside it) says what that install really gets.
+install of a package replaces an earlier one unless the earlier already satisfies it. A manifest's
+lockfile (``uv.lock``, ``poetry.lock``, ``pdm.lock``, ``pylock.toml``, ``Pipfile.lock`` beside it)
+says what that install really gets.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ class Environment:
     locked: tuple[Requirement, ...] = ()  # what its lockfile pins, every package
     images: tuple[Image, ...] = ()
     superseded: tuple[Requirement, ...] = ()  # installs a later command in the same stage replaces
+    # (later install, the earlier one it leaves in place): pip without --upgrade keeps what satisfies it
+    satisfied: tuple[tuple[Requirement, Requirement], ...] = ()
 
     def of(self, name: str, *, locked: bool = False) -> tuple[Requirement, ...]:
         return tuple(r for r in (self.locked if locked else self.members) if r.name == name)
@@ -107,26 +110,56 @@ def _manifest(path: str, f: FileResult, files: Mapping[str, FileResult]) -> Iter
         )
 
 
+def _known(r: Requirement) -> bool:
+    return not r.unresolved and not (r.url and r.version is None)
+
+
 def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> Iterable[Environment]:
-    """One environment per stage or job: for each package, only its last install command counts."""
+    """One environment per stage or job, where install commands run in order.
+
+    For each package, a later install replaces the one in place, unless it is already satisfied:
+    pip (and uv, and conda) without ``--upgrade`` keeps an installed version the new requirement
+    admits, so ``pip install flash-attn`` after ``pip install flash-attn==2.6.3`` changes nothing.
+    Satisfied means every version the earlier install can have put there is one the later admits.
+    """
     by_scope: dict[str, list[Requirement]] = defaultdict(list)
     for rec in f.records:
         if isinstance(rec, Requirement):
             by_scope[rec.scope].append(rec)
         elif isinstance(rec, Include) and "://" not in rec.target:
             for r in _closure(_include_target(path, rec), files, set(), rec.constraint):
-                by_scope[rec.scope].append(dataclasses.replace(r, scope=rec.scope, step=rec.step))
+                by_scope[rec.scope].append(
+                    dataclasses.replace(r, scope=rec.scope, step=rec.step, upgrade=rec.upgrade)
+                )
     images = [rec for rec in f.records if isinstance(rec, Image)]
     for scope, reqs in by_scope.items():
-        last: dict[str, int] = {}
-        for r in reqs:
-            if r.kind is not Kind.CONSTRAINT:
-                last[r.name] = max(last.get(r.name, 0), r.step)
-        kept = tuple(r for r in reqs if r.step == last.get(r.name, r.step))
-        kept_ids = {id(r) for r in kept}
-        replaced = tuple(r for r in reqs if id(r) not in kept_ids)
+        in_place: dict[str, list[Requirement]] = {}  # per package, the command whose version is there
+        satisfied: list[tuple[Requirement, Requirement]] = []
+        for r in sorted(reqs, key=lambda r: r.step):  # stable: one command's requirements keep their order
+            if r.kind is Kind.CONSTRAINT:
+                continue
+            before = in_place.get(r.name, [])
+            if before and before[0].step == r.step:
+                before.append(r)  # one command, several requirements: pip combines them
+            elif (
+                len(before) == 1
+                and not r.upgrade
+                and _known(before[0])
+                and _known(r)
+                and before[0].version_range.is_subset(r.version_range)
+            ):
+                satisfied.append((r, before[0]))
+            else:
+                in_place[r.name] = [r]
+        last = {id(r) for group in in_place.values() for r in group}
+        kept = tuple(r for r in reqs if r.kind is Kind.CONSTRAINT or id(r) in last)
+        replaced = tuple(r for r in reqs if r.kind is not Kind.CONSTRAINT and id(r) not in last)
         yield Environment(
-            label(path, scope), kept, images=tuple(i for i in images if i.scope == scope), superseded=replaced
+            label(path, scope),
+            kept,
+            images=tuple(i for i in images if i.scope == scope),
+            superseded=replaced,
+            satisfied=tuple(satisfied),
         )
 
 

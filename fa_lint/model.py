@@ -77,6 +77,7 @@ class Requirement:
     redirected: str | None = None  # text an unquoted shell ">" or "<" took away from the spec
     tool: str | None = None  # a lock entry's owner ("uv", "poetry", "pdm", "pipenv"), or "conda"
     step: int = 0  # which install command of a script or image, in order (a later one replaces earlier)
+    upgrade: bool = False  # that command reinstalls what is already there (-U, --force-reinstall, ...)
 
     @property
     def version_range(self) -> VersionRange:
@@ -118,6 +119,7 @@ class Include:
     scope: str = ""
     optional: bool = False  # a missing target is no error (e.g. a path inside a Docker image)
     step: int = 0
+    upgrade: bool = False  # as Requirement.upgrade, for what the included file installs
 
 
 @dataclass(frozen=True, slots=True)

@@ -230,6 +230,45 @@ def test_docker_later_install_replaces_earlier(project: Any) -> None:
     assert [(r["path"], r["line"]) for r in f["related_locations"]] == [("c.txt", 1)]
 
 
+@pytest.mark.parametrize(
+    ("run", "expected"),
+    [
+        # pip without --upgrade keeps an installed version the later requirement admits: a no-op
+        ("RUN pip install flash-attn==2.6.3\nRUN pip install flash-attn --no-build-isolation\n", []),
+        ("RUN pip install 'flash-attn>=2.5'\nRUN pip install 'flash-attn>=2.0'\n", []),
+        ("RUN pip install flash-attn==2.6.3\nRUN conda run -n base pip install flash-attn\n", []),
+        # -U (and the like) reinstalls: the later requirement is judged as written
+        ("RUN pip install flash-attn==2.6.3\nRUN pip install -U flash-attn\n", [("FAL002", 3)]),
+        (
+            "RUN pip install flash-attn==2.6.3\nRUN pip install flash-attn --force-reinstall\n",
+            [("FAL002", 3)],
+        ),
+        # the earlier version is not one the later requirement admits: pip replaces it
+        ("RUN pip install flash-attn==2.6.3\nRUN pip install 'flash-attn<2.5'\n", [("FAL001", 3)]),
+        # a no-op over a version without paged KV: the later line's fix (a floor) would upgrade it
+        ("RUN pip install flash-attn==2.4.2\nRUN pip install flash-attn\n", [("FAL001", 2), ("FAL002", 3)]),
+        # an unknown earlier version satisfies nothing for sure
+        ("RUN pip install flash-attn==$V\nRUN pip install flash-attn\n", [("FAL009", 2), ("FAL002", 3)]),
+    ],
+)
+def test_a_later_install_that_is_already_satisfied_changes_nothing(
+    project: Any, run: str, expected: list[tuple[str, int]]
+) -> None:
+    project({"Dockerfile": "FROM python:3.11\n" + run})
+    assert [(f["code"], f["line"]) for f in findings()] == expected
+
+
+def test_a_requirements_file_installed_after_a_pin_is_satisfied_by_it(project: Any) -> None:
+    project(
+        {
+            "Dockerfile": "FROM python:3.11\nRUN pip install flash-attn==2.6.3\nRUN pip install -r requirements.txt\n",
+            "requirements.txt": "flash-attn\n",  # on its own (outside the image) it still warns
+        }
+    )
+    found = [(f["path"], f["code"], f["environment"]) for f in findings()]
+    assert found == [("requirements.txt", "FAL002", "requirements.txt")]
+
+
 # --- FAL005 ---------------------------------------------------------------------------------------
 
 WHEEL = (

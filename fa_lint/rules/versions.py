@@ -52,6 +52,9 @@ JUDGED = (Kind.INSTALL, Kind.OVERRIDE, Kind.SOURCE, Kind.LOCK)
 def check(ctx: Context) -> Iterator[Finding]:
     for req in ctx.requirements:
         if req.name == FLASH_ATTN and req.kind in JUDGED:
+            earlier = ctx.satisfied_by(req)
+            if earlier is not None and ctx.assessment(earlier).verdict in (Verdict.OK, Verdict.NEWER):
+                continue  # a no-op: the good version installed before it stays
             finding = judge(req, ctx.assessment(req), ctx)
             if finding is not None:
                 yield finding

@@ -348,6 +348,8 @@ _PIP_INSTALL_ARGS = {
     *_PIP_GLOBAL_ARGS,
 }
 _CONDA_ARGS = {"-c", "--channel", "-n", "--name", "-p", "--prefix", "--file", "--override-channels"}
+# pip and uv: options that install even over a version already there that satisfies the requirement
+_UPGRADE = {"-U", "--upgrade", "--force-reinstall", "-I", "--ignore-installed", "--reinstall", "--update-all"}
 _CONDA_RUN_ARGS = {"-n", "--name", "-p", "--prefix", "--cwd"}
 _UV_RUN_ARGS = {
     "--with",
@@ -449,12 +451,14 @@ class Scanner:
     make: bool = False
     include_map: Callable[[str, int], str | None] | None = None
     step: int = 0  # install commands seen so far in the file
+    upgrade: bool = False  # the current command reinstalls what is already there
 
     def records(self, cmd: Command) -> Iterator[Parsed]:
         inst = install(cmd)
         if inst is None:
             return
         self.step += 1
+        self.upgrade = any(w.text in _UPGRADE for w in inst.args)
         if inst.tool == "conda":
             yield from self._conda(inst.args)
             return
@@ -478,7 +482,7 @@ class Scanner:
             rec = self._requirement(word, editable)
             editable = False
             if rec is not None:
-                yield dataclasses.replace(rec, step=self.step)
+                yield dataclasses.replace(rec, step=self.step, upgrade=self.upgrade)
 
     def _location(self, word: Word) -> tuple[int, int]:
         start, end = word.start, word.end
@@ -548,6 +552,7 @@ class Scanner:
             scope=self.scope,
             optional=True,
             step=self.step,
+            upgrade=self.upgrade,
         )
 
     def _conda(self, args: list[Word]) -> Iterator[Parsed]:
@@ -562,7 +567,9 @@ class Scanner:
                 continue
             start, end = self._location(word)
             where = self.index.location(start, end)
-            rec = _conda.matchspec(exp.text, where, self.source, scope=self.scope, step=self.step)
+            rec = _conda.matchspec(
+                exp.text, where, self.source, scope=self.scope, step=self.step, upgrade=self.upgrade
+            )
             if isinstance(rec, Requirement):
                 yield rec
 
