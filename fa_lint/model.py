@@ -78,6 +78,7 @@ class Requirement:
     tool: str | None = None  # a lock entry's owner ("uv", "poetry", "pdm", "pipenv"), or "conda"
     step: int = 0  # which install command of a script or image, in order (a later one replaces earlier)
     upgrade: bool = False  # that command reinstalls what is already there (-U, --force-reinstall, ...)
+    hash_checked: bool = False  # its file puts pip in hash-checking mode: a new pin needs a new hash
 
     @property
     def version_range(self) -> VersionRange:

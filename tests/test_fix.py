@@ -133,6 +133,10 @@ def test_fix_per_format(tmp_path: Path, name: str, before: str, after: str) -> N
             "uv.lock",
             'version = 1\n\n[[package]]\nname = "flash-attn"\nversion = "2.4.2"\nsource = { registry = "https://pypi.org/simple" }\n',
         ),
+        # pip's hash-checking mode: the hashes are the old version's, and every pin must be ==
+        ("requirements.txt", "flash-attn==2.4.2 \\\n    --hash=sha256:aaaa\n"),
+        ("requirements.txt", "torch==2.3.0 --hash=sha256:bbbb\nflash-attn>=2.0\n"),
+        ("requirements.txt", "--require-hashes\nflash-attn>=2.0\n"),
     ],
 )
 def test_no_fix_where_the_text_is_not_a_plain_requirement(tmp_path: Path, name: str, text: str) -> None:

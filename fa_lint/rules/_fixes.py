@@ -90,6 +90,7 @@ def _written(req: Requirement) -> _Written | None:
         or req.alternatives
         or req.unresolved
         or req.redirected
+        or req.hash_checked  # the file's hashes are for the old version; its generator must write new ones
         or req.kind not in (Kind.INSTALL, Kind.CONSTRAINT, Kind.OVERRIDE)
     ):
         return None

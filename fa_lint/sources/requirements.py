@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import optparse
 import re
@@ -80,7 +81,14 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
 
     index = TextIndex(path, text)
     lines = text.splitlines()  # the library numbers lines this way
-    for item in _items(text):
+    items = list(_items(text))
+    # One --hash (or --require-hashes) puts the whole install in pip's hash-checking mode.
+    hashed = any(
+        getattr(item, "hash_options", None)
+        or (isinstance(item, prp.OptionLine) and item.options.get("require_hashes"))
+        for item in items
+    )
+    for item in items:
         number = item.requirement_line.line_number
         physical = lines[number - 1] if number <= len(lines) else ""
         if isinstance(item, prp.IncorrectRequirementLine):
@@ -96,7 +104,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         elif isinstance(item, prp.InstallRequirement):
             rec = _requirement(index, number, physical, item)
             if rec is not None:
-                yield rec
+                yield dataclasses.replace(rec, hash_checked=True) if hashed else rec
 
 
 def _span(line: str) -> tuple[int, int]:
