@@ -361,6 +361,11 @@ def test_lock_with_an_unusable_git_url_still_reports_the_pin(tmp_path: Path) -> 
         ("conda run -n env python train.py flash-attn==2.4.2", None),  # runs a script, installs nothing
         ("uv run --with rich -p 3.11 pip install flash-attn==2.4.2", "==2.4.2"),
         ("uv run python -m pip install flash-attn==2.4.2", "==2.4.2"),
+        ("poetry add -G gpu 'flash-attn@^2.0'", ">=2.0,<3"),  # Poetry's own constraint syntax
+        ("poetry add flash-attn@latest", "any"),
+        ("poetry add --source pypi flash-attn==2.4.2", "==2.4.2"),
+        ("poetry add flash-attn@git+https://github.com/Dao-AILab/flash-attention@v2.4.2", "==2.4.2"),
+        ("pdm add -G gpu 'flash-attn<2.5'", "<2.5"),
     ],
 )
 def test_install_command_spellings(line: str, expected: str | None, tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Finding ``pip install`` (and ``uv pip``, ``uv add``, ``conda install``) in shell text, with positions.
+"""Finding install commands (pip, uv, poetry, pdm, conda) in shell text, with exact positions.
 
 Hand-written because ``shlex`` reports no offsets and ``bashlex`` gives up on common constructs
 (heredocs, ``[[ ]]``, arrays). This lexer knows just enough of POSIX shell -- quoting, ``\\``
@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from fa_lint.model import FLASH_ATTN, Include, Parsed, Requirement, normalize
-from fa_lint.sources import _conda, _reqs
+from fa_lint.sources import _conda, _poetry, _reqs
 from fa_lint.sources._text import TextIndex
 
 
@@ -336,7 +336,15 @@ _PIP_INSTALL_ARGS = {
     "-b",
     "--default-index",
     "--index",
-    # uv add
+    # uv add, pdm add, poetry add
+    "-G",
+    "-E",
+    "--extras",
+    "--source",
+    "--markers",
+    "-L",
+    "--lockfile",
+    "--project",
     "--optional",
     "--marker",
     "--tag",
@@ -380,7 +388,7 @@ _CONDA = re.compile(r"^(?:.*/)?(?:conda|mamba|micromamba)$")
 class Install:
     """The arguments of one install command: pip-style or conda-style."""
 
-    tool: str  # "pip" or "conda"
+    tool: str  # "pip", "poetry" (its name@constraint words) or "conda"
     args: list[Word]
 
 
@@ -416,6 +424,8 @@ def install(cmd: Command) -> Install | None:
         if not rest or rest[0].text != "pip":
             return None
         rest = rest[1:]
+    elif head in ("poetry", "pdm") and rest and rest[0].text == "add":
+        return Install(head if head == "poetry" else "pip", rest[1:])
     elif _CONDA.match(head):
         if rest and rest[0].text == "run":
             return install(Command(_after_options(rest[1:], _CONDA_RUN_ARGS)))
@@ -438,6 +448,22 @@ def _after_options(words: list[Word], with_value: set[str]) -> list[Word]:
         if flag in with_value and rest:
             rest.pop(0)
     return rest
+
+
+def _poetry_word(word: Word) -> Word:
+    """``poetry add name@^2.5`` as the PEP 508 text pip would read (``name>=2.5,<3``)."""
+    name, at, constraint = word.text.partition("@")
+    if not at or "://" in constraint or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._\[\],-]*", name.strip()):
+        return word
+    if constraint.strip() == "latest":
+        return dataclasses.replace(word, text=name.strip())
+    try:
+        alternatives = _poetry.specifiers(constraint)
+    except _poetry.PoetryConstraintError:
+        return word  # left as written: not a requirement fa-lint can read
+    if len(alternatives) != 1:
+        return word
+    return dataclasses.replace(word, text=f"{name.strip()}{alternatives[0]}")
 
 
 @dataclass
@@ -479,10 +505,12 @@ class Scanner:
                 if text in _PIP_INSTALL_ARGS:
                     next(args, None)
                 continue
-            rec = self._requirement(word, editable)
+            poetry = inst.tool == "poetry"
+            rec = self._requirement(_poetry_word(word) if poetry else word, editable)
             editable = False
             if rec is not None:
-                yield dataclasses.replace(rec, step=self.step, upgrade=self.upgrade)
+                raw = word.text if poetry else rec.raw  # as written, and so no PEP 508 edit for --fix
+                yield dataclasses.replace(rec, step=self.step, upgrade=self.upgrade, raw=raw)
 
     def _location(self, word: Word) -> tuple[int, int]:
         start, end = word.start, word.end
