@@ -60,6 +60,12 @@ def parser() -> argparse.ArgumentParser:
         "--exclude", action="append", metavar="GLOB", help="skip matching paths when walking folders"
     )
     p.add_argument(
+        "--stdin-filename",
+        metavar="NAME",
+        help="check standard input as the file NAME (its format, folder and includes); "
+        "also what 'fa-lint -' reads, as requirements",
+    )
+    p.add_argument(
         "--respect-gitignore",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -221,6 +227,11 @@ def _fix(report: Report, recheck: Callable[[], Report], unsafe: bool, err: TextI
     return report
 
 
+def _stdin() -> bytes:
+    stream = getattr(sys.stdin, "buffer", None)
+    return stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+
+
 def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from fa_lint import engine
     from fa_lint.report import FORMATS as RENDER
@@ -237,11 +248,19 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         root=cfg.root,
     )
     paths = args.paths or ["."]
-    missing = [p for p in paths if not os.path.exists(p)]
+    given = None
+    if args.stdin_filename or paths == ["-"]:
+        if args.paths not in ([], ["-"]):
+            raise _UsageError("--stdin-filename checks standard input: give no other paths")
+        if args.fix or args.diff:
+            raise _UsageError("--fix and --diff rewrite files; they cannot work on standard input")
+        paths = [args.stdin_filename or "-"]
+        given = {paths[0]: _stdin()}
+    missing = [p for p in paths if not os.path.exists(p) and not (given and p in given)]
     if missing:
         err.write(f"fa-lint: no such file or folder: {', '.join(missing)}\n")
         return EXIT_USAGE
-    report = engine.check(paths, settings)
+    report = engine.check(paths, settings, given)
     if args.diff:
         return _diff(report, args.unsafe_fixes, out, err)
     if args.fix:

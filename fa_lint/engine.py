@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 import dataclasses
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from packaging.version import Version
@@ -56,6 +56,13 @@ def read_text(path: str) -> str | ParseProblem:
             data = f.read()
     except OSError as exc:
         return _problem(path, f"cannot read file: {exc.strerror or exc}")
+    return decode(path, data)
+
+
+def decode(path: str, data: bytes) -> str | ParseProblem:
+    """Bytes as text the way pip and the TOML/YAML readers take them: UTF-8 (BOM or not), or UTF-16."""
+    if len(data) > MAX_BYTES:
+        return _problem(path, f"file is too large to check ({len(data)} bytes; the limit is {MAX_BYTES})")
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         try:
             return data.decode("utf-16")
@@ -72,8 +79,9 @@ def read_text(path: str) -> str | ParseProblem:
         return _problem(path, f"file is not valid UTF-8 (byte 0x{data[exc.start]:02x})", line, column)
 
 
-def parse_file(path: str, source: str) -> FileResult:
-    text = read_text(path)
+def parse_file(path: str, source: str, data: bytes | None = None) -> FileResult:
+    """One file's records; ``data`` stands in for the file's bytes (text piped to --stdin-filename)."""
+    text = read_text(path) if data is None else decode(path, data)
     if isinstance(text, ParseProblem):
         return FileResult(path, source, None, (text,))
     try:
@@ -121,8 +129,14 @@ def companions(targets: list[Target], ignored: GitIgnore | None = None) -> list[
     return out
 
 
-def load(targets: Iterable[Target]) -> tuple[dict[str, FileResult], list[ParseProblem], list[Include]]:
-    """Parse every target and, transitively, every file they include (each file once)."""
+def load(
+    targets: Iterable[Target], given: Mapping[str, bytes] | None = None
+) -> tuple[dict[str, FileResult], list[ParseProblem], list[Include]]:
+    """Parse every target and, transitively, every file they include (each file once).
+
+    ``given`` holds bytes to use instead of reading a path (standard input, for one).
+    """
+    given = given or {}
     files: dict[str, FileResult] = {}
     problems: list[ParseProblem] = []
     unfollowed: list[Include] = []
@@ -132,7 +146,7 @@ def load(targets: Iterable[Target]) -> tuple[dict[str, FileResult], list[ParsePr
         path, source = queue.pop(0)
         if path in files:
             continue
-        result = files[path] = parse_file(path, source)
+        result = files[path] = parse_file(path, source, given.get(path))
         for rec in result.records:
             if not isinstance(rec, Include):
                 continue
@@ -209,14 +223,17 @@ def _settled(findings: Iterable[Finding], texts: dict[str, str]) -> list[Finding
     return out
 
 
-def check(paths: Iterable[str], settings: Settings | None = None) -> Report:
+def check(
+    paths: Iterable[str], settings: Settings | None = None, given: Mapping[str, bytes] | None = None
+) -> Report:
+    """Check files and folders; ``given`` maps a path to bytes to check in place of the file's."""
     settings = settings or Settings()
     base = kb.load()
     policy = Policy(settings.min_version) if settings.min_version else Policy.default(base)
     ignored = GitIgnore() if settings.respect_gitignore else None
     targets = list(discover(paths, settings.exclude, ignored))
     context = companions(targets, ignored)
-    files, problems, unfollowed = load([*targets, *context])
+    files, problems, unfollowed = load([*targets, *context], given)
     hidden = {c.path for c in context}
     requirements: list[Requirement] = []
     for f in files.values():

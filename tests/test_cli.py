@@ -148,6 +148,48 @@ def test_gitignore_files_above_the_repository_do_not_apply(project: Any) -> None
     assert run("--format", "json").codes() == [("repo/requirements.txt", 1, "FAL001")]
 
 
+def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+
+def test_standard_input_as_a_named_file(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # What an editor sends for an unsaved buffer, or `git show main:reqs.txt | fa-lint --stdin-filename reqs.txt`
+    project({"sub/constraints.txt": "flash-attn<2.5\n", "sub/requirements.txt": GOOD})
+    _stdin(monkeypatch, b"\xef\xbb\xbf-c constraints.txt\nflash-attn>=2.0\n")  # a BOM, as editors may send
+    r = run("--format", "json", "--stdin-filename", "sub/requirements.txt")
+    assert r.json["files"] == ["sub/requirements.txt", "sub/constraints.txt"]  # includes: beside NAME on disk
+    assert [(f["path"], f["line"], f["code"]) for f in r.json["findings"]] == [
+        ("sub/requirements.txt", 2, "FAL002"),  # what stdin says, not the file on disk (which is fine)
+        ("sub/requirements.txt", 2, "FAL004"),  # with the constraint it includes: nothing good left
+    ]
+    _stdin(monkeypatch, b"[project]\nname = 'x'\nversion = '1'\ndependencies = ['flash-attn==2.4.2']\n")
+    assert run("--format", "json", "--stdin-filename", "pyproject.toml").codes() == [
+        ("pyproject.toml", 4, "FAL001")  # the name says the format
+    ]
+    _stdin(monkeypatch, OLD.encode())
+    assert run("--format", "json", "-").codes() == [("-", 1, "FAL001")]  # a bare '-' reads requirements
+    _stdin(monkeypatch, b"flash-attn==2.4.2\n\xff\n")
+    (f,) = run("--format", "json", "-").json["findings"]
+    assert (f["code"], f["line"], f["message"]) == ("FAL900", 2, "file is not valid UTF-8 (byte 0xff)")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--stdin-filename", "requirements.txt", "other.txt"], "give no other paths"),
+        (["--stdin-filename", "requirements.txt", "--fix"], "cannot work on standard input"),
+        (["-", "--diff"], "cannot work on standard input"),
+    ],
+)
+def test_standard_input_usage_errors(
+    project: Any, monkeypatch: pytest.MonkeyPatch, args: list[str], message: str
+) -> None:
+    project({"other.txt": OLD})
+    _stdin(monkeypatch, OLD.encode())
+    r = run(*args)
+    assert r.code == 2 and message in r.err
+
+
 def test_no_files_is_a_clean_run_with_a_notice(project: Any) -> None:
     project({"README.md": "nothing here\n"})
     r = run()
