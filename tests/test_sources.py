@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import warnings
 from pathlib import Path
 
@@ -371,3 +372,37 @@ def test_lock_with_an_unusable_git_url_still_reports_the_pin(tmp_path: Path) -> 
 def test_install_command_spellings(line: str, expected: str | None, tmp_path: Path) -> None:
     found = [r.constraint_text for r in reqs(parse("shell", tmp_path / "x.sh", line + "\n"))]
     assert found == ([expected] if expected else [])
+
+
+def test_poetry_constraints_agree_with_poetry_core() -> None:
+    # The hand-written converter against Poetry's own parser, term by term, on every release in the
+    # knowledge base. Terms joined with "," or "||" are left out: poetry-core's range algebra then treats
+    # post-releases (2.6.0.post1 under "^2.5, !=2.6.0") differently from PEP 440, and never so that a
+    # release with paged KV and one without trade places.
+    poetry = pytest.importorskip("poetry.core.constraints.version")
+    from fa_lint import kb
+    from fa_lint.sources._poetry import specifiers
+
+    versions = [r.version for r in kb.load().releases]
+    rng = random.Random(7)
+
+    def number() -> str:
+        v = rng.choice(versions)
+        pick = rng.random()
+        if pick < 0.4:
+            return ".".join(map(str, v.release[: rng.randint(1, 3)]))
+        return str(v) if pick < 0.6 else f"{v.release[0]}.{rng.randint(0, 9)}.{rng.randint(0, 9)}"
+
+    for _ in range(2000):
+        op = rng.choice(("^", "~", "", "==", ">=", "<", "<=", ">", "!=", "~=", "*"))
+        if op == "*":
+            term = rng.choice(("*", f"{rng.randint(0, 2)}.*", f"2.{rng.randint(0, 8)}.*"))
+        else:
+            n = number()
+            term = f"{op}{n}.0" if op == "~=" and "." not in n else f"{op}{n}"
+        ours = specifiers(term)
+        theirs = poetry.parse_constraint(term)
+        for v in versions:
+            assert any(s.contains(v, prereleases=True) for s in ours) == theirs.allows(
+                poetry.Version.parse(str(v))
+            ), (term, str(v))

@@ -1,9 +1,11 @@
 """Poetry's version constraint language, as PEP 440 specifier sets.
 
-Written by hand because the only implementation is inside poetry-core, a build backend far too
-heavy to pull into a linter's runtime dependencies. Semantics follow Poetry's documentation:
-``^`` and ``~`` ranges, ``*`` wildcards, a bare version meaning ``==``, "," or whitespace for AND,
-and ``||`` for OR (each alternative is one ``SpecifierSet``).
+Written by hand because the only implementation is inside poetry-core, Poetry's build backend,
+which a linter should not need at run time; a test checks it against poetry-core term by term.
+Semantics follow Poetry's documentation: ``^`` and ``~`` ranges, ``*`` wildcards, a bare version
+meaning ``==``, "," or whitespace for AND, and ``||`` for OR (each alternative is one
+``SpecifierSet``). Combined terms follow PEP 440, where poetry-core's own range algebra treats some
+post-releases differently (``^2.5, !=2.6.0`` leaves out 2.6.0.post1 there).
 """
 
 from __future__ import annotations
