@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from packaging.ranges import VersionRange
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from fa_lint.kb import PAGED_KV, KnowledgeBase, Release
 from fa_lint.model import Requirement
@@ -87,9 +87,29 @@ def assess(req: Requirement, kb: KnowledgeBase, policy: Policy) -> Assessment:
     if req.url is not None:
         return Assessment(Verdict.UNKNOWN)
     found = assess_range(req.version_range, kb, policy)
-    if found.verdict is Verdict.NONE and req.tool == "conda":
+    if found.verdict is not Verdict.NONE:
+        return found
+    local = _local_pin(req)
+    if local is not None:
+        return assess_version(local, kb, policy)
+    if req.tool == "conda":
         return _conda_numbers(req.version_range, kb, policy) or found
     return found
+
+
+def _local_pin(req: Requirement) -> Version | None:
+    """The version of a lone ``==2.5.8+cu122`` pin: a local build, from a wheel index or --find-links.
+
+    PyPI carries no local versions, so no release matches; the build carries its public version's code.
+    """
+    specs = list(req.specifier)
+    if len(specs) != 1 or specs[0].operator != "==" or "*" in specs[0].version:
+        return None
+    try:
+        version = Version(specs[0].version)
+    except InvalidVersion:
+        return None
+    return version if version.local else None
 
 
 def _conda_numbers(rng: VersionRange, kb: KnowledgeBase, policy: Policy) -> Assessment | None:

@@ -137,6 +137,7 @@ def test_fix_per_format(tmp_path: Path, name: str, before: str, after: str) -> N
         ("requirements.txt", "flash-attn==2.4.2 \\\n    --hash=sha256:aaaa\n"),
         ("requirements.txt", "torch==2.3.0 --hash=sha256:bbbb\nflash-attn>=2.0\n"),
         ("requirements.txt", "--require-hashes\nflash-attn>=2.0\n"),
+        ("requirements.txt", "flash-attn==2.4.2+cu122\n"),  # a local build: its index may lack 2.5.0+cu122
     ],
 )
 def test_no_fix_where_the_text_is_not_a_plain_requirement(tmp_path: Path, name: str, text: str) -> None:

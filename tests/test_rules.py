@@ -26,6 +26,9 @@ from tests.conftest import run
         ("flash-attn==2.3.9", "FAL003"),
         ("flash-attn>=2.6,<2.5", "FAL003"),
         ("flash-attn==2.6.0", "FAL003"),  # never published; 2.6.0.post1 was
+        ("flash-attn==2.4.2+cu122", "FAL001"),  # a local build (a wheel index): judged as 2.4.2's code
+        ("flash-attn==2.5.8+cu122torch2.3cxx11abifalse", None),
+        ("flash-attn==2.3.9+cu122", "FAL001"),  # a build of an unknown number carries 2.3.6's code
         ("flash-attn==3.0.0", "FAL008"),
         ("flash-attn>=2.9", "FAL008"),
         ("flash-attn==${FA_VERSION}", "FAL009"),

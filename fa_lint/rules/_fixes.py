@@ -126,6 +126,8 @@ def bump_pin(req: Requirement, kb: KnowledgeBase, policy: Policy) -> Fix | None:
     w = _written(req)
     if w is None or [s.operator for s in req.specifier] != ["=="] or "*" in str(req.specifier):
         return None
+    if "+" in str(req.specifier):  # a local build (+cu122...): its index may have no such release
+        return None
     good = [r for r in kb.installable if policy.good(r) and not r.version.is_prerelease]
     if not good:
         return None
