@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -138,6 +139,23 @@ def is_skipped_dir(entry: os.DirEntry[str]) -> bool:
     return os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
 
 
+def _spec(lines: list[str]) -> GitIgnoreSpec:
+    """The patterns of a .gitignore; a line pathspec cannot compile is skipped, as git skips it."""
+    with warnings.catch_warnings():  # re's FutureWarning about '[[' in a pattern is not ours to print
+        warnings.simplefilter("ignore")
+        try:
+            return GitIgnoreSpec.from_lines(lines)
+        except Exception:  # ValueError or re.error, from one bad line: keep the others
+            good = []
+            for line in lines:
+                try:
+                    GitIgnoreSpec.from_lines([line])
+                except Exception:
+                    continue
+                good.append(line)
+            return GitIgnoreSpec.from_lines(good)
+
+
 @dataclass
 class GitIgnore:
     """What the repository's ``.gitignore`` files leave out, as git reads them.
@@ -153,12 +171,11 @@ class GitIgnore:
     def _folder(self, folder: str) -> tuple[GitIgnoreSpec | None, bool]:
         """The folder's .gitignore, and whether it is a repository's top."""
         if folder not in self._folders:
-            spec = None
             try:
                 with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as f:
-                    spec = GitIgnoreSpec.from_lines(f.read().splitlines())
-            except (OSError, ValueError):  # none there, or a pattern git itself would skip
-                pass
+                    spec: GitIgnoreSpec | None = _spec(f.read().splitlines())
+            except OSError:  # none there
+                spec = None
             self._folders[folder] = (spec, os.path.exists(os.path.join(folder, ".git")))
         return self._folders[folder]
 

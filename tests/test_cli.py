@@ -6,6 +6,7 @@ import io
 import os
 import subprocess
 import sys
+import warnings
 from typing import Any
 
 import pytest
@@ -132,6 +133,22 @@ def test_walks_leave_out_what_gitignore_leaves_out(project: Any) -> None:
     (root / "pyproject.toml").write_text("[tool.fa-lint]\nrespect-gitignore = false\n")
     assert paths() == everything
     assert paths("--respect-gitignore") == ["requirements.txt", "sub/requirements.local.txt"]
+
+
+def test_a_gitignore_line_that_does_not_compile_is_skipped(project: Any) -> None:
+    # '[a^--]' makes pathspec's regex compiler raise re.error (and '[[' warn): git skips such a line.
+    project(
+        {
+            ".git/HEAD": "",
+            ".gitignore": "[a^--]\n[[x]]\nold/\n",
+            "requirements.txt": OLD,
+            "old/requirements.txt": OLD,
+        }
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning leaking out would fail here
+        r = run("--format", "json")
+    assert r.codes() == [("requirements.txt", 1, "FAL001")] and r.err == ""
 
 
 def test_gitignore_files_above_the_repository_do_not_apply(project: Any) -> None:
