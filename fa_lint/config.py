@@ -55,7 +55,7 @@ def find(start: str = ".") -> str | None:
                 with open(candidate, "rb") as f:
                     if "fa-lint" in tomllib.load(f).get("tool", {}):
                         return candidate
-            except (OSError, tomllib.TOMLDecodeError):
+            except (OSError, tomllib.TOMLDecodeError, RecursionError):
                 pass  # an unreadable pyproject is a finding of the lint run, not a config source
         parent = os.path.dirname(here)
         if parent == here:
@@ -74,7 +74,7 @@ def load(path: str) -> Config:
     try:
         with open(path, "rb") as f:
             table = tomllib.load(f).get("tool", {}).get("fa-lint", {})
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, tomllib.TOMLDecodeError, RecursionError) as exc:
         raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.fa-lint] must be a table")

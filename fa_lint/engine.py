@@ -86,6 +86,8 @@ def parse_file(path: str, source: str, data: bytes | None = None) -> FileResult:
         return FileResult(path, source, None, (text,))
     try:
         records = tuple(SOURCES[source].parse(path, text))
+    except RecursionError:  # the readers (json, tomllib, PyYAML) recurse once per level of nesting
+        records = (_problem(path, "file nests too deeply to read (thousands of levels of brackets)"),)
     except Exception as exc:  # a parser bug must cost one file, never the run
         records = (
             _problem(path, f"internal error while parsing ({type(exc).__name__}: {exc}); please report it"),

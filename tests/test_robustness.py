@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from fa_lint import engine
 from fa_lint.discover import detect
-from tests.conftest import DATA, parse
+from tests.conftest import DATA, parse, run
 
 FIXTURES = sorted(p for p in DATA.rglob("*") if p.is_file() and detect(str(p)))
 # Pieces that open something a parser must see closed, or that change what a token means.
@@ -53,3 +54,22 @@ def test_seeded_mutations_never_raise(path: Path, tmp_path: Path) -> None:
         report = engine.check([str(target)])
         crashed = [f.message for f in report.findings if "internal error" in f.message]
         assert crashed == [], f"mutation {n} of {_id(path)}:\n{mutated}"
+
+
+def test_deep_nesting_is_a_located_problem_not_a_crash(project: Any) -> None:
+    # json, tomllib and PyYAML recurse once per bracket; the pyproject.toml is also where the
+    # configuration is looked for, before any file is checked.
+    deep = "[" * 100_000 + "]" * 100_000
+    project(
+        {
+            "Pipfile.lock": deep,
+            "pyproject.toml": f"a = {deep}\n",
+            "environment.yml": f"a: {deep}\n",
+            "requirements.txt": "flash-attn==2.4.2\n",
+        }
+    )
+    r = run("--format", "json")
+    assert r.code == 1, r.err
+    nested = [f["path"] for f in r.json["findings"] if f["message"].startswith("file nests too deeply")]
+    assert nested == ["Pipfile.lock", "environment.yml", "pyproject.toml"]
+    assert ("requirements.txt", 1, "FAL001") in r.codes()  # the other files are still checked
