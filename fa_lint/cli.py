@@ -268,7 +268,8 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not report.files:
         err.write(f"fa-lint: no dependency files found in {', '.join(paths)}; nothing to check\n")
     color = not args.output_file and _use_color(args.color, out)
-    _write(RENDER[args.format](report, color=color), args.output_file, out)
+    text = RENDER[args.format](report, color=color, fixable=given is None)  # --fix cannot take stdin
+    _write(text, args.output_file, out)
     if args.exit_zero:
         return EXIT_OK
     strict = args.strict if args.strict is not None else cfg.strict

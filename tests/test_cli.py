@@ -185,6 +185,9 @@ def test_standard_input_as_a_named_file(project: Any, monkeypatch: pytest.Monkey
     ]
     _stdin(monkeypatch, OLD.encode())
     assert run("--format", "json", "-").codes() == [("-", 1, "FAL001")]  # a bare '-' reads requirements
+    _stdin(monkeypatch, MIXED.encode())
+    text = run("-").out  # --fix cannot take standard input, so the text offers none
+    assert "[*]" not in text and "fixable" not in text and text.startswith("-:1:1: FAL002 ")
     _stdin(monkeypatch, b"flash-attn==2.4.2\n\xff\n")
     (f,) = run("--format", "json", "-").json["findings"]
     assert (f["code"], f["line"], f["message"]) == ("FAL900", 2, "file is not valid UTF-8 (byte 0xff)")

@@ -39,5 +39,5 @@ def annotation(f: Finding) -> str:
     return f"::{COMMAND[f.severity]} {joined}::{_data(f'{f.code} {f.message}')}"
 
 
-def render(report: Report, **_: object) -> str:
-    return "".join(annotation(f) + "\n" for f in report.findings) + summary(report) + "\n"
+def render(report: Report, *, fixable: bool = True, **_: object) -> str:
+    return "".join(annotation(f) + "\n" for f in report.findings) + summary(report, fixable=fixable) + "\n"

@@ -18,7 +18,8 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def render(report: Report, *, color: bool = False) -> str:
+def render(report: Report, *, color: bool = False, fixable: bool = True) -> str:
+    """One line per finding, then the summary; ``fixable`` False (standard input) leaves out --fix hints."""
     lines = []
     for f in report.findings:
         loc = f.location
@@ -26,13 +27,13 @@ def render(report: Report, *, color: bool = False) -> str:
         code = f.code
         if color:
             where, code = f"{_BOLD}{where}{_RESET}", f"{_COLOR[f.severity]}{code}{_RESET}"
-        mark = " [*]" if f.fix is not None and f.fix.safe else ""
+        mark = " [*]" if fixable and f.fix is not None and f.fix.safe else ""
         lines.append(f"{where} {code}{mark} {f.message}")
-    lines.append(summary(report))
+    lines.append(summary(report, fixable=fixable))
     return "\n".join(lines) + "\n"
 
 
-def summary(report: Report) -> str:
+def summary(report: Report, *, fixable: bool = True) -> str:
     """'Found 1 error, 2 warnings, 0 info in 3 files.' or 'All checks passed: ...'."""
     c = counts(report)
     text = (
@@ -42,6 +43,8 @@ def summary(report: Report) -> str:
     if report.suppressed:
         text += f" ({report.suppressed} suppressed)"
     text = ("Found " if report.findings else "All checks passed: ") + text + "."
+    if not fixable:
+        return text
     safe = sum(1 for f in report.findings if f.fix is not None and f.fix.safe)
     unsafe = sum(1 for f in report.findings if f.fix is not None and not f.fix.safe)
     if safe:
