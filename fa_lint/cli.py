@@ -60,6 +60,12 @@ def parser() -> argparse.ArgumentParser:
         "--exclude", action="append", metavar="GLOB", help="skip matching paths when walking folders"
     )
     p.add_argument(
+        "--force-exclude",
+        action="store_true",
+        default=None,
+        help="apply --exclude (and [tool.fa-lint] exclude) to files named on the command line too",
+    )
+    p.add_argument(
         "--stdin-filename",
         metavar="NAME",
         help="check standard input as the file NAME (its format, folder and includes); "
@@ -243,6 +249,7 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         ignore=_codes(args.ignore) or cfg.ignore,
         min_version=min_version,
         exclude=tuple(args.exclude or ()) or cfg.exclude,
+        force_exclude=cfg.force_exclude if args.force_exclude is None else args.force_exclude,
         respect_gitignore=cfg.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore,
         per_file_ignores=cfg.per_file_ignores,
         root=cfg.root,

@@ -18,6 +18,7 @@ KEYS = {
     "select": list,
     "ignore": list,
     "exclude": list,
+    "force-exclude": bool,
     "strict": bool,
     "respect-gitignore": bool,
     "per-file-ignores": dict,
@@ -35,6 +36,7 @@ class Config:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    force_exclude: bool = False
     strict: bool = False
     respect_gitignore: bool = True
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, code prefixes)
@@ -99,6 +101,7 @@ def load(path: str) -> Config:
         select=tuple(table.get("select", ())),
         ignore=tuple(table.get("ignore", ())),
         exclude=tuple(table.get("exclude", ())),
+        force_exclude=bool(table.get("force-exclude", False)),
         strict=bool(table.get("strict", False)),
         respect_gitignore=bool(table.get("respect-gitignore", True)),
         per_file_ignores=tuple((glob, tuple(codes)) for glob, codes in per_file.items()),

@@ -195,6 +195,12 @@ class GitIgnore:
             folder = parent
 
 
+def excluded(path: str, exclude: tuple[str, ...]) -> bool:
+    """Whether an --exclude glob matches the path (as given, normalised) or its bare name."""
+    rel, name = os.path.normpath(path), os.path.basename(os.path.normpath(path))
+    return any(fnmatch.fnmatch(rel, x) or fnmatch.fnmatch(name, x) for x in exclude)
+
+
 def _walk(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Iterator[Target]:
     try:
         entries = sorted(os.scandir(root), key=lambda e: e.name)
@@ -202,7 +208,7 @@ def _walk(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Ite
         return
     for entry in entries:
         rel = os.path.normpath(entry.path)
-        if any(fnmatch.fnmatch(rel, x) or fnmatch.fnmatch(entry.name, x) for x in exclude):
+        if excluded(rel, exclude):
             continue
         if entry.is_dir(follow_symlinks=False):
             if not is_skipped_dir(entry) and not (ignored and ignored(entry.path, is_dir=True)):
@@ -214,9 +220,13 @@ def _walk(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Ite
 
 
 def discover(
-    paths: Iterable[str], exclude: tuple[str, ...] = (), ignored: GitIgnore | None = None
+    paths: Iterable[str],
+    exclude: tuple[str, ...] = (),
+    ignored: GitIgnore | None = None,
+    force_exclude: bool = False,
 ) -> Iterator[Target]:
-    """Files as given are always checked; folders are walked for the names the catalogue knows.
+    """Files as given are checked (``force_exclude``: unless ``exclude`` matches them, as pre-commit
+    passes every file); folders are walked for the names the catalogue knows.
 
     With ``ignored``, the walk leaves out what ``.gitignore`` leaves out, as ruff and black do.
     """
@@ -224,6 +234,8 @@ def discover(
     for path in paths:
         if os.path.isdir(path):
             found: Iterable[Target] = _walk(path, exclude, ignored)
+        elif force_exclude and excluded(path, exclude):
+            continue
         else:
             found = [Target(path, detect(path) or _fallback(path), explicit=True)]
         for target in found:

@@ -28,6 +28,7 @@ class Settings:
     ignore: tuple[str, ...] = ()
     min_version: Version | None = None
     exclude: tuple[str, ...] = ()
+    force_exclude: bool = False  # exclude files named on the command line too (pre-commit names them)
     per_file_ignores: decide.PerFile = ()
     root: str = "."  # the folder per_file_ignores globs are relative to
     respect_gitignore: bool = True
@@ -233,7 +234,7 @@ def check(
     base = kb.load()
     policy = Policy(settings.min_version) if settings.min_version else Policy.default(base)
     ignored = GitIgnore() if settings.respect_gitignore else None
-    targets = list(discover(paths, settings.exclude, ignored))
+    targets = list(discover(paths, settings.exclude, ignored, settings.force_exclude))
     context = companions(targets, ignored)
     files, problems, unfollowed = load([*targets, *context], given)
     hidden = {c.path for c in context}

@@ -27,7 +27,8 @@ def hooks() -> str:
 - id: fa-lint
   name: fa-lint
   description: Find flash-attn pins too old for paged-KV attention (block_table) before they reach a GPU.
-  entry: fa-lint
+  # pre-commit names every changed file: --force-exclude keeps [tool.fa-lint] exclude in force for them
+  entry: fa-lint --force-exclude
   language: python
   files: '{pattern_regex()}'
   require_serial: true

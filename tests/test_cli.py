@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -133,6 +134,16 @@ def test_walks_leave_out_what_gitignore_leaves_out(project: Any) -> None:
     (root / "pyproject.toml").write_text("[tool.fa-lint]\nrespect-gitignore = false\n")
     assert paths() == everything
     assert paths("--respect-gitignore") == ["requirements.txt", "sub/requirements.local.txt"]
+
+
+def test_force_exclude_applies_exclude_to_named_files(project: Any) -> None:
+    project({"requirements.txt": OLD, "vendor/requirements.txt": OLD})
+    named = ("requirements.txt", "vendor/requirements.txt")
+    assert [p for p, _, _ in run("--format", "json", "--exclude", "vendor/*", *named).codes()] == list(named)
+    only = [("requirements.txt", 1, "FAL001")]
+    assert run("--format", "json", "--exclude", "vendor/*", "--force-exclude", *named).codes() == only
+    (Path("pyproject.toml")).write_text('[tool.fa-lint]\nexclude = ["vendor/*"]\nforce-exclude = true\n')
+    assert run("--format", "json", *named).codes() == only
 
 
 def test_a_gitignore_line_that_does_not_compile_is_skipped(project: Any) -> None:

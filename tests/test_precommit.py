@@ -102,6 +102,9 @@ def test_pre_commit_runs_the_hook(tmp_path: Path) -> None:
     (proj / "requirements.txt").write_text("flash-attn==2.4.2\n")
     (proj / "docker/Dockerfile").write_text("FROM x\nRUN pip install 'flash-attn>=2.5'\n")
     (proj / "README.md").write_text("flash-attn==1.0.0\n")
+    (proj / "vendor").mkdir()
+    (proj / "vendor/requirements.txt").write_text("flash-attn==2.4.2\n")  # excluded in the config below
+    (proj / "pyproject.toml").write_text('[tool.fa-lint]\nexclude = ["vendor/*"]\n')
     (proj / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {hook_repo.as_uri()}\n    rev: {rev}\n    hooks:\n      - id: fa-lint\n"
     )
@@ -119,6 +122,7 @@ def test_pre_commit_runs_the_hook(tmp_path: Path) -> None:
     assert proc.returncode == 1, out
     assert "requirements.txt:1:1: FAL001" in out
     assert "README.md" not in out  # not a dependency file, so pre-commit never passes it
+    assert "vendor/" not in out  # pre-commit names it, and the hook's --force-exclude leaves it out
     (proj / "requirements.txt").write_text("flash-attn==2.5.6\n")
     proc = subprocess.run(
         [*PRE_COMMIT, "run", "--all-files"], cwd=proj, env=env, capture_output=True, text=True, timeout=600
