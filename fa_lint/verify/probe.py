@@ -271,25 +271,10 @@ def _paged_call(fn: Any, key: str, case: Dict[str, Any], k_cache: Any, v_cache: 
     if varlen:
         # flash_attn_varlen_func (FA4) only reads the paged cache: the caller has already written the
         # new token's k/v there, so every sequence now holds one more token than cache_seqlens says.
-        res = fn(
-            case["q"],
-            k_cache,
-            v_cache,
-            seqused_k=case["cache_seqlens"] + 1,
-            causal=True,
-            **{key: case["block_table"]},
-        )
+        extra: Dict[str, Any] = {"seqused_k": case["cache_seqlens"] + 1}
     else:
-        res = fn(
-            case["q"],
-            k_cache,
-            v_cache,
-            k=case["k_new"],
-            v=case["v_new"],
-            cache_seqlens=case["cache_seqlens"],
-            causal=True,
-            **{key: case["block_table"]},
-        )
+        extra = {"k": case["k_new"], "v": case["v_new"], "cache_seqlens": case["cache_seqlens"]}
+    res = fn(case["q"], k_cache, v_cache, causal=True, **extra, **{key: case["block_table"]})
     return res[0] if isinstance(res, tuple) else res
 
 
