@@ -59,6 +59,13 @@ def test_usage_errors_exit_2(project: Any, args: list[str]) -> None:
     assert "Traceback" not in r.err
 
 
+def test_an_unwritable_output_file_is_a_usage_error_with_the_reason(project: Any) -> None:
+    project({"requirements.txt": OLD})
+    r = run("-o", "no-such-folder/report.json")
+    assert r.code == 2 and "internal error" not in r.err
+    assert r.err == "fa-lint: error: cannot write no-such-folder/report.json: No such file or directory\n"
+
+
 @pytest.mark.parametrize(
     "config",
     [
