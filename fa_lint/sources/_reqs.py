@@ -52,7 +52,7 @@ def wheel_name(filename: str) -> WheelName | None:
     return WheelName(str(name), version, tag.interpreter if tag else "")
 
 
-def _split(url: str) -> urllib.parse.SplitResult | None:
+def split_url(url: str) -> urllib.parse.SplitResult | None:
     try:
         return urllib.parse.urlsplit(url)
     except ValueError:  # 'https://[::1/x': urlsplit refuses an unclosed IPv6 host
@@ -60,7 +60,7 @@ def _split(url: str) -> urllib.parse.SplitResult | None:
 
 
 def _url_path(url: str) -> str:
-    parts = _split(url)
+    parts = split_url(url)
     return parts.path if parts else ""
 
 
@@ -122,7 +122,7 @@ def version_from_url(url: str) -> Version | None:
 
 def name_from_url(url: str) -> str | None:
     """The distribution a bare URL installs, when its text says: egg fragment, file name, repo."""
-    parts = _split(url)
+    parts = split_url(url)
     frag = parts.fragment if parts else ""
     m = re.search(r"(?:^|&)egg=([A-Za-z0-9_.-]+)", frag)
     if m:

@@ -6,7 +6,7 @@ import urllib.parse
 from collections.abc import Iterator
 
 from fa_lint.model import Parsed
-from fa_lint.sources import locks
+from fa_lint.sources import _reqs, locks
 
 NAME = "uv.lock"
 PATTERNS = ("uv.lock",)
@@ -16,9 +16,8 @@ def _url(pkg: locks.Package) -> str | None:
     source = locks.table(pkg, "source")
     if isinstance(source.get("git"), str):
         # uv writes git sources as "https://host/repo?tag=v2.5.0#<commit>"
-        try:
-            parts = urllib.parse.urlsplit(str(source["git"]))
-        except ValueError:  # an unclosed IPv6 host; the later checks see it as a URL with no version
+        parts = _reqs.split_url(str(source["git"]))
+        if parts is None:  # an unclosed IPv6 host; the later checks see it as a URL with no version
             return f"git+{source['git']}"
         query = urllib.parse.parse_qs(parts.query)
         ref = (query.get("tag") or query.get("rev") or query.get("branch") or [parts.fragment])[0]
