@@ -190,3 +190,7 @@ class Finding:
     environment: str | None = None
     related: tuple[Location, ...] = ()
     fix: Fix | None = None
+    # ``message`` is the headline (what is wrong, and the fix, in about a line); the rest goes here,
+    # so a terminal, an annotation and a SARIF viewer can each show as much as fits.
+    notes: tuple[str, ...] = ()  # what breaks and for whom, the lock or environment context
+    help: str = ""  # the action that fixes it, e.g. "require flash-attn>=2.5.0"
