@@ -41,6 +41,7 @@ class Report:
     suppressed: int
     kb: kb.KnowledgeBase
     policy: Policy
+    texts: Mapping[str, str] = dataclasses.field(default_factory=dict)  # each file read, for code frames
 
 
 def _problem(path: str, message: str, line: int = 1, column: int = 1) -> ParseProblem:
@@ -253,4 +254,4 @@ def check(
         found, texts, settings.select, settings.ignore, settings.per_file_ignores, settings.root
     )
     checked = tuple(p for p in files if p not in hidden)
-    return Report(tuple(kept), checked, suppressed, base, policy)
+    return Report(tuple(kept), checked, suppressed, base, policy, texts)

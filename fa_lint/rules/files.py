@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from fa_lint.model import Finding, Severity
 from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._text import HEADLINE, clip, fit
 
 UNREADABLE = Rule(
     "FAL900",
@@ -24,8 +25,20 @@ RULES = (UNREADABLE, INCLUDE_NOT_FOLLOWED)
 
 def check(ctx: Context) -> Iterator[Finding]:
     for problem in ctx.problems:
-        yield UNREADABLE.finding(problem.location, problem.message)
+        whole = problem.message
+        headline = clip(whole, HEADLINE)
+        yield UNREADABLE.finding(
+            problem.location,
+            headline,
+            notes=(whole,) if headline != whole else (),
+            help="fix what the message names; if this is no dependency file, leave it out with `--exclude`",
+        )
     for inc in ctx.unfollowed:
-        what = "a URL, which fa-lint never fetches" if "://" in inc.target else "not in the checked tree"
-        msg = f"included file {inc.target!r} was not checked: {what}; check it separately"
-        yield INCLUDE_NOT_FOLLOWED.finding(inc.location, msg)
+        url = "://" in inc.target
+        why = "fa-lint never fetches URLs" if url else "it is outside the checked tree"
+        yield INCLUDE_NOT_FOLLOWED.finding(
+            inc.location,
+            fit(f"included `{{target}}` was not checked ({why}); check it separately", target=inc.target),
+            notes=("the requirements in that file went unchecked",),
+            help="check the included file on its own" + (", or vendor it into the repository" if url else ""),
+        )
