@@ -92,7 +92,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--unsafe-fixes",
         action="store_true",
-        help="with --fix or --diff, also move exact pins to another release",
+        help="with --fix, --diff or --show-fixes, also move exact pins to another release",
     )
     p.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change no file")
     p.add_argument(
@@ -107,7 +107,12 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--strict", action="store_true", default=None, help="exit 1 on warnings too")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour text output (auto: on a terminal, unless NO_COLOR is set)",
+    )
     p.add_argument("--config", metavar="PYPROJECT", help="read [tool.fa-lint] from this file")
     p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     p.add_argument(

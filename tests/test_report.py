@@ -35,6 +35,15 @@ def test_sarif_is_valid_against_the_oasis_schema(demo: tuple[dict[str, Any], dic
     assert errors == []
 
 
+@pytest.mark.skipif(not SARIF_SCHEMA.exists(), reason="the SARIF schema lives in ../shared/schemas")
+def test_sarif_with_every_rule_notes_and_help_is_valid() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    doc = json.loads((REPO / "tests/golden/every-rule.sarif").read_text())
+    assert {r["ruleId"] for r in doc["runs"][0]["results"]} == set(RULES)
+    schema = json.loads(SARIF_SCHEMA.read_text())
+    assert list(jsonschema.Draft4Validator(schema).iter_errors(doc)) == []
+
+
 @pytest.mark.skipif(
     not (SARIF_SCHEMA.exists() and (SHARED / "corpus" / "files").exists()),
     reason="the SARIF schema and the corpus live in ../shared",

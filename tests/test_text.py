@@ -15,13 +15,13 @@ import pytest
 
 from fa_lint import cli
 from fa_lint.model import Location
-from fa_lint.report.frame import WIDTH, frame
+from fa_lint.report.frame import WIDTH, draw, lines
 from fa_lint.rules._text import HEADLINE, fit
 from tests.conftest import REPO, SHARED, run
 
 
 def _frame(text: str, line: int, col: int, end_line: int, end_col: int) -> list[str]:
-    return frame(text, Location("f", line, col, end_line, end_col), "FAL001")
+    return draw(lines(text), Location("f", line, col, end_line, end_col), "FAL001")
 
 
 def _marker_under(rows: list[str], source: str) -> str:
@@ -176,6 +176,18 @@ def test_a_long_requirement_keeps_a_short_headline(project: Any) -> None:
     (f,) = run("--format", "json").json["findings"]
     assert len(f["message"]) <= HEADLINE and f["message"].endswith("; require flash-attn>=2.5.0")
     assert f["requirement"] == line  # the JSON still has all of it
+
+
+def test_a_long_meaning_is_shortened_with_the_requirement(project: Any) -> None:
+    # Poetry alternatives read as PEP 440 ranges: the headline adds their meaning, which can be long too
+    alternatives = " || ".join(f"~2.{minor}.{patch}" for minor in range(5) for patch in range(4))
+    project(
+        {"pyproject.toml": f'[tool.poetry.dependencies]\npython = "^3.10"\nflash-attn = "{alternatives}"\n'}
+    )
+    (f,) = run("--format", "json").json["findings"]
+    assert f["code"] == "FAL001" and len(f["message"]) <= HEADLINE
+    assert f["message"].startswith('`flash-attn = "~2.0.') and "(>=2.0.0,<2.1 || " in f["message"]
+    assert f["message"].endswith("admits only 32 releases, none with paged KV; require flash-attn>=2.5.0")
 
 
 @pytest.mark.skipif(not (SHARED / "corpus" / "files").exists(), reason="the corpus lives in ../shared")

@@ -9,7 +9,7 @@ character its visible escape; the marker is measured in the same cells, so it st
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from fa_lint.model import Location
@@ -80,7 +80,7 @@ def _marked(line: str, start: int, end: int) -> tuple[str, int, int]:
     return shown, offset, max(width, 1)
 
 
-def _span_lines(loc: Location, lines: list[str]) -> tuple[int, int, int]:
+def _span_lines(loc: Location, lines: Sequence[str]) -> tuple[int, int, int]:
     """The span's last line and end column, with a span that ends at the start of a line ending before it."""
     end_line, end_column = loc.end_line, loc.end_column
     if end_line > loc.line and end_column == 1:
@@ -91,9 +91,13 @@ def _span_lines(loc: Location, lines: list[str]) -> tuple[int, int, int]:
     return end_line, end_column, min(end_line, len(lines))
 
 
-def frame(text: str, loc: Location, label: str, style: Style = plain) -> list[str]:
-    """The frame for ``loc`` in ``text``; no lines when the span lies outside the text."""
-    lines = [line.removesuffix("\r") for line in text.split("\n")]
+def lines(text: str) -> list[str]:
+    """A file's lines as fa-lint numbers them (split at '\n'), without a CRLF file's '\r'."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
+def draw(lines: Sequence[str], loc: Location, label: str, style: Style = plain) -> list[str]:
+    """The frame for ``loc`` in a file's ``lines``; no lines when the span lies outside them."""
     if not 1 <= loc.line <= len(lines):
         return []
     end_line, end_column, last = _span_lines(loc, lines)

@@ -7,13 +7,12 @@ Every string taken from a checked file passes through ``printable``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fa_lint.model import Finding, Fix, Severity
+from fa_lint.report import frame
 from fa_lint.report._common import counts, printable
-from fa_lint.report.frame import frame
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
@@ -57,15 +56,14 @@ def _help(f: Finding, fixable: bool) -> str:
     return f"[*] {text}" if f.fix.safe else f"{text}; `--fix --unsafe-fixes` applies it"
 
 
-def _full(f: Finding, texts: Mapping[str, str], paint: _Paint, fixable: bool) -> list[str]:
+def _full(f: Finding, source: list[str] | None, paint: _Paint, fixable: bool) -> list[str]:
     out = [_header(f, paint, fixable)]
-    source = texts.get(f.location.path)
     if source is not None:
 
         def style(role: str, text: str) -> str:
             return paint(_BLUE if role == "gutter" else _COLOR[f.severity], text)
 
-        out += frame(source, f.location, f.code, style)
+        out += frame.draw(source, f.location, f.code, style)
     out += [f"  {paint(_BOLD, '= note')}: {printable(n)}" for n in f.notes]
     if f.help:
         out.append(f"  {paint(_CYAN, '= help')}: {_help(f, fixable)}")
@@ -80,7 +78,10 @@ def render(
     ``fixable`` False (standard input, which --fix cannot take) leaves out every --fix hint.
     """
     paint = _Paint(color)
-    lines = [line for f in report.findings for line in _full(f, report.texts, paint, fixable)]
+    split: dict[str, list[str]] = {}  # each file split once, however many findings it has
+    for path in {f.location.path for f in report.findings} & set(report.texts):
+        split[path] = frame.lines(report.texts[path])
+    lines = [line for f in report.findings for line in _full(f, split.get(f.location.path), paint, fixable)]
     return _end(lines, report, fixable, fixes)
 
 

@@ -111,23 +111,23 @@ def written(req: Requirement) -> str:
     return req.raw.split(";", 1)[0].strip()
 
 
-def subject(req: Requirement) -> tuple[str, str]:
-    """A template naming the requirement, and the text from the file that fills its ``{req}``.
+def subject(req: Requirement) -> tuple[str, dict[str, str]]:
+    """A template naming the requirement, and the parts from the file that fill it (for ``fit``).
 
     The meaning is added where the notation is not PEP 440 (variables, Poetry's ``^``, conda's ``=``).
     """
     if req.kind is Kind.LOCK:
-        return "locked flash-attn {req}", req.version.public if req.version else "(no version)"
+        return "locked flash-attn {req}", {"req": req.version.public if req.version else "(no version)"}
     if req.url is not None:
         what = req.version.public if req.version is not None else "an unknown version"
-        return "this URL installs flash-attn {req}", what
+        return "this URL installs flash-attn {req}", {"req": what}
     meaning = req.constraint_text
     if meaning == "any":
-        return "unpinned `{req}`", written(req)
+        return "unpinned `{req}`", {"req": written(req)}
     compact = written(req).replace(" ", "")
     if not req.alternatives and all(str(s) in compact for s in req.specifier):
-        return "`{req}`", written(req)
-    return f"`{{req}}` ({meaning})", written(req)
+        return "`{req}`", {"req": written(req)}
+    return "`{req}` ({meaning})", {"req": written(req), "meaning": meaning}
 
 
 def quoted(req: Requirement) -> str:

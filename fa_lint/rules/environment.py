@@ -87,7 +87,7 @@ def _combined(env: Environment, ctx: Context, reported: set[Location]) -> Iterat
 
 
 def _headline(primary: Requirement, others: int, a: Assessment, ctx: Context) -> str:
-    template, text = subject(primary)
+    template, parts = subject(primary)
     also = f"{others} other requirement{'s' if others > 1 else ''}"
     if a.verdict is Verdict.NONE:
         result = "admit no flash-attn release at all"
@@ -95,7 +95,7 @@ def _headline(primary: Requirement, others: int, a: Assessment, ctx: Context) ->
         result = f"admit only {count(a.bad)}, none with paged KV"
     else:
         result = f"admit only {count(a.bad)}, all below the required {ctx.policy.min_version}"
-    return fit(f"{template} and {also} {result}; allow flash-attn>={ctx.policy.min_version}", req=text)
+    return fit(f"{template} and {also} {result}; allow flash-attn>={ctx.policy.min_version}", **parts)
 
 
 def _notes(

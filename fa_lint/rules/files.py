@@ -31,7 +31,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             problem.location,
             headline,
             notes=(whole,) if headline != whole else (),
-            help="fix what the message names; if this is no dependency file, leave it out with `--exclude`",
+            help="fix the file where the headline says, or leave it out (`--exclude`) if it pins nothing",
         )
     for inc in ctx.unfollowed:
         url = "://" in inc.target

@@ -88,10 +88,10 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
     if a.verdict is Verdict.MIXED:
         return _mixed(req, a, ctx, fields)
     policy, kb = ctx.policy, ctx.kb
-    template, text = subject(req)
+    template, parts = subject(req)
     if a.verdict is Verdict.NONE:
         headline = fit(
-            f"{template} matches no flash-attn release{_nearest(req, ctx)}; {fix(req, policy)}", req=text
+            f"{template} matches no flash-attn release{_nearest(req, ctx)}; {fix(req, policy)}", **parts
         )
         notes = ("installing it fails with 'No matching distribution found' (or the resolver's equivalent)",)
         return NO_SUCH_RELEASE.finding(
@@ -99,7 +99,7 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
         )
     if a.verdict is Verdict.NEWER:
         headline = fit(
-            f"{template} is newer than fa-lint's knowledge base (newest known: {kb.newest})", req=text
+            f"{template} is newer than fa-lint's knowledge base (newest known: {kb.newest})", **parts
         )
         notes = (
             f"assumed to keep paged KV, as every release since {kb.first_with(PAGED_KV)} has; the knowledge "
@@ -115,7 +115,7 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
 def _missing(req: Requirement, a: Assessment, ctx: Context, fields: dict[str, Any]) -> Finding:
     """FAL001: nothing the requirement admits has paged KV (or reaches --min-version)."""
     kb, policy = ctx.kb, ctx.policy
-    template, text = subject(req)
+    template, parts = subject(req)
     old = not a.bad or all(not r.has(PAGED_KV) for r in a.bad)
     lacks = f"has no paged KV (block_table ships in {kb.first_with(PAGED_KV)})"
     below = f"is below the required {policy.min_version}"
@@ -127,7 +127,7 @@ def _missing(req: Requirement, a: Assessment, ctx: Context, fields: dict[str, An
         what = f"admits only {count(a.bad)}, " + (
             "none with paged KV" if old else f"all below the required {policy.min_version}"
         )
-    headline = fit(f"{template} {what}; {fix(req, policy)}", req=text)
+    headline = fit(f"{template} {what}; {fix(req, policy)}", **parts)
     notes = []
     if len(a.bad) > 2:
         notes.append(f"it admits {releases(a.bad)}")
@@ -148,10 +148,10 @@ def _missing(req: Requirement, a: Assessment, ctx: Context, fields: dict[str, An
 def _mixed(req: Requirement, a: Assessment, ctx: Context, fields: dict[str, Any]) -> Finding:
     """FAL002: the requirement admits releases with and without paged KV."""
     kb, policy = ctx.kb, ctx.policy
-    template, text = subject(req)
+    template, parts = subject(req)
     old = all(not r.has(PAGED_KV) for r in a.bad)
     without = "without paged KV" if old else f"below the required {policy.min_version}"
-    headline = fit(f"{template} admits {count(a.bad)} {without}; {fix(req, policy)}", req=text)
+    headline = fit(f"{template} admits {count(a.bad)} {without}; {fix(req, policy)}", **parts)
     also = f"{releases(a.good)} with it" if a.good else "newer versions"
     notes = [
         f"it admits {releases(a.bad)} {without} as well as {also}: which one installs depends on the "
