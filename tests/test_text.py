@@ -146,6 +146,18 @@ def test_a_long_line_is_cut_around_the_span() -> None:
     assert marks.endswith("^ FAL001")
 
 
+@pytest.mark.parametrize("at", ["start", "end"])
+def test_a_huge_line_shows_a_window_around_the_span(at: str) -> None:
+    span = "flash-attn==2.4.2"
+    line = span + " x" * 200_000 if at == "start" else "x " * 200_000 + span
+    column = 1 if at == "start" else len(line) - len(span) + 1
+    rows = _frame(line + "\n", 1, column, 1, column + len(span))
+    shown = rows[1].split("| ", 1)[1]
+    assert len(shown) <= WIDTH
+    assert shown.startswith(span) if at == "start" else shown.startswith("...") and shown.endswith(span)
+    assert _marker_under(rows, shown) == span
+
+
 def test_a_long_context_line_is_cut_too() -> None:
     rows = _frame("#" + "x" * 500 + "\nflash-attn==2.4.2\n", 2, 1, 2, 18)
     assert rows[1].endswith("...") and len(rows[1]) <= WIDTH + len("1 | ")

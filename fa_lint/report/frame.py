@@ -44,15 +44,18 @@ def _cell(ch: str) -> _Cell:
     return _Cell(ch, 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1)
 
 
-def _window(cells: list[_Cell], start: int) -> tuple[int, int]:
-    """The characters of a long line to show: ``WIDTH`` cells, keeping the span's start in view."""
-    if sum(c.width for c in cells) <= WIDTH:
+def _window(cells: list[_Cell], start: int, whole: bool) -> tuple[int, int]:
+    """The characters of a long line to show: ``WIDTH`` cells, keeping the span's start in view.
+
+    ``whole`` False: ``cells`` is already a slice of a longer line.
+    """
+    if whole and sum(c.width for c in cells) <= WIDTH:
         return 0, len(cells)
     first, before = start, 0
     while first > 0 and before + cells[first - 1].width <= WIDTH // 4:
         first -= 1
         before += cells[first].width
-    room = WIDTH - (len(_ELLIPSIS) if first else 0) - len(_ELLIPSIS)
+    room = WIDTH - 2 * len(_ELLIPSIS)  # either end may be cut
     last, used = first, 0
     while last < len(cells) and used + cells[last].width <= room:
         used += cells[last].width
@@ -66,15 +69,18 @@ def _marked(line: str, start: int, end: int) -> tuple[str, int, int]:
     ``start``/``end`` are 0-based character offsets; either may lie past the end of the line, where the
     marker then sits just after the last character.
     """
-    cells = [_cell(ch) for ch in line]
-    start = min(start, len(cells))
-    end = max(min(end, len(cells)), start)
-    first, last = _window(cells, start)
+    start = min(start, len(line))
+    end = max(min(end, len(line)), start)
+    # Only the characters around the span can be shown: measure those, however long the line.
+    lo, hi = max(start - WIDTH, 0), min(start + 2 * WIDTH, len(line))
+    cells = [_cell(ch) for ch in line[lo:hi]]
+    start, end = start - lo, min(end, hi) - lo
+    first, last = _window(cells, start, whole=lo == 0 and hi == len(line))
     shown = "".join(c.text for c in cells[first:last])
     offset = sum(c.width for c in cells[first:start])
-    if first:
+    if first or lo:
         shown, offset = _ELLIPSIS + shown, offset + len(_ELLIPSIS)
-    if last < len(cells):
+    if last < len(cells) or hi < len(line):
         shown += _ELLIPSIS
     width = sum(c.width for c in cells[start : min(end, last)])
     return shown, offset, max(width, 1)

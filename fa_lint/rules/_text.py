@@ -50,7 +50,7 @@ def fit(template: str, **parts: str) -> str:
     template's own words leave, and a part shorter than its share passes what it does not use on.
     """
     room = HEADLINE - len(template.format(**dict.fromkeys(parts, "")))
-    cap, left = max(len(p) for p in parts.values()), room
+    cap, left = max((len(p) for p in parts.values()), default=0), room
     for i, size in enumerate(sorted(len(p) for p in parts.values())):
         share = left // (len(parts) - i)
         if size > share:
