@@ -330,6 +330,26 @@ def test_min_version_findings_do_not_claim_a_missing_block_table(project: Any) -
     ]
 
 
+@pytest.mark.parametrize(
+    ("line", "headline"),
+    [
+        (
+            "flash-attn @ git+https://github.com/Dao-AILab/flash-attention@v2.3.6",
+            "flash-attn 2.3.6 from this URL has no paged KV (block_table ships in 2.5.0); "
+            "install flash-attn 2.5.0 or later",
+        ),
+        (
+            "flash-attn @ https://example.com/flash_attn-9.1.0-cp311-cp311-linux_x86_64.whl",
+            "flash-attn 9.1.0 from this URL is newer than fa-lint's knowledge base (newest known: 2.8.3.post2)",
+        ),
+    ],
+)
+def test_url_headlines_name_the_version_the_url_carries(project: Any, line: str, headline: str) -> None:
+    project({"requirements.txt": line + "\n"})
+    (f,) = run("--format", "json").json["findings"]
+    assert f["message"] == headline
+
+
 def test_hashed_pins_say_why_there_is_no_fix(project: Any) -> None:
     project({"requirements.txt": "flash-attn==2.4.2 --hash=sha256:" + "0" * 64 + "\n"})
     (f,) = run("--format", "json").json["findings"]

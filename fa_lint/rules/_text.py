@@ -120,7 +120,7 @@ def subject(req: Requirement) -> tuple[str, dict[str, str]]:
         return "locked flash-attn {req}", {"req": req.version.public if req.version else "(no version)"}
     if req.url is not None:
         what = req.version.public if req.version is not None else "an unknown version"
-        return "this URL installs flash-attn {req}", {"req": what}
+        return "flash-attn {req} from this URL", {"req": what}
     meaning = req.constraint_text
     if meaning == "any":
         return "unpinned `{req}`", {"req": written(req)}
