@@ -7,12 +7,13 @@ Paths are written relative to ``%SRCROOT%``, the folder fa-lint ran in, which is
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from fa_lint.model import Finding, Location, Severity
-from fa_lint.report._common import fingerprint, knowledge_base, relative, tool
+from fa_lint.report._common import fingerprints, knowledge_base, relative, tool
 from fa_lint.rules import RULES
 
 if TYPE_CHECKING:
@@ -48,14 +49,26 @@ def _location(loc: Location, message: str | None = None) -> dict[str, Any]:
     return out
 
 
-def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
+def _plain(text: str) -> str:
+    """SARIF reads ``[text](id)`` in a message as a link: brackets of the text itself are escaped."""
+    return re.sub(r"([\[\]])", r"\\\1", text)
+
+
+def _message(f: Finding) -> str:
+    """The message, linking each related location by its id: code scanning shows a related location
+    only where the message links it."""
+    links = [f"[{_plain(f'{relative(r.path) or r.path}:{r.line}')}]({i})" for i, r in enumerate(f.related, 1)]
+    return _plain(f.message) + (f" Related: {', '.join(links)}." if links else "")
+
+
+def _result(f: Finding, index: dict[str, int], fp: str) -> dict[str, Any]:
     out: dict[str, Any] = {
         "ruleId": f.code,
         "ruleIndex": index[f.code],
         "level": LEVEL[f.severity],
-        "message": {"text": f.message},
+        "message": {"text": _message(f)},
         "locations": [_location(f.location)],
-        "partialFingerprints": {"faLint/v1": fingerprint(f)},
+        "partialFingerprints": {"faLint/v1": fp},
     }
     if f.related:
         out["relatedLocations"] = [
@@ -117,7 +130,10 @@ def render(report: Report, **_: object) -> str:
         "invocations": [{"executionSuccessful": True}],
         "originalUriBaseIds": {ROOT: {"description": {"text": "The folder fa-lint ran in."}}},
         "columnKind": "unicodeCodePoints",
-        "results": [_result(f, index) for f in report.findings],
+        "results": [
+            _result(f, index, fp)
+            for f, fp in zip(report.findings, fingerprints(report.findings), strict=True)
+        ],
         "properties": {
             "files": list(report.files),
             "suppressed": report.suppressed,
