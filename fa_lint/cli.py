@@ -17,8 +17,9 @@ from packaging.version import Version
 from fa_lint import __version__, config
 
 if TYPE_CHECKING:
-    from fa_lint.engine import Report
+    from fa_lint.engine import Report, Settings
     from fa_lint.fix import Outcome
+    from fa_lint.newfromrev import Baseline
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 FORMATS = ("text", "json", "sarif", "github", "gitlab")
@@ -76,6 +77,12 @@ def parser() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="leave out what .gitignore leaves out when walking folders (default: on)",
+    )
+    p.add_argument(
+        "--new-from-rev",
+        metavar="REV",
+        help="report only findings new since git revision REV, and those on lines changed since "
+        "(e.g. origin/main in a pull request)",
     )
     p.add_argument(
         "--fix", action="store_true", help="apply safe fixes in place (only the fixed spans change)"
@@ -238,6 +245,21 @@ def _stdin() -> bytes:
     return stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
 
 
+def _baseline(rev: str, paths: list[str], settings: Settings) -> Baseline:
+    """What ``rev`` had; a usage error outside a git repository or for a revision git does not know."""
+    import dataclasses
+
+    from fa_lint import engine, newfromrev
+
+    def at_rev(moved: list[str], relocate: newfromrev.Relocate) -> Report:
+        return engine.check(moved, dataclasses.replace(settings, root=relocate(settings.root)))
+
+    try:
+        return newfromrev.against(rev, paths, at_rev)
+    except newfromrev.RevisionError as exc:
+        raise _UsageError(str(exc)) from None
+
+
 def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from fa_lint import engine
     from fa_lint.report import FORMATS as RENDER
@@ -256,7 +278,12 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     paths = args.paths or ["."]
     given = None
+    rev = cfg.new_from_rev if args.new_from_rev is None else args.new_from_rev  # "" turns it off
     if args.stdin_filename or paths == ["-"]:
+        if rev:
+            raise _UsageError(
+                "--new-from-rev compares files with a git revision; it cannot check standard input"
+            )
         if args.paths not in ([], ["-"]):
             raise _UsageError("--stdin-filename checks standard input: give no other paths")
         if args.fix or args.diff:
@@ -267,13 +294,27 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if missing:
         err.write(f"fa-lint: no such file or folder: {', '.join(missing)}\n")
         return EXIT_USAGE
-    report = engine.check(paths, settings, given)
+    base = _baseline(rev, paths, settings) if rev else None
+    hidden = 0
+
+    def check() -> Report:
+        nonlocal hidden
+        report = engine.check(paths, settings, given)
+        if base is None:
+            return report
+        kept = base.narrow(report)
+        hidden = kept.hidden
+        return kept.report
+
+    report = check()
     if args.diff:
         return _diff(report, args.unsafe_fixes, out, err)
     if args.fix:
-        report = _fix(report, lambda: engine.check(paths, settings), args.unsafe_fixes, err)
+        report = _fix(report, check, args.unsafe_fixes, err)
     if not report.files:
         err.write(f"fa-lint: no dependency files found in {', '.join(paths)}; nothing to check\n")
+    if hidden:
+        err.write(f"fa-lint: --new-from-rev {rev}: left out {hidden} finding(s) {rev} already had\n")
     color = not args.output_file and _use_color(args.color, out)
     text = RENDER[args.format](report, color=color, fixable=given is None)  # --fix cannot take stdin
     _write(text, args.output_file, out)
