@@ -104,7 +104,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def bot_parser() -> argparse.ArgumentParser:
-    from fa_lint.bots import BOTS, ECOSYSTEMS
+    from fa_lint.bots import BOTS, ECOSYSTEMS, VERSIONING
 
     p = _Parser(
         prog="fa-lint bot-config",
@@ -119,7 +119,19 @@ def bot_parser() -> argparse.ArgumentParser:
         choices=ECOSYSTEMS,
         help="dependabot: an update entry per ecosystem (default: pip)",
     )
-    p.add_argument("--directory", default="/", help="dependabot: where the manifests are (default: /)")
+    p.add_argument(
+        "--directory",
+        action="append",
+        metavar="DIR",
+        help="dependabot: where the manifests are, repeatable, globs allowed (default: /)",
+    )
+    p.add_argument(
+        "--versioning-strategy",
+        choices=tuple(VERSIONING),
+        default="increase",
+        help="dependabot: how updates change a requirement (default: increase, which raises a floor "
+        "like >=2.3; auto leaves the key out)",
+    )
     p.add_argument("-o", "--output-file", metavar="FILE", help="write the config to FILE instead of stdout")
     p.add_argument("--config", metavar="PYPROJECT", help="read [tool.fa-lint] from this file")
     p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
@@ -187,7 +199,8 @@ def bot_config(args: argparse.Namespace, out: TextIO) -> int:
         text = bots.renovate(policy, base)
     else:
         ecosystems = tuple(dict.fromkeys(args.ecosystem or ["pip"]))
-        text = bots.dependabot(policy, base, ecosystems, args.directory)
+        directories = tuple(dict.fromkeys(args.directory or ["/"]))
+        text = bots.dependabot(policy, base, ecosystems, directories, args.versioning_strategy)
     _write(text, args.output_file, out)
     return EXIT_OK
 
