@@ -128,10 +128,7 @@ _DIFF = ("diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "--src-pr
 
 def touched(rev: str, top: str) -> dict[str, set[int]]:
     """The lines of each file the working tree changed since ``rev``, by real path."""
-    diff = _git(
-        [*_DIFF, "--end-of-options", rev, "--"],
-        top,
-    )
+    diff = _git([*_DIFF, "--end-of-options", rev, "--"], top)
     out: dict[str, set[int]] = {}
     lines: set[int] | None = None
     left = 0  # lines of the current hunk still to skip: an added line may itself start with "+++ "
@@ -173,7 +170,6 @@ Relocate = Callable[[str], str]
 class Baseline:
     """What REV had: how many findings of each fingerprint, and the lines the change touched since."""
 
-    rev: str
     known: Counter[str]
     changed: dict[str, set[int]]
 
@@ -226,4 +222,4 @@ def against(rev: str, paths: Sequence[str], check: Callable[[list[str], Relocate
                 existing = [p for p in map(relocate, paths) if os.path.lexists(p)]
                 if existing:
                     known = Counter(map(fingerprint, check(existing, relocate).findings))
-    return Baseline(rev, known, changed)
+    return Baseline(known, changed)

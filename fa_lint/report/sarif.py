@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from fa_lint.model import Finding, Location, Severity
-from fa_lint.report._common import fingerprints, knowledge_base, relative, tool
+from fa_lint.report._common import fingerprints, knowledge_base, printable, relative, tool
 from fa_lint.rules import RULES
 
 if TYPE_CHECKING:
@@ -57,7 +57,8 @@ def _plain(text: str) -> str:
 def _message(f: Finding) -> str:
     """The message, linking each related location by its id: code scanning shows a related location
     only where the message links it."""
-    links = [f"[{_plain(f'{relative(r.path) or r.path}:{r.line}')}]({i})" for i, r in enumerate(f.related, 1)]
+    where = [printable(f"{relative(r.path) or r.path}:{r.line}") for r in f.related]
+    links = [f"[{_plain(text)}]({i})" for i, text in enumerate(where, 1)]
     return _plain(f.message) + (f" Related: {', '.join(links)}." if links else "")
 
 
