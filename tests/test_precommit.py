@@ -79,6 +79,7 @@ def test_pre_commit_runs_the_hook(tmp_path: Path) -> None:
             ".ruff_cache",
             "build",
             "dist",
+            ".tools",  # Node and Renovate for tests/test_renovate.py, hundreds of MB
         ),
     )
     env = {
