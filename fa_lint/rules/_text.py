@@ -69,6 +69,8 @@ def subject(req: Requirement) -> str:
     """The requirement as the reader wrote it, with its meaning where the notation is not PEP 440."""
     if req.kind is Kind.LOCK:
         return f"the lock pins flash-attn {req.version.public if req.version else '(no version)'}"
+    if req.build is not None:
+        return f"this source build of {req.build}"
     if req.url is not None:
         what = f"{req.version.public}" if req.version is not None else "an unknown version"
         return f"this URL installs flash-attn {what}"

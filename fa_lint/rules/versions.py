@@ -134,11 +134,12 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
         )
         return NEWER_THAN_KB.finding(req.location, msg, **fields)
     if a.verdict is Verdict.UNKNOWN:
-        why = (
-            f"it depends on {req.unresolved}, which the file does not set"
-            if req.unresolved
-            else "the URL names no release tag or file version"
-        )
+        if req.unresolved:
+            why = f"it depends on {req.unresolved}, which the file does not set"
+        elif req.build:
+            why = f"it builds {req.build}"
+        else:
+            why = "the URL names no release tag or file version"
         msg = (
             f"cannot tell which flash-attn version this installs: {why}; pin a release "
             f"(flash-attn>={policy.min_version}) or a tag (@v{policy.min_version})"

@@ -24,7 +24,7 @@ _ARCHIVE = re.compile(
 _TAG = re.compile(r"^v?(\d+(?:\.\d+)*(?:\.post\d+)?)$")
 _VCS_SCHEMES = ("git+", "hg+", "svn+", "bzr+")
 # Repositories whose source builds the flash-attn distribution.
-_FLASH_REPOS = {"flash-attention", "flash_attention", "flash-attn"}
+FLASH_REPOS = {"flash-attention", "flash_attention", "flash-attn"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +133,7 @@ def name_from_url(url: str) -> str | None:
     if url.startswith(_VCS_SCHEMES):
         repo = _url_path(url[url.index("+") + 1 :]).split("@", 1)[0].rstrip("/").rsplit("/", 1)[-1]
         repo = repo.removesuffix(".git").lower()
-        if repo in _FLASH_REPOS:
+        if repo in FLASH_REPOS:
             return "flash-attn"
     return None
 
