@@ -188,6 +188,8 @@ class Expanded:
 
 def expand(text: str, scope: Scope, make: bool = False) -> Expanded:
     """Substitute ``$X``, ``${X}``, ``${X:-default}`` (and ``$(X)`` in Makefiles) from known values."""
+    if make:
+        text = text.replace("$$", "$")  # make's escape for the shell's own $
     if "$" not in text and "`" not in text:
         return Expanded((text,), None)
     missing: list[str] = []

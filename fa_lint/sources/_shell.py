@@ -274,10 +274,6 @@ def _path(text: str) -> bool:
 
 # --- source builds --------------------------------------------------------------------------------
 
-# What each folder of a flash-attention checkout builds (upstream hopper/setup.py: PACKAGE_NAME
-# "flash_attn_3", "flashattn-hopper" before 2025; flash_attn/cute/pyproject.toml: "flash-attn-4",
-# "flash-attn-cute" before). Other folders (csrc/layer_norm, ...) build other packages.
-_BUILDS = {"": FLASH_ATTN, "hopper": "flash-attn-3", "flash_attn/cute": "flash-attn-4"}
 _GIT_VALUE_ARGS = {
     "-b",
     "--branch",
@@ -712,7 +708,7 @@ class Scanner:
         if found is None:
             return None
         clone, inside = found
-        name = _BUILDS.get(inside)
+        name = _reqs.SUBDIRECTORIES.get(inside)
         if name is None:
             return None
         ref = clone.ref

@@ -221,6 +221,15 @@ def _run(index: TextIndex, ins: Instruction, state: _State, scanner: _shell.Scan
     body = ins.body
     skip = _args_start(body, 0)
     start = ins.args + skip
+    for flag in _FLAG.finditer(body, 0, skip):  # --mount=type=bind,from=build,src=/wheels,target=/w
+        mount = dict(
+            p.partition("=")[::2] for p in flag.group().removeprefix("--mount=").strip("\"'").split(",")
+        )
+        if flag.group().startswith("--mount=") and "from" in mount:
+            source = mount.get("source") or mount.get("src") or "/"
+            scanner.copy(
+                source, mount.get("target") or mount.get("dst") or mount.get("destination") or source
+            )
     # Shell variables die with the RUN; ARG and ENV values live on, as does WORKDIR (not cd).
     shell = _shell.State(state.variables.child(), state.workdir)
     if body.startswith("[", skip):

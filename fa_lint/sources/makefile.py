@@ -16,24 +16,34 @@ _DEFINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*(?::::=|::=|:=|\?=|\+=|=
 _RECIPE = re.compile(r"^(\t[ \t]*)([@+-]*)")
 
 
-def _recipes(text: str) -> str:
-    """The text as the shell sees it: recipe lines (tab-led, and their continuations) with make's
-    ``@``/``-``/``+`` prefixes and ``$$`` escapes undone; every other line blanked (same length)."""
-    out: list[str] = []
-    continued = False
-    for line in text.split("\n"):
-        m = _RECIPE.match(line)
-        if m or continued:
-            shell = m.group(1) + " " * len(m.group(2)) + line[m.end() :] if m else line
-            out.append(shell.replace("$$", " $"))
-        else:
-            out.append(" " * len(line))
-        continued = (bool(m) or continued) and line.rstrip("\r").endswith("\\")
-    return "\n".join(out)
+def recipes(text: str) -> Iterator[tuple[int, int, str]]:
+    """Each recipe line (tab-led, with its ``\\`` continuations) as make hands it to its own shell:
+    start and end offsets, and the text without make's ``@``/``-``/``+`` prefix (same length)."""
+    start = 0
+    lines = text.split("\n")
+    n = 0
+    while n < len(lines):
+        m = _RECIPE.match(lines[n])
+        offset = start
+        if m is None:
+            start += len(lines[n]) + 1
+            n += 1
+            continue
+        shell = [m.group(1) + " " * len(m.group(2)) + lines[n][m.end() :]]
+        while lines[n].rstrip("\r").endswith("\\") and n + 1 < len(lines):
+            start += len(lines[n]) + 1
+            n += 1
+            shell.append(lines[n])
+        start += len(lines[n]) + 1
+        n += 1
+        body = "\n".join(shell)
+        yield offset, offset + len(body), body
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
     variables = {m.group(1): m.group(2) for m in _DEFINE.finditer(text)}
     scanner = _shell.Scanner(TextIndex(path, text), NAME)
-    scanner.run(0, len(text), _shell.State(_shell.Scope(values=variables)), text=_recipes(text), make=True)
+    for start, end, shell in recipes(text):  # each line its own shell: a cd ends with its line
+        scanner.run(start, end, _shell.State(_shell.Scope(values=variables)), text=shell, make=True)
+        yield from scanner.drain()
     yield from scanner.finish()
