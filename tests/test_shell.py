@@ -8,6 +8,8 @@ are other distributions and never judged as flash-attn.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -407,3 +409,16 @@ def test_realworld(case: str, expected: list[tuple[str, int, str]], monkeypatch:
     monkeypatch.chdir(folder)
     (name,) = [p.name for p in folder.iterdir()]
     assert findings(name) == expected
+
+
+def test_the_grammar_loads_only_when_a_script_is_checked(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("flash-attn==2.6.3\n")
+    (tmp_path / "x.sh").write_text("pip install flash-attn==2.6.3\n")
+    code = (
+        "import sys; from fa_lint import engine; engine.check(['requirements.txt']); "
+        "print('tree_sitter' in sys.modules); engine.check(['x.sh']); print('tree_sitter' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["False", "True"]

@@ -61,29 +61,45 @@ class Chunk:
     """One stretch of a file handed to the parser, and the way back from its bytes to file offsets.
 
     tree-sitter counts UTF-8 bytes; ``TextIndex`` counts characters. ``base`` is the character
-    offset of ``text`` in the file. ``parse``, when given, is what the parser reads instead: a copy
-    of ``text`` of equal length with what the shell never sees blanked out (Docker's comment lines
-    in a continued RUN, a workflow's ``${{ }}``); words are still read from ``text``.
+    offset of ``text`` in the file, or ``positions`` the offset of each of its characters (a script
+    in a double-quoted ``bash -c "..."``, read without its escapes). ``parse``, when given, is what
+    the parser reads instead: a copy of ``text`` of equal length with what the shell never sees
+    blanked out (Docker's comment lines in a continued RUN, a workflow's ``${{ }}``); words are
+    still read from ``text``.
     """
 
-    def __init__(self, text: str, base: int = 0, parse: str | None = None) -> None:
+    def __init__(
+        self, text: str, base: int = 0, parse: str | None = None, positions: list[int] | None = None
+    ) -> None:
         self.text = text
         self.base = base
+        self.positions = positions
         seen = text if parse is None else parse
         self.data = seen.encode("utf-8", "surrogatepass")
         self._starts = None if seen.isascii() else list(itertools.accumulate(map(_utf8_len, seen), initial=0))
 
-    def offset(self, byte: int) -> int:
-        """The file offset of a byte position of ``data`` (past its end: the end, see ``_tree``)."""
+    def index(self, byte: int) -> int:
+        """The character of ``text`` at a byte position of ``data`` (past its end: the end, see ``_tree``)."""
         chars = byte if self._starts is None else bisect.bisect_left(self._starts, byte)
-        return self.base + min(chars, len(self.text))
+        return min(chars, len(self.text))
+
+    def at(self, index: int) -> int:
+        """The file offset of a character of ``text`` (``len(text)``: just past the last one)."""
+        if self.positions is None:
+            return self.base + index
+        if index < len(self.positions):
+            return self.positions[index]
+        return self.positions[-1] + 1 if self.positions else self.base
+
+    def offset(self, byte: int) -> int:
+        return self.at(self.index(byte))
 
     def span(self, node: Node) -> tuple[int, int]:
-        return self.offset(node.start_byte), self.offset(node.end_byte)
+        start, end = self.index(node.start_byte), self.index(node.end_byte)
+        return self.at(start), self.at(end - 1) + 1 if end > start else self.at(start)
 
     def source(self, node: Node) -> str:
-        start, end = self.span(node)
-        return self.text[start - self.base : end - self.base]
+        return self.text[self.index(node.start_byte) : self.index(node.end_byte)]
 
 
 # --- words -----------------------------------------------------------------------------------------
@@ -282,6 +298,7 @@ class Walk:
         self.handler = handler
         self.make = make
         self.functions: dict[str, _Function] = {}
+        self.too_deep = False  # reported once
 
     def run(self, state: State, depth: int = 0) -> None:
         self._each(_tree(self.chunk).named_children, state, False, depth)
@@ -302,8 +319,12 @@ class Walk:
 
     def _statement(self, node: Node, state: State, possible: bool, depth: int) -> None:
         if depth > _MAX_DEPTH:
-            start, end = self.chunk.span(node)
-            self.handler.problem(start, end, f"shell nested more than {_MAX_DEPTH} levels deep is not read")
+            if not self.too_deep:
+                self.too_deep = True
+                start, end = self.chunk.span(node)
+                self.handler.problem(
+                    start, end, f"shell nested more than {_MAX_DEPTH} levels deep is not read"
+                )
             return
         kind, depth = node.type, depth + 1
         if kind == "command":
@@ -433,50 +454,54 @@ class Walk:
     # simple commands
 
     def _command(self, node: Node, redirects: list[Node], state: State, possible: bool, depth: int) -> None:
-        words: list[Word] = []
+        args: list[Node] = []  # the command name first
         env: dict[str, str] = {}
         for child in node.named_children:
-            if child.type == "variable_assignment" and not words:
+            if child.type == "variable_assignment" and not args:
                 name, value = child.child_by_field_name("name"), child.child_by_field_name("value")
                 if name is not None:
                     env[self.chunk.source(name)] = "" if value is None else _value(value, self.chunk)
             elif child.type == "command_name":
-                words.append(word(child.named_children[0] if child.named_children else child, self.chunk))
+                args.append(child.named_children[0] if child.named_children else child)
             elif child.type.endswith("_redirect"):
                 redirects = [*redirects, child]
             elif child.type != "comment":
-                words.append(word(child, self.chunk))
-        if not words:  # A=1 B=2 on their own set shell variables
+                args.append(child)
+        if not args:  # A=1 B=2 on their own set shell variables
             self._each(node.named_children, state, possible, depth)
             return
+        args, words = self._with_redirects(args, redirects)
         start, end = self.chunk.span(node)
-        cmd = Command(self._with_redirects(words, redirects), start, end, env)
-        head, args = cmd.words[0].text, cmd.words[1:]
+        cmd = Command(words, start, end, env)
+        head = words[0].text
         if head in ("cd", "pushd", "popd"):
-            self._cd(head, args, state)
+            self._cd(head, words[1:], state)
         elif head in self.functions:
-            self._call(self.functions[head], args, state, possible, depth)
+            self._call(self.functions[head], words[1:], state, possible, depth)
         else:
             script = self.handler.command(cmd, state, possible, self.make)
             if script is not None:
-                self._inline(script, state, possible, depth)
+                self._inline(
+                    next(n for n, w in zip(args, words, strict=True) if w is script), state, possible, depth
+                )
             elif posixpath.basename(head) in _SHELLS:  # bash <<EOF: the heredoc is the script
                 for r in redirects:
                     for body in (c for c in r.children if c.type == "heredoc_body"):
-                        self._inline(word(body, self.chunk), state, possible, depth)
+                        self._inline(body, state, possible, depth)
 
-    def _with_redirects(self, words: list[Word], redirects: list[Node]) -> list[Word]:
-        """Mark a word that a redirect cut short (flash-attn>=2.5); words after the redirect's file
-        are still arguments (tree-sitter-bash hangs them on the redirect)."""
-        out = list(words)
+    def _with_redirects(self, args: list[Node], redirects: list[Node]) -> tuple[list[Node], list[Word]]:
+        """The command's words: one a redirect cut short is marked (flash-attn>=2.5), and words
+        after a redirect's file are still arguments (tree-sitter-bash hangs them on the redirect)."""
+        cuts: dict[int, str] = {}
         for r in redirects:
             op = next((c for c in r.children if not c.is_named), None)
-            if r.type != "file_redirect" or op is None:
-                continue
-            start = self.chunk.offset(r.start_byte)
-            out = [Word(w.text, w.start, w.end, w.quoted, cut=op.type) if w.end == start else w for w in out]
-            out += [word(d, self.chunk) for d in r.children_by_field_name("destination")[1:]]
-        return out
+            if r.type == "file_redirect" and op is not None:
+                cuts[self.chunk.offset(r.start_byte)] = op.type
+                args = [*args, *r.children_by_field_name("destination")[1:]]
+        words = [word(n, self.chunk) for n in args]
+        return args, [
+            Word(w.text, w.start, w.end, w.quoted, cut=cuts[w.end]) if w.end in cuts else w for w in words
+        ]
 
     def _cd(self, head: str, args: list[Word], state: State) -> None:
         if head == "popd":
@@ -512,12 +537,30 @@ class Walk:
                 caller.set(name, values)
         state.scope = caller
 
-    def _inline(self, script: Word, state: State, possible: bool, depth: int) -> None:
+    def _inline(self, node: Node, state: State, possible: bool, depth: int) -> None:
         """``bash -c '...'`` or ``bash <<EOF``: a script of its own, read where it is written."""
-        raw = self.chunk.text[script.start - self.chunk.base : script.end - self.chunk.base]
-        quote = raw[:1] if script.quoted and raw[:1] in "'\"" else ""
-        inner = raw[len(quote) : len(raw) - 1 if quote and len(raw) > 1 and raw.endswith(quote) else None]
-        Walk(Chunk(inner, script.start + len(quote)), self.handler, self.make).run(state.fork(), depth)
+        start, end = self.chunk.index(node.start_byte), self.chunk.index(node.end_byte)
+        raw = self.chunk.text[start:end]
+        if node.type == "string":  # what the inner shell reads: the string without its escapes
+            kept: list[int] = []
+            i = 1
+            while i < len(raw) - (raw.endswith('"') and len(raw) > 1):
+                if raw[i] == "\\" and raw[i + 1 : i + 2] in ('"', "\\", "$", "`", "\n"):
+                    i += 1
+                    if raw[i] == "\n":
+                        i += 1
+                        continue
+                kept.append(i)
+                i += 1
+            chunk = Chunk("".join(raw[k] for k in kept), positions=[self.chunk.at(start + k) for k in kept])
+        else:
+            quoted = node.type == "raw_string"
+            inner = raw[1 : -1 if len(raw) > 1 and raw.endswith("'") else None] if quoted else raw
+            if self.chunk.positions is None:
+                chunk = Chunk(inner, self.chunk.at(start + quoted))
+            else:
+                chunk = Chunk(inner, positions=[self.chunk.at(start + quoted + k) for k in range(len(inner))])
+        Walk(chunk, self.handler, self.make).run(state.fork(), depth)
 
 
 def _then(node: Node) -> tuple[list[Node], list[Node]]:

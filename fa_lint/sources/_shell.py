@@ -37,15 +37,23 @@ from fa_lint.model import (
     normalize,
 )
 from fa_lint.sources import _conda, _poetry, _reqs
-from fa_lint.sources._bash import Chunk, Command, Scope, State, Walk, Word, expand
+from fa_lint.sources._bash import Chunk, Command, State, Walk, Word, expand
 from fa_lint.sources._text import TextIndex
-
-__all__ = ["Chunk", "Command", "Scanner", "Scope", "State", "Word", "expand"]
 
 # --- which tool a command runs -------------------------------------------------------------------
 
-_PREFIX = {"sudo", "env", "time", "nohup", "exec", "command", "xargs", "builtin", "nice", "stdbuf"}
-_PREFIX_ARGS = {"-u", "-g", "-C", "-D", "-h", "-p", "-U", "-n", "-I", "-P", "-L", "-s", "-o", "-e"}
+_PREFIXES = {  # a command that runs the next one -> its options that take a value
+    "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t", "-T"},
+    "env": {"-u", "-C", "-S"},
+    "xargs": {"-n", "-I", "-P", "-L", "-s", "-d", "-E", "-a"},
+    "nice": {"-n"},
+    "stdbuf": {"-i", "-o", "-e"},
+    "time": set(),
+    "nohup": set(),
+    "exec": set(),
+    "command": set(),
+    "builtin": set(),
+}
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _PIP_GLOBAL_ARGS = {
     "--log",
@@ -183,11 +191,11 @@ def unwrap(words: list[Word]) -> list[Word]:
     rest = list(words)
     while rest:
         head = posixpath.basename(rest[0].text)
-        if head in _PREFIX or _ASSIGN.match(rest[0].text):
+        if head in _PREFIXES or _ASSIGN.match(rest[0].text):
             rest.pop(0)
             while rest and (rest[0].text.startswith("-") or _ASSIGN.match(rest[0].text)):
                 flag = rest.pop(0).text
-                if head != "env" and flag in _PREFIX_ARGS and rest:
+                if flag in _PREFIXES.get(head, ()) and rest:
                     rest.pop(0)
         elif len(rest) > 1 and rest[1].text == "run" and (head in _RUNNERS or _CONDA.match(head)):
             rest = _after_options(rest[2:], _RUNNERS.get(head, _RUNNERS["conda"]))
@@ -410,6 +418,8 @@ class Scanner:
         text = self.index.text
         if word.quoted and end - start >= 2 and text[start] in "'\"" and text[end - 1] == text[start]:
             start, end = start + 1, end - 1
+            if text[start - 2 : start] == "\\" + text[start - 1]:  # \"...\" inside bash -c "..."
+                end -= 1
         return self.index.location(start, end)
 
     def _emit(self, rec: Requirement | Include | Uninstall, c: _Context, upgrade: bool = False) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from packaging.version import Version
 
 from fa_lint.model import Image, Location, Parsed, ParseProblem
-from fa_lint.sources import _shell
+from fa_lint.sources import _bash, _shell
 from fa_lint.sources._text import TextIndex
 
 NAME = "dockerfile"
@@ -44,7 +44,7 @@ class Instruction:
 
 @dataclass
 class _State:
-    variables: _shell.Scope = field(default_factory=_shell.Scope)  # ARG and ENV values
+    variables: _bash.Scope = field(default_factory=_bash.Scope)  # ARG and ENV values
     copies: list[tuple[str, str]] = field(default_factory=list)  # (source in context, dest in image)
     workdir: str = "/"
     stage: str = "stage:0"
@@ -166,12 +166,12 @@ def _instruction(
         ref = re.search(r"(?:^|\s)(?!--)(\S+)", args)
         if ref:
             start = ins.args + ref.start(1)
-            expanded = _shell.expand(ref.group(1), state.variables).text
+            expanded = _bash.expand(ref.group(1), state.variables).text
             yield image(expanded, index.location(start, ins.args + ref.end(1)), state.stage)
     elif ins.keyword in ("ARG", "ENV"):
         _assign(ins, args, state)
     elif ins.keyword == "WORKDIR":
-        path = _shell.expand(args.strip().strip("\"'"), state.variables).text
+        path = _bash.expand(args.strip().strip("\"'"), state.variables).text
         state.workdir = posixpath.normpath(posixpath.join(state.workdir, path))
     elif ins.keyword in ("COPY", "ADD") and not ins.heredocs:
         words = [w.strip("\"'") for w in args.split() if w != "\\"]
@@ -197,7 +197,7 @@ def _assign(ins: Instruction, args: str, state: _State) -> None:
         m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)\s+(.*)", body, re.S)
         pairs = [(m.group(1), m.group(2).strip())] if m else []
     for name, quoted in pairs:
-        exp = _shell.expand(quoted.strip("\"'"), state.variables)
+        exp = _bash.expand(quoted.strip("\"'"), state.variables)
         state.variables.set(name, exp.texts)
 
 
@@ -231,7 +231,7 @@ def _run(index: TextIndex, ins: Instruction, state: _State, scanner: _shell.Scan
                 source, mount.get("target") or mount.get("dst") or mount.get("destination") or source
             )
     # Shell variables die with the RUN; ARG and ENV values live on, as does WORKDIR (not cd).
-    shell = _shell.State(state.variables.child(), state.workdir)
+    shell = _bash.State(state.variables.child(), state.workdir)
     if body.startswith("[", skip):
         _exec_form(index, body[skip:], start, scanner, shell)
     elif ins.heredocs and re.fullmatch(r"<<-?['\"]?\w+['\"]?\s*", body[skip:]):
@@ -241,7 +241,7 @@ def _run(index: TextIndex, ins: Instruction, state: _State, scanner: _shell.Scan
         scanner.run(start, ins.last, shell, text=body[skip:] + index.text[ins.end : ins.last])
 
 
-def _exec_form(index: TextIndex, raw: str, start: int, scanner: _shell.Scanner, shell: _shell.State) -> None:
+def _exec_form(index: TextIndex, raw: str, start: int, scanner: _shell.Scanner, shell: _bash.State) -> None:
     try:
         items = json.loads(raw.replace("\\\n", ""))
     except json.JSONDecodeError:
@@ -256,6 +256,6 @@ def _exec_form(index: TextIndex, raw: str, start: int, scanner: _shell.Scanner, 
         close = text.find('"', q + 1, end)
         while close > 0 and text[close - 1] == "\\":
             close = text.find('"', close + 1, end)
-        words.append(_shell.Word(item, q, close + 1, quoted=True))
+        words.append(_bash.Word(item, q, close + 1, quoted=True))
         pos = close + 1
     scanner.exec_form(words, shell)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fa_lint.model import Parsed
-from fa_lint.sources import _shell
+from fa_lint.sources import _bash, _shell
 from fa_lint.sources._text import TextIndex
 
 NAME = "shell"
@@ -14,5 +14,5 @@ PATTERNS = ("*.sh", "*.bash")
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
     scanner = _shell.Scanner(TextIndex(path, text), NAME)
-    scanner.run(0, len(text), _shell.State(_shell.Scope()))
+    scanner.run(0, len(text), _bash.State(_bash.Scope()))
     yield from scanner.finish()

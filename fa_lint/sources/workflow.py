@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import yaml
 
 from fa_lint.model import Parsed, ParseProblem
-from fa_lint.sources import _shell, _yaml
+from fa_lint.sources import _bash, _shell, _yaml
 
 NAME = "workflow"
 PATTERNS = (".github/workflows/*.yml", ".github/workflows/*.yaml")
@@ -38,6 +38,6 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             start, end = _yaml.span(run, text)
             # GitHub replaces ${{ }} before the shell runs: to the parser it is one unknown word
             script = _EXPRESSION.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text[start:end])
-            scanner.run(start, end, _shell.State(_shell.Scope(values=env)), text=script)
+            scanner.run(start, end, _bash.State(_bash.Scope(values=env)), text=script)
             yield from scanner.drain()
     yield from scanner.finish()
