@@ -23,6 +23,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from packaging.specifiers import SpecifierSet
 
@@ -356,7 +357,8 @@ class Scanner:
         if inst is None:
             return None
         self.step += 1
-        context = _Context(state, possible, make, cmd)
+        upgrade = any(w.text in _UPGRADE for w in inst.args)
+        context = _Context(state, possible, make, cmd, upgrade)
         if inst.verb == "uninstall":
             self._uninstall(inst, context)
         elif inst.tool == "conda":
@@ -422,23 +424,22 @@ class Scanner:
                 end -= 1
         return self.index.location(start, end)
 
-    def _emit(self, rec: Requirement | Include | Uninstall, c: _Context, upgrade: bool = False) -> None:
+    def _fields(self, c: _Context) -> dict[str, Any]:
+        """What every record of the current command carries."""
+        return {"scope": self.scope, "step": self.step, "possible": c.possible, "upgrade": c.upgrade}
+
+    def _emit(self, rec: Requirement | Include | Uninstall, c: _Context) -> None:
+        fields = self._fields(c)
         if isinstance(rec, Uninstall):
-            self.records.append(
-                dataclasses.replace(rec, scope=self.scope, step=self.step, possible=c.possible)
-            )
-        else:
-            self.records.append(
-                dataclasses.replace(
-                    rec, scope=self.scope, step=self.step, possible=c.possible, upgrade=upgrade
-                )
-            )
+            del fields["upgrade"]
+        if any(getattr(rec, k) != v for k, v in fields.items()):  # made by another command
+            rec = dataclasses.replace(rec, **fields)
+        self.records.append(rec)
 
     # pip install and friends
 
     def _install(self, inst: Install, c: _Context) -> None:
         args = iter(inst.args)
-        upgrade = any(w.text in _UPGRADE for w in inst.args)
         editable = no_index = False
         find_links: list[str] = []
         for word in args:
@@ -447,7 +448,7 @@ class Scanner:
             if text in ("-r", "--requirement", "-c", "--constraint") or m:
                 target = Word(m.group(2), word.start, word.end) if m else next(args, None)
                 if target is not None:
-                    self._include(target, text.startswith(("-c", "--c")), c, upgrade)
+                    self._include(target, text.startswith(("-c", "--c")), c)
                 continue
             if text in ("-e", "--editable"):
                 editable = True
@@ -472,7 +473,7 @@ class Scanner:
                 rec = dataclasses.replace(rec, raw=word.text)  # as written, and so no PEP 508 edit for --fix
             if no_index and rec.url is None:  # only the wheels in the --find-links folders can install
                 rec = self._take(find_links, rec.name, "") or rec
-            self._emit(rec, c, upgrade)
+            self._emit(rec, c)
 
     def _target(self, word: Word, editable: bool, c: _Context) -> Requirement | None:
         """One install argument: a requirement, a local folder, or wheels from a folder."""
@@ -507,10 +508,11 @@ class Scanner:
                     self.source,
                     unresolved=exp.unresolved,
                     redirected=self._cut_text(word) if word.cut else None,
+                    **self._fields(c),
                 )
             wheel = _reqs.name_from_url(text)
             if wheel == FLASH_ATTN:  # a wheel URL whose tags are variables still names its version
-                rec = _reqs.parse(text, where, self.source)
+                rec = _reqs.parse(text, where, self.source, **self._fields(c))
                 return rec if isinstance(rec, Requirement) else None
             return None
         found = [_reqs.parse(t.strip(), where, self.source) for t in exp.texts]
@@ -519,14 +521,15 @@ class Scanner:
             return None
         rec = recs[0] if len(recs) == 1 else _either(recs)
         # Keep the words as written ("flash-attn==${FA_VER}"); the specifier holds their value.
-        return dataclasses.replace(rec, raw=word.text, redirected=self._cut_text(word) if word.cut else None)
+        cut = self._cut_text(word) if word.cut else None
+        return dataclasses.replace(rec, raw=word.text, redirected=cut, **self._fields(c))
 
     def _cut_text(self, word: Word) -> str:
         """What the shell took as a redirect: '>=2.5' in an unquoted flash-attn>=2.5."""
         m = re.compile(r"[<>][^\s;&|]*").match(self.index.text, word.end)
         return m.group() if m else (word.cut or ">")
 
-    def _include(self, word: Word, constraint: bool, c: _Context, upgrade: bool) -> None:
+    def _include(self, word: Word, constraint: bool, c: _Context) -> None:
         exp = expand(word.text, c.state.scope, c.make)
         if exp.unresolved:
             return
@@ -536,10 +539,9 @@ class Scanner:
             if mapped is None:
                 return
             path = mapped
-        self._emit(Include(self._location(word), path, constraint=constraint, optional=True), c, upgrade)
+        self._emit(Include(self._location(word), path, constraint=constraint, optional=True), c)
 
     def _conda(self, args: list[Word], c: _Context) -> None:
-        upgrade = any(w.text in _UPGRADE for w in args)
         it = iter(args)
         for word in it:
             if word.text.startswith("-"):
@@ -549,9 +551,9 @@ class Scanner:
             exp = expand(word.text, c.state.scope, c.make)
             if exp.unresolved:
                 continue
-            rec = _conda.matchspec(exp.text, self._location(word), self.source)
+            rec = _conda.matchspec(exp.text, self._location(word), self.source, **self._fields(c))
             if isinstance(rec, Requirement):
-                self._emit(rec, c, upgrade)
+                self._emit(rec, c)
 
     def _uninstall(self, inst: Install, c: _Context) -> None:
         args = iter(inst.args)
@@ -639,12 +641,12 @@ class Scanner:
         cwd = state.cwd
         while len(args) >= 2 and args[0].text in ("-C", "-c"):
             if args[0].text == "-C":
-                cwd = self._folder(args[1].text, _Context(state, False, make, cmd))
+                cwd = self._folder(args[1].text, _Context(state, False, make, cmd, False))
             args = args[2:]
         if not args:
             return
         verb, rest = args[0].text, args[1:]
-        c = _Context(State(state.scope, cwd), False, make, cmd)
+        c = _Context(State(state.scope, cwd), False, make, cmd, False)
         if verb == "clone":
             self._clone(rest, c)
         elif verb in ("checkout", "switch", "reset"):
@@ -756,6 +758,7 @@ class _Context:
     possible: bool
     make: bool
     cmd: Command
+    upgrade: bool  # -U, --force-reinstall...: it reinstalls what is already there
 
 
 def _either(recs: list[Requirement]) -> Requirement:
