@@ -79,6 +79,10 @@ class Requirement:
     step: int = 0  # which install command of a script or image, in order (a later one replaces earlier)
     upgrade: bool = False  # that command reinstalls what is already there (-U, --force-reinstall, ...)
     hash_checked: bool = False  # its file puts pip in hash-checking mode: a new pin needs a new hash
+    # A script's install that may not run: after "||", in an if/case branch or loop, in a function
+    # never called. Judged on its own; it neither replaces nor satisfies another install for sure.
+    possible: bool = False
+    build: str | None = None  # a source build, what it builds: "flash-attention cloned at tag v2.3.3"
 
     @property
     def version_range(self) -> VersionRange:
@@ -121,6 +125,18 @@ class Include:
     optional: bool = False  # a missing target is no error (e.g. a path inside a Docker image)
     step: int = 0
     upgrade: bool = False  # as Requirement.upgrade, for what the included file installs
+    possible: bool = False  # as Requirement.possible
+
+
+@dataclass(frozen=True, slots=True)
+class Uninstall:
+    """A script's ``pip uninstall NAME`` (or uv, conda, Poetry, PDM): what it removes, in command order."""
+
+    location: Location
+    name: str  # PEP 503-normalised
+    scope: str = ""
+    step: int = 0  # as Requirement.step
+    possible: bool = False  # as Requirement.possible: a possible uninstall removes nothing for sure
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +159,7 @@ class ParseProblem:
     message: str
 
 
-Parsed = Requirement | Include | Image | ParseProblem
+Parsed = Requirement | Include | Uninstall | Image | ParseProblem
 
 
 @dataclass(frozen=True, slots=True)

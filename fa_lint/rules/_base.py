@@ -81,13 +81,13 @@ class Context:
     def environments_of(self, req: Requirement) -> list[Environment]:
         return self._by_location.get(req.location, [])
 
+    @functools.cached_property
+    def _satisfied(self) -> dict[Location, Requirement]:
+        return {later.location: earlier for env in self.environments for later, earlier in env.satisfied}
+
     def satisfied_by(self, req: Requirement) -> Requirement | None:
         """The earlier install that leaves this one nothing to do (pip without --upgrade keeps it)."""
-        for env in self.environments_of(req):
-            for later, earlier in env.satisfied:
-                if later.location == req.location:
-                    return earlier
-        return None
+        return self._satisfied.get(req.location)
 
     def environment_name(self, req: Requirement) -> str | None:
         """The most specific install this requirement belongs to."""

@@ -92,6 +92,8 @@ def help_for(req: Requirement, policy: Policy) -> str:
     v = policy.min_version
     if req.kind is Kind.LOCK and req.tool == "pylock":
         return f"upgrade flash-attn to {v} or later, then {PYLOCK}"
+    if req.build is not None:
+        return f"check out a release tag of {v} or later (v{v}) before building, or require flash-attn>={v}"
     if req.url is not None:
         return f"install a flash-attn {v} or later wheel built for your torch (or require flash-attn>={v})"
     if "$" in written(req):
@@ -118,6 +120,9 @@ def subject(req: Requirement) -> tuple[str, dict[str, str]]:
     """
     if req.kind is Kind.LOCK:
         return "locked flash-attn {req}", {"req": req.version.public if req.version else "(no version)"}
+    if req.build is not None:
+        what = req.version.public if req.version is not None else "of an unknown version"
+        return "flash-attn {req} built from source", {"req": what}
     if req.url is not None:
         what = req.version.public if req.version is not None else "an unknown version"
         return "flash-attn {req} from this URL", {"req": what}

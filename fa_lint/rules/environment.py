@@ -62,7 +62,8 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 def _combined(env: Environment, ctx: Context, reported: set[Location]) -> Iterator[Finding]:
     for marker, reqs in splits(env.of(FLASH_ATTN)):
-        group = [r for r in participants(reqs) if not r.unresolved]
+        # an install that may not run is judged on its own, never combined with the others
+        group = [r for r in participants(reqs) if not r.unresolved and not r.possible]
         asks = [r for r in group if r.kind in _ASKS]
         if len(group) < 2 or not asks or any(r.location in reported for r in group):
             continue

@@ -178,6 +178,7 @@ def _mixed(req: Requirement, a: Assessment, ctx: Context, fields: dict[str, Any]
 def _unknown(req: Requirement, ctx: Context, fields: dict[str, Any]) -> Finding:
     """FAL009: the file does not say which version it installs."""
     v = ctx.policy.min_version
+    notes: tuple[str, ...]
     if req.unresolved:
         headline = fit(
             "cannot tell which flash-attn this installs: `{var}` is never set here; pin a release",
@@ -186,6 +187,12 @@ def _unknown(req: Requirement, ctx: Context, fields: dict[str, Any]) -> Finding:
         notes = (
             "fa-lint substitutes the values the file sets itself (shell variables, ARG and ENV defaults, "
             "workflow env) and never runs anything to find out",
+        )
+    elif req.build is not None:
+        headline = "cannot tell which flash-attn this source build installs; check out a release tag"
+        notes = (
+            f"it builds {req.build}",
+            "a branch or a commit names no release: the build gets whatever the checkout holds then",
         )
     else:
         headline = (

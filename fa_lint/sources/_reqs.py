@@ -24,7 +24,11 @@ _ARCHIVE = re.compile(
 _TAG = re.compile(r"^v?(\d+(?:\.\d+)*(?:\.post\d+)?)$")
 _VCS_SCHEMES = ("git+", "hg+", "svn+", "bzr+")
 # Repositories whose source builds the flash-attn distribution.
-_FLASH_REPOS = {"flash-attention", "flash_attention", "flash-attn"}
+FLASH_REPOS = {"flash-attention", "flash_attention", "flash-attn"}
+# What each folder of a flash-attention checkout builds (upstream hopper/setup.py: PACKAGE_NAME
+# "flash_attn_3", "flashattn-hopper" before 2025; flash_attn/cute/pyproject.toml: "flash-attn-4",
+# "flash-attn-cute" before). Other folders (csrc/layer_norm, ...) build other packages.
+SUBDIRECTORIES = {"": "flash-attn", "hopper": "flash-attn-3", "flash_attn/cute": "flash-attn-4"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,12 +46,8 @@ def wheel_name(filename: str) -> WheelName | None:
         name, version, _build, tags = parse_wheel_filename(filename)
     except (InvalidWheelFilename, InvalidVersion):
         m = _ARCHIVE.match(filename)
-        if not m:
-            return None
-        try:
-            return WheelName(normalize(m["name"]), Version(m["version"]), "")
-        except InvalidVersion:
-            return None
+        found = _archive_version(m["version"]) if m else None
+        return WheelName(normalize(m["name"]), found, "") if m and found else None
     tag = next(iter(sorted(tags, key=str)), None)
     return WheelName(str(name), version, tag.interpreter if tag else "")
 
@@ -85,11 +85,18 @@ def archive_name(url: str) -> tuple[str, Version] | None:
     if wheel:
         return wheel.name, wheel.version
     m = _ARCHIVE.match(base)
-    if m:
+    version = _archive_version(m["version"]) if m else None
+    return (normalize(m["name"]), version) if m and version else None
+
+
+def _archive_version(text: str) -> Version | None:
+    """A file name's version; one whose local label is a shell variable (``2.3.2+cu118abi${ABI}``)
+    still names its release."""
+    for candidate in (text, text.split("+", 1)[0]):
         try:
-            return normalize(m["name"]), Version(m["version"])
+            return Version(candidate)
         except InvalidVersion:
-            return None
+            continue
     return None
 
 
@@ -133,8 +140,9 @@ def name_from_url(url: str) -> str | None:
     if url.startswith(_VCS_SCHEMES):
         repo = _url_path(url[url.index("+") + 1 :]).split("@", 1)[0].rstrip("/").rsplit("/", 1)[-1]
         repo = repo.removesuffix(".git").lower()
-        if repo in _FLASH_REPOS:
-            return "flash-attn"
+        if repo in FLASH_REPOS:
+            sub = re.search(r"(?:^|&)subdirectory=([^&]*)", frag)
+            return SUBDIRECTORIES.get(sub.group(1).strip("/") if sub else "")
     return None
 
 
