@@ -272,7 +272,7 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return _diff(report, args.unsafe_fixes, out, err)
     if args.fix:
         report = _fix(report, lambda: engine.check(paths, settings), args.unsafe_fixes, err)
-    if not report.files:
+    if not report.files and args.format != "text":  # the text output says so itself
         err.write(f"fa-lint: no dependency files found in {', '.join(paths)}; nothing to check\n")
     color = not args.output_file and _use_color(args.color, out)
     text = RENDER[args.format](report, color=color, fixable=given is None)  # --fix cannot take stdin

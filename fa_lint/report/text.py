@@ -35,6 +35,8 @@ def render(report: Report, *, color: bool = False, fixable: bool = True) -> str:
 
 def summary(report: Report, *, fixable: bool = True) -> str:
     """'Found 1 error, 2 warnings, 0 info in 3 files.' or 'All checks passed: ...'."""
+    if not report.files:  # "all checks passed" would claim checks that never ran
+        return f"No dependency files found under {', '.join(report.paths) or '.'}"
     c = counts(report)
     text = (
         f"{plural(c['error'], 'error')}, {plural(c['warning'], 'warning')}, {c['info']} info "

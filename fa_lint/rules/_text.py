@@ -22,6 +22,8 @@ RELOCK = {
     "pdm": "pdm update flash-attn",
     "pipenv": "pipenv upgrade flash-attn",
     "pylock": "regenerate pylock.toml (e.g. uv export --format pylock.toml) after upgrading flash-attn",
+    "conda-lock": "conda-lock lock --update flash-attn",
+    "pixi": "pixi update flash-attn",
 }
 
 
@@ -31,6 +33,8 @@ RELOCK_ALL = {
     "pdm": "pdm lock",
     "pipenv": "pipenv lock",
     "pylock": "regenerate pylock.toml from the manifest",
+    "conda-lock": "conda-lock lock",
+    "pixi": "pixi lock",
 }
 
 

@@ -51,7 +51,7 @@ def _python(doc: TomlDoc, path: TomlPath, poetry: bool = False) -> Iterator[Pars
     try:
         alternatives = specifiers(value) if poetry else (SpecifierSet(value),)
     except (PoetryConstraintError, InvalidSpecifier):
-        yield problem(doc, path, f"invalid Python version constraint {value!r}")
+        yield problem(doc, path, f"invalid Python version constraint {value!r}", entry=True)
         return
     start, end = doc.value_location(path) if not poetry else doc.key_location(path)
     yield Requirement(
@@ -138,12 +138,12 @@ def _poetry_entry(
     else:
         constraint, marker = value, None
     if not isinstance(constraint, str):
-        yield problem(doc, where, f"Poetry constraint for {name} must be a string")
+        yield problem(doc, where, f"Poetry constraint for {name} must be a string", entry=True)
         return
     try:
         alternatives = specifiers(constraint)
     except PoetryConstraintError as exc:
-        yield problem(doc, where, str(exc))
+        yield problem(doc, where, str(exc), entry=True)
         return
     start, end = doc.key_location(where)
     yield Requirement(

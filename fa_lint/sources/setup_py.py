@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
-from collections import defaultdict
 from collections.abc import Iterator
 
-from fa_lint.model import FLASH_ATTN, Parsed, ParseProblem, Requirement
-from fa_lint.sources import _reqs
+from fa_lint.model import FLASH_ATTN, Parsed, ParseProblem, Requirement, mentions_flash_attn
+from fa_lint.sources import _pyast, _reqs
+from fa_lint.sources._pyast import Flow
 from fa_lint.sources._text import TextIndex
 
 NAME = "setup.py"
@@ -27,35 +26,10 @@ KEYWORDS = {
     "tests_require": "tests",
     "extras_require": "extra",
 }
-_QUOTE = re.compile(r"[rRuUbBfF]*('''|\"\"\"|'|\")")
-
-
-class _Flow:
-    """Module-level names and the expressions assigned or added to them."""
-
-    def __init__(self, tree: ast.Module) -> None:
-        self.values: dict[str, list[tuple[ast.expr, str | None]]] = defaultdict(list)
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for t in targets:
-                    if isinstance(t, ast.Name):
-                        self.values[t.id].append((node.value, None))
-                    elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
-                        key = t.slice.value if isinstance(t.slice, ast.Constant) else None
-                        self.values[t.value.id].append((node.value, key if isinstance(key, str) else None))
-            elif (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name)
-                and node.func.attr in ("append", "extend", "add")
-            ):
-                for arg in node.args:
-                    self.values[node.func.value.id].append((arg, None))
 
 
 def _strings(
-    node: ast.expr, scope: str, flow: _Flow, out: dict[int, tuple[ast.Constant, str]], seen: set[str]
+    node: ast.expr, scope: str, flow: Flow, out: dict[int, tuple[ast.Constant, str]], seen: set[str]
 ) -> None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         out.setdefault(id(node), (node, scope))
@@ -81,33 +55,13 @@ def _strings(
             _strings(value, sub, flow, out, seen)
 
 
-def _span(index: TextIndex, node: ast.Constant) -> tuple[int, int]:
-    """Offsets of a string literal's text, without prefix and quotes (ast columns are UTF-8 bytes)."""
-
-    def offset(line: int, byte_col: int) -> int:
-        text = index.line_text(line)
-        return index.offset(line, len(text.encode()[:byte_col].decode(errors="ignore")) + 1)
-
-    start = offset(node.lineno, node.col_offset)
-    end = offset(node.end_lineno or node.lineno, node.end_col_offset or node.col_offset)
-    m = _QUOTE.match(index.text, start)
-    if m and node.lineno == node.end_lineno and index.text[end - 1 : end] == m.group(1)[-1]:
-        return m.end(), end - len(m.group(1))
-    return start, end
-
-
 def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
-    try:
-        # '\d' in a plain string is a SyntaxWarning on 3.12+: Python's complaint, not the user's problem here
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text, filename=path)
-    except SyntaxError as exc:
-        start = index.offset(exc.lineno or 1, exc.offset or 1)
-        yield ParseProblem(index.location(start, start), f"setup.py has a syntax error: {exc.msg}")
+    tree = _pyast.parse(index, "setup.py")
+    if isinstance(tree, ParseProblem):
+        yield tree
         return
-    flow = _Flow(tree)
+    flow = Flow(tree)
     reached: dict[int, tuple[ast.Constant, str]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and (
@@ -117,11 +71,12 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
                 if kw.arg in KEYWORDS:
                     _strings(kw.value, KEYWORDS[kw.arg], flow, reached, set())
     for const, scope in reached.values():
-        start, end = _span(index, const)
+        start, end = _pyast.span(index, const)
         rec = _reqs.at(index, start, end, NAME, scope=scope)
-        # Only requirements: name-following can reach strings that are not meant as requirements
-        # (a file name handed to a reader function), and those are no fault of the file.
-        if isinstance(rec, Requirement):
+        # Name-following can reach strings that are not meant as requirements (a file name handed to
+        # a reader function): those are no fault of the file. One that names flash-attn but is no
+        # PEP 508 string ("flash-attn --no-build-isolation") makes pip fail, and is reported.
+        if isinstance(rec, Requirement) or mentions_flash_attn(str(const.value)):
             yield rec
     yield from _elsewhere(tree, index, set(reached))
 
@@ -139,7 +94,7 @@ def _elsewhere(tree: ast.Module, index: TextIndex, reached: set[int]) -> Iterato
                 continue
             if not re.match(r"\s*flash[-_.]attn\s*(?:[<>=!~@;\[]|$)", elt.value, re.I):
                 continue
-            start, end = _span(index, elt)
+            start, end = _pyast.span(index, elt)
             rec = _reqs.at(index, start, end, NAME, scope="project")
             if isinstance(rec, Requirement) and rec.name == FLASH_ATTN and (rec.specifier or rec.url):
                 reached.add(id(elt))
