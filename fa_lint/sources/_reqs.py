@@ -179,9 +179,9 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
         )
     if req.url and (why := invalid_url(req.url)) is not None:
         return ParseProblem(location, f"invalid URL {req.url!r} in {stripped!r}: {why}", stripped)
-    link, marker = req.url, str(req.marker) if req.marker else None
-    if link and marker is None:
-        link, marker = _glued_marker(link)
+    link, markers = req.url, str(req.marker) if req.marker else None
+    if link and markers is None:
+        link, markers = _glued_marker(link)
     version = version_from_url(link) if link else None
     return Requirement(
         name=normalize(req.name),
@@ -191,7 +191,7 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
         specifier=req.specifier,
         version=version,
         url=link,
-        marker=marker,
+        marker=markers,
         extras=frozenset(req.extras),
         **fields,
     )
