@@ -1,6 +1,8 @@
 """tox.ini: the ``deps`` of ``[testenv]`` and ``[testenv:NAME]``, one environment per testenv.
 
-A testenv without ``deps`` of its own takes ``[testenv]``'s. A line ``gpu: flash-attn==2.4.2``
+A testenv without ``deps`` of its own takes ``[testenv]``'s, and likewise for ``install_command``
+(whose ``-c FILE`` constrains every install) and ``commands_pre``/``commands``/``commands_post``
+(whose ``pip install ...`` lines are read as a shell script's are). A line ``gpu: flash-attn==2.4.2``
 (factor conditions: ``a,b`` either, ``a-b`` both, ``!a`` not) belongs to the testenvs whose name has
 those factors; ``{[testenv]deps}`` brings in another section's lines; ``{toxinidir}`` is the file's
 folder, ``{env:NAME:default}`` its default. Environment names come from ``envlist`` (with its
@@ -15,12 +17,13 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from fa_lint.model import FLASH_ATTN, Group, Include, Parsed, Requirement, normalize
-from fa_lint.sources import _ini, _reqs
+from fa_lint.sources import _ini, _reqs, _shell
 from fa_lint.sources._text import TextIndex
 
 NAME = "tox"
 PATTERNS = ("tox.ini",)
 BASE = "testenv"
+INHERITED = ("install_command", "commands_pre", "commands", "commands_post")
 
 _CONDITION = re.compile(r"^(?P<cond>[!\w.{},-]+):\s+(?P<dep>\S.*)$")
 _REFERENCE = re.compile(r"^\{\[(?P<section>[^\]]+)\]deps\}$")
@@ -78,12 +81,18 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     envlist: list[str] = []
     sections: dict[str, int] = {}  # testenv section -> header line
     lines: Lines = defaultdict(list)
+    spans: dict[tuple[str, str], tuple[int, int]] = {}  # (section, inherited key) -> its value's text
     for m in re.finditer(r"^\[(testenv(?::[^\]]+)?)\]", text, re.M):
         sections[m.group(1).strip()] = index.position(m.start())[0]
     for section, key, line, col, value in _ini.values(text):
         if section == "tox" and key == "envlist":
             envlist += [n for item in value.split(",") for n in braces(item.strip()) if n]
-        if key != "deps" or not (section == BASE or section.startswith(f"{BASE}:")):
+        if not (section == BASE or section.startswith(f"{BASE}:")):
+            continue
+        if key in INHERITED:
+            start = index.offset(line, col)
+            spans[section, key] = (spans.get((section, key), (start, 0))[0], start + len(value))
+        if key != "deps":
             continue
         item = re.split(r"\s+#", value, maxsplit=1)[0].strip()
         cond = _CONDITION.match(item)
@@ -96,7 +105,23 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         start = index.offset(line, col) + (cond.start("dep") if cond else 0)
         scope = section + (f"[{condition}]" if condition else "")
         yield from _dep(index, start, dep, scope)
-    yield from _groups(index, envlist, sections, lines)
+    for (section, key), (start, end) in spans.items():
+        yield from _commands(index, section, key, start, end)
+    yield from _groups(index, envlist, sections, lines, set(spans))
+
+
+def _commands(index: TextIndex, section: str, key: str, start: int, end: int) -> Iterator[Parsed]:
+    """Installs in ``commands*`` (tox runs each line as a command) and ``install_command``'s ``-c``."""
+    scope = f"{section} {key}"
+    if key == "install_command":
+        for m in re.finditer(r"(?:^|\s)(?:-c|--constraint)(?:=|\s+)(\S+)", index.text[start:end]):
+            target, _ = _substitute(m.group(1))
+            where = index.location(start + m.start(1), start + m.end(1))
+            yield Include(where, target, constraint=True, scope=scope)
+        return
+    scanner = _shell.Scanner(index, NAME, lambda _: {}, scope=scope)
+    for cmd in _shell.commands(index.text, start, end):
+        yield from scanner.records(cmd)
 
 
 def _dep(index: TextIndex, start: int, dep: str, scope: str) -> Iterator[Parsed]:
@@ -121,13 +146,21 @@ def _dep(index: TextIndex, start: int, dep: str, scope: str) -> Iterator[Parsed]
     yield _reqs.parse(text, where, NAME, scope=scope)
 
 
-def _groups(index: TextIndex, envlist: list[str], sections: dict[str, int], lines: Lines) -> Iterator[Group]:
+def _groups(
+    index: TextIndex,
+    envlist: list[str],
+    sections: dict[str, int],
+    lines: Lines,
+    keys: set[tuple[str, str]],
+) -> Iterator[Group]:
     named = {n: s for s in sections if s != BASE for n in braces(s.split(":", 1)[1])}
     envs = list(dict.fromkeys([*envlist, *named])) or [BASE]
     seen: set[tuple[str, ...]] = set()
     for env in envs:
         section = named.get(env, BASE)
-        scopes = tuple(dict.fromkeys(_scopes(section if section in lines else BASE, env, lines, set())))
+        found = _scopes(section if section in lines else BASE, env, lines, set())
+        inherited = (f"{s} {k}" for k in INHERITED for s in (section, BASE) if (s, k) in keys)
+        scopes = tuple(dict.fromkeys([*found, *_first_per_key(inherited)]))
         if scopes in seen:
             continue  # py310-gpu and py311-gpu install the same lines: one environment is enough
         seen.add(scopes)
@@ -147,3 +180,13 @@ def _scopes(section: str, env: str, lines: Lines, seen: set[str]) -> Iterator[st
             yield from _scopes(ref, env, lines, seen)
         elif condition is not None:
             yield f"{section}[{condition}]"
+
+
+def _first_per_key(scopes: Iterator[str]) -> Iterator[str]:
+    """A testenv's own value of a key hides [testenv]'s: keep the first scope per key."""
+    seen: set[str] = set()
+    for scope in scopes:
+        key = scope.rsplit(" ", 1)[1]
+        if key not in seen:
+            seen.add(key)
+            yield scope
