@@ -34,6 +34,9 @@ class Flow:
 
     def __init__(self, tree: ast.AST) -> None:
         self.values: dict[str, list[tuple[ast.expr, str | None]]] = defaultdict(list)
+        self.functions = {
+            n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
         for node in ast.walk(tree):
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]

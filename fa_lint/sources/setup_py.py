@@ -4,7 +4,9 @@ Strings reach ``install_requires``, ``extras_require`` and ``setup_requires`` di
 module-level names (``GPU = [...]``, ``extras["gpu"] = [...]``, ``reqs += [...]``). A flash-attn
 string with a version or URL anywhere else in a list or call (a helper such as
 ``add_unique(reqs, ["flash-attn>=2.0"])``) counts too; a bare "flash_attn" outside requirement
-keywords does not, since ``packages=["flash_attn"]`` names a module, not a requirement.
+keywords does not, since ``packages=["flash_attn"]`` names a module, not a requirement. A bare name
+handed to a function of the file (transformers' ``deps_list("flash_attn")``) is a key into the
+file's own table of pinned strings, and stands for the one there.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ import ast
 import re
 from collections.abc import Iterator
 
-from fa_lint.model import FLASH_ATTN, Parsed, ParseProblem, Requirement, mentions_flash_attn
+from packaging.requirements import InvalidRequirement
+from packaging.requirements import Requirement as Pep508
+
+from fa_lint.model import FLASH_ATTN, Parsed, ParseProblem, Requirement, mentions_flash_attn, normalize
 from fa_lint.sources import _pyast, _reqs
 from fa_lint.sources._pyast import Flow
 from fa_lint.sources._text import TextIndex
@@ -28,31 +33,58 @@ KEYWORDS = {
 }
 
 
-def _strings(
-    node: ast.expr, scope: str, flow: Flow, out: dict[int, tuple[ast.Constant, str]], seen: set[str]
-) -> None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        out.setdefault(id(node), (node, scope))
-    elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-        for elt in node.elts:
-            _strings(elt.value if isinstance(elt, ast.Starred) else elt, scope, flow, out, seen)
-    elif isinstance(node, ast.Starred):
-        _strings(node.value, scope, flow, out, seen)
-    elif isinstance(node, ast.BinOp):
-        _strings(node.left, scope, flow, out, seen)
-        _strings(node.right, scope, flow, out, seen)
-    elif isinstance(node, ast.Dict):
-        for k, v in zip(node.keys, node.values, strict=True):
-            key = k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else None
-            _strings(v, f"extra:{key}" if scope == "extra" and key is not None else scope, flow, out, seen)
-    elif isinstance(node, ast.Call):
-        for arg in node.args:
-            _strings(arg, scope, flow, out, seen)
-    elif isinstance(node, ast.Name) and node.id not in seen:
-        seen.add(node.id)
-        for value, key in flow.values.get(node.id, []):
-            sub = f"extra:{key}" if scope == "extra" and key is not None else scope
-            _strings(value, sub, flow, out, seen)
+class _Reacher:
+    """The string literals an expression handed to ``setup()`` reaches, each with its scope."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.flow = Flow(tree)
+        self.table = _table(tree)
+        self.out: dict[int, tuple[ast.Constant, str]] = {}
+
+    def strings(self, node: ast.expr, scope: str, seen: set[str]) -> None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            self.out.setdefault(id(node), (node, scope))
+        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            for elt in node.elts:
+                self.strings(elt.value if isinstance(elt, ast.Starred) else elt, scope, seen)
+        elif isinstance(node, ast.Starred):
+            self.strings(node.value, scope, seen)
+        elif isinstance(node, ast.BinOp):
+            self.strings(node.left, scope, seen)
+            self.strings(node.right, scope, seen)
+        elif isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values, strict=True):
+                key = k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else None
+                self.strings(v, f"extra:{key}" if scope == "extra" and key is not None else scope, seen)
+        elif isinstance(node, ast.Call):
+            helper = isinstance(node.func, ast.Name) and node.func.id in self.flow.functions
+            for arg in node.args:
+                self.strings(self._looked_up(arg) if helper else arg, scope, seen)
+        elif isinstance(node, ast.Name) and node.id not in seen:
+            seen.add(node.id)
+            for value, key in self.flow.values.get(node.id, []):
+                self.strings(value, f"extra:{key}" if scope == "extra" and key is not None else scope, seen)
+
+    def _looked_up(self, arg: ast.expr) -> ast.expr:
+        """transformers' pattern: ``deps_list("torch")`` returns the ``"torch>=2.0"`` of a table."""
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            return self.table.get(normalize(arg.value.strip()), arg)
+        return arg
+
+
+def _table(tree: ast.Module) -> dict[str, ast.Constant]:
+    """Requirement strings with a version or URL in the file's lists, by package name."""
+    out: dict[str, ast.Constant] = {}
+    for node in ast.walk(tree):
+        for elt in node.elts if isinstance(node, (ast.List, ast.Tuple, ast.Set)) else []:
+            if isinstance(elt, ast.Constant) and isinstance(elt.value, str):
+                try:
+                    req = Pep508(elt.value)
+                except InvalidRequirement:
+                    continue
+                if req.specifier or req.url:
+                    out.setdefault(normalize(req.name), elt)
+    return out
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
@@ -61,15 +93,15 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     if isinstance(tree, ParseProblem):
         yield tree
         return
-    flow = Flow(tree)
-    reached: dict[int, tuple[ast.Constant, str]] = {}
+    reacher = _Reacher(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and (
             getattr(node.func, "id", None) == "setup" or getattr(node.func, "attr", None) == "setup"
         ):
             for kw in node.keywords:
                 if kw.arg in KEYWORDS:
-                    _strings(kw.value, KEYWORDS[kw.arg], flow, reached, set())
+                    reacher.strings(kw.value, KEYWORDS[kw.arg], set())
+    reached = reacher.out
     for const, scope in reached.values():
         start, end = _pyast.span(index, const)
         rec = _reqs.at(index, start, end, NAME, scope=scope)
