@@ -15,10 +15,12 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 FLASH_ATTN = "flash-attn"
-# flash-attn, flash_attn, Flash.Attn, flash-attn-3, flash_attn_4 or the flash-attention repository, but
-# not a longer name that merely contains one (vllm-flash-attn, flash_attn_interface, FLASH_ATTN_ARCHS).
+# flash-attn, flash_attn, Flash.Attn, flash-attn-3, flash_attn_4 or the flash-attention repository (a
+# version may follow: flash_attn-2.5.8+cu122...whl), but not a longer name that merely contains one
+# (vllm-flash-attn, flash_attn_interface, flash-attn-fused-dense, FLASH_ATTN_CUDA_ARCHS).
 _MENTION = re.compile(
-    r"(?<![A-Za-z0-9_.-])flash[-_.]+(?:attn(?:[-_.]+[34])?|attention)(?![A-Za-z0-9_])", re.I
+    r"(?<![A-Za-z0-9_.-])flash[-_.]+(?:attn(?:[-_.]+[34])?|attention)(?![A-Za-z0-9_]|[-.](?!git\b)[A-Za-z])",
+    re.I,
 )
 
 
