@@ -216,10 +216,15 @@ def _pool(
 ) -> Iterator[Target]:
     """Every dependency file of the named files' projects, one walk per project root."""
     done = [_key(w).rstrip(os.sep) for w in walked]
-    for root in dict.fromkeys(_project_root(t.path) for t in named):
+    # each root once, its paths written as the first named file in it is (absolute or relative),
+    # so that an include resolves to the very path the named file was loaded under
+    roots: dict[str, bool] = {}
+    for t in named:
+        roots.setdefault(_project_root(t.path), os.path.isabs(t.path))
+    for root, absolute in roots.items():
         key = _key(root)
         if not any(key == w or key.startswith(w + os.sep) for w in done):
-            yield from walk(os.path.relpath(root), exclude, ignored)
+            yield from walk(root if absolute else os.path.relpath(root), exclude, ignored)
 
 
 def _bytes(path: str) -> bytes:

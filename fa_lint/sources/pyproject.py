@@ -1,4 +1,4 @@
-"""pyproject.toml: PEP 621 and PEP 735 tables, build-system, and the uv, PDM and Poetry tables."""
+"""pyproject.toml: PEP 621 and PEP 735 tables, build-system, and the uv, PDM, Poetry and pixi tables."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from packaging.dependency_groups import resolve_dependency_groups
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, normalize
-from fa_lint.sources import _toml
+from fa_lint.sources import _toml, pixi
 from fa_lint.sources._poetry import PoetryConstraintError, specifiers
 from fa_lint.sources._tables import get, problem, source_table, strings, table
 from fa_lint.sources._toml import TomlDoc, TomlPath
@@ -41,6 +41,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     for group in table(doc, ("tool", "pdm", "dev-dependencies")):
         yield from strings(doc, ("tool", "pdm", "dev-dependencies", group), NAME, scope=f"group:{group}")
     yield from poetry(doc)
+    yield from pixi.tables(doc, ("tool", "pixi"), "project", NAME)
 
 
 def _python(doc: TomlDoc, path: TomlPath, poetry: bool = False) -> Iterator[Parsed]:

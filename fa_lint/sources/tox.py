@@ -86,7 +86,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         sections[m.group(1).strip()] = index.position(m.start())[0]
     for section, key, line, col, value in _ini.values(text):
         if section == "tox" and key == "envlist":
-            envlist += [n for item in value.split(",") for n in braces(item.strip()) if n]
+            envlist += [n for item in re.split(r",(?![^{]*\})", value) for n in braces(item.strip()) if n]
         if not (section == BASE or section.startswith(f"{BASE}:")):
             continue
         if key in INHERITED:
