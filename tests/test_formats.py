@@ -91,6 +91,18 @@ def test_a_tox_factor_line_combines_with_the_constraints_of_install_command(proj
     assert [loc["path"] for loc in env["related_locations"]] == ["constraints.txt"]
 
 
+def test_tox_commands_follow_their_factor_conditions(project: Any) -> None:
+    # <2.6 (gpu testenvs) and !=2.5.* (cpu ones) would admit nothing with paged KV together (FAL004),
+    # but no testenv has both: each is only a warning of its own.
+    project(
+        {
+            "tox.ini": "[tox]\nenvlist = py311-{cpu,gpu}\n\n[testenv]\ndeps =\n    cpu: flash-attn!=2.5.*\n"
+            'commands_pre =\n    gpu: pip install "flash-attn<2.6" \\\n        --no-build-isolation\n'
+        }
+    )
+    assert findings("tox.ini") == [("tox.ini", 6, "FAL002", "warning"), ("tox.ini", 8, "FAL002", "warning")]
+
+
 # --- noxfile.py ------------------------------------------------------------------------------------
 
 

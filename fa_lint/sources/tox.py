@@ -15,6 +15,7 @@ import itertools
 import re
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from fa_lint.model import FLASH_ATTN, Group, Include, Parsed, Requirement, normalize
 from fa_lint.sources import _ini, _reqs, _shell
@@ -81,7 +82,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     envlist: list[str] = []
     sections: dict[str, int] = {}  # testenv section -> header line
     lines: Lines = defaultdict(list)
-    spans: dict[tuple[str, str], tuple[int, int]] = {}  # (section, inherited key) -> its value's text
+    commands: dict[tuple[str, str], list[_Command]] = defaultdict(list)  # (section, inherited key)
     for m in re.finditer(r"^\[(testenv(?::[^\]]+)?)\]", text, re.M):
         sections[m.group(1).strip()] = index.position(m.start())[0]
     for section, key, line, col, value in _ini.values(text):
@@ -90,8 +91,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         if not (section == BASE or section.startswith(f"{BASE}:")):
             continue
         if key in INHERITED:
-            start = index.offset(line, col)
-            spans[section, key] = (spans.get((section, key), (start, 0))[0], start + len(value))
+            _add_line(commands[section, key], index.offset(line, col), value, key != "install_command")
         if key != "deps":
             continue
         item = re.split(r"\s+#", value, maxsplit=1)[0].strip()
@@ -105,22 +105,46 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         start = index.offset(line, col) + (cond.start("dep") if cond else 0)
         scope = section + (f"[{condition}]" if condition else "")
         yield from _dep(index, start, dep, scope)
-    for (section, key), (start, end) in spans.items():
-        yield from _commands(index, section, key, start, end)
-    yield from _groups(index, envlist, sections, lines, set(spans))
+    for (section, key), found in commands.items():
+        for command in found:
+            yield from _command(index, section, key, command)
+    conditions = {where: [c.condition for c in found] for where, found in commands.items()}
+    yield from _groups(index, envlist, sections, lines, conditions)
 
 
-def _commands(index: TextIndex, section: str, key: str, start: int, end: int) -> Iterator[Parsed]:
-    """Installs in ``commands*`` (tox runs each line as a command) and ``install_command``'s ``-c``."""
-    scope = f"{section} {key}"
+@dataclass
+class _Command:
+    """One command of a ``commands*`` value: its factor condition and text, continuations included."""
+
+    condition: str | None
+    start: int
+    end: int
+    open: bool  # ends with a backslash: the next line continues it
+
+
+def _add_line(found: list[_Command], start: int, value: str, conditional: bool) -> None:
+    end = start + len(value)
+    if found and found[-1].open:
+        found[-1].end = end
+    else:
+        cond = _CONDITION.match(value) if conditional else None
+        begin = start + (cond.start("dep") if cond else 0)
+        found.append(_Command(cond["cond"] if cond else None, begin, end, False))
+    found[-1].open = value.endswith("\\")
+
+
+def _command(index: TextIndex, section: str, key: str, command: _Command) -> Iterator[Parsed]:
+    """Installs of a ``commands*`` line (tox runs each as a command); ``install_command``'s ``-c``."""
+    scope = f"{section} {key}" + (f"[{command.condition}]" if command.condition else "")
     if key == "install_command":
-        for m in re.finditer(r"(?:^|\s)(?:-c|--constraint)(?:=|\s+)(\S+)", index.text[start:end]):
+        text = index.text[command.start : command.end]
+        for m in re.finditer(r"(?:^|\s)(?:-c|--constraint)(?:=|\s+)(\S+)", text):
             target, _ = _substitute(m.group(1))
-            where = index.location(start + m.start(1), start + m.end(1))
+            where = index.location(command.start + m.start(1), command.start + m.end(1))
             yield Include(where, target, constraint=True, scope=scope)
         return
     scanner = _shell.Scanner(index, NAME, lambda _: {}, scope=scope)
-    for cmd in _shell.commands(index.text, start, end):
+    for cmd in _shell.commands(index.text, command.start, command.end):
         yield from scanner.records(cmd)
 
 
@@ -151,16 +175,20 @@ def _groups(
     envlist: list[str],
     sections: dict[str, int],
     lines: Lines,
-    keys: set[tuple[str, str]],
+    commands: dict[tuple[str, str], list[str | None]],
 ) -> Iterator[Group]:
     named = {n: s for s in sections if s != BASE for n in braces(s.split(":", 1)[1])}
     envs = list(dict.fromkeys([*envlist, *named])) or [BASE]
     seen: set[tuple[str, ...]] = set()
     for env in envs:
         section = named.get(env, BASE)
-        found = _scopes(section if section in lines else BASE, env, lines, set())
-        inherited = (f"{s} {k}" for k in INHERITED for s in (section, BASE) if (s, k) in keys)
-        scopes = tuple(dict.fromkeys([*found, *_first_per_key(inherited)]))
+        found = list(_scopes(section if section in lines else BASE, env, lines, set()))
+        for key in INHERITED:
+            owner = next((s for s in (section, BASE) if (s, key) in commands), None)
+            for cond in commands.get((owner or "", key), []):
+                if cond is None or applies(cond, env):
+                    found.append(f"{owner} {key}" + (f"[{cond}]" if cond else ""))
+        scopes = tuple(dict.fromkeys(found))
         if scopes in seen:
             continue  # py310-gpu and py311-gpu install the same lines: one environment is enough
         seen.add(scopes)
@@ -180,13 +208,3 @@ def _scopes(section: str, env: str, lines: Lines, seen: set[str]) -> Iterator[st
             yield from _scopes(ref, env, lines, seen)
         elif condition is not None:
             yield f"{section}[{condition}]"
-
-
-def _first_per_key(scopes: Iterator[str]) -> Iterator[str]:
-    """A testenv's own value of a key hides [testenv]'s: keep the first scope per key."""
-    seen: set[str] = set()
-    for scope in scopes:
-        key = scope.rsplit(" ", 1)[1]
-        if key not in seen:
-            seen.add(key)
-            yield scope
