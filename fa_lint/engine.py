@@ -41,6 +41,7 @@ class Report:
     suppressed: int
     kb: kb.KnowledgeBase
     policy: Policy
+    texts: Mapping[str, str] = dataclasses.field(default_factory=dict)  # each file read, for code frames
     paths: tuple[str, ...] = ()  # what was asked for: the files and folders given
 
 
@@ -386,7 +387,7 @@ def check(
         found, texts, settings.select, settings.ignore, settings.per_file_ignores, settings.root
     )
     checked = tuple(p for p in files if p not in hidden)
-    return Report(tuple(kept), checked, suppressed, base, policy, tuple(paths))
+    return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths))
 
 
 def _involves(finding: Finding, hidden: set[str]) -> bool:

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from fa_lint import kb
-from fa_lint.rules import RULES
+from fa_lint.rules import RULES, page
 from fa_lint.sources import SOURCES
 from tests.conftest import REPO
 
@@ -23,6 +23,15 @@ def test_every_rule_has_a_page(code: str) -> None:
     assert page.startswith(f"# {code} `{rule.name}`")
     assert f"**Severity:** {rule.severity.value}" in page
     assert rule.url.endswith(f"docs/rules/{code}.md")
+
+
+@pytest.mark.parametrize("code", list(RULES))
+def test_every_rule_page_explains_the_four_things(code: str) -> None:
+    # 'fa-lint rule CODE' prints the page from the package, where an installed fa-lint finds it
+    text = page(code)
+    headings = re.findall(r"^## (.+)$", text, re.M)
+    assert headings == ["What it finds", "Why it matters", "How to fix", "Suppress"], code
+    assert (DOCS / "rules" / f"{code}.md").read_text().startswith(page(code, links=""))
 
 
 def test_no_page_without_a_rule() -> None:

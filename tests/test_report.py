@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from fa_lint.report import github
-from fa_lint.rules import RULES
+from fa_lint.rules import RULES, page
 from tests.conftest import REPO, SHARED, run
 
 SARIF_SCHEMA = SHARED / "schemas" / "sarif-schema-2.1.0.json"
@@ -33,6 +33,15 @@ def test_sarif_is_valid_against_the_oasis_schema(demo: tuple[dict[str, Any], dic
     schema = json.loads(SARIF_SCHEMA.read_text())
     errors = list(jsonschema.Draft4Validator(schema).iter_errors(demo[0]))
     assert errors == []
+
+
+@pytest.mark.skipif(not SARIF_SCHEMA.exists(), reason="the SARIF schema lives in ../shared/schemas")
+def test_sarif_with_every_rule_notes_and_help_is_valid() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    doc = json.loads((REPO / "tests/golden/every-rule.sarif").read_text())
+    assert {r["ruleId"] for r in doc["runs"][0]["results"]} == set(RULES)
+    schema = json.loads(SARIF_SCHEMA.read_text())
+    assert list(jsonschema.Draft4Validator(schema).iter_errors(doc)) == []
 
 
 @pytest.mark.skipif(
@@ -60,6 +69,10 @@ def test_sarif_results_match_the_json_findings(demo: tuple[dict[str, Any], dict[
         assert result["ruleId"] == finding["code"] == rules[result["ruleIndex"]]["id"]
         assert result["level"] == levels[finding["severity"]]
         assert result["message"]["text"] == finding["message"]
+        notes = "".join(f"\n- {n}" for n in finding["notes"])
+        assert result["message"]["markdown"] == f"{finding['message']}\n{notes}\n\nhelp: {finding['help']}"
+        assert result["properties"]["notes"] == finding["notes"]
+        assert result["properties"]["help"] == finding["help"]
         (loc,) = result["locations"]
         physical = loc["physicalLocation"]
         assert physical["artifactLocation"] == {"uri": finding["path"], "uriBaseId": "%SRCROOT%"}
@@ -79,6 +92,7 @@ def test_sarif_rule_metadata_comes_from_the_registry(demo: tuple[dict[str, Any],
         assert descriptor["name"] == rule.name
         assert descriptor["helpUri"] == rule.url
         assert descriptor["shortDescription"]["text"] == rule.summary
+        assert descriptor["help"]["markdown"] == page(rule.code)  # GitHub shows it with the alert
         assert descriptor["defaultConfiguration"]["level"] == {"error": "error", "warning": "warning"}.get(
             rule.severity.value, "note"
         )
@@ -142,7 +156,10 @@ def test_github_annotations_one_per_finding(demo: tuple[dict[str, Any], dict[str
             f"::{commands[f['severity']]} file={f['path']},line={f['line']},col={f['column']},"
             f"endLine={f['end_line']},endColumn={f['end_column']},title={f['code']} {f['name']}::"
         )
-        assert line.endswith(f"::{f['code']} {f['message']}")
+        body = "\n".join(
+            [f"{f['code']} {f['message']}", *(f"note: {n}" for n in f["notes"]), f"help: {f['help']}"]
+        )
+        assert line.endswith("::" + body.replace("%", "%25").replace("\n", "%0A"))
 
 
 def test_github_escapes_what_the_runner_would_split_on(tmp_path: Path) -> None:
@@ -183,6 +200,8 @@ def test_gitlab_issues_match_the_json_findings(monkeypatch: pytest.MonkeyPatch) 
     for issue, f in zip(issues, plain["findings"], strict=True):
         assert issue["check_name"] == f"{f['code']} {f['name']}"
         assert issue["description"] == f"{f['code']} {f['message']}"
+        notes = "".join(f"- {n}\n" for n in f["notes"])
+        assert issue["content"] == {"body": f"{notes}\nhelp: {f['help']}"}
         assert issue["severity"] == severity[f["severity"]]
         assert issue["location"] == {"path": f["path"], "lines": {"begin": f["line"], "end": f["end_line"]}}
     assert len({i["fingerprint"] for i in issues}) == len(issues)

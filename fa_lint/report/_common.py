@@ -67,3 +67,11 @@ def relative(path: str) -> str | None:
         except ValueError:
             return None
     return PurePath(os.path.normpath(p)).as_posix()
+
+
+def details(f: Finding) -> str:
+    """A finding's notes and help as Markdown, for the formats with a field beside the headline."""
+    lines = [f"- {printable(note)}" for note in f.notes]
+    if f.help:
+        lines += ["", f"help: {printable(f.help)}"] if lines else [f"help: {printable(f.help)}"]
+    return "\n".join(lines)

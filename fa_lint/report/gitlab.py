@@ -11,7 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from fa_lint.model import Finding, Severity
-from fa_lint.report._common import fingerprint, relative
+from fa_lint.report._common import details, fingerprint, relative
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
@@ -22,8 +22,10 @@ SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "
 
 def _issue(f: Finding, fp: str) -> dict[str, Any]:
     loc = f.location
+    more = details(f)
     return {
         "description": f"{f.code} {f.message}",
+        **({"content": {"body": more}} if more else {}),
         "check_name": f"{f.code} {f.name}",
         "fingerprint": fp,
         "severity": SEVERITY[f.severity],

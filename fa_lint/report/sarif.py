@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from fa_lint.model import Finding, Location, Severity
-from fa_lint.report._common import fingerprint, knowledge_base, relative, tool
-from fa_lint.rules import RULES
+from fa_lint.report._common import details, fingerprint, knowledge_base, relative, tool
+from fa_lint.rules import RULES, page
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
@@ -48,12 +48,18 @@ def _location(loc: Location, message: str | None = None) -> dict[str, Any]:
     return out
 
 
+def _message(f: Finding) -> dict[str, str]:
+    """The headline as text; with the notes and help, as Markdown, for viewers that show more."""
+    more = details(f)
+    return {"text": f.message, "markdown": f"{f.message}\n\n{more}"} if more else {"text": f.message}
+
+
 def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "ruleId": f.code,
         "ruleIndex": index[f.code],
         "level": LEVEL[f.severity],
-        "message": {"text": f.message},
+        "message": _message(f),
         "locations": [_location(f.location)],
         "partialFingerprints": {"faLint/v1": fingerprint(f)},
     }
@@ -77,6 +83,8 @@ def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
             }
         ]
     props = {
+        "notes": list(f.notes) or None,
+        "help": f.help or None,
         "package": f.package,
         "requirement": f.requirement,
         "admitted": list(f.admitted) if f.admitted is not None else None,
@@ -95,7 +103,7 @@ def _rules() -> list[dict[str, Any]]:
             "name": r.name,
             "shortDescription": {"text": r.summary},
             "helpUri": r.url,
-            "help": {"text": f"{r.summary} See {r.url}"},
+            "help": {"text": f"{r.summary} See {r.url}", "markdown": page(r.code)},
             "defaultConfiguration": {"level": LEVEL[r.severity]},
             "properties": {"tags": ["dependencies", "flash-attn"]},
         }

@@ -17,7 +17,8 @@ from fa_lint.kb import transformers as tf
 from fa_lint.model import Finding, Include, Location, ParseProblem, Requirement, Severity
 from fa_lint.resolve import Assessment, Policy, assess
 
-DOCS_URL = "https://github.com/fa-lint/fa-lint/blob/main/docs/rules/{code}.md"
+DOCS = "https://github.com/fa-lint/fa-lint/blob/main/docs/"
+DOCS_URL = DOCS + "rules/{code}.md"
 
 
 @dataclass(frozen=True, slots=True)

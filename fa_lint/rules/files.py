@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from fa_lint.model import Finding, ParseProblem, Severity, mentions_flash_attn
 from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._text import HEADLINE, clip, fit
 
 UNREADABLE = Rule(
     "FAL900",
@@ -30,15 +31,32 @@ RULES = (UNREADABLE, SKIPPED_ENTRY, INCLUDE_NOT_FOLLOWED)
 
 def check(ctx: Context) -> Iterator[Finding]:
     for problem in ctx.problems:
+        whole = problem.message
         if skippable(problem):
-            msg = f"skipped, not checked: {problem.message}"
-            yield SKIPPED_ENTRY.finding(problem.location, msg)
-        else:
-            yield UNREADABLE.finding(problem.location, problem.message)
+            headline = clip(f"skipped, not checked: {whole}", HEADLINE)
+            yield SKIPPED_ENTRY.finding(
+                problem.location,
+                headline,
+                notes=("fa-lint judges flash-attn only, and this entry does not name it",),
+                help="write it the way every installer reads it, or ignore FAL901 for this file",
+            )
+            continue
+        headline = clip(whole, HEADLINE)
+        yield UNREADABLE.finding(
+            problem.location,
+            headline,
+            notes=(whole,) if headline != whole else (),
+            help="fix the file where the headline says, or leave it out (`--exclude`) if it pins nothing",
+        )
     for inc in ctx.unfollowed:
-        what = "a URL, which fa-lint never fetches" if "://" in inc.target else "not in the checked tree"
-        msg = f"included file {inc.target!r} was not checked: {what}; check it separately"
-        yield INCLUDE_NOT_FOLLOWED.finding(inc.location, msg)
+        url = "://" in inc.target
+        why = "fa-lint never fetches URLs" if url else "it is outside the checked tree"
+        yield INCLUDE_NOT_FOLLOWED.finding(
+            inc.location,
+            fit(f"included `{{target}}` was not checked ({why}); check it separately", target=inc.target),
+            notes=("the requirements in that file went unchecked",),
+            help="check the included file on its own" + (", or vendor it into the repository" if url else ""),
+        )
 
 
 def skippable(problem: ParseProblem) -> bool:
