@@ -362,7 +362,7 @@ def check(
     paths = list(paths)
     targets = list(discover(paths, settings.exclude, ignored, settings.force_exclude))
     context = companions(targets, ignored)
-    named = [t for t in targets if t.explicit]
+    named = [t for t in targets if t.explicit and t.path != "-"]  # a bare "-" is stdin, no file
     parsed: dict[str, FileResult] = {}
     if named:
         walked = [p for p in paths if os.path.isdir(p)]
