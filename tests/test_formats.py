@@ -137,6 +137,16 @@ def test_nox_installs_run_in_order(project: Any) -> None:
     ]
 
 
+def test_a_helper_inside_a_session_is_read_once(project: Any) -> None:
+    project(
+        {
+            "noxfile.py": "import nox\n\n\n@nox.session\ndef gpu(session):\n"
+            "    def install(s):\n        s.install('flash-attn==2.4.2')\n\n    install(session)\n"
+        }
+    )
+    assert findings("noxfile.py") == [("noxfile.py", 7, "FAL001", "error")]
+
+
 def test_a_noxfile_is_never_run(project: Any) -> None:
     project({"noxfile.py": "raise SystemExit('ran')\nimport nox\n", "x/noxfile.py": "def (:\n"})
     assert findings(".") == [("x/noxfile.py", 1, "FAL900", "error")]

@@ -52,7 +52,7 @@ class _Reader:
     def function(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Parsed]:
         session = func.args.args[0].arg
         scanner = _shell.Scanner(self.index, NAME, lambda _: self.known, scope=f"session:{_name(func)}")
-        for node in ast.walk(func):
+        for node in _own_nodes(func):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
@@ -63,19 +63,17 @@ class _Reader:
                 start, end = _pyast.node_span(self.index, node.func)
                 words = [_shell.Word(w, start, end) for w in _PREFIX[node.func.attr]]
                 for arg in node.args:
-                    words += self._words(arg, scanner.scope)
+                    words += self._words(arg)
                 yield from self._unjudged(words, scanner.scope)
                 yield from scanner.records(_shell.Command([w for w in words if w.text != "\0"]))
 
-    def _words(self, arg: ast.expr, scope: str) -> list[_shell.Word]:
+    def _words(self, arg: ast.expr) -> list[_shell.Word]:
         if isinstance(arg, ast.Starred):
             values = self._list(arg.value)
             if values is not None:
-                return [w for v in values for w in self._words(v, scope)]
+                return [w for v in values for w in self._words(v)]
             return [self._opaque(arg)]
         text = self._render(arg)
-        if text is None:
-            return [self._opaque(arg)]
         literal = isinstance(arg, ast.Constant)
         start, end = (_pyast.span if literal else _pyast.node_span)(self.index, arg)
         return [_shell.Word(text, start, end)]
@@ -87,18 +85,19 @@ class _Reader:
             return self._list(self.flow.values[node.id][0][0])
         return None
 
-    def _render(self, node: ast.expr) -> str | None:
-        """The argument's text, with ``${NAME}`` where a value only the run knows goes."""
+    def _render(self, node: ast.expr) -> str:
+        """The argument's text, with ``${NAME}`` (or ``${{ expression }}``) where a value only the run
+        knows goes: the shell reader reports those as not judged."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return node.value
         if isinstance(node, ast.Name):
             return self.known.get(node.id, f"${{{node.id}}}")
         if isinstance(node, ast.JoinedStr):
-            parts = [self._render(v.value if isinstance(v, ast.FormattedValue) else v) for v in node.values]
-            return None if None in parts else "".join(p for p in parts if p is not None)
+            return "".join(
+                self._render(v.value if isinstance(v, ast.FormattedValue) else v) for v in node.values
+            )
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            left, right = self._render(node.left), self._render(node.right)
-            return None if left is None or right is None else left + right
+            return self._render(node.left) + self._render(node.right)
         return f"${{{{ {ast.unparse(node)} }}}}"
 
     def _opaque(self, node: ast.expr) -> _shell.Word:
@@ -113,6 +112,17 @@ class _Reader:
                 if _NAMES_FLASH_ATTN.search(written):
                     where = self.index.location(w.start, w.end)
                     yield Requirement(FLASH_ATTN, written, where, NAME, unresolved=written, scope=scope)
+
+
+def _own_nodes(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
+    """The nodes of a function's body in source order (installs run in that order), not those of
+    functions or classes defined inside it."""
+    pending: list[ast.AST] = list(reversed(func.body))
+    while pending:
+        node = pending.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            pending.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def _name(func: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
