@@ -17,9 +17,10 @@ from packaging.version import Version
 from fa_lint import __version__, config
 
 if TYPE_CHECKING:
-    from fa_lint.engine import Report
+    from fa_lint.engine import Report, Settings
     from fa_lint.fix import Outcome
     from fa_lint.model import Finding, Fix
+    from fa_lint.newfromrev import Baseline
     from fa_lint.report.text import ShownFixes
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -87,6 +88,12 @@ def parser() -> argparse.ArgumentParser:
         help="leave out what .gitignore leaves out when walking folders (default: on)",
     )
     p.add_argument(
+        "--new-from-rev",
+        metavar="REV",
+        help="report only findings new since git revision REV, and those on lines changed since "
+        "(e.g. origin/main in a pull request)",
+    )
+    p.add_argument(
         "--fix", action="store_true", help="apply safe fixes in place (only the fixed spans change)"
     )
     p.add_argument(
@@ -123,7 +130,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def bot_parser() -> argparse.ArgumentParser:
-    from fa_lint.bots import BOTS, ECOSYSTEMS
+    from fa_lint.bots import BOTS, ECOSYSTEMS, VERSIONING
 
     p = _Parser(
         prog="fa-lint bot-config",
@@ -138,7 +145,19 @@ def bot_parser() -> argparse.ArgumentParser:
         choices=ECOSYSTEMS,
         help="dependabot: an update entry per ecosystem (default: pip)",
     )
-    p.add_argument("--directory", default="/", help="dependabot: where the manifests are (default: /)")
+    p.add_argument(
+        "--directory",
+        action="append",
+        metavar="DIR",
+        help="dependabot: where the manifests are, repeatable, globs allowed (default: /)",
+    )
+    p.add_argument(
+        "--versioning-strategy",
+        choices=tuple(VERSIONING),
+        default="increase",
+        help="dependabot: how updates change a requirement (default: increase, which raises a floor "
+        "like >=2.3; auto leaves the key out)",
+    )
     p.add_argument("-o", "--output-file", metavar="FILE", help="write the config to FILE instead of stdout")
     p.add_argument("--config", metavar="PYPROJECT", help="read [tool.fa-lint] from this file")
     p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
@@ -233,7 +252,8 @@ def bot_config(args: argparse.Namespace, out: TextIO) -> int:
         text = bots.renovate(policy, base)
     else:
         ecosystems = tuple(dict.fromkeys(args.ecosystem or ["pip"]))
-        text = bots.dependabot(policy, base, ecosystems, args.directory)
+        directories = tuple(dict.fromkeys(args.directory or ["/"]))
+        text = bots.dependabot(policy, base, ecosystems, directories, args.versioning_strategy)
     _write(text, args.output_file, out)
     return EXIT_OK
 
@@ -316,6 +336,21 @@ def _stdin() -> bytes:
     return stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
 
 
+def _baseline(rev: str, paths: list[str], settings: Settings) -> Baseline:
+    """What ``rev`` had; a usage error outside a git repository or for a revision git does not know."""
+    import dataclasses
+
+    from fa_lint import engine, newfromrev
+
+    def at_rev(moved: list[str], relocate: newfromrev.Relocate) -> Report:
+        return engine.check(moved, dataclasses.replace(settings, root=relocate(settings.root)))
+
+    try:
+        return newfromrev.against(rev, paths, at_rev)
+    except newfromrev.RevisionError as exc:
+        raise _UsageError(str(exc)) from None
+
+
 def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from fa_lint import engine
     from fa_lint.report import FORMATS as RENDER
@@ -334,7 +369,12 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     paths = args.paths or ["."]
     given = None
+    rev = cfg.new_from_rev if args.new_from_rev is None else args.new_from_rev  # "" turns it off
     if args.stdin_filename or paths == ["-"]:
+        if rev:
+            raise _UsageError(
+                "--new-from-rev compares files with a git revision; it cannot check standard input"
+            )
         if args.paths not in ([], ["-"]):
             raise _UsageError("--stdin-filename checks standard input: give no other paths")
         if args.fix or args.diff or args.show_fixes:
@@ -351,16 +391,30 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if missing:
         err.write(f"fa-lint: no such file or folder: {', '.join(missing)}\n")
         return EXIT_USAGE
-    report = engine.check(paths, settings, given)
+    base = _baseline(rev, paths, settings) if rev else None
+    hidden = 0
+
+    def check() -> Report:
+        nonlocal hidden
+        report = engine.check(paths, settings, given)
+        if base is None:
+            return report
+        kept = base.narrow(report)
+        hidden = kept.hidden
+        return kept.report
+
+    report = check()
     if args.diff:
         return _diff(report, args.unsafe_fixes, out, err)
     shown = None
     if args.fix:
-        report, shown = _fix(report, lambda: engine.check(paths, settings), args.unsafe_fixes, err)
+        report, shown = _fix(report, check, args.unsafe_fixes, err)
     elif args.show_fixes:
         shown = _would_fix(report, args.unsafe_fixes, err)
     if not report.files and (args.format not in LISTING or args.statistics):  # the listings say so
         err.write(f"fa-lint: no dependency files found in {', '.join(paths)}; nothing to check\n")
+    if hidden:
+        err.write(f"fa-lint: --new-from-rev {rev}: left out {hidden} finding(s) {rev} already had\n")
     fixable = given is None  # --fix cannot take standard input
     if args.statistics:
         text = _statistics(report, args.format, args.unsafe_fixes, fixable)

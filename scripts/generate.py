@@ -45,6 +45,8 @@ def hooks() -> str:
   name: fa-lint verify
   description: >-
     On a GPU host, prove the installed flash-attn exposes block_table and computes paged attention right.
+    It probes the active virtual or conda environment; name the project's interpreter otherwise, e.g.
+    args: [--python, .venv/bin/python].
   entry: fa-lint verify
   language: system
   pass_filenames: false

@@ -109,6 +109,7 @@ def hook(tmp_path_factory: pytest.TempPathFactory) -> Hook:
             ".ruff_cache",
             "build",
             "dist",
+            ".tools",  # Node and Renovate for tests/test_renovate.py, hundreds of MB
         ),
     )
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "hook"]):
