@@ -411,7 +411,7 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         report, shown = _fix(report, check, args.unsafe_fixes, err)
     elif args.show_fixes:
         shown = _would_fix(report, args.unsafe_fixes, err)
-    if not report.files:
+    if not report.files and (args.format not in LISTING or args.statistics):  # the listings say so
         err.write(f"fa-lint: no dependency files found in {', '.join(paths)}; nothing to check\n")
     if hidden:
         err.write(f"fa-lint: --new-from-rev {rev}: left out {hidden} finding(s) {rev} already had\n")

@@ -17,15 +17,17 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from fa_lint.model import FileResult, Image, Include, Kind, Requirement, Uninstall
+from fa_lint.model import FileResult, Group, Image, Include, Kind, Requirement, Uninstall
 
 MANIFESTS = {"pyproject", "setup.cfg", "setup.py", "pipfile"}
-LOCKS = {"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pipfile.lock"}
-SEQUENTIAL = {"dockerfile", "shell", "workflow", "makefile"}
+LOCKS = {"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pipfile.lock", "conda-lock", "pixi.lock"}
+SEQUENTIAL = {"dockerfile", "shell", "workflow", "makefile", "nox"}
 # Which lockfile formats can pin which manifest format, when they share a folder.
 PAIRS = {
-    "pyproject": frozenset({"uv.lock", "poetry.lock", "pdm.lock", "pylock"}),
+    "pyproject": frozenset({"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pixi.lock"}),
     "pipfile": frozenset({"pipfile.lock"}),
+    "pixi": frozenset({"pixi.lock"}),
+    "conda": frozenset({"conda-lock"}),
 }
 
 
@@ -206,7 +208,31 @@ def _conda(path: str, files: Mapping[str, FileResult]) -> Environment:
     by_pip = {r.name for r in members if r.scope == "pip" or r.source != "conda"}
     replaced = [r for r in members if r.scope == "conda" and r.name in by_pip]
     kept = tuple(r for r in members if not any(r is x for x in replaced))
-    return Environment(path, kept, superseded=tuple(replaced))
+    locked = tuple(r for lp in paired_locks(path, "conda", files) for r in _requirements(files[lp]))
+    return Environment(path, kept, locked, superseded=tuple(replaced))
+
+
+def _groups(path: str, f: FileResult, files: Mapping[str, FileResult]) -> Iterable[Environment]:
+    """A file that names its installs (pixi environments, tox testenvs): each one installs what the
+    scopes it lists ask for, their included files with them."""
+    by_scope: dict[str, list[Requirement]] = defaultdict(list)
+    for rec in f.records:
+        if isinstance(rec, Requirement):
+            by_scope[rec.scope].append(rec)
+        elif isinstance(rec, Include) and "://" not in rec.target:
+            target = _include_target(path, rec)
+            included = _closure(target, files, set(), rec.constraint)
+            by_scope[rec.scope] += [dataclasses.replace(r, scope=rec.scope) for r in included]
+    locked = [r for lp in paired_locks(path, f.source, files) for r in _requirements(files[lp])]
+    for group in (rec for rec in f.records if isinstance(rec, Group)):
+        members = tuple(r for scope in group.scopes for r in by_scope.get(scope, []))
+        yield Environment(label(path, group.name), members, tuple(r for r in locked if _locks(r, group)))
+
+
+def _locks(entry: Requirement, group: Group) -> bool:
+    """Whether a lock entry pins this group: a pixi.lock entry names the environments that use it."""
+    users = [word for word in entry.scope.split() if word.startswith("env:")]
+    return not users or group.name in users
 
 
 def build(files: Mapping[str, FileResult]) -> tuple[Environment, ...]:
@@ -215,7 +241,9 @@ def build(files: Mapping[str, FileResult]) -> tuple[Environment, ...]:
         lp for path, f in files.items() if f.source in PAIRS for lp in paired_locks(path, f.source, files)
     }
     for path, f in files.items():
-        if f.source in MANIFESTS:
+        if any(isinstance(rec, Group) for rec in f.records):
+            envs += _groups(path, f, files)
+        elif f.source in MANIFESTS:
             envs += _manifest(path, f, files)
         elif f.source in SEQUENTIAL:
             envs += _sequential(path, f, files)

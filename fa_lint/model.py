@@ -6,6 +6,7 @@ Only the standard library and ``packaging`` here; everything else depends on thi
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 
 from packaging.ranges import VersionRange
@@ -14,11 +15,23 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 FLASH_ATTN = "flash-attn"
+# flash-attn, flash_attn, Flash.Attn, flash-attn-3, flash_attn_4 or the flash-attention repository (a
+# version may follow: flash_attn-2.5.8+cu122...whl), but not a longer name that merely contains one
+# (vllm-flash-attn, flash_attn_interface, flash-attn-fused-dense, FLASH_ATTN_CUDA_ARCHS).
+_MENTION = re.compile(
+    r"(?<![A-Za-z0-9_.-])flash[-_.]+(?:attn(?:[-_.]+[34])?|attention)(?![A-Za-z0-9_]|[-.](?!git\b)[A-Za-z])",
+    re.I,
+)
 
 
 def normalize(name: str) -> str:
     """PEP 503 name: ``Flash_Attn`` and ``flash.attn`` are both ``flash-attn``."""
     return str(canonicalize_name(name))
+
+
+def mentions_flash_attn(text: str) -> bool:
+    """Whether text names flash-attn, its FA3/FA4 packages (any PEP 503 spelling) or its repository."""
+    return _MENTION.search(text) is not None
 
 
 class Severity(str, enum.Enum):
@@ -152,14 +165,26 @@ class Image:
 
 
 @dataclass(frozen=True, slots=True)
+class Group:
+    """One install a file composes from some of its scopes: a pixi environment, a tox testenv."""
+
+    location: Location
+    name: str  # "env:cuda", "testenv:py311-gpu"
+    scopes: tuple[str, ...]  # the scopes whose requirements and includes it installs
+
+
+@dataclass(frozen=True, slots=True)
 class ParseProblem:
     """A file, or part of one, fa-lint could not read. Data, never an exception."""
 
     location: Location
     message: str
+    # The one entry that could not be read, as written, when the rest of the file was read: a
+    # requirement line, a list item. Empty when the whole file (or an include) failed.
+    entry: str = ""
 
 
-Parsed = Requirement | Include | Uninstall | Image | ParseProblem
+Parsed = Requirement | Include | Uninstall | Image | Group | ParseProblem
 
 
 @dataclass(frozen=True, slots=True)

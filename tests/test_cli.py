@@ -229,10 +229,14 @@ def test_standard_input_usage_errors(
 
 
 def test_no_files_is_a_clean_run_with_a_notice(project: Any) -> None:
-    project({"README.md": "nothing here\n"})
+    project({"README.md": "nothing here\n", "docs/MANIFEST.in": "include README.md\n"})
     r = run()
     assert r.code == 0
-    assert "no dependency files found" in r.err
+    assert r.out == "No dependency files found under .\n"  # not "All checks passed ... in 0 files"
+    r = run("docs")
+    assert r.code == 0 and r.out == "No dependency files found under docs\n"
+    r = run("--format", "json", "docs")
+    assert r.code == 0 and r.json["findings"] == [] and "no dependency files found" in r.err
 
 
 def test_version_names_the_knowledge_base() -> None:

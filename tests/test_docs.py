@@ -10,7 +10,7 @@ import pytest
 
 from fa_lint import kb
 from fa_lint.rules import RULES, page
-from fa_lint.sources import SOURCES
+from fa_lint.sources import SNIFFED, SOURCES
 from tests.conftest import REPO
 
 DOCS = REPO / "docs"
@@ -50,6 +50,10 @@ def test_formats_page_lists_every_source_and_pattern() -> None:
         assert f"| `{name}` |" in page, name
         for pattern in source.PATTERNS:
             assert f"`{pattern}`" in page, pattern
+    for name, sniffed in SNIFFED.items():
+        row = next(line for line in page.splitlines() if line.startswith(f"| `{name}` |"))
+        for pattern in sniffed.CANDIDATES:
+            assert f"`{pattern}`" in row.split("sniffed:", 1)[1], pattern
 
 
 def test_readme_opens_with_the_two_commands_and_ci_runs_the_second() -> None:

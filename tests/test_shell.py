@@ -427,3 +427,35 @@ def test_the_grammar_loads_only_when_a_script_is_checked(tmp_path: Path) -> None
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["False", "True"]
+
+
+def test_a_word_the_grammar_splits_is_one_word(project: Any) -> None:
+    # tree-sitter-bash ends the concatenation of x-$PY-$PY-y at the second `$`: still one shell word.
+    url = (
+        "https://github.com/Dao-AILab/flash-attention/releases/download/v2.3.3/"
+        "flash_attn-2.3.3+cu122torch2.1cxx11abiFALSE-$PY-$PY-linux_x86_64.whl"
+    )
+    project({"install.sh": f'PY="cp311"\n\npip install {url}  --no-build-isolation\n'})
+    (f,) = run("--format", "json").json["findings"]
+    assert (f["code"], f["line"], f["column"], f["end_column"]) == ("FAL001", 3, 13, 13 + len(url))
+
+
+def test_an_escaped_comparison_in_a_test_keeps_the_lines_after_it(project: Any) -> None:
+    # `[ "$v" \< "3.0.0" ]` is a string comparison the grammar does not know; the lines after it
+    # must still be read as the if's body, and what follows the if as certain.
+    script = (
+        "for v in 2.4.2 4.0.0b11\ndo\n"
+        '  if [ "${v}" \\< "3.0.0" ]\n  then\n    pip3 install flash-attn==${v}\n  fi\ndone\n'
+        "pip install flash-attn==2.6.3\n"
+    )
+    records = reqs(parse("shell", "x.sh", script))
+    assert [(r.location.line, r.possible) for r in records] == [(5, True), (8, False)]
+    assert [str(a) for a in records[0].alternatives] == ["==2.4.2", "==4.0.0b11"]
+
+
+@pytest.mark.parametrize(
+    "broken", ["if then fi", "[[ a =~ ( ]]", "foo() { ", 'echo "${x/"/}"'], ids=["if", "regex", "fn", "subst"]
+)
+def test_lines_after_what_the_grammar_cannot_read_are_read_as_possible(broken: str) -> None:
+    records = reqs(parse("shell", "x.sh", f"{broken}\npip install flash-attn==2.4.2\nls\n"))
+    assert [(r.location.line, str(r.specifier)) for r in records] == [(2, "==2.4.2")]

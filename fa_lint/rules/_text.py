@@ -27,6 +27,8 @@ RELOCK = {
     "poetry": "poetry update flash-attn",
     "pdm": "pdm update flash-attn",
     "pipenv": "pipenv upgrade flash-attn",
+    "conda-lock": "conda-lock lock --update flash-attn",
+    "pixi": "pixi update flash-attn",
 }
 RELOCK_ALL = {
     "uv": "uv lock",
@@ -34,6 +36,8 @@ RELOCK_ALL = {
     "pdm": "pdm lock",
     "pipenv": "pipenv lock",
     "pylock": "regenerate pylock.toml from the manifest",
+    "conda-lock": "conda-lock lock",
+    "pixi": "pixi lock",
 }
 PYLOCK = "regenerate pylock.toml (e.g. `uv export --format pylock.toml`)"
 

@@ -57,6 +57,10 @@ def _utf8_len(c: str) -> int:
     return 1 if n < 0x80 else 2 if n < 0x800 else 3 if n < 0x10000 else 4
 
 
+# An escaped < or > standing alone, as in `[ "$v" \< "3.0" ]` (a string comparison).
+_ESCAPED_ANGLE = re.compile(r"(?<=[ \t])\\[<>](?=[ \t])")
+
+
 class Chunk:
     """One stretch of a file handed to the parser, and the way back from its bytes to file offsets.
 
@@ -74,7 +78,10 @@ class Chunk:
         self.text = text
         self.base = base
         self.positions = positions
-        seen = text if parse is None else parse
+        # tree-sitter-bash knows no `\<` or `\>` operator in `[ "$v" \< "3.0" ]` and runs the lines
+        # after it into one command; to the parser it is `==`, a test it knows, of the same length.
+        self.seen = _ESCAPED_ANGLE.sub("==", text if parse is None else parse)
+        seen = self.seen
         self.data = seen.encode("utf-8", "surrogatepass")
         self._starts = None if seen.isascii() else list(itertools.accumulate(map(_utf8_len, seen), initial=0))
 
@@ -100,6 +107,12 @@ class Chunk:
 
     def source(self, node: Node) -> str:
         return self.text[self.index(node.start_byte) : self.index(node.end_byte)]
+
+    def part(self, start: int, end: int) -> Chunk:
+        """The characters ``start:end`` of ``text`` as a chunk of their own, still placed in the file."""
+        if self.positions is None:
+            return Chunk(self.text[start:end], self.at(start), self.seen[start:end])
+        return Chunk(self.text[start:end], parse=self.seen[start:end], positions=self.positions[start:end])
 
 
 # --- words -----------------------------------------------------------------------------------------
@@ -281,7 +294,7 @@ class Handler(Protocol):
 _SHELLS = {"bash", "sh", "zsh", "dash"}
 # A command whose failure is an answer, not an error: what follows its && runs only on some machines.
 _TESTS = {"test", "[", "[[", "which", "type", "hash", "grep", "nvidia-smi", "nvcc", "lspci", "rocm-smi"}
-_SEQUENCES = {"program", "compound_statement", "do_group", "pipeline", "negated_command", "ERROR"}
+_SEQUENCES = {"program", "compound_statement", "do_group", "pipeline", "negated_command"}
 
 
 @dataclass
@@ -293,15 +306,16 @@ class _Function:
 class Walk:
     """One parsed stretch of shell, walked once in the order it runs."""
 
-    def __init__(self, chunk: Chunk, handler: Handler, make: bool = False) -> None:
+    def __init__(self, chunk: Chunk, handler: Handler, make: bool = False, reread: bool = False) -> None:
         self.chunk = chunk
         self.handler = handler
         self.make = make
+        self.reread = reread  # a line of a stretch the grammar could not read: never split again
         self.functions: dict[str, _Function] = {}
         self.too_deep = False  # reported once
 
-    def run(self, state: State, depth: int = 0) -> None:
-        self._each(_tree(self.chunk).named_children, state, False, depth)
+    def run(self, state: State, depth: int = 0, possible: bool = False) -> None:
+        self._each(_tree(self.chunk).named_children, state, possible, depth)
         for fn in self.functions.values():  # never called: what they would install is only possible
             if not fn.called:
                 fn.called = True
@@ -340,6 +354,8 @@ class Walk:
             self._list(node, state, possible, depth)
         elif kind in _SEQUENCES:
             self._each(node.named_children, state, possible, depth)
+        elif kind == "ERROR":
+            self._error(node, state, possible, depth)
         elif kind == "subshell":
             self._each(node.named_children, state.fork(), possible, depth)  # cd and variables stay inside
         elif kind == "if_statement":
@@ -498,7 +514,7 @@ class Walk:
             if r.type == "file_redirect" and op is not None:
                 cuts[self.chunk.offset(r.start_byte)] = op.type
                 args = [*args, *r.children_by_field_name("destination")[1:]]
-        words = [word(n, self.chunk) for n in args]
+        args, words = _joined(args, [word(n, self.chunk) for n in args])
         return args, [
             Word(w.text, w.start, w.end, w.quoted, cut=cuts[w.end]) if w.end in cuts else w for w in words
         ]
@@ -537,6 +553,20 @@ class Walk:
                 caller.set(name, values)
         state.scope = caller
 
+    def _error(self, node: Node, state: State, possible: bool, depth: int) -> None:
+        """A stretch tree-sitter-bash could not read. Its error recovery can run the lines after the
+        error into one command, so a stretch over several lines is read again a line at a time
+        (``\\`` continuations kept); how those lines nested is lost, so what they run is possible."""
+        start, end = self.chunk.index(node.start_byte), self.chunk.index(node.end_byte)
+        raw = self.chunk.text[start:end]
+        if self.reread or "\n" not in raw.strip():
+            self._each(node.named_children, state, possible, depth)
+            return
+        for m in _LOGICAL_LINE.finditer(raw):
+            if m.group().strip():
+                chunk = self.chunk.part(start + m.start(), start + m.end())
+                Walk(chunk, self.handler, self.make, reread=True).run(state, depth, possible=True)
+
     def _inline(self, node: Node, state: State, possible: bool, depth: int) -> None:
         """``bash -c '...'`` or ``bash <<EOF``: a script of its own, read where it is written."""
         start, end = self.chunk.index(node.start_byte), self.chunk.index(node.end_byte)
@@ -561,6 +591,25 @@ class Walk:
             else:
                 chunk = Chunk(inner, positions=[self.chunk.at(start + quoted + k) for k in range(len(inner))])
         Walk(chunk, self.handler, self.make).run(state.fork(), depth)
+
+
+_LOGICAL_LINE = re.compile(r"(?:[^\n\\]|\\.)*", re.S)  # up to a newline that no backslash escapes
+
+
+def _joined(args: list[Node], words: list[Word]) -> tuple[list[Node], list[Word]]:
+    """Arguments with nothing between them are one shell word. tree-sitter-bash can split one word
+    in two (``x-$PY-$PY-y`` ends a concatenation at the second ``$``), so words are joined by position,
+    not by the tree; each joined word keeps the node it starts with."""
+    nodes: list[Node] = []
+    out: list[Word] = []
+    for node, w in zip(args, words, strict=True):
+        if out and out[-1].end == w.start:
+            last = out[-1]
+            out[-1] = Word(last.text + w.text, last.start, w.end, last.quoted or w.quoted)
+            continue
+        nodes.append(node)
+        out.append(w)
+    return nodes, out
 
 
 def _then(node: Node) -> tuple[list[Node], list[Node]]:

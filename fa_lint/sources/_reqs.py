@@ -7,6 +7,7 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
+from packaging.markers import InvalidMarker, Marker
 from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement as Pep508
 from packaging.specifiers import SpecifierSet
@@ -164,10 +165,10 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
         url, _, marker = stripped.partition(";")
         url = url.strip()
         if (why := invalid_url(url)) is not None:
-            return ParseProblem(location, f"invalid URL {url!r}: {why}")
+            return ParseProblem(location, f"invalid URL {url!r}: {why}", stripped)
         name = name_from_url(url)
         if name is None:
-            return ParseProblem(location, f"cannot tell which package {url!r} installs")
+            return ParseProblem(location, f"cannot tell which package {url!r} installs", stripped)
         return Requirement(
             name=name,
             raw=stripped,
@@ -181,10 +182,15 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
     try:
         req = Pep508(stripped)
     except InvalidRequirement as exc:
-        return ParseProblem(location, f"invalid requirement {stripped!r}: {str(exc).splitlines()[0]}")
+        return ParseProblem(
+            location, f"invalid requirement {stripped!r}: {str(exc).splitlines()[0]}", stripped
+        )
     if req.url and (why := invalid_url(req.url)) is not None:
-        return ParseProblem(location, f"invalid URL {req.url!r} in {stripped!r}: {why}")
-    version = version_from_url(req.url) if req.url else None
+        return ParseProblem(location, f"invalid URL {req.url!r} in {stripped!r}: {why}", stripped)
+    link, markers = req.url, str(req.marker) if req.marker else None
+    if link and markers is None:
+        link, markers = _glued_marker(link)
+    version = version_from_url(link) if link else None
     return Requirement(
         name=normalize(req.name),
         raw=stripped,
@@ -192,11 +198,23 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
         source=source,
         specifier=req.specifier,
         version=version,
-        url=req.url,
-        marker=str(req.marker) if req.marker else None,
+        url=link,
+        marker=markers,
         extras=frozenset(req.extras),
         **fields,
     )
+
+
+def _glued_marker(url: str) -> tuple[str, str | None]:
+    """``name @ https://host/x.whl;python_version>="3.9"``: PEP 508 wants a space before the ``;``,
+    so packaging keeps the marker in the URL; uv splits it off, and so does fa-lint."""
+    head, sep, tail = url.partition(";")
+    if not sep:
+        return url, None
+    try:
+        return head, str(Marker(tail))
+    except InvalidMarker:
+        return url, None
 
 
 def at(index: TextIndex, start: int, end: int, source: str, **fields: Any) -> Requirement | ParseProblem:
@@ -211,7 +229,7 @@ def exact(
     try:
         v = Version(version)
     except InvalidVersion:
-        return ParseProblem(location, f"invalid version {version!r} for {name}")
+        return ParseProblem(location, f"invalid version {version!r} for {name}", f"{name} {version}")
     return Requirement(
         name=normalize(name),
         raw=f"{name}=={version}",
