@@ -255,7 +255,7 @@ class Series:
     samples: list[Sample]
 
     def median(self, field: str) -> float:
-        return statistics.median(getattr(s, field) for s in self.samples)
+        return float(statistics.median(getattr(s, field) for s in self.samples))
 
     def spread(self) -> float:
         cpu = [s.cpu for s in self.samples]
