@@ -353,7 +353,7 @@ def _baseline(rev: str, paths: list[str], settings: Settings) -> Baseline:
 
 def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from fa_lint import engine
-    from fa_lint.report import FORMATS as RENDER
+    from fa_lint.report import renderer
 
     cfg = _config(args)
     min_version = _min_version(args, cfg)
@@ -420,7 +420,7 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         text = _statistics(report, args.format, args.unsafe_fixes, fixable)
     else:
         color = not args.output_file and _use_color(args.color, out)
-        text = RENDER[args.format](
+        text = renderer(args.format)(
             report, color=color, fixable=fixable, fixes=shown if args.show_fixes else None
         )
     _write(text, args.output_file, out)

@@ -9,10 +9,12 @@ import re
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-
-from pathspec import GitIgnoreSpec
+from typing import TYPE_CHECKING
 
 from fa_lint.sources import SNIFFED, SOURCES
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 SKIP_DIRS = frozenset(
     {
@@ -55,11 +57,22 @@ def _regex(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"(^|/)(" + "|".join(_glob_regex(p) for p in patterns) + r")$")
 
 
+@functools.cache
+def _tails(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """What a path must end with for a glob to match it: the glob's text after its last wildcard."""
+    return tuple(re.split(r"[*?\]]", p)[-1] for p in patterns)
+
+
+def _matches(patterns: tuple[str, ...], posix: str) -> bool:
+    # The tails first: most (format, path) pairs differ there, and need no regex compiled or run.
+    return posix.endswith(_tails(patterns)) and _regex(patterns).search(posix) is not None
+
+
 def detect(path: str) -> str | None:
     """The format a file's name says it is, or None when the catalogue does not know the name."""
     posix = _posix(path)
     for name, source in SOURCES.items():
-        if _regex(source.PATTERNS).search(posix):
+        if _matches(source.patterns, posix):
             return name
     return None
 
@@ -68,7 +81,7 @@ def candidate(path: str) -> str | None:
     """The format a file may be, by a name that needs a look at its head to be sure (``*.in``)."""
     posix = _posix(path)
     for name, source in SNIFFED.items():
-        if _regex(source.CANDIDATES).search(posix):
+        if _matches(source.candidates, posix):
             return name
     return None
 
@@ -167,8 +180,8 @@ def _glob_regex(glob: str) -> str:
 def pattern_regex() -> str:
     """One regular expression, for pre-commit's ``files``, that matches what ``detect`` knows and
     every ``candidate`` (fa-lint looks at the head of those it is handed, as it does when walking)."""
-    patterns = [p for source in SOURCES.values() for p in source.PATTERNS]
-    patterns += [p for source in SNIFFED.values() for p in source.CANDIDATES]
+    patterns = [p for source in SOURCES.values() for p in source.patterns]
+    patterns += [p for source in SNIFFED.values() for p in source.candidates]
     return _regex(tuple(patterns)).pattern
 
 
@@ -181,6 +194,8 @@ def is_skipped_dir(entry: os.DirEntry[str]) -> bool:
 
 def _spec(lines: list[str]) -> GitIgnoreSpec:
     """The patterns of a .gitignore; a line pathspec cannot compile is skipped, as git skips it."""
+    from pathspec import GitIgnoreSpec  # only for a tree that has a .gitignore
+
     with warnings.catch_warnings():  # re's FutureWarning about '[[' in a pattern is not ours to print
         warnings.simplefilter("ignore")
         try:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import functools
 import json
+import pkgutil
 from collections.abc import Iterable
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from packaging.ranges import VersionRange
@@ -124,8 +124,18 @@ def from_dict(doc: dict[str, Any]) -> KnowledgeBase:
 
 @functools.cache
 def load() -> KnowledgeBase:
-    text = resources.files(__name__).joinpath("flash_attn.json").read_text(encoding="utf-8")
-    return from_dict(json.loads(text))
+    return from_dict(json.loads(data("flash_attn.json")))
+
+
+def data(name: str) -> bytes:
+    """A data file of this package, read by the package's loader (from a folder or a zip alike).
+
+    Not ``importlib.resources``: it imports zipfile, tempfile and shutil, on every run, for one read.
+    """
+    found = pkgutil.get_data(__name__, name)
+    if found is None:
+        raise FileNotFoundError(name)
+    return found
 
 
 def versions(releases: Iterable[Release]) -> tuple[str, ...]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from packaging.version import Version
@@ -62,5 +61,6 @@ def from_dict(doc: dict[str, Any]) -> TransformersFacts:
 
 @functools.cache
 def load() -> TransformersFacts:
-    text = resources.files("fa_lint.kb").joinpath("transformers.json").read_text(encoding="utf-8")
-    return from_dict(json.loads(text))
+    from fa_lint.kb import data
+
+    return from_dict(json.loads(data("transformers.json")))

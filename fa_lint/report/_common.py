@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections import Counter
@@ -58,7 +57,13 @@ def fingerprint(f: Finding) -> str:
     key = "\0".join((f.code, path, f.requirement or "", f.environment or "", f.message, *f.notes))
     key = re.sub(r"(?<![\w./-])\./", "", key.replace(os.getcwd() + os.sep, ""))
     key = _POSITION.sub("", key)
-    return hashlib.sha256(key.encode()).hexdigest()[:32]
+    return _digest(key)
+
+
+def _digest(text: str) -> str:
+    import hashlib  # SARIF and GitLab only: not every run pays for OpenSSL
+
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 # A message that names another requirement says where it is (FAL004: '... (constraints.txt:3:1)'):
@@ -78,7 +83,7 @@ def fingerprints(findings: Iterable[Finding]) -> list[str]:
     for f in findings:
         fp = fingerprint(f)
         seen[fp] += 1
-        out.append(fp if seen[fp] == 1 else hashlib.sha256(f"{fp}\0{seen[fp]}".encode()).hexdigest()[:32])
+        out.append(fp if seen[fp] == 1 else _digest(f"{fp}\0{seen[fp]}"))
     return out
 
 

@@ -6,16 +6,18 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from packaging.version import InvalidVersion, Version
 
 from fa_lint.environments import Environment
 from fa_lint.kb import KnowledgeBase
-from fa_lint.kb import transformers as tf
 from fa_lint.model import Finding, Include, Location, ParseProblem, Requirement, Severity
 from fa_lint.resolve import Assessment, Policy, assess
+
+if TYPE_CHECKING:
+    from fa_lint.kb.transformers import TransformersFacts
 
 DOCS = "https://github.com/fa-lint/fa-lint/blob/main/docs/"
 DOCS_URL = DOCS + "rules/{code}.md"
@@ -56,7 +58,13 @@ class Context:
     problems: tuple[ParseProblem, ...] = ()
     unfollowed: tuple[Include, ...] = ()
     environments: tuple[Environment, ...] = ()
-    transformers: tf.TransformersFacts = field(default_factory=tf.load)
+
+    @functools.cached_property
+    def transformers(self) -> TransformersFacts:
+        """What transformers does with flash-attn, read when a finding first explains it."""
+        from fa_lint.kb import transformers
+
+        return transformers.load()
 
     @functools.cached_property
     def _by_location(self) -> dict[Location, list[Environment]]:

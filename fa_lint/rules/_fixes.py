@@ -18,7 +18,6 @@ from packaging.version import Version
 from fa_lint.kb import KnowledgeBase
 from fa_lint.model import Fix, Kind, Requirement, pretty
 from fa_lint.resolve import Policy, Verdict, assess_range
-from fa_lint.sources import _poetry, pipfile
 from fa_lint.sources._text import TextIndex
 
 SHELL_SOURCES = frozenset({"dockerfile", "shell", "workflow", "makefile"})
@@ -30,10 +29,6 @@ _PARTS = re.compile(
 )
 # A Poetry or Pipfile table entry as the parsers write its raw text: name = "version".
 _TABLE = re.compile(r'(?P<name>[^\s=]+) = "(?P<version>[^"]*)"')
-_TABLE_READERS: dict[str, Callable[[str], tuple[SpecifierSet, ...]]] = {
-    "pyproject": _poetry.specifiers,
-    "pipfile": lambda text: (pipfile.specifier(text),),
-}
 
 
 @dataclass(frozen=True)
@@ -66,9 +61,22 @@ def _pep508(req: Requirement) -> _Written | None:
     return _Written(req.raw, render, "shell" if req.source in SHELL_SOURCES else "")
 
 
+def _table_reader(source: str) -> Callable[[str], tuple[SpecifierSet, ...]] | None:
+    """How a Poetry or Pipfile table entry's version reads; its parser is imported for such an entry."""
+    if source == "pyproject":
+        from fa_lint.sources import _poetry
+
+        return _poetry.specifiers
+    if source == "pipfile":
+        from fa_lint.sources import pipfile
+
+        return lambda text: (pipfile.specifier(text),)
+    return None
+
+
 def _table(req: Requirement) -> _Written | None:
     m = _TABLE.fullmatch(req.raw)
-    reader = _TABLE_READERS.get(req.source)
+    reader = _table_reader(req.source)
     if m is None or reader is None:
         return None
     try:

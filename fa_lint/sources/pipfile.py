@@ -12,7 +12,6 @@ from fa_lint.sources import _toml
 from fa_lint.sources._tables import get, problem, source_table
 
 NAME = "pipfile"
-PATTERNS = ("Pipfile",)
 SECTIONS = {"packages": "packages", "dev-packages": "dev-packages"}
 
 

@@ -8,7 +8,6 @@ from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _json, _reqs
 
 NAME = "pipfile.lock"
-PATTERNS = ("Pipfile.lock",)
 SECTIONS = {"default": "packages", "develop": "dev-packages"}
 
 

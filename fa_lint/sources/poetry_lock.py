@@ -8,7 +8,6 @@ from fa_lint.model import Parsed
 from fa_lint.sources import locks
 
 NAME = "poetry.lock"
-PATTERNS = ("poetry.lock",)
 
 
 def _url(pkg: locks.Package) -> str | None:

@@ -15,7 +15,6 @@ from fa_lint.sources._tables import get, problem, source_table, strings, table
 from fa_lint.sources._toml import TomlDoc, TomlPath
 
 NAME = "pyproject"
-PATTERNS = ("pyproject.toml",)
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:

@@ -16,18 +16,6 @@ from fa_lint.sources import _reqs
 from fa_lint.sources._text import TextIndex
 
 NAME = "requirements"
-PATTERNS = (
-    "*requirements*.txt",
-    "*requirements*.in",
-    "requirements/**/*.txt",
-    "requirements*.lock",  # pip-compile, uv pip compile and rye write requirements syntax
-    "constraints*.txt",
-    "constraints*.in",
-    "constraints/*.txt",
-)
-# pip-tools inputs have any name ("dev.in", "base.in"); so do autotools and setuptools templates
-# (Makefile.in, config.h.in, MANIFEST.in). The head of the file tells them apart.
-CANDIDATES = ("*.in",)
 
 # A line of a requirements file: an option, a local path, a URL, or a name with what may follow it.
 # One operator char is never enough: "CC = gcc" (Makefile.in) and "include x" (MANIFEST.in) fail.

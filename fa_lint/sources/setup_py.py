@@ -24,7 +24,6 @@ from fa_lint.sources._pyast import Flow
 from fa_lint.sources._text import TextIndex
 
 NAME = "setup.py"
-PATTERNS = ("setup.py",)
 KEYWORDS = {
     "install_requires": "project",
     "setup_requires": "build-system",

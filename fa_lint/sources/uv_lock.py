@@ -9,7 +9,6 @@ from fa_lint.model import Parsed
 from fa_lint.sources import _reqs, locks
 
 NAME = "uv.lock"
-PATTERNS = ("uv.lock",)
 
 
 def _url(pkg: locks.Package) -> str | None:

@@ -11,7 +11,6 @@ from fa_lint.model import Parsed, ParseProblem
 from fa_lint.sources import _bash, _shell, _yaml
 
 NAME = "workflow"
-PATTERNS = (".github/workflows/*.yml", ".github/workflows/*.yaml")
 _EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
 
 
