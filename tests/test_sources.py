@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from fa_lint.model import Kind
-from tests.conftest import DATA, includes, parse, problems, reqs, span
+from fa_lint.model import Kind, Parsed
+from fa_lint.sources._text import TextIndex
+from tests.conftest import DATA, SHARED, includes, parse, problems, reqs, span
 
 
 def table(source: str, path: Path, name: str | None = "flash-attn") -> list[tuple[object, ...]]:
@@ -406,3 +407,111 @@ def test_poetry_constraints_agree_with_poetry_core() -> None:
             assert any(s.contains(v, prereleases=True) for s in ours) == theirs.allows(
                 poetry.Version.parse(str(v))
             ), (term, str(v))
+
+
+def _both_readings(text: str) -> tuple[list[Parsed] | None, list[Parsed]]:
+    """A requirements file read line by line without pip-requirements-parser (None when some line
+    needs it), and read by the library."""
+    from fa_lint.sources import requirements
+
+    index, lines = TextIndex("requirements.txt", text), text.splitlines()
+    return requirements._plain(index, lines), list(requirements._pip(index, lines))
+
+
+PLAIN_LINES = [
+    "flash-attn==2.6.3",
+    "Flash_Attn >= 2.5 , < 3  # the first with block_table",
+    "torch[cuda, dev] ~= 2.4.0 ; sys_platform == 'linux' and python_version >= \"3.10\"",
+    "numpy (>=1.26,<2)",
+    "zope.interface",
+    "flash-attn===2.5.8",
+    "flash-attn==2.5.*;python_version<'3.13'",
+    "   # a comment only",
+    "",
+    "-r base.txt",
+    "-c constraints.txt",
+    "--requirement=dev.txt",
+    "--constraint ../constraints.txt",
+    "-r=other.txt",
+    "--extra-index-url https://download.pytorch.org/whl/cu121",
+    "-i https://pypi.org/simple",
+    "--find-links=./wheels",
+    "--trusted-host example.com",
+    "--pre",
+    "--no-index",
+]
+PIP_LINES = [
+    "flash-attn==2.4.2 --hash=sha256:" + "0" * 64,
+    "--require-hashes",
+    "-e git+https://github.com/Dao-AILab/flash-attention@v2.5.0#egg=flash-attn",
+    "flash-attn @ https://example.com/flash_attn-2.5.0-cp311-cp311-linux_x86_64.whl",
+    "flash_attn-2.5.8-cp311-cp311-linux_x86_64.whl",
+    "flash-attn === 2.5.whl",
+    "./local/project",
+    "flash-attn==${FA_VERSION}",
+    "flash-attn>=2.5 \\\n    ; sys_platform == 'linux'",
+    "--extra-index https://example.com/simple",  # optparse takes the abbreviation; the library knows
+    "-rbase.txt",
+    "--only-binary :all:",
+    "flash-attn=2.4.2",  # not an operator: the library's message says so
+    "flash-attn#2.4.2",
+]
+
+
+@pytest.mark.parametrize("line", PLAIN_LINES)
+def test_plain_lines_are_read_as_the_library_reads_them(line: str) -> None:
+    plain, pip = _both_readings(f"numpy==1.26.4\n{line}\nflash-attn>=2.5.0  # last\n")
+    assert plain is not None
+    assert plain == pip
+
+
+@pytest.mark.parametrize("line", PIP_LINES)
+def test_lines_in_pip_syntax_are_read_by_the_library(line: str) -> None:
+    plain, pip = _both_readings(f"numpy==1.26.4\n{line}\n")
+    assert plain is None
+    assert pip  # the library reads them, to records or located problems
+
+
+def test_both_readings_agree_on_every_requirements_file() -> None:
+    from fa_lint.discover import detect
+
+    roots = [DATA, SHARED / "corpus" / "files"]
+    files = [p for root in roots if root.is_dir() for p in sorted(root.rglob("*")) if p.is_file()]
+    taken = 0
+    for path in files:
+        if detect(str(path)) != "requirements":
+            continue
+        plain, pip = _both_readings(path.read_text(encoding="utf-8", errors="replace"))
+        if plain is not None:
+            assert plain == pip, path
+            taken += 1
+    assert taken >= 5  # the plain reading does take real files
+
+
+def test_both_readings_agree_on_random_lines() -> None:
+    pieces = [
+        *PLAIN_LINES,
+        *PIP_LINES,
+        "flash-attn [gpu]>=2.5",
+        "flash-attn>=2.5[gpu]",
+        "foo.tar.gz",
+        "foo[x].zip",
+        "foo ; ",
+        "foo; extra == 'a;b'",
+        "foo;python_version>'3' -x",
+        "foo\t--hash=sha256:00",
+        "-r",
+        "-c  spaced.txt",
+        "--index-url=",
+        "torch==2.4.0+cu121",
+        "transformers>=4.44,!=4.45.0",
+        "a==1 # x # y",
+        "#!comment",
+        "  flash-attn==2.6.3  ",
+    ]
+    rng = random.Random(14)
+    for _ in range(300):
+        text = "\n".join(rng.choice(pieces) for _ in range(rng.randint(1, 6))) + rng.choice(["", "\n"])
+        plain, pip = _both_readings(text)
+        if plain is not None:
+            assert plain == pip, text

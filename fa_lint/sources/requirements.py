@@ -1,4 +1,12 @@
-"""pip requirements and constraints files, read with pip-requirements-parser."""
+"""pip requirements and constraints files, read with pip-requirements-parser.
+
+Files whose every line is plain -- a requirement by name, with extras, a version and a marker; ``-r``
+or ``-c`` with a path; an index option; a comment -- are read without it: the library imports
+urllib.request, http.client, email and ssl when it loads (about 30 ms, more than the rest of a small
+run), and on such lines it does nothing but what ``packaging`` does. One line that needs pip's own
+syntax (``--hash``, ``-e``, a URL or path, a ``\\`` continuation, a variable, any other option) sends
+the whole file to the library. tests/test_sources.py checks that both readings agree.
+"""
 
 from __future__ import annotations
 
@@ -30,6 +38,23 @@ _LEAD = re.compile(r"\s*(?:(?:-e|--editable)(?:\s*=\s*|\s+))?")
 _TAIL = re.compile(r"\s+(?:--?[A-Za-z]|#)|\s*\\$")
 _ENV_VAR = re.compile(r"\$\{[A-Za-z0-9_]+\}")
 _NAME = re.compile(r"\s*(?:(?:-e|--editable)\s+)?([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+# What a plain line may be. A requirement: a name, extras, a version part, then anything after ";"
+# (a marker, which packaging checks); no "@", "/", quotes or "-" before the marker, which pip reads
+# as a URL, a path or an option. An option: the few that take one plain word (or none), exactly as
+# pip spells them (optparse would take an abbreviation; the library reads those).
+_PLAIN = re.compile(
+    r"[A-Za-z0-9][A-Za-z0-9._-]*[ \t]*(?:\[[A-Za-z0-9._, \t-]*\][ \t]*)?[A-Za-z0-9.*+!=<>~,() \t]*(?:;.*)?"
+)
+_OPTION = re.compile(
+    r"(?P<option>-r|--requirement|-c|--constraint|-i|--index-url|--extra-index-url|-f|--find-links"
+    r"|--trusted-host)(?: +|=)(?P<value>[^\s\"'\\=$][^\s\"'\\$]*)|--pre|--no-index|--prefer-binary"
+)
+_INCLUDES = {"-r": False, "--requirement": False, "-c": True, "--constraint": True}  # option: constraint
+# pip reads a requirement that ends like an archive (extras aside) as a file to install.
+_ARCHIVE = re.compile(r"\.(?:whl|zip|tbz|txz|tlz|tgz|tar|tar\.(?:gz|bz2|xz|lz|lzma))(?:\[[^\]]+\])?$", re.I)
+# pip-requirements-parser's comment syntax: "#" at the start or after whitespace.
+_COMMENT = re.compile(r"(^|\s+)(#.*)$")
 
 
 @functools.cache
@@ -87,11 +112,43 @@ def sniff(head: str, *, complete: bool) -> bool:
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    import pip_requirements_parser as prp
-
     index = TextIndex(path, text)
     lines = text.splitlines()  # the library numbers lines this way
-    items = list(_items(text))
+    plain = _plain(index, lines)
+    return iter(plain) if plain is not None else _pip(index, lines)
+
+
+def _plain(index: TextIndex, lines: list[str]) -> list[Parsed] | None:
+    """The records of a file of plain lines; None when a line needs pip's parser."""
+    out: list[Parsed] = []
+    for number, physical in enumerate(lines, start=1):
+        if physical.endswith("\\"):
+            return None
+        # as the library splits a line: text, then a comment, each stripped
+        parts = [p.strip() for p in _COMMENT.split(physical) if p.strip()]
+        logical = parts[0] if parts and not parts[0].startswith("#") else ""
+        if not logical:
+            continue
+        option = _OPTION.fullmatch(logical)
+        if option is not None:
+            constraint = _INCLUDES.get(option["option"] or "")
+            if constraint is not None:
+                out.append(Include(index.whole_line(number), option["value"], constraint=constraint))
+            continue
+        head = logical.split(";", 1)[0].rstrip()
+        if not _PLAIN.fullmatch(logical) or " -" in logical or _ARCHIVE.search(head):
+            return None
+        rec = _requirement(index, number, physical, logical)
+        if rec is None or rec.url is not None:
+            return None  # packaging refuses it: the library says how pip does
+        out.append(rec)
+    return out
+
+
+def _pip(index: TextIndex, lines: list[str]) -> Iterator[Parsed]:
+    import pip_requirements_parser as prp
+
+    items = list(_items(index.text))
     # One --hash (or --require-hashes) puts the whole install in pip's hash-checking mode.
     hashed = any(
         getattr(item, "hash_options", None)
@@ -112,7 +169,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             for target in item.options.get("constraints", []):
                 yield Include(where, target, constraint=True)
         elif isinstance(item, prp.InstallRequirement):
-            rec = _requirement(index, number, physical, item)
+            rec = _named(index, number, physical, item)
             if rec is not None:
                 yield dataclasses.replace(rec, hash_checked=True) if hashed else rec
 
@@ -125,14 +182,18 @@ def _span(line: str) -> tuple[int, int]:
     return s, e
 
 
-def _requirement(index: TextIndex, number: int, physical: str, item: Any) -> Requirement | None:
+def _named(index: TextIndex, number: int, physical: str, item: Any) -> Requirement | None:
     name = normalize(item.req.name) if item.req else None
     if name is None and item.link is not None:
         name = _reqs.name_from_url(item.link.url)
     if name is None:
         return None  # a local project path such as "-e ."; nothing fa-lint can judge
+    return _requirement(index, number, physical, item.requirement_line.line)
+
+
+def _requirement(index: TextIndex, number: int, physical: str, logical: str) -> Requirement | None:
+    """The requirement of one line, located at its text on the physical line."""
     s, e = _span(physical)
-    logical = item.requirement_line.line
     ls, le = _span(logical)
     raw = logical[ls:le]
     start = index.offset(number, s + 1)
