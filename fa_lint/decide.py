@@ -6,7 +6,6 @@ import fnmatch
 import os
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import PurePath
 
 from fa_lint.model import Finding
 
@@ -27,7 +26,7 @@ PerFile = tuple[tuple[str, tuple[str, ...]], ...]  # (glob, code prefixes), as [
 
 def file_ignores(path: str, per_file: PerFile, root: str) -> tuple[str, ...]:
     """The code prefixes ignored in ``path``: globs match its path relative to ``root``, or its name."""
-    rel = PurePath(os.path.relpath(os.path.abspath(path), root)).as_posix()
+    rel = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
     name = os.path.basename(path)
     return tuple(
         code

@@ -515,3 +515,85 @@ def test_both_readings_agree_on_random_lines() -> None:
         plain, pip = _both_readings(text)
         if plain is not None:
             assert plain == pip, text
+
+
+LOCK_BLOCKS = [
+    'version = 1\nrequires-python = ">=3.10"\n',
+    '\n[[package]]\nname = "flash-attn"\nversion = "2.4.2"\nsource = { registry = "https://pypi.org/simple" }\n',
+    '\n[[package]]\nversion = "2.3.0"\nname="torch" # the name after the version\n'
+    'dependencies = [\n    { name = "numpy" },\n]\n',
+    "\n[[package]]\nname = 'transformers'\nversion = '4.44.2'\n\n[package.metadata]\nrequires-python = '>=3.9'\n"
+    '\n[[package.metadata.requires-dist]]\nname = "tokenizers"\n',
+    '\n[[package]]\n  name = "indented"\nversion = "1.0"\n',
+    '\n[[package]]\n"name" = "quoted"\nversion = "1.0"\n',
+    '\n[[package]]\ndescription = """\nname = "in a string"\n[[package]]\n"""\nname = "after-a-string"\n'
+    'version = "1.0"\n',
+    '\n[[package]]\nsummary = """\nname = "in a string"\n"""\nname = "after-a-string"\nversion = "1.0"\n',
+    '\n[[package]]\nname = "bad-version"\nversion = "not a version"\n',
+    '\n[[package]]\nversion = "1.0"\n',
+    "\n[[package]]\nname = 3\n",
+    '\n[[package]]\nname = "nested"\nversion = "1.0"\nwheels = [\n[1, 2],\n]\n',
+    '\n[[package]]\nname = "flash-attn"\nversion = \n',
+    '\n[metadata]\nlock-version = "2.0"\n\n[metadata.files]\nflash-attn = []\n',
+    '\n[options]\nexclude-newer = "2024-01-01T00:00:00Z"\n',
+    '\n[package]\nname = "a table, not an array"\n',
+    'package = [{ name = "inline", version = "1.0" }]\n',
+    '\n[[ package ]]\nname = "spaced-header"\nversion = "1.0"\n',
+]
+
+
+def _lock_readings(
+    source: str, text: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[Parsed], list[Parsed], bool]:
+    """A lock read one table at a time, read whole, and whether it could be read by table."""
+    from fa_lint.sources import SOURCES, locks
+
+    path = {"uv.lock": "uv.lock", "poetry.lock": "poetry.lock", "pdm.lock": "pdm.lock"}[source]
+    by_table = locks._by_table
+    taken = by_table(path, text, "package", lambda pkg, where: None) is not None
+    parts = list(SOURCES[source].parse(path, text))
+    with monkeypatch.context() as m:
+        m.setattr(locks, "_by_table", lambda *args: None)
+        whole = list(SOURCES[source].parse(path, text))
+    return parts, whole, taken
+
+
+def test_locks_read_by_table_as_they_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    roots = [DATA, SHARED / "corpus" / "files"]
+    names = {"uv.lock": "uv.lock", "poetry.lock": "poetry.lock", "pdm.lock": "pdm.lock"}
+    files = [p for root in roots if root.is_dir() for p in sorted(root.rglob("*")) if p.name in names]
+    assert files
+    for path in files:
+        parts, whole, taken = _lock_readings(names[path.name], path.read_text(encoding="utf-8"), monkeypatch)
+        assert taken, path
+        assert parts == whole, path
+
+
+@pytest.mark.parametrize("block", LOCK_BLOCKS)
+@pytest.mark.parametrize("source", ["uv.lock", "poetry.lock", "pdm.lock"])
+def test_lock_blocks_read_by_table_as_whole(source: str, block: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = LOCK_BLOCKS[0] + block + LOCK_BLOCKS[1]
+    parts, whole, _ = _lock_readings(source, text, monkeypatch)
+    assert parts == whole
+    crlf, crlf_whole, _ = _lock_readings(source, text.replace("\n", "\r\n"), monkeypatch)
+    assert crlf == crlf_whole
+
+
+def test_ordinary_locks_are_read_by_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    ordinary = [LOCK_BLOCKS[i] for i in (0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 13, 14, 17)]
+    _, _, taken = _lock_readings("uv.lock", "".join(ordinary), monkeypatch)
+    assert taken
+    # a table header in a string or an array, a part tomllib refuses, a table defined twice, entries
+    # written inline
+    odd = [[*ordinary, LOCK_BLOCKS[n]] for n in (6, 11, 12, 15)] + [[LOCK_BLOCKS[16], *ordinary]]
+    for blocks in odd:
+        _, _, taken = _lock_readings("uv.lock", "".join(blocks), monkeypatch)
+        assert not taken, blocks
+
+
+def test_locks_read_by_table_as_whole_for_random_documents(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(14)
+    for _ in range(150):
+        text = "".join(rng.choice(LOCK_BLOCKS) for _ in range(rng.randint(1, 6)))
+        parts, whole, _ = _lock_readings("uv.lock", text, monkeypatch)
+        assert parts == whole, text

@@ -6,7 +6,6 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterable
-from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from fa_lint import __version__
@@ -89,6 +88,8 @@ def fingerprints(findings: Iterable[Finding]) -> list[str]:
 
 def relative(path: str) -> str | None:
     """``path`` as a POSIX path relative to the folder fa-lint ran in; None when it lies outside."""
+    from pathlib import Path, PurePath  # not every run pays for pathlib (urllib.parse, ipaddress)
+
     p = Path(path)
     if p.is_absolute():
         try:

@@ -188,6 +188,11 @@ class _Scanner:
         self.spans[path] = Span(key_start, start, self.i)
 
 
+def string_at(text: str, start: int) -> re.Match[str] | None:
+    """The one-line basic or literal string that starts at ``start``."""
+    return (_BASIC if text.startswith('"', start) else _LITERAL).match(text, start)
+
+
 def spans(text: str) -> dict[TomlPath, Span]:
     """Where every key and value of a valid TOML document sits."""
     return _Scanner(text).run()
