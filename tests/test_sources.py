@@ -597,3 +597,48 @@ def test_locks_read_by_table_as_whole_for_random_documents(monkeypatch: pytest.M
         text = "".join(rng.choice(LOCK_BLOCKS) for _ in range(rng.randint(1, 6)))
         parts, whole, _ = _lock_readings("uv.lock", text, monkeypatch)
         assert parts == whole, text
+
+
+JSON_DOCUMENTS = [
+    '{"default": {"flash-attn": {"version": "==2.4.2", "hashes": ["sha256:00"]}}, "develop": {}}',
+    '{\n    "_meta": {"requires": {"python_version": "3.11"}, "sources": [{"name": "pypi"}]},\n'
+    '    "default": {\n        "torch": {\n            "version": "==2.4.0"\n        }\n    }\n}',
+    '{"default": {"a": {"version": "==1"}, "a": {"version": "==2"}}}',  # a key twice: json keeps one
+    '{"default": {"quo\\"ted": {"version": "==1"}, "b": {"markers": "x\\": y"}}}',
+    '{"default": {"caf\\u00e9": {"version": "==1"}, "sp ace" : {"version": "==2"}}}',
+    '{"default": {"a": {"nested": [{"k": {"deep": 1}}, [], {}], "v": "\\":"}}}',
+    '[{"default": 1}, {"x": {"y": {"z": 2}}}]',
+    '"a string"',
+    "{}",
+]
+
+
+@pytest.mark.parametrize("text", JSON_DOCUMENTS)
+def test_json_keys_found_in_one_pass_are_where_the_scanner_puts_them(text: str) -> None:
+    import json
+
+    from fa_lint.sources import _json
+
+    scanner = _json._Scanner(text)
+    scanner.value(())
+    matched = _json._matched(text, json.loads(text), 2)
+    if matched is not None:
+        assert matched == {p: o for p, o in scanner.keys.items() if len(p) <= 2}
+
+
+def test_json_keys_in_one_pass_for_every_pipfile_lock(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fa_lint.sources import _json
+
+    roots = [DATA, SHARED / "corpus" / "files"]
+    files = [p for root in roots if root.is_dir() for p in sorted(root.rglob("Pipfile.lock"))]
+    assert files
+    for path in [*files, *JSON_DOCUMENTS]:
+        text = path.read_text(encoding="utf-8") if isinstance(path, Path) else path
+        found = parse("pipfile.lock", "Pipfile.lock", text)
+        with monkeypatch.context() as m:
+            m.setattr(_json, "_matched", lambda *args: None)
+            assert parse("pipfile.lock", "Pipfile.lock", text) == found, path
+        if isinstance(path, Path):
+            import json
+
+            assert _json._matched(text, json.loads(text), 2) is not None, path

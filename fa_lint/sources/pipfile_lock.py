@@ -24,8 +24,8 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         if not isinstance(table, dict):
             continue
         for name, entry in table.items():
-            span = doc.spans[(section, name)]
-            where = doc.index.location(span.key, span.key + len(name) + 2)
+            key = doc.keys[(section, name)]
+            where = doc.index.location(key, key + len(name) + 2)
             if not isinstance(entry, dict):
                 yield ParseProblem(where, f"entry for {name} must be an object")
                 continue
