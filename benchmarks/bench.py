@@ -176,10 +176,16 @@ TYPICAL = {  # a repository's ten dependency files, as a typical ML project has 
 }
 
 
-def typical(folder: Path) -> list[str]:
+def typical(folder: Path, n: int = 0) -> list[str]:
+    """The ten files; ``n`` > 0 makes them the n-th service of a monorepo, with pins of its own."""
     for name, text in TYPICAL.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_text(text, encoding="utf-8")
+        own = text
+        if n and name.endswith(".toml"):
+            own = text.replace('"einops",', f'"einops", "svc{n}-client~={n % 17}.{n % 5}",')
+        elif n:
+            own += f"svc{n}-{len(name)}=={n % 13}.{n % 7}.{n % 3}\n"
+        (folder / name).write_text(own, encoding="utf-8")
     return list(TYPICAL)  # named, as pre-commit names the files of a commit
 
 
@@ -206,8 +212,9 @@ def uv_lock(folder: Path, packages: int = 3000) -> list[str]:
 
 
 def big_uv_lock(folder: Path) -> list[str]:
-    """A uv.lock of about 750 KB (the memory row)."""
-    uv_lock(folder, packages=1650)
+    """A uv.lock of 750 KB (the memory row): as many entries as fit."""
+    size = [len((folder / uv_lock(folder, packages=n)[0]).read_bytes()) for n in (1, 1001)]
+    uv_lock(folder, packages=1 + 1000 * (750_000 - size[0]) // (size[1] - size[0]))
     return ["uv.lock"]
 
 
@@ -247,11 +254,12 @@ def dockerfile(folder: Path, runs: int = 500) -> list[str]:
 
 
 def monorepo(copies: int) -> Callable[[Path], list[str]]:
-    """``copies`` services, each the typical repository's ten files: walked, as ``fa-lint .`` does."""
+    """``copies`` services, each the typical repository's ten files with pins of its own: walked, as
+    ``fa-lint .`` does."""
 
     def make(folder: Path) -> list[str]:
         for i in range(copies):
-            typical(folder / f"svc{i // 100:02d}" / f"s{i % 100:02d}")
+            typical(folder / f"svc{i // 100:02d}" / f"s{i % 100:02d}", n=i + 1)
         return ["."]
 
     return make

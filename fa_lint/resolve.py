@@ -28,8 +28,8 @@ class Policy:
         return cls(kb.first_with(PAGED_KV).version)
 
     def good(self, release: Release, version: Version | None = None) -> bool:
-        v = Version((version or release.version).public)
-        return release.has(PAGED_KV) and v >= self.min_version
+        v = version or release.version
+        return release.has(PAGED_KV) and (Version(v.public) if v.local else v) >= self.min_version
 
 
 class Verdict(enum.Enum):
@@ -62,7 +62,7 @@ def _verdict(good: int, bad: int, newer: bool) -> Verdict:
 def assess_range(rng: VersionRange, kb: KnowledgeBase, policy: Policy) -> Assessment:
     admitted = kb.admitted(rng)
     good = tuple(r for r in admitted if policy.good(r))
-    bad = tuple(r for r in admitted if not policy.good(r))
+    bad = tuple(r for r in admitted if r not in good)
     newer = kb.admits_newer(rng)
     return Assessment(_verdict(len(good), len(bad), newer), admitted, good, bad, newer)
 

@@ -85,8 +85,11 @@ class KnowledgeBase:
 
     def admits_newer(self, versions: VersionRange) -> bool:
         """Whether the range reaches past the newest release fa-lint knows of."""
-        later = SpecifierSet(f">{self.newest.version}").to_range()
-        return not versions.intersection(later).is_empty
+        return not versions.intersection(self._later).is_empty
+
+    @functools.cached_property
+    def _later(self) -> VersionRange:
+        return SpecifierSet(f">{self.newest.version}").to_range()
 
     def at(self, version: Version) -> Release | None:
         """The release whose code an arbitrary version carries: exact, else the newest one below it.
