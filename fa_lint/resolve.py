@@ -61,8 +61,9 @@ def _verdict(good: int, bad: int, newer: bool) -> Verdict:
 
 def assess_range(rng: VersionRange, kb: KnowledgeBase, policy: Policy) -> Assessment:
     admitted = kb.admitted(rng)
-    good = tuple(r for r in admitted if policy.good(r))
-    bad = tuple(r for r in admitted if r not in good)
+    judged = [(r, policy.good(r)) for r in admitted]
+    good = tuple(r for r, ok in judged if ok)
+    bad = tuple(r for r, ok in judged if not ok)
     newer = kb.admits_newer(rng)
     return Assessment(_verdict(len(good), len(bad), newer), admitted, good, bad, newer)
 
