@@ -8,8 +8,7 @@ import os
 import re
 import warnings
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from fa_lint.sources import SNIFFED, SOURCES
 
@@ -41,8 +40,7 @@ SKIP_DIRS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(NamedTuple):
     path: str
     source: str  # a key of SOURCES
     explicit: bool  # named on the command line (or by pre-commit), not found by walking
@@ -211,7 +209,6 @@ def _spec(lines: list[str]) -> GitIgnoreSpec:
             return GitIgnoreSpec.from_lines(good)
 
 
-@dataclass
 class GitIgnore:
     """What the repository's ``.gitignore`` files leave out, as git reads them.
 
@@ -221,7 +218,8 @@ class GitIgnore:
     ``.git/info/exclude`` and the global excludes file are not read.
     """
 
-    _folders: dict[str, tuple[GitIgnoreSpec | None, bool]] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self._folders: dict[str, tuple[GitIgnoreSpec | None, bool]] = {}
 
     def _folder(self, folder: str) -> tuple[GitIgnoreSpec | None, bool]:
         """The folder's .gitignore, and whether it is a repository's top."""

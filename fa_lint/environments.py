@@ -15,7 +15,7 @@ import dataclasses
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from fa_lint.model import FileResult, Group, Image, Include, Kind, Requirement, Uninstall
 
@@ -31,8 +31,7 @@ PAIRS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Environment:
+class Environment(NamedTuple):
     name: str
     members: tuple[Requirement, ...]  # what the manifest side asks for, every package
     locked: tuple[Requirement, ...] = ()  # what its lockfile pins, every package
@@ -196,12 +195,12 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
         )
 
 
-@dataclass
 class _InPlace:
     """What one package may be after the commands so far: alternatives, newest last."""
 
-    groups: list[list[Requirement]]
-    settled: bool = True  # one certain install, and nothing possible since
+    def __init__(self, groups: list[list[Requirement]], settled: bool = True) -> None:
+        self.groups = groups
+        self.settled = settled  # one certain install, and nothing possible since
 
     def certain(self) -> Requirement | None:
         if self.settled and len(self.groups) == 1 and len(self.groups[0]) == 1:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from packaging.ranges import VersionRange
 from packaging.version import InvalidVersion, Version
@@ -17,8 +17,7 @@ from fa_lint.kb import PAGED_KV, KnowledgeBase, Release
 from fa_lint.model import Requirement
 
 
-@dataclass(frozen=True, slots=True)
-class Policy:
+class Policy(NamedTuple):
     """What counts as good enough: paged KV, and at least ``min_version``."""
 
     min_version: Version
@@ -41,8 +40,7 @@ class Verdict(enum.Enum):
     UNKNOWN = "unknown"  # the file does not say which version
 
 
-@dataclass(frozen=True, slots=True)
-class Assessment:
+class Assessment(NamedTuple):
     verdict: Verdict
     admitted: tuple[Release, ...] = ()
     good: tuple[Release, ...] = ()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from fa_lint.model import Location
 from fa_lint.report._common import printable
@@ -27,8 +27,7 @@ def plain(_role: str, text: str) -> str:
     return text
 
 
-@dataclass(frozen=True, slots=True)
-class _Cell:
+class _Cell(NamedTuple):
     text: str  # what the terminal shows for one character of the line
     width: int
 

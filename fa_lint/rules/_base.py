@@ -7,7 +7,7 @@ import functools
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from packaging.version import InvalidVersion, Version
 
@@ -23,8 +23,7 @@ DOCS = "https://github.com/fa-lint/fa-lint/blob/main/docs/"
 DOCS_URL = DOCS + "rules/{code}.md"
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     code: str
     name: str
     severity: Severity

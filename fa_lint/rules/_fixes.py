@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import Version
@@ -31,8 +31,7 @@ _PARTS = re.compile(
 _TABLE = re.compile(r'(?P<name>[^\s=]+) = "(?P<version>[^"]*)"')
 
 
-@dataclass(frozen=True)
-class _Written:
+class _Written(NamedTuple):
     """How a requirement's version is written, and how to write another one in its place."""
 
     old: str

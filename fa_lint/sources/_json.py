@@ -13,7 +13,6 @@ import itertools
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from fa_lint.model import ParseProblem
@@ -133,11 +132,13 @@ class _Scanner:
             self.i = m.end()
 
 
-@dataclass(frozen=True, slots=True)
 class JsonDoc:
-    data: Any
-    index: Cursor
-    keys: dict[JsonPath, int]  # where object members' keys start (their opening quote)
+    __slots__ = ("data", "index", "keys")
+
+    def __init__(self, data: Any, index: Cursor, keys: dict[JsonPath, int]) -> None:
+        self.data = data
+        self.index = index
+        self.keys = keys  # where object members' keys start (their opening quote)
 
 
 def load(path: str, text: str, depth: int = 2) -> JsonDoc | ParseProblem:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 import urllib.parse
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.markers import InvalidMarker, Marker
 from packaging.requirements import InvalidRequirement
@@ -32,8 +31,7 @@ FLASH_REPOS = {"flash-attention", "flash_attention", "flash-attn"}
 SUBDIRECTORIES = {"": "flash-attn", "hopper": "flash-attn-3", "flash_attn/cute": "flash-attn-4"}
 
 
-@dataclass(frozen=True, slots=True)
-class WheelName:
+class WheelName(NamedTuple):
     name: str
     version: Version
     python: str  # e.g. "cp311", or "" when the file name leaves it unknown
