@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from packaging.version import Version
 
@@ -28,7 +28,34 @@ FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab")
 LISTING = ("text", "concise")  # the formats --statistics and --show-fixes print in (json: --statistics too)
 
 
+class _Help(argparse.HelpFormatter):
+    """argparse's formatter, told the terminal's width as ``shutil.get_terminal_size`` finds it.
+
+    argparse makes a formatter for every argument it adds, and each asks shutil for the width: shutil
+    (with bz2, lzma and zlib) imported on every run, for text that only ``--help`` shows.
+    """
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_columns() - 2)
+
+
+def _columns() -> int:
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0 and sys.__stdout__ is not None:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(formatter_class=_Help, **kwargs)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
         raise _UsageError(message)

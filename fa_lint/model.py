@@ -18,9 +18,9 @@ FLASH_ATTN = "flash-attn"
 # flash-attn, flash_attn, Flash.Attn, flash-attn-3, flash_attn_4 or the flash-attention repository (a
 # version may follow: flash_attn-2.5.8+cu122...whl), but not a longer name that merely contains one
 # (vllm-flash-attn, flash_attn_interface, flash-attn-fused-dense, FLASH_ATTN_CUDA_ARCHS).
-_MENTION = re.compile(
-    r"(?<![A-Za-z0-9_.-])flash[-_.]+(?:attn(?:[-_.]+[34])?|attention)(?![A-Za-z0-9_]|[-.](?!git\b)[A-Za-z])",
-    re.I,
+# (A pattern, compiled on first use: most runs never ask.)
+_MENTION = (
+    r"(?<![A-Za-z0-9_.-])flash[-_.]+(?:attn(?:[-_.]+[34])?|attention)(?![A-Za-z0-9_]|[-.](?!git\b)[A-Za-z])"
 )
 
 
@@ -31,7 +31,7 @@ def normalize(name: str) -> str:
 
 def mentions_flash_attn(text: str) -> bool:
     """Whether text names flash-attn, its FA3/FA4 packages (any PEP 503 spelling) or its repository."""
-    return _MENTION.search(text) is not None
+    return re.search(_MENTION, text, re.I) is not None
 
 
 class Severity(str, enum.Enum):

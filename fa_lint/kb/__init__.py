@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
-import pkgutil
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -131,14 +131,15 @@ def load() -> KnowledgeBase:
 
 
 def data(name: str) -> bytes:
-    """A data file of this package, read by the package's loader (from a folder or a zip alike).
+    """A data file of this package, read by the loader that imported it (from a folder or a zip alike).
 
-    Not ``importlib.resources``: it imports zipfile, tempfile and shutil, on every run, for one read.
+    What ``pkgutil.get_data`` does, without the imports of it or ``importlib.resources`` (zipfile,
+    tempfile, shutil...) on every run, for one read.
     """
-    found = pkgutil.get_data(__name__, name)
-    if found is None:
+    read = getattr(__spec__.loader, "get_data", None)
+    if read is None:
         raise FileNotFoundError(name)
-    return found
+    return bytes(read(os.path.join(os.path.dirname(__file__), name)))
 
 
 def versions(releases: Iterable[Release]) -> tuple[str, ...]:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import re
-import urllib.parse
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from packaging.markers import InvalidMarker, Marker
 from packaging.requirements import InvalidRequirement
@@ -15,6 +14,9 @@ from packaging.version import InvalidVersion, Version
 
 from fa_lint.model import Kind, Location, ParseProblem, Requirement, normalize
 from fa_lint.sources._text import TextIndex
+
+if TYPE_CHECKING:
+    import urllib.parse
 
 # "name-version-..." at the start of a wheel or sdist file name; for names packaging refuses, such
 # as a wheel whose tags are shell variables (flash_attn-2.7.4-$PY-$PY-linux_x86_64.whl).
@@ -38,7 +40,7 @@ class WheelName(NamedTuple):
 
 
 def wheel_name(filename: str) -> WheelName | None:
-    filename = urllib.parse.unquote(filename)
+    filename = unquote(filename)
     if not filename.endswith(".whl"):
         return None
     try:
@@ -51,7 +53,18 @@ def wheel_name(filename: str) -> WheelName | None:
     return WheelName(str(name), version, tag.interpreter if tag else "")
 
 
+def unquote(text: str) -> str:
+    """``%XX`` escapes decoded; urllib (and ipaddress, which it imports) only for text that has one."""
+    if "%" not in text:
+        return text
+    import urllib.parse
+
+    return urllib.parse.unquote(text)
+
+
 def split_url(url: str) -> urllib.parse.SplitResult | None:
+    import urllib.parse
+
     try:
         return urllib.parse.urlsplit(url)
     except ValueError:  # 'https://[::1/x': urlsplit refuses an unclosed IPv6 host
@@ -65,6 +78,8 @@ def _url_path(url: str) -> str:
 
 def invalid_url(url: str) -> str | None:
     """Why pip could not use ``url`` at all, or None."""
+    import urllib.parse
+
     try:
         urllib.parse.urlsplit(url)
     except ValueError as exc:
@@ -74,7 +89,7 @@ def invalid_url(url: str) -> str | None:
 
 def file_name(url: str) -> str:
     """The last path segment of a URL or path, unquoted: where a wheel's name sits."""
-    return urllib.parse.unquote(_url_path(url).rsplit("/", 1)[-1])
+    return unquote(_url_path(url).rsplit("/", 1)[-1])
 
 
 def archive_name(url: str) -> tuple[str, Version] | None:
@@ -153,7 +168,7 @@ def looks_like_archive(text: str) -> bool:
     """A wheel or sdist given by path or file name (not ``name @ url``)."""
     if "@" in text or " " in text:
         return False
-    return bool(re.search(r"\.(?:whl|tar\.gz|zip|tar\.bz2)$", urllib.parse.unquote(text)))
+    return bool(re.search(r"\.(?:whl|tar\.gz|zip|tar\.bz2)$", unquote(text)))
 
 
 def parse(text: str, location: Location, source: str, **fields: Any) -> Requirement | ParseProblem:

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from packaging.dependency_groups import resolve_dependency_groups
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, normalize
-from fa_lint.sources import _toml, pixi
+from fa_lint.sources import _toml
 from fa_lint.sources._poetry import PoetryConstraintError, specifiers
 from fa_lint.sources._tables import get, problem, source_table, strings, table
 from fa_lint.sources._toml import TomlDoc, TomlPath
@@ -40,7 +39,10 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     for group in table(doc, ("tool", "pdm", "dev-dependencies")):
         yield from strings(doc, ("tool", "pdm", "dev-dependencies", group), NAME, scope=f"group:{group}")
     yield from poetry(doc)
-    yield from pixi.tables(doc, ("tool", "pixi"), "project", NAME)
+    if get(doc.data, ("tool", "pixi")) is not None:
+        from fa_lint.sources import pixi  # imported for a [tool.pixi] table only
+
+        yield from pixi.tables(doc, ("tool", "pixi"), "project", NAME)
 
 
 def _python(doc: TomlDoc, path: TomlPath, poetry: bool = False) -> Iterator[Parsed]:
@@ -71,6 +73,8 @@ def _dependency_groups(doc: TomlDoc) -> Iterator[Parsed]:
     groups = get(doc.data, ("dependency-groups",))
     if not isinstance(groups, dict):
         return
+    from packaging.dependency_groups import resolve_dependency_groups  # for PEP 735 groups only
+
     for group in groups:
         scope = f"group:{group}"
         try:

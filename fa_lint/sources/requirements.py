@@ -10,12 +10,9 @@ the whole file to the library. tests/test_sources.py checks that both readings a
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
-import optparse
 import re
-import shlex
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -65,6 +62,10 @@ def _line_parser() -> Callable[[str], tuple[str, Any, list[str]]]:
     append options never share a default list between lines; a deep copy of the defaults per line
     gives the same isolation.
     """
+    import copy
+    import optparse
+    import shlex
+
     import pip_requirements_parser as prp
 
     parser = prp.build_parser()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import urllib.parse
 from collections.abc import Iterator
 
 from fa_lint.model import Parsed
@@ -14,6 +13,8 @@ NAME = "uv.lock"
 def _url(pkg: locks.Package) -> str | None:
     source = locks.table(pkg, "source")
     if isinstance(source.get("git"), str):
+        import urllib.parse
+
         # uv writes git sources as "https://host/repo?tag=v2.5.0#<commit>"
         parts = _reqs.split_url(str(source["git"]))
         if parts is None:  # an unclosed IPv6 host; the later checks see it as a URL with no version
