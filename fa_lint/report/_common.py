@@ -15,14 +15,16 @@ if TYPE_CHECKING:
     from fa_lint.engine import Report
 
 
-_UNPRINTABLE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_UNPRINTABLE = r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]"  # compiled on first need
 
 
 def printable(text: str) -> str:
     """Text from a checked file made safe to print: control characters, line breaks and lone surrogates
     become visible escapes, so no input can start a new output line, a terminal sequence or a workflow
     command, and every encoder (UTF-8 stdout, strict JSON parsers) accepts the result."""
-    return _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], text)
+    if text.isprintable():  # nothing to escape (each character the pattern matches is unprintable)
+        return text
+    return re.sub(_UNPRINTABLE, lambda m: ascii(m.group())[1:-1], text)
 
 
 def counts(report: Report) -> dict[str, int]:
