@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from packaging.version import InvalidVersion, Version
@@ -49,14 +48,24 @@ def exact(req: Requirement) -> Version | None:
         return None
 
 
-@dataclass(frozen=True)
 class Context:
-    kb: KnowledgeBase
-    policy: Policy
-    requirements: tuple[Requirement, ...]
-    problems: tuple[ParseProblem, ...] = ()
-    unfollowed: tuple[Include, ...] = ()
-    environments: tuple[Environment, ...] = ()
+    """What the rules read: the knowledge base and policy, and everything the checked files say."""
+
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        policy: Policy,
+        requirements: tuple[Requirement, ...],
+        problems: tuple[ParseProblem, ...] = (),
+        unfollowed: tuple[Include, ...] = (),
+        environments: tuple[Environment, ...] = (),
+    ) -> None:
+        self.kb = kb
+        self.policy = policy
+        self.requirements = requirements
+        self.problems = problems
+        self.unfollowed = unfollowed
+        self.environments = environments
 
     @functools.cached_property
     def transformers(self) -> TransformersFacts:
