@@ -8,7 +8,6 @@ character its visible escape; the marker is measured in the same cells, so it st
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -38,6 +37,10 @@ def _cell(ch: str) -> _Cell:
     shown = printable(ch)
     if shown != ch:
         return _Cell(shown, len(shown))
+    if ch.isascii():  # printable ASCII: one narrow cell, no need to load the Unicode database
+        return _Cell(ch, 1)
+    import unicodedata
+
     if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
         return _Cell(ch, 0)
     return _Cell(ch, 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1)
