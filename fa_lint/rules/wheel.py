@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from packaging.markers import InvalidMarker, Marker, default_environment
 from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
 
@@ -156,6 +155,8 @@ def _problems(
 
 def _marker_allows(marker: str, python: str) -> bool:
     """Whether a marker can hold on some platform when Python is ``python``."""
+    from packaging.markers import InvalidMarker, Marker, default_environment  # for such markers only
+
     try:
         parsed = Marker(marker)
     except InvalidMarker:

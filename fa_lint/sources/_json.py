@@ -42,9 +42,11 @@ def _unescaped(written: str) -> str | None:
 
 def _count(value: Any) -> int:
     """How many object members ``value`` holds, at any depth."""
-    if isinstance(value, dict):
-        return len(value) + sum(_count(v) for v in value.values() if isinstance(v, (dict, list)))
-    return sum(_count(v) for v in value if isinstance(v, (dict, list)))
+    n = len(value) if isinstance(value, dict) else 0
+    for child in value.values() if isinstance(value, dict) else value:
+        if isinstance(child, (dict, list)) and child:
+            n += _count(child)
+    return n
 
 
 def _matched(text: str, data: Any, depth: int) -> dict[JsonPath, int] | None:

@@ -5,9 +5,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from packaging.markers import InvalidMarker, Marker
-from packaging.requirements import InvalidRequirement
-from packaging.requirements import Requirement as Pep508
 from packaging.specifiers import SpecifierSet
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
@@ -192,6 +189,11 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
             marker=marker.strip() or None,
             **fields,
         )
+    # packaging's PEP 508 parser (its tokenizer compiles a dozen patterns) for the files that need it:
+    # a lockfile's exact versions do not.
+    from packaging.requirements import InvalidRequirement
+    from packaging.requirements import Requirement as Pep508
+
     try:
         req = Pep508(stripped)
     except InvalidRequirement as exc:
@@ -224,6 +226,8 @@ def _glued_marker(url: str) -> tuple[str, str | None]:
     head, sep, tail = url.partition(";")
     if not sep:
         return url, None
+    from packaging.markers import InvalidMarker, Marker
+
     try:
         return head, str(Marker(tail))
     except InvalidMarker:
