@@ -21,14 +21,12 @@ from fa_lint.resolve import Policy, Verdict, assess_range
 from fa_lint.sources._text import TextIndex
 
 SHELL_SOURCES = frozenset({"dockerfile", "shell", "workflow", "makefile"})
+# The patterns below compile when a fix is first built (re caches them): most runs build none.
 # name, optional extras | the version part | an optional marker. Written by hand because packaging's
 # parser keeps no offsets, and the edit must keep the name, extras and marker exactly as written.
-_PARTS = re.compile(
-    r"(?P<head>\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\]\s*)?)(?P<spec>[^;@]*?)(?P<tail>\s*(?:;.*)?)",
-    re.S,
-)
+_PARTS = r"(?P<head>\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\]\s*)?)(?P<spec>[^;@]*?)(?P<tail>\s*(?:;.*)?)"
 # A Poetry or Pipfile table entry as the parsers write its raw text: name = "version".
-_TABLE = re.compile(r'(?P<name>[^\s=]+) = "(?P<version>[^"]*)"')
+_TABLE = r'(?P<name>[^\s=]+) = "(?P<version>[^"]*)"'
 
 
 class _Written(NamedTuple):
@@ -40,7 +38,7 @@ class _Written(NamedTuple):
 
 
 def _pep508(req: Requirement) -> _Written | None:
-    m = _PARTS.fullmatch(req.raw)
+    m = re.fullmatch(_PARTS, req.raw, re.S)
     if m is None:
         return None
     written = m["spec"].strip()
@@ -74,7 +72,7 @@ def _table_reader(source: str) -> Callable[[str], tuple[SpecifierSet, ...]] | No
 
 
 def _table(req: Requirement) -> _Written | None:
-    m = _TABLE.fullmatch(req.raw)
+    m = re.fullmatch(_TABLE, req.raw)
     reader = _table_reader(req.source)
     if m is None or reader is None:
         return None
@@ -152,13 +150,13 @@ def quote_word(req: Requirement) -> Fix | None:
     return Fix(span, old, f'"{old}"', f'quote it: "{old}"', True, req.source, old)
 
 
-_SHELL_SPECIAL = re.compile(r"[\s<>|&;()]")
+_SHELL_SPECIAL = r"[\s<>|&;()]"
 
 
 def _shell(fix: Fix, text: str, start: int, end: int) -> Fix | None:
     before, after = text[start - 1 : start], text[end : end + 1]
     quoted = before in ("'", '"') and before == after
-    if quoted or not _SHELL_SPECIAL.search(fix.new):
+    if quoted or not re.search(_SHELL_SPECIAL, fix.new):
         return dataclasses.replace(fix, context="")
     if not re.search(r'["$`\\]', fix.new):
         return dataclasses.replace(fix, new=f'"{fix.new}"', context="")
