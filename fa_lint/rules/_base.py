@@ -79,19 +79,23 @@ class Context:
         index: dict[Location, list[Environment]] = defaultdict(list)
         for env in self.environments:
             for r in (*env.members, *env.locked, *env.superseded):
-                if env not in index[r.location]:
-                    index[r.location].append(env)
+                there = index[r.location]
+                # by name first: comparing whole environments costs as much as their requirements
+                if not any(e.name == env.name and e == env for e in there):
+                    there.append(env)
         return index
 
     @functools.cached_property
-    def _assessments(self) -> dict[Location, Assessment]:
+    def _assessments(self) -> dict[tuple[object, ...], Assessment]:
         return {}
 
     def assessment(self, req: Requirement) -> Assessment:
-        """What one requirement admits; computed once however many rules ask."""
-        found = self._assessments.get(req.location)
+        """What one requirement admits; computed once for all requirements that say the same."""
+        # everything ``assess`` reads: a project repeats its pins, in many files
+        key = (bool(req.unresolved), req.version, req.url is None, req.specifier, req.alternatives, req.tool)
+        found = self._assessments.get(key)
         if found is None:
-            found = self._assessments[req.location] = assess(req, self.kb, self.policy)
+            found = self._assessments[key] = assess(req, self.kb, self.policy)
         return found
 
     def environments_of(self, req: Requirement) -> list[Environment]:

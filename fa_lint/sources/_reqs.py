@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -189,35 +190,46 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
             marker=marker.strip() or None,
             **fields,
         )
-    # packaging's PEP 508 parser (its tokenizer compiles a dozen patterns) for the files that need it:
-    # a lockfile's exact versions do not.
-    from packaging.requirements import InvalidRequirement
-    from packaging.requirements import Requirement as Pep508
-
-    try:
-        req = Pep508(stripped)
-    except InvalidRequirement as exc:
-        return ParseProblem(
-            location, f"invalid requirement {stripped!r}: {str(exc).splitlines()[0]}", stripped
-        )
-    if req.url and (why := invalid_url(req.url)) is not None:
-        return ParseProblem(location, f"invalid URL {req.url!r} in {stripped!r}: {why}", stripped)
-    link, markers = req.url, str(req.marker) if req.marker else None
+    read = _pep508(stripped)
+    if isinstance(read, str):
+        return ParseProblem(location, f"invalid requirement {stripped!r}: {read}", stripped)
+    name, specifier, link, markers, extras = read
+    if link and (why := invalid_url(link)) is not None:
+        return ParseProblem(location, f"invalid URL {link!r} in {stripped!r}: {why}", stripped)
     if link and markers is None:
         link, markers = _glued_marker(link)
     version = version_from_url(link) if link else None
     return Requirement(
-        name=normalize(req.name),
+        name=name,
         raw=stripped,
         location=location,
         source=source,
-        specifier=req.specifier,
+        specifier=specifier,
         version=version,
         url=link,
         marker=markers,
-        extras=frozenset(req.extras),
+        extras=extras,
         **fields,
     )
+
+
+Pep508 = tuple[str, SpecifierSet, "str | None", "str | None", frozenset[str]]
+
+
+@functools.lru_cache(maxsize=4096)
+def _pep508(text: str) -> Pep508 | str:
+    """packaging's reading of a PEP 508 string (normalised name, specifier, URL, marker, extras), or
+    the first line of why it refuses it. Cached: a project writes the same pins in many files."""
+    # packaging's parser (its tokenizer compiles a dozen patterns) only for the files that need it:
+    # a lockfile's exact versions do not.
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        req = Requirement(text)
+    except InvalidRequirement as exc:
+        return str(exc).splitlines()[0]
+    marker = str(req.marker) if req.marker else None
+    return normalize(req.name), req.specifier, req.url, marker, frozenset(req.extras)
 
 
 def _glued_marker(url: str) -> tuple[str, str | None]:
