@@ -26,6 +26,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import os
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
@@ -44,9 +45,35 @@ _MAX_VALUES = 16  # alternatives kept per variable and per expanded word
 @functools.cache
 def _parser() -> Parser:
     import tree_sitter
+
+    return tree_sitter.Parser(tree_sitter.Language(grammar()))
+
+
+def grammar() -> object:
+    """tree-sitter-bash's grammar, from the extension module of the package that holds it.
+
+    The package's ``__init__`` imports importlib.resources for a highlight query fa-lint never reads,
+    and with it zipfile, tempfile, shutil and pathlib: about 13 ms on every run that reads a shell
+    script, more than reading a 500-line Dockerfile. So ``tree_sitter_bash._binding`` is loaded from
+    the package's folder as the import system loads it, without that ``__init__``; in any other
+    layout, the package is imported.
+    """
+    import importlib.machinery
+    import importlib.util
+
+    package = importlib.util.find_spec("tree_sitter_bash")
+    folders = (package.submodule_search_locations or []) if package else []
+    for path in (
+        os.path.join(f, "_binding" + s) for f in folders for s in importlib.machinery.EXTENSION_SUFFIXES
+    ):
+        spec = importlib.util.spec_from_file_location("tree_sitter_bash._binding", path)
+        if spec is not None and spec.loader is not None and os.path.isfile(path):
+            binding = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(binding)
+            return binding.language()
     import tree_sitter_bash
 
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return tree_sitter_bash.language()
 
 
 # --- positions -----------------------------------------------------------------------------------

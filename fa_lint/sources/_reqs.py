@@ -170,8 +170,10 @@ def looks_like_archive(text: str) -> bool:
 
 
 def parse(text: str, location: Location, source: str, **fields: Any) -> Requirement | ParseProblem:
-    """A PEP 508 string, a bare URL, or a wheel/sdist path, as one ``Requirement``."""
+    """A PEP 508 string, a bare URL, or a wheel/sdist path, as one ``Requirement``; ``fields`` are
+    the record's others (``raw``: the requirement as written, when it is not ``text``)."""
     stripped = text.strip()
+    raw = fields.pop("raw", stripped)
     if looks_like_url(stripped) or looks_like_archive(stripped.split(";", 1)[0].strip()):
         url, _, marker = stripped.partition(";")
         url = url.strip()
@@ -182,7 +184,7 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
             return ParseProblem(location, f"cannot tell which package {url!r} installs", stripped)
         return Requirement(
             name=name,
-            raw=stripped,
+            raw=raw,
             location=location,
             source=source,
             url=url,
@@ -201,7 +203,7 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
     version = version_from_url(link) if link else None
     return Requirement(
         name=name,
-        raw=stripped,
+        raw=raw,
         location=location,
         source=source,
         specifier=specifier,

@@ -515,14 +515,17 @@ class Scanner:
                 rec = _reqs.parse(text, where, self.source, **self._fields(c))
                 return rec if isinstance(rec, Requirement) else None
             return None
+        # Keep the words as written ("flash-attn==${FA_VER}"); the specifier holds their value.
+        cut = self._cut_text(word) if word.cut else None
+        fields = {"raw": word.text, "redirected": cut, **self._fields(c)}
+        if len(exp.texts) == 1:
+            rec = _reqs.parse(exp.texts[0].strip(), where, self.source, **fields)
+            return rec if isinstance(rec, Requirement) else None
         found = [_reqs.parse(t.strip(), where, self.source) for t in exp.texts]
         recs = [r for r in found if isinstance(r, Requirement)]
         if len(recs) != len(found) or len({r.name for r in recs}) != 1:
             return None
-        rec = recs[0] if len(recs) == 1 else _either(recs)
-        # Keep the words as written ("flash-attn==${FA_VER}"); the specifier holds their value.
-        cut = self._cut_text(word) if word.cut else None
-        return dataclasses.replace(rec, raw=word.text, redirected=cut, **self._fields(c))
+        return dataclasses.replace(recs[0] if len(recs) == 1 else _either(recs), **fields)
 
     def _cut_text(self, word: Word) -> str:
         """What the shell took as a redirect: '>=2.5' in an unquoted flash-attn>=2.5."""
