@@ -30,8 +30,7 @@ import os
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -145,8 +144,7 @@ class Chunk:
 # --- words -----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Word:
+class Word(NamedTuple):
     text: str  # after quote removal; variable references are kept as written
     start: int  # offsets into the file text
     end: int
@@ -154,12 +152,16 @@ class Word:
     cut: str | None = None  # the redirect operator that ended this word mid-token (flash-attn>=2.5)
 
 
-@dataclass(slots=True)
 class Command:
-    words: list[Word]
-    start: int = 0
-    end: int = 0
-    env: dict[str, str] = field(default_factory=dict)  # VAR=x prefixes: set for this command only
+    __slots__ = ("end", "env", "start", "words")
+
+    def __init__(
+        self, words: list[Word], start: int = 0, end: int = 0, env: dict[str, str] | None = None
+    ) -> None:
+        self.words = words
+        self.start = start
+        self.end = end
+        self.env = {} if env is None else env  # VAR=x prefixes: set for this command only
 
 
 _ESCAPE = re.compile(r"\\(\n|.)", re.S)
@@ -232,8 +234,7 @@ _VAR = re.compile(
 _OPAQUE = re.compile(r"\$\{\{.*?\}\}|\$\(.*?\)|`[^`]*`|\$\{[^}]*\}")
 
 
-@dataclass(frozen=True, slots=True)
-class Expanded:
+class Expanded(NamedTuple):
     texts: tuple[str, ...]  # every text the word can become (one, unless a branch set it)
     unresolved: str | None  # the first reference with no value
 
@@ -282,13 +283,15 @@ def expand(text: str, scope: Scope, make: bool = False) -> Expanded:
 # --- the walk --------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
 class State:
     """What a command sees: the variables in force and the working directory."""
 
-    scope: Scope
-    cwd: str = "."
-    dirs: list[str] = field(default_factory=list)  # the pushd stack
+    __slots__ = ("cwd", "dirs", "scope")
+
+    def __init__(self, scope: Scope, cwd: str = ".", dirs: list[str] | None = None) -> None:
+        self.scope = scope
+        self.cwd = cwd
+        self.dirs = [] if dirs is None else dirs  # the pushd stack
 
     def fork(self) -> State:
         return State(self.scope.child(), self.cwd, list(self.dirs))
@@ -324,10 +327,10 @@ _TESTS = {"test", "[", "[[", "which", "type", "hash", "grep", "nvidia-smi", "nvc
 _SEQUENCES = {"program", "compound_statement", "do_group", "pipeline", "negated_command"}
 
 
-@dataclass
 class _Function:
-    body: Node
-    called: bool = False  # followed once, at its first call: later calls repeat what it did
+    def __init__(self, body: Node) -> None:
+        self.body = body
+        self.called = False  # followed once, at its first call: later calls repeat what it did
 
 
 class Walk:

@@ -22,8 +22,7 @@ import fnmatch
 import posixpath
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.specifiers import SpecifierSet
 
@@ -168,8 +167,7 @@ _SHELLS = {"bash", "sh", "zsh", "dash"}
 _VERBS = {"add": "install", "install": "install", "remove": "uninstall", "uninstall": "uninstall"}
 
 
-@dataclass(frozen=True, slots=True)
-class Install:
+class Install(NamedTuple):
     """One packaging command: its tool, what it does and its arguments."""
 
     tool: str  # "pip" (also uv, PDM), "poetry" (its name@constraint words), "conda", "setup.py", "build"
@@ -253,14 +251,14 @@ def _poetry_word(word: Word) -> Word:
     if not at or "://" in constraint or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._\[\],-]*", name.strip()):
         return word
     if constraint.strip() == "latest":
-        return dataclasses.replace(word, text=name.strip())
+        return word._replace(text=name.strip())
     try:
         alternatives = _poetry.specifiers(constraint)
     except _poetry.PoetryConstraintError:
         return word  # left as written: not a requirement fa-lint can read
     if len(alternatives) != 1:
         return word
-    return dataclasses.replace(word, text=f"{name.strip()}{alternatives[0]}")
+    return word._replace(text=f"{name.strip()}{alternatives[0]}")
 
 
 def _option(word: Word, names: tuple[str, ...], args: Iterator[Word]) -> Word | None:
@@ -298,39 +296,45 @@ _GIT_VALUE_ARGS = {
 _COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
 
 
-@dataclass
 class _Clone:
-    url: str
-    ref: str | None = None  # -b TAG or a later checkout
-    ref_at: Location | None = None  # where that ref is written
-    unresolved: str | None = None
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.ref: str | None = None  # -b TAG or a later checkout
+        self.ref_at: Location | None = None  # where that ref is written
+        self.unresolved: str | None = None
 
 
-@dataclass
 class _Wheel:
     """A wheel a command put in a folder, waiting for the install that takes it from there."""
 
-    record: Requirement
-    taken: bool = False
+    def __init__(self, record: Requirement) -> None:
+        self.record = record
+        self.taken = False
 
 
 def _dist_file(name: str, version: str) -> str:
     return f"{name.replace('-', '_')}-{version or '0'}-py3-none-any.whl"
 
 
-@dataclass
 class Scanner:
     """Turns the commands of one file into records; shared by shell, Docker, workflows, Make."""
 
-    index: TextIndex
-    source: str
-    scope: str = ""
-    include_map: Callable[[str, int], str | None] | None = None
-    step: int = 0  # packaging commands seen so far in the file
-    records: list[Parsed] = field(default_factory=list)
-    clones: dict[str, _Clone] = field(default_factory=dict)  # folder -> what was cloned there
-    wheels: dict[str, list[_Wheel]] = field(default_factory=dict)  # folder -> wheels put there
-    fetched: str | None = None  # the ref of the last `git fetch REMOTE REF`, for FETCH_HEAD
+    def __init__(
+        self,
+        index: TextIndex,
+        source: str,
+        scope: str = "",
+        include_map: Callable[[str, int], str | None] | None = None,
+    ) -> None:
+        self.index = index
+        self.source = source
+        self.scope = scope
+        self.include_map = include_map
+        self.step = 0  # packaging commands seen so far in the file
+        self.records: list[Parsed] = []
+        self.clones: dict[str, _Clone] = {}  # folder -> what was cloned there
+        self.wheels: dict[str, list[_Wheel]] = {}  # folder -> wheels put there
+        self.fetched: str | None = None  # the ref of the last `git fetch REMOTE REF`, for FETCH_HEAD
 
     # the walk's entry points
 
@@ -753,8 +757,7 @@ class Scanner:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class _Context:
+class _Context(NamedTuple):
     """What one command runs with: the shell's state, whether it surely runs, and the command."""
 
     state: State
