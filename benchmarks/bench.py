@@ -33,6 +33,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
 IMPORTS = "import tomllib, json, shlex, packaging.requirements as pr, os, sys\n"
 
 # What a stdlib reader does with each kind of input: the cheapest parse any checker needs anyway.
@@ -80,12 +85,12 @@ TOMLLIB = "import sys, tomllib\ntomllib.loads(open(sys.argv[1], encoding='utf-8'
 SCRIPT = """#!{python}
 import re
 import sys
-import sysconfig
-from fa_lint.cli import main
+from {module} import {function}
 if __name__ == "__main__":
     sys.argv[0] = re.sub(r"(-script\\.pyw|\\.exe)?$", "", sys.argv[0])
-    sys.exit(main())
+    sys.exit({function}())
 """
+REPO = Path(__file__).resolve().parents[1]
 
 
 @dataclass(frozen=True)
@@ -121,7 +126,9 @@ def install(folder: Path) -> Commands:
     shutil.copytree(Path(fa_lint.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
     compileall.compile_dir(package, quiet=1)  # as pip does when it installs a wheel
     script = python.with_name("fa-lint")
-    script.write_text(SCRIPT.format(python=python), encoding="utf-8")
+    with open(REPO / "pyproject.toml", "rb") as f:  # the entry point pyproject.toml declares
+        module, _, function = tomllib.load(f)["project"]["scripts"]["fa-lint"].partition(":")
+    script.write_text(SCRIPT.format(python=python, module=module, function=function), encoding="utf-8")
     script.chmod(0o755)
     py = str(python)
     return Commands([str(script)], [py, "-c", IMPORTS + READ], [py, "-c", TOMLLIB], [py, "-c", "pass"])

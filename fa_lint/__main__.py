@@ -2,6 +2,6 @@ from __future__ import annotations
 
 import sys
 
-from fa_lint.cli import main
+from fa_lint.cli import entry
 
-sys.exit(main())
+sys.exit(entry())
