@@ -128,8 +128,11 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
             by_scope[rec.scope].append(rec)
         elif isinstance(rec, Include) and "://" not in rec.target:
             for r in _closure(_include_target(path, rec), files, set(), rec.constraint):
+                options = rec.options.through(r.options) if rec.options else r.options
                 by_scope[rec.scope].append(
-                    dataclasses.replace(r, scope=rec.scope, step=rec.step, upgrade=rec.upgrade)
+                    dataclasses.replace(
+                        r, scope=rec.scope, step=rec.step, upgrade=rec.upgrade, options=options
+                    )
                 )
     images = [rec for rec in f.records if isinstance(rec, Image)]
     for scope, reqs in by_scope.items():

@@ -56,6 +56,27 @@ class Location:
 
 
 @dataclass(frozen=True, slots=True)
+class InstallOptions:
+    """What an install command (or a requirements file's option lines) says beyond the requirements."""
+
+    installer: str = ""  # "pip", "uv", "poetry", "pdm", "conda"; "" when no command says (a file)
+    # How it builds an sdist, when the command says: "no-isolation" (--no-build-isolation, uv's
+    # --no-build-isolation-package flash-attn, PIP_NO_BUILD_ISOLATION=0), "legacy" (pip's
+    # --no-use-pep517: setup.py without isolation), "pep517" (--use-pep517: always isolated)
+    build: str = ""
+    index_urls: tuple[str, ...] = ()  # --index-url, --extra-index-url, --find-links, in order
+    torch_backend: str | None = None  # uv's --torch-backend (cu126, cpu, auto)
+    command: Location | None = None  # the whole install command, for findings about it
+
+    def through(self, inner: InstallOptions | None) -> InstallOptions:
+        """A command's options for what it installs from a ``-r`` file with options of its own."""
+        if inner is None:
+            return self
+        urls = tuple(dict.fromkeys((*self.index_urls, *inner.index_urls)))
+        return InstallOptions(self.installer, self.build, urls, self.torch_backend, self.command)
+
+
+@dataclass(frozen=True, slots=True)
 class Requirement:
     """One thing a file asks pip (or uv, Poetry, conda...) to install, and where it says so."""
 
@@ -79,6 +100,7 @@ class Requirement:
     step: int = 0  # which install command of a script or image, in order (a later one replaces earlier)
     upgrade: bool = False  # that command reinstalls what is already there (-U, --force-reinstall, ...)
     hash_checked: bool = False  # its file puts pip in hash-checking mode: a new pin needs a new hash
+    options: InstallOptions | None = None  # how the command (or file) that asks for it installs
 
     @property
     def version_range(self) -> VersionRange:
@@ -121,6 +143,7 @@ class Include:
     optional: bool = False  # a missing target is no error (e.g. a path inside a Docker image)
     step: int = 0
     upgrade: bool = False  # as Requirement.upgrade, for what the included file installs
+    options: InstallOptions | None = None  # as Requirement.options, for what the included file installs
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +156,8 @@ class Image:
     python: str | None = None  # "3.11"
     torch: Version | None = None
     cxx11_abi: bool | None = None  # the C++ ABI its torch was built with, when known
+    cuda: str | None = None  # the CUDA its torch was built with, or the toolkit it ships: "12.1"
+    has_torch: bool | None = None  # whether torch comes installed; None when the image is not known
 
 
 @dataclass(frozen=True, slots=True)

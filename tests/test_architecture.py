@@ -21,6 +21,7 @@ LAYERS = {
     "fa_lint.resolve": 2,
     "fa_lint.discover": 3,
     "fa_lint.environments": 3,
+    "fa_lint.toolchain": 3,
     "fa_lint.rules": 4,
     "fa_lint.decide": 5,
     "fa_lint.engine": 6,

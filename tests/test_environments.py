@@ -302,7 +302,7 @@ WHEEL = (
                 + WHEEL.format(t="2.4", abi="FALSE", py="cp310")
                 + "\n"
             },
-            "installs torch 2.3 (the base image)",
+            "installs torch 2.3 (the base image pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime)",
         ),
         (
             {
@@ -310,7 +310,7 @@ WHEEL = (
                 + WHEEL.format(t="2.4", abi="FALSE", py="cp311")
                 + "\n"
             },
-            "is for CPython 3.11, but Dockerfile [stage:0] runs Python ==3.10.*",
+            "is for CPython 3.11, but Dockerfile [stage:0] runs Python 3.10 (the base image python:3.10-slim)",
         ),
         (
             {

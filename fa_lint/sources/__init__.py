@@ -20,6 +20,7 @@ from fa_lint.sources import (
     poetry_lock,
     pylock,
     pyproject,
+    python_version,
     requirements,
     setup_cfg,
     setup_py,
@@ -55,5 +56,6 @@ SOURCES: dict[str, Source] = {
         shell,
         requirements,
         makefile,
+        python_version,
     )
 }

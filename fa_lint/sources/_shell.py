@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from fa_lint.model import FLASH_ATTN, Include, Parsed, Requirement, normalize
+from fa_lint.model import FLASH_ATTN, Include, InstallOptions, Parsed, Requirement, normalize
 from fa_lint.sources import _conda, _poetry, _reqs
 from fa_lint.sources._text import TextIndex
 
@@ -390,6 +390,7 @@ class Install:
 
     tool: str  # "pip", "poetry" (its name@constraint words) or "conda"
     args: list[Word]
+    installer: str = "pip"  # the program that installs: "pip", "uv", "poetry", "pdm", "conda"
 
 
 def install(cmd: Command) -> Install | None:
@@ -410,6 +411,7 @@ def install(cmd: Command) -> Install | None:
         return None
     head = words[0].text
     rest = words[1:]
+    front = "pip"
     if _PYTHON.match(head):
         while rest and rest[0].text.startswith("-") and rest[0].text != "-m":
             rest = rest[1:]
@@ -418,26 +420,91 @@ def install(cmd: Command) -> Install | None:
         rest = rest[2:]
     elif head in ("uv", "uv.exe") or head.endswith("/uv"):
         if rest and rest[0].text == "add":
-            return Install("pip", rest[1:])
+            return Install("pip", rest[1:], "uv")
         if rest and rest[0].text == "run":
             return install(Command(_after_options(rest[1:], _UV_RUN_ARGS)))
         if not rest or rest[0].text != "pip":
             return None
-        rest = rest[1:]
+        rest, front = rest[1:], "uv"
     elif head in ("poetry", "pdm") and rest and rest[0].text == "add":
-        return Install(head if head == "poetry" else "pip", rest[1:])
+        return Install(head if head == "poetry" else "pip", rest[1:], head)
     elif _CONDA.match(head):
         if rest and rest[0].text == "run":
             return install(Command(_after_options(rest[1:], _CONDA_RUN_ARGS)))
         if not rest or rest[0].text != "install":
             return None
-        return Install("conda", rest[1:])
+        return Install("conda", rest[1:], "conda")
     elif not _PIP.match(head):
         return None
     rest = _after_options(rest, _PIP_GLOBAL_ARGS)
     if not rest or rest[0].text != "install":
         return None
-    return Install("pip", rest[1:])
+    return Install("pip", rest[1:], front)
+
+
+# Where packages come from, and how sdists get built: what the install rules read of a command.
+_INDEX_OPTIONS = {
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+    "-f",
+    "--find-links",
+    "--index",
+    "--default-index",
+}
+_INDEX_VARIABLES = (
+    "PIP_INDEX_URL",
+    "PIP_EXTRA_INDEX_URL",
+    "PIP_FIND_LINKS",
+    "UV_INDEX_URL",
+    "UV_EXTRA_INDEX_URL",
+    "UV_DEFAULT_INDEX",
+    "UV_INDEX",
+)
+_TRUE = {"1", "true", "yes", "on", "y"}
+
+
+def install_options(
+    cmd: Command, inst: Install, variables: Mapping[str, str], make: bool = False
+) -> InstallOptions:
+    """The options of one install command that say where packages come from and how sdists build.
+
+    pip reads ``PIP_NO_BUILD_ISOLATION`` as the value of ``build_isolation`` (strtobool in
+    ``pip/_internal/cli/parser.py``), so ``PIP_NO_BUILD_ISOLATION=0`` is what turns isolation off.
+    """
+    env = dict(variables)
+    for word in cmd.words:  # VAR=value before the command: its environment
+        m = _ASSIGN.match(word.text)
+        if m is None:
+            break
+        env[m.group(1)] = expand(m.group(2), variables, make).text
+    build = ""
+    pip_flag = env.get("PIP_NO_BUILD_ISOLATION")
+    if inst.installer == "pip" and pip_flag is not None and pip_flag.strip().lower() not in _TRUE:
+        build = "no-isolation"
+    if inst.installer == "uv" and env.get("UV_NO_BUILD_ISOLATION", "").strip().lower() in _TRUE:
+        build = "no-isolation"
+    urls = [u for k in _INDEX_VARIABLES for u in env.get(k, "").split()]
+    backend = env.get("UV_TORCH_BACKEND") if inst.installer == "uv" else None
+    args = iter(inst.args)
+    for word in args:
+        flag, eq, value = word.text.partition("=")
+        if flag in (*_INDEX_OPTIONS, "--torch-backend", "--no-build-isolation-package"):
+            if not eq:
+                following = next(args, None)
+                value = following.text if following else ""
+            value = expand(value, variables, make).text
+            if flag == "--torch-backend":
+                backend = value
+            elif flag == "--no-build-isolation-package":
+                build = "no-isolation" if normalize(value) == FLASH_ATTN else build
+            else:
+                urls.append(value)
+        elif flag == "--no-build-isolation" or (flag == "--no-isolation" and inst.installer == "pdm"):
+            build = "no-isolation"
+        elif flag in ("--no-use-pep517", "--use-pep517") and build != "no-isolation":
+            build = "legacy" if flag == "--no-use-pep517" else "pep517"
+    return InstallOptions(inst.installer, build, tuple(urls), backend)
 
 
 def _after_options(words: list[Word], with_value: set[str]) -> list[Word]:
@@ -485,8 +552,12 @@ class Scanner:
             return
         self.step += 1
         self.upgrade = any(w.text in _UPGRADE for w in inst.args)
+        options = dataclasses.replace(
+            install_options(cmd, inst, self.variables(cmd.words[0].start), self.make),
+            command=self.index.location(cmd.words[0].start, cmd.words[-1].end),
+        )
         if inst.tool == "conda":
-            yield from self._conda(inst.args)
+            yield from self._conda(inst.args, options)
             return
         args = iter(inst.args)
         editable = False
@@ -496,7 +567,7 @@ class Scanner:
             if text in ("-r", "--requirement", "-c", "--constraint") or m:
                 target = Word(m.group(2), word.start, word.end) if m else next(args, None)
                 if target is not None:
-                    yield from self._include(target, constraint=text.startswith(("-c", "--c")))
+                    yield from self._include(target, text.startswith(("-c", "--c")), options)
                 continue
             if text in ("-e", "--editable"):
                 editable = True
@@ -510,7 +581,7 @@ class Scanner:
             editable = False
             if rec is not None:
                 raw = word.text if poetry else rec.raw  # as written, and so no PEP 508 edit for --fix
-                yield dataclasses.replace(rec, step=self.step, upgrade=self.upgrade, raw=raw)
+                yield dataclasses.replace(rec, step=self.step, upgrade=self.upgrade, raw=raw, options=options)
 
     def _location(self, word: Word) -> tuple[int, int]:
         start, end = word.start, word.end
@@ -562,7 +633,7 @@ class Scanner:
         m = re.compile(r"[<>][^\s;&|]*").match(self.index.text, word.end)
         return m.group() if m else (word.cut or ">")
 
-    def _include(self, word: Word, constraint: bool) -> Iterator[Parsed]:
+    def _include(self, word: Word, constraint: bool, options: InstallOptions) -> Iterator[Parsed]:
         exp = expand(word.text, self.variables(word.start), self.make)
         if exp.unresolved:
             return
@@ -581,9 +652,10 @@ class Scanner:
             optional=True,
             step=self.step,
             upgrade=self.upgrade,
+            options=options,
         )
 
-    def _conda(self, args: list[Word]) -> Iterator[Parsed]:
+    def _conda(self, args: list[Word], options: InstallOptions) -> Iterator[Parsed]:
         it = iter(args)
         for word in it:
             if word.text.startswith("-"):
@@ -599,7 +671,7 @@ class Scanner:
                 exp.text, where, self.source, scope=self.scope, step=self.step, upgrade=self.upgrade
             )
             if isinstance(rec, Requirement):
-                yield rec
+                yield dataclasses.replace(rec, options=options)
 
 
 def assignments(cmd: Command) -> Iterator[tuple[str, str, int]]:

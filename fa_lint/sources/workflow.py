@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import yaml
+from packaging.specifiers import SpecifierSet
 
-from fa_lint.model import Parsed, ParseProblem
+from fa_lint.model import Kind, Parsed, ParseProblem, Requirement
 from fa_lint.sources import _yaml, shell
+from fa_lint.sources._text import TextIndex
 
 NAME = "workflow"
 PATTERNS = (".github/workflows/*.yml", ".github/workflows/*.yaml")
@@ -26,9 +29,32 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         if not isinstance(steps, yaml.SequenceNode):
             continue
         for step in steps.value:
+            yield from _setup_python(index, text, step, f"job:{job_name}")
             run = _yaml.get(step, "run")
             if not isinstance(run, yaml.ScalarNode):
                 continue
             env = {**job_env, **_yaml.scalars(_yaml.get(step, "env"))}
             start, end = _yaml.span(run, text)
             yield from shell.scan(index, NAME, start, end, variables=env, scope=f"job:{job_name}")
+
+
+def _setup_python(index: TextIndex, text: str, step: yaml.Node, scope: str) -> Iterator[Parsed]:
+    """``uses: actions/setup-python`` with one ``python-version``: the Python the job's steps run."""
+    uses = _yaml.get(step, "uses")
+    if not isinstance(uses, yaml.ScalarNode) or not str(uses.value).startswith("actions/setup-python@"):
+        return
+    node = _yaml.get(_yaml.get(step, "with"), "python-version")
+    value = str(node.value).strip() if isinstance(node, yaml.ScalarNode) else ""
+    m = re.fullmatch(r"(3\.[0-9]+)(?:\.[0-9]+)?", value)  # not a list, an expression or "3.x"
+    if node is None or m is None:
+        return
+    start, end = _yaml.span(node, text)
+    yield Requirement(
+        "python",
+        value,
+        index.location(start, end),
+        NAME,
+        specifier=SpecifierSet(f"=={m.group(1)}.*"),
+        kind=Kind.CONSTRAINT,
+        scope=scope,
+    )
