@@ -161,6 +161,16 @@ class Image:
 
 
 @dataclass(frozen=True, slots=True)
+class BuildConfig:
+    """A project tool's table (``[tool.uv]``, ``[tool.poetry]``): how it builds the sdists it installs."""
+
+    location: Location
+    tool: str  # "uv", "poetry"
+    no_isolation: frozenset[str] = frozenset()  # packages built without isolation; "*": every one
+    torch_for: frozenset[str] = frozenset()  # packages whose extra build dependencies bring torch
+
+
+@dataclass(frozen=True, slots=True)
 class ParseProblem:
     """A file, or part of one, fa-lint could not read. Data, never an exception."""
 
@@ -168,7 +178,7 @@ class ParseProblem:
     message: str
 
 
-Parsed = Requirement | Include | Image | ParseProblem
+Parsed = Requirement | Include | Image | BuildConfig | ParseProblem
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ LAYERS = {
     "fa_lint.report": 7,
     "fa_lint.config": 7,
     "fa_lint.bots": 7,
+    "fa_lint.releases": 7,
     "fa_lint.fix": 7,
     "fa_lint.cli": 8,
     "fa_lint.__main__": 9,

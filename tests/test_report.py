@@ -195,11 +195,11 @@ def test_gitlab_fingerprints_are_unique_and_survive_lines_moving(
     monkeypatch.chdir(tmp_path)
     script = tmp_path / "install.sh"
     script.write_text("pip install flash-attn==2.4.2\npip install flash-attn==2.4.2\n")
-    first = _gitlab("install.sh")
+    first = _gitlab("--select", "FAL001", "install.sh")
     script.write_text("set -e\n\npip install flash-attn==2.4.2\npip install flash-attn==2.4.2\n")
     assert len({i["fingerprint"] for i in first}) == 2
     for named in (str(script), "./install.sh", "."):  # however the file is named on the command line
-        moved = _gitlab(named)
+        moved = _gitlab("--select", "FAL001", named)
         assert [i["location"]["lines"]["begin"] for i in moved] == [3, 4]
         assert [i["location"]["path"] for i in moved] == ["install.sh", "install.sh"]
         assert [i["fingerprint"] for i in moved] == [i["fingerprint"] for i in first], named

@@ -16,7 +16,7 @@ from fa_lint import toolchain
 from fa_lint.environments import SEQUENTIAL, Environment
 from fa_lint.kb import KnowledgeBase
 from fa_lint.kb import transformers as tf
-from fa_lint.model import Finding, Include, Location, ParseProblem, Requirement, Severity
+from fa_lint.model import BuildConfig, Finding, Include, Location, ParseProblem, Requirement, Severity
 from fa_lint.resolve import Assessment, Policy, assess
 
 DOCS_URL = "https://github.com/fa-lint/fa-lint/blob/main/docs/rules/{code}.md"
@@ -50,6 +50,7 @@ class Context:
     unfollowed: tuple[Include, ...] = ()
     environments: tuple[Environment, ...] = ()
     transformers: tf.TransformersFacts = field(default_factory=tf.load)
+    builds: tuple[BuildConfig, ...] = ()  # [tool.uv], [tool.poetry]: how projects build sdists
 
     @functools.cached_property
     def _by_location(self) -> dict[Location, list[Environment]]:

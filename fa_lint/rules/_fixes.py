@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import Version
 
-from fa_lint.kb import KnowledgeBase
-from fa_lint.model import Fix, Kind, Requirement, pretty
-from fa_lint.resolve import Policy, Verdict, assess_range
+from fa_lint.kb import KnowledgeBase, Release
+from fa_lint.model import FLASH_ATTN, Fix, Kind, Requirement, pretty
+from fa_lint.resolve import Policy, Verdict, assess_range, intersect
+from fa_lint.rules import _wheels
+from fa_lint.rules._base import Context
 from fa_lint.sources import _poetry, pipfile
 from fa_lint.sources._text import TextIndex
 
@@ -109,30 +111,70 @@ def _below(spec: Specifier, floor: Version) -> bool:
     return False
 
 
-def raise_floor(req: Requirement, kb: KnowledgeBase, policy: Policy) -> Fix | None:
-    """FAL002: add ``>=min`` and drop the bounds it makes redundant; only bad releases go."""
+def target(req: Requirement, ctx: Context) -> Release | None:
+    """The release a fix for ``req`` moves to: the first good one that every other requirement of its
+    environments admits -- constraints, overrides, the same command's other words -- with a prebuilt
+    wheel for their torch/CPython/CUDA when fa-lint knows them (a released-torch build first).
+    None when the environments admit no good release at all.
+    """
+    envs = ctx.environments_of(req)
+    others = [
+        r
+        for env in envs
+        for r in env.of(FLASH_ATTN)
+        if r.location != req.location
+        and r.kind in (Kind.INSTALL, Kind.CONSTRAINT, Kind.OVERRIDE)
+        and r.step == req.step  # a later command replaces this one rather than combining with it
+        and not r.unresolved
+        and (not r.marker or not req.marker or r.marker == req.marker)
+    ]
+    allowed = intersect(others)
+    good = [
+        r
+        for r in ctx.kb.installable
+        if ctx.policy.good(r) and not r.version.is_prerelease and allowed.contains(r.version)
+    ]
+    if not good:
+        return None
+    return _wheels.pick(good, [ctx.toolchain(env) for env in envs]) or good[0]
+
+
+def raise_floor(
+    req: Requirement, kb: KnowledgeBase, policy: Policy, floor: Version | None = None
+) -> Fix | None:
+    """FAL002: add ``>=floor`` and drop the bounds it makes redundant; only releases go.
+
+    ``floor`` is the first good release with a prebuilt wheel for the environment, when fa-lint
+    knows its torch; the policy's minimum when not, or when that floor leaves nothing good.
+    """
     w = _written(req)
     if w is None:
         return None
-    floor = policy.min_version
-    spec = SpecifierSet([Specifier(f">={floor}"), *(s for s in req.specifier if not _below(s, floor))])
-    if assess_range(spec.to_range(), kb, policy).verdict is not Verdict.OK:
-        return None  # e.g. '!=2.5.*,<2.6': nothing good is left to narrow to
-    return _fix(req, w, spec, f"require flash-attn{pretty(spec)}", safe=True)
+    for low in dict.fromkeys(v for v in (floor, policy.min_version) if v is not None):
+        spec = SpecifierSet([Specifier(f">={low}"), *(s for s in req.specifier if not _below(s, low))])
+        if assess_range(spec.to_range(), kb, policy).verdict is Verdict.OK:
+            return _fix(req, w, spec, f"require flash-attn{pretty(spec)}", safe=True)
+    return None  # e.g. '!=2.5.*,<2.6': nothing good is left to narrow to
 
 
-def bump_pin(req: Requirement, kb: KnowledgeBase, policy: Policy) -> Fix | None:
-    """FAL001 on an exact ``==X`` pin: the first good release, as pip-audit --fix picks the first fix."""
+def bump_pin(req: Requirement, target: Release | None) -> Fix | None:
+    """FAL001 on an exact ``==X`` pin: move it to ``target``, the first good release that every other
+    requirement of its environment admits (with a prebuilt wheel there, when fa-lint can tell), as
+    pip-audit --fix picks the first fix. No target, no fix: a pin the environment then refuses is
+    no fix.
+    """
     w = _written(req)
-    if w is None or [s.operator for s in req.specifier] != ["=="] or "*" in str(req.specifier):
+    if (
+        w is None
+        or target is None
+        or [s.operator for s in req.specifier] != ["=="]
+        or "*" in str(req.specifier)
+    ):
         return None
     if "+" in str(req.specifier):  # a local build (+cu122...): its index may have no such release
         return None
-    good = [r for r in kb.installable if policy.good(r) and not r.version.is_prerelease]
-    if not good:
-        return None
-    spec = SpecifierSet(f"=={good[0].version}")
-    return _fix(req, w, spec, f"pin flash-attn=={good[0].version} (an upgrade: check it)", safe=False)
+    spec = SpecifierSet(f"=={target.version}")
+    return _fix(req, w, spec, f"pin flash-attn=={target.version} (an upgrade: check it)", safe=False)
 
 
 def quote_word(req: Requirement) -> Fix | None:

@@ -55,14 +55,15 @@ def releases(found: Sequence[Release]) -> str:
     return f"{found[0]} ... {found[-1]} ({len(found)} releases)"
 
 
-def fix(req: Requirement, policy: Policy) -> str:
-    """The one action that makes the requirement good."""
+def fix(req: Requirement, policy: Policy, floor: Version | None = None) -> str:
+    """The one action that makes the requirement good; ``floor`` is the release to ask for, when the
+    environment calls for more than the policy (a prebuilt wheel for its torch, its constraints)."""
     if req.kind is Kind.LOCK and req.tool in RELOCK:
         return f"run `{RELOCK[req.tool]}`"
+    v = max(floor, policy.min_version) if floor is not None else policy.min_version
     if req.url is not None:
-        v = policy.min_version
         return f"install a flash-attn {v} or later wheel (or require flash-attn>={v})"
-    return f"require flash-attn>={policy.min_version}"
+    return f"require flash-attn>={v}"
 
 
 def subject(req: Requirement) -> str:

@@ -11,7 +11,7 @@ from fa_lint.kb import PAGED_KV, versions
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Requirement, Severity
 from fa_lint.resolve import Assessment, Verdict, assess_range, intersect
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._fixes import bump_pin, raise_floor
+from fa_lint.rules._fixes import bump_pin, raise_floor, target
 from fa_lint.rules._text import fix, releases, runtime, subject
 
 PAGED_KV_MISSING = Rule(
@@ -86,6 +86,8 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
         "environment": ctx.environment_name(req),
     }
     what = subject(req)
+    to = target(req, ctx) if a.verdict in (Verdict.BAD, Verdict.MIXED, Verdict.NONE) else None
+    floor = to.version if to is not None else None
     if a.verdict is Verdict.BAD:
         old = not a.bad or all(not r.has(PAGED_KV) for r in a.bad)
         if a.exact is not None:
@@ -101,16 +103,16 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
             )
         newest_bad = a.bad[-1].version if a.bad else a.exact
         breaks = runtime(ctx, req, newest_bad)
-        msg = f"{lacks} (block_table first ships in {first}): {breaks}; {fix(req, policy)}"
+        msg = f"{lacks} (block_table first ships in {first}): {breaks}; {fix(req, policy, floor)}"
         better = _better_manifest(req, ctx)
         if better:
             msg += f"; {better}"
-        return PAGED_KV_MISSING.finding(req.location, msg, fix=bump_pin(req, kb, policy), **fields)
+        return PAGED_KV_MISSING.finding(req.location, msg, fix=bump_pin(req, to), **fields)
     if a.verdict is Verdict.MIXED:
         also = f"{releases(a.good)} with it" if a.good else "newer versions"
         msg = (
             f"{what} admits {releases(a.bad)} without paged KV as well as {also}; a resolver can pick an old "
-            f"one and then {runtime(ctx, req, a.bad[-1].version)}; {fix(req, policy)}"
+            f"one and then {runtime(ctx, req, a.bad[-1].version)}; {fix(req, policy, floor)}"
         )
         locked = _locked(req, ctx)
         pinned = [ctx.assessment(r) for r in locked]
@@ -118,13 +120,13 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
             where = ", ".join(f"{r.version} ({r.location})" for r in locked)
             msg += f"; the lock pins {where}, which has paged KV, so installs from the lock are fine"
             fields["severity"] = Severity.INFO
-        fields["fix"] = raise_floor(req, kb, policy)
+        fields["fix"] = raise_floor(req, kb, policy, floor)
         return PAGED_KV_NOT_GUARANTEED.finding(req.location, msg, **fields)
     if a.verdict is Verdict.NONE:
         near = _nearest(req, ctx)
         msg = (
             f"{what} matches no flash-attn release, so installing fails with 'No matching distribution "
-            f"found'{near}; {fix(req, policy)}"
+            f"found'{near}; {fix(req, policy, floor)}"
         )
         return NO_SUCH_RELEASE.finding(req.location, msg, **fields)
     if a.verdict is Verdict.NEWER:
