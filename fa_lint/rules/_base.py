@@ -76,6 +76,11 @@ class Context:
     def _toolchains(self) -> dict[int, toolchain.Toolchain]:
         return {}
 
+    @functools.cached_property
+    def memo(self) -> dict[Any, Any]:
+        """Results rules compute once per run and look up per requirement (keys start with a name)."""
+        return {}
+
     def toolchain(self, env: Environment) -> toolchain.Toolchain:
         """What torch, CUDA and CPython ``env`` runs; computed once per environment."""
         found = self._toolchains.get(id(env))

@@ -12,12 +12,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from packaging.ranges import VersionRange
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import Version
 
+from fa_lint.environments import Environment
 from fa_lint.kb import KnowledgeBase, Release
 from fa_lint.model import FLASH_ATTN, Fix, Kind, Requirement, pretty
-from fa_lint.resolve import Policy, Verdict, assess_range, intersect
+from fa_lint.resolve import Policy, Verdict, assess_range
 from fa_lint.rules import _wheels
 from fa_lint.rules._base import Context
 from fa_lint.sources import _poetry, pipfile
@@ -118,25 +120,60 @@ def target(req: Requirement, ctx: Context) -> Release | None:
     None when the environments admit no good release at all.
     """
     envs = ctx.environments_of(req)
-    others = [
-        r
-        for env in envs
-        for r in env.of(FLASH_ATTN)
-        if r.location != req.location
-        and r.kind in (Kind.INSTALL, Kind.CONSTRAINT, Kind.OVERRIDE)
-        and r.step == req.step  # a later command replaces this one rather than combining with it
-        and not r.unresolved
-        and (not r.marker or not req.marker or r.marker == req.marker)
-    ]
-    allowed = intersect(others)
-    good = [
-        r
-        for r in ctx.kb.installable
-        if ctx.policy.good(r) and not r.version.is_prerelease and allowed.contains(r.version)
-    ]
+    allowed = VersionRange.full()
+    for env in envs:
+        allowed = allowed.intersection(_others(req, env, ctx))
+    good = tuple(r for r in _good(ctx) if allowed.contains(r.version))
     if not good:
         return None
-    return _wheels.pick(good, [ctx.toolchain(env) for env in envs]) or good[0]
+    tools = tuple(ctx.toolchain(env) for env in envs)
+    key = ("target", tuple(r.version for r in good), tools)
+    if key not in ctx.memo:
+        ctx.memo[key] = _wheels.pick(good, tools) or good[0]
+    found: Release = ctx.memo[key]
+    return found
+
+
+def _good(ctx: Context) -> tuple[Release, ...]:
+    if "good" not in ctx.memo:
+        ctx.memo["good"] = tuple(
+            r for r in ctx.kb.installable if ctx.policy.good(r) and not r.version.is_prerelease
+        )
+    found: tuple[Release, ...] = ctx.memo["good"]
+    return found
+
+
+def _others(req: Requirement, env: Environment, ctx: Context) -> VersionRange:
+    """What the rest of ``req``'s install admits: the same command (a later one replaces it rather
+    than combining), without a marker or with ``req``'s. All but one, for each of a group's
+    requirements, from prefix and suffix intersections: linear in the group, however large.
+    """
+    key = ("others", id(env), req.step, req.marker)
+    if key not in ctx.memo:
+        group = [
+            r
+            for r in env.of(FLASH_ATTN)
+            if r.kind in (Kind.INSTALL, Kind.CONSTRAINT, Kind.OVERRIDE)
+            and r.step == req.step
+            and not r.unresolved
+            and (not r.marker or not req.marker or r.marker == req.marker)
+        ]
+        before = [VersionRange.full()]
+        for r in group:
+            before.append(before[-1].intersection(r.version_range))
+        after = [VersionRange.full()]
+        for r in reversed(group):
+            after.append(after[-1].intersection(r.version_range))
+        after.reverse()
+        where = {r.location: i for i, r in enumerate(group)}
+        ctx.memo[key] = (where, before, after)
+    where, before, after = ctx.memo[key]
+    i = where.get(req.location)
+    if i is None:
+        rng: VersionRange = before[-1]
+        return rng
+    rest: VersionRange = before[i].intersection(after[i + 1])
+    return rest
 
 
 def raise_floor(

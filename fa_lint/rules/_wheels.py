@@ -17,6 +17,17 @@ from fa_lint.toolchain import Toolchain
 
 def fits(release: Release, tools: Toolchain) -> bool | None:
     """Whether setup.py finds a prebuilt wheel of ``release`` for ``tools``; None: cannot tell."""
+    key = (id(release.wheels), release.version, tools)
+    if key not in _FITS:
+        _FITS[key] = (release.wheels, _fits(release, tools))  # holding the wheels keeps their id unique
+    return _FITS[key][1]
+
+
+# The same few (release, toolchain) pairs come back for every requirement of a large file.
+_FITS: dict[tuple[int, object, Toolchain], tuple[object, bool | None]] = {}
+
+
+def _fits(release: Release, tools: Toolchain) -> bool | None:
     w = release.wheels
     if tools.torch is None or w is None:
         return None

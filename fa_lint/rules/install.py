@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -134,6 +136,14 @@ def _no_wheel_finding(
 
 def _nearest(ctx: Context, paged: list[Release], tools: Toolchain) -> Release | None:
     """The good release closest to the admitted ones that has a wheel here (a released-torch build first)."""
+    key = ("nearest", paged[0].version, paged[-1].version, tools)
+    if key not in ctx.memo:
+        ctx.memo[key] = _closest(ctx, paged, tools)
+    found: Release | None = ctx.memo[key]
+    return found
+
+
+def _closest(ctx: Context, paged: list[Release], tools: Toolchain) -> Release | None:
     order = list(ctx.kb.installable)
     lo, hi = order.index(paged[0]), order.index(paged[-1])
     candidates = [r for r in order if ctx.policy.good(r) and not r.version.is_prerelease]
@@ -178,6 +188,37 @@ def _prebuilt(req: Requirement, env: Environment) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class _Stage:
+    """What a stage or script installs at which step, read once for all its flash-attn installs."""
+
+    torch: tuple[int, ...]  # steps that install torch, ascending
+    pip: tuple[Requirement, ...]  # installs of pip itself, by step
+    setuptools: int | None  # the first step that installs setuptools
+
+    @classmethod
+    def of(cls, env: Environment) -> _Stage:
+        reqs = sorted((*env.members, *env.superseded), key=lambda r: r.step)
+        setuptools = [r.step for r in reqs if r.name == "setuptools"]
+        return cls(
+            tuple(r.step for r in reqs if r.name in ("torch", "pytorch")),
+            tuple(r for r in reqs if r.name == "pip"),
+            setuptools[0] if setuptools else None,
+        )
+
+    def pip_before(self, step: int) -> Requirement | None:
+        i = bisect.bisect_left([r.step for r in self.pip], step)
+        return self.pip[i - 1] if i else None
+
+
+def _stage(ctx: Context, env: Environment) -> _Stage:
+    key = ("stage", id(env))
+    if key not in ctx.memo:
+        ctx.memo[key] = _Stage.of(env)
+    found: _Stage = ctx.memo[key]
+    return found
+
+
 def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None:
     options = req.options
     assert options is not None
@@ -186,11 +227,11 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
     direct = options.command is None or options.command.path == req.location.path
     where = req.location if direct else options.command
     assert where is not None
-    earlier = [r for r in (*env.members, *env.superseded) if r.step < req.step]
+    stage = _stage(ctx, env)
     if options.build in ("no-isolation", "legacy"):
-        if any(r.name in ("torch", "pytorch") for r in earlier) or any(i.has_torch for i in env.images):
+        if (stage.torch and stage.torch[0] < req.step) or any(i.has_torch for i in env.images):
             return None
-        same = any(r.name in ("torch", "pytorch") and r.step == req.step for r in env.members)
+        same = req.step in stage.torch
         bare = bool(env.images) and all(i.has_torch is False for i in env.images)
         notes = [NO_TORCH]
         if same:
@@ -207,7 +248,7 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
             notes=tuple(notes),
             help="run 'pip install torch' in an earlier command, then this one with --no-build-isolation",
         )
-    certain, why = _isolated(options.installer, options.build, env, earlier)
+    certain, why = _isolated(options.installer, options.build, env, stage, req.step)
     flag = {"uv": "--no-build-isolation", "pdm": "--no-isolation"}.get(
         options.installer, "--no-build-isolation"
     )
@@ -229,7 +270,7 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
     )
 
 
-def _isolated(installer: str, build: str, env: Environment, earlier: list[Requirement]) -> tuple[bool, str]:
+def _isolated(installer: str, build: str, env: Environment, stage: _Stage, step: int) -> tuple[bool, str]:
     """Whether the build is certainly isolated, and why (or why it depends on the pip version)."""
     if installer == "uv":
         return True, "uv builds every sdist in isolation unless told --no-build-isolation"
@@ -237,13 +278,12 @@ def _isolated(installer: str, build: str, env: Environment, earlier: list[Requir
         return True, "PDM builds every sdist in isolation unless told --no-isolation"
     if build == "pep517":
         return True, "--use-pep517 builds in isolation"
-    pip = [r for r in earlier if r.name == "pip"]
-    if pip and _at_least(pip[-1], PIP_253):
-        return True, f"'{pip[-1].raw}' ({pip[-1].location}) installs pip >= 25.3, which always isolates"
-    old = [i for i in env.images if i.python and Version(i.python) >= Version("3.12")]
-    has_setuptools = any(r.name == "setuptools" for r in earlier)
-    if old and not has_setuptools:
-        image = old[0]
+    pip = stage.pip_before(step)
+    if pip is not None and _at_least(pip, PIP_253):
+        return True, f"'{pip.raw}' ({pip.location}) installs pip >= 25.3, which always isolates"
+    new = [i for i in env.images if i.python and Version(i.python) >= Version("3.12")]
+    if new and not (stage.setuptools is not None and stage.setuptools < step):
+        image = new[0]
         return True, (
             f"{image.reference} (Python {image.python}) has no setuptools, so every pip isolates the build"
         )
