@@ -71,6 +71,7 @@ def record(release: Release) -> dict[str, Any]:
             "torch": [{"version": t, "nightly": w.built_against(t)} for t in w.torch],
             "python": list(w.python),
             "cuda": list(w.cuda),
+            "cxx11_abi": sorted({b.cxx11_abi for b in w.builds}),
             "platforms": list(w.platforms),
         }
     return {

@@ -37,7 +37,7 @@ def found(code: str, *args: str) -> list[dict[str, Any]]:
                 "requirements.txt": "--extra-index-url https://download.pytorch.org/whl/cu118\n"
                 "torch==2.6.0\nflash-attn==2.7.4.post1\n"
             },
-            "torch 2.6/CUDA 11.8",
+            "no prebuilt wheel for torch 2.6 with CUDA 11.8",
             "2.7.3",
         ),
         # v2.8.3 excludes torch 2.4.0 with python 3.13, and so do the 2.7 releases: no release has it
@@ -45,7 +45,7 @@ def found(code: str, *args: str) -> list[dict[str, Any]]:
             {
                 "Dockerfile": "FROM python:3.13\nRUN pip install torch==2.4.0\nRUN pip install flash-attn==2.8.3\n"
             },
-            "torch 2.4/CPython 3.13",
+            "no prebuilt wheel for torch 2.4 on CPython 3.13",
             None,
         ),
         # a range whose releases all build torch >= 2.4; the nearest with released-torch 2.3 wheels
@@ -60,7 +60,7 @@ def found(code: str, *args: str) -> list[dict[str, Any]]:
             {
                 "requirements.txt": "--index-url https://download.pytorch.org/whl/cpu\ntorch==2.4.0\nflash-attn==2.6.3\n"
             },
-            "CUDA cpu",
+            "no prebuilt wheel for a cpu torch",
             None,
         ),
     ],

@@ -79,6 +79,22 @@ def missing(release: Release, tools: Toolchain) -> str:
     return f"{release} has no wheel for the C++ ABI of this torch"
 
 
+def lacking(release: Release, tools: Toolchain) -> str:
+    """The part of the environment with no wheel, for a headline: 'torch 2.3', 'CUDA 11.8 (torch 2.6)'."""
+    w = release.wheels
+    assert w is not None and tools.torch is not None
+    torch = tools.torch.value
+    if not w.fetched or not w.matching(torch):
+        return f"torch {torch}"
+    pythons = tools.pythons or None
+    if pythons is not None and not w.matching(torch, pythons):
+        return f"torch {torch} on CPython {tools.python.value if tools.python else ''}"
+    cuda = tools.cuda.value if tools.cuda else ""
+    if cuda and w.cuda_name(cuda) is None:
+        return f"a {cuda} torch"
+    return f"torch {torch} with CUDA {cuda}" if cuda else f"torch {torch}"
+
+
 def pick(candidates: Iterable[Release], tools: Iterable[Toolchain]) -> Release | None:
     """The first candidate with a wheel for every known toolchain, a released-torch build first.
 

@@ -14,7 +14,7 @@ from fa_lint.kb import Release
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
 from fa_lint.resolve import Verdict
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._wheels import fits, missing, span, stable
+from fa_lint.rules._wheels import fits, lacking, missing, span, stable
 from fa_lint.rules.versions import JUDGED
 from fa_lint.toolchain import Toolchain
 
@@ -93,12 +93,7 @@ def _no_wheel_finding(
 ) -> Finding:
     torch = tools.torch
     assert torch is not None
-    parts = [f"torch {torch.value}"]
-    if tools.python:
-        parts.append(f"CPython {tools.python.value}")
-    if tools.cuda:
-        parts.append(f"CUDA {tools.cuda.value}")
-    combo = "/".join(parts)
+    combo = lacking(paged[-1], tools)  # the release a resolver picks from the range
     near = _nearest(ctx, paged, tools)
     which = f"flash-attn {paged[0]}" if len(paged) == 1 else f"'{req.raw.split(';')[0].strip()}'"
     fix = f"use flash-attn=={near}" if near else "no release with paged KV has one"
