@@ -294,7 +294,7 @@ def _at_least(req: Requirement, version: Version) -> bool:
 
 def _project(ctx: Context, env: Environment, req: Requirement) -> Finding | None:
     """A uv or Poetry project that lists flash-attn: its tool builds the sdist in isolation."""
-    if req.source != "pyproject":
+    if req.source != "pyproject" or req.scope == "build-system":
         return None
     configs = [b for b in ctx.builds if b.location.path == req.location.path]
     tools = {b.tool for b in configs} | {r.tool for r in env.locked if r.tool in ("uv", "poetry")}
