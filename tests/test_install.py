@@ -228,6 +228,11 @@ def test_build_isolation(project: Any, files: dict[str, str], severity: str, lin
             "setup.sh": "uv pip install torch\nuv pip install --no-build-isolation-package flash-attn flash-attn\n"
         },
         {"setup.sh": "pip install torch\npip install --no-use-pep517 flash-attn==2.6.3\n"},
+        # the project installed before it most likely brings torch (LLaVA's README does exactly this)
+        {"setup.sh": "pip install -e .\npip install flash-attn==2.5.9.post1 --no-build-isolation\n"},
+        {
+            "Dockerfile": "FROM python:3.11\nRUN pip install -r $REQS\nRUN pip install --no-build-isolation flash-attn\n"
+        },
         # a wheel builds nothing
         {
             "setup.sh": "pip install https://github.com/Dao-AILab/flash-attention/releases/download/v2.6.3/"

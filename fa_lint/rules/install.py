@@ -190,6 +190,7 @@ class _Stage:
     torch: tuple[int, ...]  # steps that install torch, ascending
     pip: tuple[Requirement, ...]  # installs of pip itself, by step
     setuptools: int | None  # the first step that installs setuptools
+    steps: frozenset[int]  # every install command with a requirement fa-lint read
 
     @classmethod
     def of(cls, env: Environment) -> _Stage:
@@ -199,7 +200,13 @@ class _Stage:
             tuple(r.step for r in reqs if r.name in ("torch", "pytorch")),
             tuple(r for r in reqs if r.name == "pip"),
             setuptools[0] if setuptools else None,
+            frozenset(r.step for r in reqs),
         )
+
+    def opaque_before(self, step: int) -> bool:
+        """An earlier install command fa-lint read nothing from (``pip install -e .``, a ``-r`` file
+        it cannot see, another stage's): it may have installed torch."""
+        return any(s not in self.steps for s in range(1, step))
 
     def pip_before(self, step: int) -> Requirement | None:
         i = bisect.bisect_left([r.step for r in self.pip], step)
@@ -226,6 +233,8 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
     if options.build in ("no-isolation", "legacy"):
         if (stage.torch and stage.torch[0] < req.step) or any(i.has_torch for i in env.images):
             return None
+        if stage.opaque_before(req.step):
+            return None  # 'pip install -e .' then flash-attn: the project's own torch, most likely
         same = req.step in stage.torch
         bare = bool(env.images) and all(i.has_torch is False for i in env.images)
         notes = [NO_TORCH]
