@@ -150,6 +150,12 @@ def test_fal011_on_a_lock_entry(project: Any) -> None:
         ({"setup.sh": "pip install 'pip>=25.3'\npip install flash-attn==2.6.3\n"}, "error", 2),
         ({"setup.sh": "pip install 'pip<25'\npip install flash-attn==2.6.3\n"}, "warning", 2),
         ({"setup.sh": "pip install --use-pep517 flash-attn==2.6.3\n"}, "error", 1),
+        # PIP_NO_BUILD_ISOLATION=1 is build_isolation=True: isolation stays on
+        (
+            {"Dockerfile": "FROM python:3.12\nENV PIP_NO_BUILD_ISOLATION=1\nRUN pip install flash-attn\n"},
+            "error",
+            3,
+        ),
         # uv and Poetry always isolate
         ({"setup.sh": "uv pip install torch\nuv pip install flash-attn==2.6.3\n"}, "error", 2),
         ({"setup.sh": "poetry add flash-attn@^2.6\n"}, "error", 1),
@@ -224,6 +230,9 @@ def test_build_isolation(project: Any, files: dict[str, str], severity: str, lin
         },
         # pip reads PIP_NO_BUILD_ISOLATION as build_isolation's value: 0 turns isolation off
         {"setup.sh": "pip install torch\nPIP_NO_BUILD_ISOLATION=0 pip install flash-attn==2.6.3\n"},
+        {
+            "Dockerfile": "FROM python:3.12\nENV PIP_NO_BUILD_ISOLATION=false\nRUN pip install torch\nRUN pip install flash-attn\n"
+        },
         {
             "setup.sh": "uv pip install torch\nuv pip install --no-build-isolation-package flash-attn flash-attn\n"
         },

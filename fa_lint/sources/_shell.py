@@ -461,7 +461,9 @@ _INDEX_VARIABLES = (
     "UV_DEFAULT_INDEX",
     "UV_INDEX",
 )
-_TRUE = {"1", "true", "yes", "on", "y"}
+# pip's strtobool (pip/_internal/utils/misc.py); any other value is an error pip reports itself
+_TRUE = {"y", "yes", "t", "true", "on", "1"}
+_FALSE = {"n", "no", "f", "false", "off", "0"}
 
 
 def install_options(
@@ -480,7 +482,7 @@ def install_options(
         env[m.group(1)] = expand(m.group(2), variables, make).text
     build = ""
     pip_flag = env.get("PIP_NO_BUILD_ISOLATION")
-    if inst.installer == "pip" and pip_flag is not None and pip_flag.strip().lower() not in _TRUE:
+    if inst.installer == "pip" and pip_flag is not None and pip_flag.strip().lower() in _FALSE:
         build = "no-isolation"
     if inst.installer == "uv" and env.get("UV_NO_BUILD_ISOLATION", "").strip().lower() in _TRUE:
         build = "no-isolation"
