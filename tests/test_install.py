@@ -329,3 +329,26 @@ def test_safe_floor_follows_torch_and_falls_back_to_the_policy(project: Any) -> 
     assert fixed({"requirements.txt": "torch==2.2.1\nflash-attn>=2.0,<2.5.2\n"}, project) == (
         "torch==2.2.1\nflash-attn>=2.5.0,<2.5.2\n"
     )
+
+
+# --- excerpts from public projects (tests/data/install/README.md says where each comes from) ------------
+
+DATA = Path(__file__).parent / "data" / "install"
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        ("koble-dockerfile", [("Dockerfile", 3, "FAL002", "warning")]),
+        (
+            "skinspector",
+            [("dependencies.sh", 1, "FAL002", "warning"), ("dependencies.sh", 1, "FAL012", "warning")],
+        ),
+    ],
+)
+def test_real_world_cases(
+    case: str, expected: list[tuple[str, int, str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(DATA / case)
+    doc = run("--format", "json", "--isolated", ".").json
+    assert sorted((f["path"], f["line"], f["code"], f["severity"]) for f in doc["findings"]) == expected
