@@ -22,6 +22,7 @@ KEYS = {
     "strict": bool,
     "respect-gitignore": bool,
     "per-file-ignores": dict,
+    "new-from-rev": str,
 }
 
 
@@ -40,6 +41,7 @@ class Config:
     strict: bool = False
     respect_gitignore: bool = True
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, code prefixes)
+    new_from_rev: str | None = None
 
     @property
     def root(self) -> str:
@@ -105,4 +107,5 @@ def load(path: str) -> Config:
         strict=bool(table.get("strict", False)),
         respect_gitignore=bool(table.get("respect-gitignore", True)),
         per_file_ignores=tuple((glob, tuple(codes)) for glob, codes in per_file.items()),
+        new_from_rev=table.get("new-from-rev") or None,
     )

@@ -5,14 +5,14 @@ from __future__ import annotations
 import codecs
 import dataclasses
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from packaging.version import Version
 
 from fa_lint import decide, kb
-from fa_lint.discover import GitIgnore, Target, detect, discover
-from fa_lint.environments import PAIRS, build
+from fa_lint.discover import GitIgnore, Target, classify, detect, discover, walk
+from fa_lint.environments import LOCKS, PAIRS, build
 from fa_lint.model import BuildConfig, FileResult, Finding, Include, Kind, Location, ParseProblem, Requirement
 from fa_lint.resolve import Policy
 from fa_lint.rules import CHECKS, Context, settle
@@ -41,6 +41,8 @@ class Report:
     suppressed: int
     kb: kb.KnowledgeBase
     policy: Policy
+    texts: Mapping[str, str] = dataclasses.field(default_factory=dict)  # each file read, for code frames
+    paths: tuple[str, ...] = ()  # what was asked for: the files and folders given
 
 
 def _problem(path: str, message: str, line: int = 1, column: int = 1) -> ParseProblem:
@@ -132,14 +134,137 @@ def companions(targets: list[Target], ignored: GitIgnore | None = None) -> list[
     return out
 
 
+def _project_root(path: str) -> str:
+    """Where a named file's project ends: its repository's top, else the current folder when the
+    file is inside it, else the file's own folder."""
+    start = folder = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(os.path.join(folder, ".git")):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            cwd = os.getcwd()
+            return cwd if start == cwd or start.startswith(cwd + os.sep) else start
+        folder = parent
+    return folder
+
+
+def _key(path: str) -> str:
+    return os.path.normcase(os.path.abspath(path))
+
+
+def includers(
+    named: list[Target],
+    known: list[Target],
+    exclude: tuple[str, ...] = (),
+    ignored: GitIgnore | None = None,
+    parsed: dict[str, FileResult] | None = None,
+    walked: Iterable[str] = (),
+) -> list[Target]:
+    """Files of the project that include a named file, directly or through others, and the
+    manifests beside a named lockfile: the environments a named file takes part in.
+
+    pre-commit names only the changed files; a requirements file that says ``-c constraints.txt``
+    is not among them when only the constraints changed. Each project root is walked once (not at
+    all when inside a folder that was ``walked`` already: what is there is in ``known``), and a
+    file is parsed only when its bytes contain the name of a file it might include. ``parsed``
+    collects what was parsed, for ``load`` to reuse.
+    """
+    parsed = parsed if parsed is not None else {}
+    taken = {_key(t.path) for t in known}
+    out = _manifests_beside(named, taken, ignored)
+    wanted = {_key(t.path) for t in named}
+    pool = [t for t in _pool(named, exclude, ignored, walked) if _key(t.path) not in taken]
+    data: dict[str, bytes] = {}
+    grown = True
+    while grown:  # a file that includes one that includes a named file is in its environments too
+        grown = False
+        names = {os.path.basename(k).encode() for k in wanted}
+        for t in pool:
+            if _key(t.path) in taken:
+                continue
+            if t.path not in data:
+                data[t.path] = _bytes(t.path)
+            if not any(n in data[t.path] for n in names):
+                continue
+            if t.path not in parsed:
+                parsed[t.path] = parse_file(t.path, t.source, data[t.path])
+            includes = [r for r in parsed[t.path].records if isinstance(r, Include)]
+            if any(_key(_include_path(t.path, r.target)) in wanted for r in includes):
+                taken.add(_key(t.path))
+                wanted.add(_key(t.path))
+                out.append(Target(t.path, t.source, explicit=False))
+                grown = True
+    return out
+
+
+def _manifests_beside(named: list[Target], taken: set[str], ignored: GitIgnore | None) -> list[Target]:
+    """The manifests a named lockfile pins, in its folder (``companions`` the other way round)."""
+    out = []
+    for t in named:
+        if t.source not in LOCKS:
+            continue
+        folder = os.path.dirname(t.path) or "."
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            path = os.path.join(folder, name) if folder != "." else name
+            fmt = classify(path) if os.path.isfile(path) and _key(path) not in taken else None
+            if fmt in PAIRS and t.source in PAIRS[fmt] and not (ignored and ignored(path)):
+                taken.add(_key(path))
+                out.append(Target(path, fmt, explicit=False))
+    return out
+
+
+def _pool(
+    named: list[Target], exclude: tuple[str, ...], ignored: GitIgnore | None, walked: Iterable[str]
+) -> Iterator[Target]:
+    """Every dependency file of the named files' projects, one walk per project root."""
+    done = [_key(w).rstrip(os.sep) for w in walked]
+    # each root once, its paths written as the first named file in it is (absolute or relative),
+    # so that an include resolves to the very path the named file was loaded under
+    roots: dict[str, bool] = {}
+    for t in named:
+        roots.setdefault(_project_root(t.path), os.path.isabs(t.path))
+    for root, absolute in roots.items():
+        key = _key(root)
+        if not any(key == w or key.startswith(w + os.sep) for w in done):
+            yield from walk(root if absolute else os.path.relpath(root), exclude, ignored)
+
+
+def _bytes(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read(MAX_BYTES + 1)
+    except OSError:
+        return b""
+
+
+def _reached(files: Mapping[str, FileResult], roots: Iterable[str]) -> set[str]:
+    """The files the given ones include, transitively, and themselves."""
+    seen: set[str] = set()
+    stack = list(roots)
+    while stack:
+        path = stack.pop()
+        if path in seen or path not in files:
+            continue
+        seen.add(path)
+        stack += [
+            _include_path(path, r.target)
+            for r in files[path].records
+            if isinstance(r, Include) and "://" not in r.target
+        ]
+    return seen
+
+
 def load(
-    targets: Iterable[Target], given: Mapping[str, bytes] | None = None
+    targets: Iterable[Target],
+    given: Mapping[str, bytes] | None = None,
+    parsed: Mapping[str, FileResult] | None = None,
 ) -> tuple[dict[str, FileResult], list[ParseProblem], list[Include]]:
     """Parse every target and, transitively, every file they include (each file once).
 
-    ``given`` holds bytes to use instead of reading a path (standard input, for one).
+    ``given`` holds bytes to use instead of reading a path (standard input, for one); ``parsed``
+    holds files already parsed.
     """
     given = given or {}
+    parsed = parsed or {}
     files: dict[str, FileResult] = {}
     problems: list[ParseProblem] = []
     unfollowed: list[Include] = []
@@ -149,7 +274,7 @@ def load(
         path, source = queue.pop(0)
         if path in files:
             continue
-        result = files[path] = parse_file(path, source, given.get(path))
+        result = files[path] = parsed.get(path) or parse_file(path, source, given.get(path))
         for rec in result.records:
             if not isinstance(rec, Include):
                 continue
@@ -234,10 +359,19 @@ def check(
     base = kb.load()
     policy = Policy(settings.min_version) if settings.min_version else Policy.default(base)
     ignored = GitIgnore() if settings.respect_gitignore else None
+    paths = list(paths)
     targets = list(discover(paths, settings.exclude, ignored, settings.force_exclude))
     context = companions(targets, ignored)
-    files, problems, unfollowed = load([*targets, *context], given)
-    hidden = {c.path for c in context}
+    named = [t for t in targets if t.explicit and t.path != "-"]  # a bare "-" is stdin, no file
+    parsed: dict[str, FileResult] = {}
+    if named:
+        walked = [p for p in paths if os.path.isdir(p)]
+        context += includers(named, [*targets, *context], settings.exclude, ignored, parsed, walked)
+    files, problems, unfollowed = load([*targets, *context], given, parsed)
+    # Files read only for context (a lock beside a manifest, a file that includes a named one):
+    # their findings are reported only when they involve a checked file (a FAL004 or FAL006 whose
+    # related locations are in one), as the same run over the whole project would report them.
+    hidden = set(files) - _reached(files, [t.path for t in targets])
     requirements: list[Requirement] = []
     configs: list[BuildConfig] = []
     for f in files.values():
@@ -259,9 +393,14 @@ def check(
         builds=tuple(configs),
     )
     texts = {p: f.text for p, f in files.items() if f.text is not None}
-    found = _settled((f for c in CHECKS for f in c(ctx) if f.location.path not in hidden), texts)
+    found = _settled((f for c in CHECKS for f in c(ctx) if _involves(f, hidden)), texts)
     kept, suppressed = decide.apply(
         found, texts, settings.select, settings.ignore, settings.per_file_ignores, settings.root
     )
     checked = tuple(p for p in files if p not in hidden)
-    return Report(tuple(kept), checked, suppressed, base, policy)
+    return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths))
+
+
+def _involves(finding: Finding, hidden: set[str]) -> bool:
+    """Whether a finding concerns a checked file: it is in one, or relates to a line of one."""
+    return finding.location.path not in hidden or any(r.path not in hidden for r in finding.related)

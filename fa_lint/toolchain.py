@@ -43,7 +43,7 @@ class Known:
 class Toolchain:
     torch: Known | None = None  # major.minor: "2.3"
     cuda: Known | None = None  # torch's CUDA, "12.1"; or "cpu", "rocm6.1"
-    python: Known | None = None  # the constraint as read: "3.11", ">=3.10"
+    python: Known | None = None  # one minor, "3.11"; else the constraints as written, ">=3.10"
     pythons: tuple[str, ...] = ()  # the CPython minors it allows; empty when nothing says
     cxx11_abi: bool | None = None
 
@@ -140,18 +140,21 @@ def _cuda(env: Environment, torch: Requirement | None) -> Known | None:
 def _python(env: Environment, extra: Iterable[Requirement]) -> tuple[Known | None, tuple[str, ...]]:
     rng = VersionRange.full()
     said: list[str] = []
+    written: list[str] = []  # each constraint, for a value that is no single minor: ">=3.10"
     images: list[Image] = [i for i in env.images if i.python]
     for image in images:
         rng = rng.intersection(SpecifierSet(f"=={image.python}.*").to_range())
         said.append(f"the base image {image.reference}")
+        written.append(f"{image.python}")
     for r in (*env.of("python"), *extra):
         if str(r.specifier) or r.alternatives:
             rng = rng.intersection(r.version_range)
             said.append(f"'{r.raw}' ({r.location})")
+            written.append(str(r.specifier) or " || ".join(map(str, r.alternatives)))
     if not said:
         return None, ()
     found = tuple(minors(rng, (3,)))
-    value = found[0] if len(found) == 1 else ", ".join(found) or "none"
+    value = found[0] if len(found) == 1 else ", ".join(dict.fromkeys(written)) if found else "none"
     return Known(value, "; ".join(said)), found
 
 

@@ -30,6 +30,7 @@ LAYERS = {
     "fa_lint.bots": 7,
     "fa_lint.releases": 7,
     "fa_lint.fix": 7,
+    "fa_lint.newfromrev": 7,
     "fa_lint.cli": 8,
     "fa_lint.__main__": 9,
     "fa_lint.verify": 10,

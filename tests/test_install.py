@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from fa_lint.rules._text import HEADLINE
 from tests.conftest import SHARED, run
 
 
@@ -70,7 +71,7 @@ def test_no_prebuilt_wheel(project: Any, files: dict[str, str], message: str, ne
     (f,) = found("FAL011")
     assert f["severity"] == "warning"
     assert message in f["message"]
-    assert len(f["message"]) <= 130
+    assert len(f["message"]) <= HEADLINE
     if nearest:
         assert f"use flash-attn=={nearest}" in f["message"]
     else:
@@ -213,7 +214,7 @@ def test_build_isolation(project: Any, files: dict[str, str], severity: str, lin
     project(files)
     (f,) = found("FAL012")
     assert (f["severity"], f["line"]) == (severity, line)
-    assert len(f["message"]) <= 130
+    assert len(f["message"]) <= HEADLINE
 
 
 @pytest.mark.parametrize(
@@ -279,6 +280,105 @@ def test_no_fal012(project: Any, files: dict[str, str]) -> None:
     assert found("FAL012") == []
 
 
+REPO = "https://github.com/Dao-AILab/flash-attention.git"
+
+
+@pytest.mark.parametrize(
+    ("files", "found_at"),
+    [
+        # `env VAR=0 pip ...`: the prefix command's assignment is the install's environment
+        (
+            {
+                "Dockerfile": "FROM python:3.11\nRUN env PIP_NO_BUILD_ISOLATION=0 pip install flash-attn==2.6.3\n"
+            },
+            [(2, "error")],
+        ),
+        # an exported variable holds for every later command; one a branch may leave unset turns nothing off
+        ({"setup.sh": "export PIP_NO_BUILD_ISOLATION=no\npip install flash-attn==2.6.3\n"}, [(2, "warning")]),
+        (
+            {
+                "setup.sh": "export PIP_NO_BUILD_ISOLATION=no\npip install torch\npip install flash-attn==2.6.3\n"
+            },
+            [],
+        ),
+        (
+            {
+                "setup.sh": 'pip install torch\n[ -n "$X" ] && export PIP_NO_BUILD_ISOLATION=0\npip install flash-attn\n'
+            },
+            [(3, "warning")],  # may be isolated: pip-version dependent
+        ),
+        # an uninstall is a command fa-lint read: not an install that may have brought torch
+        (
+            {"setup.sh": "pip uninstall -y flash-attn\npip install --no-build-isolation flash-attn==2.6.3\n"},
+            [(2, "warning")],
+        ),
+        # ...and torch uninstalled is torch gone, even from an image that had it
+        (
+            {
+                "Dockerfile": "FROM pytorch/pytorch:2.4.0-cuda12.1-cudnn9-devel\nRUN pip uninstall -y torch\n"
+                "RUN pip install --no-build-isolation flash-attn==2.6.3\n"
+            },
+            [(3, "warning")],
+        ),
+        # a source build: pip builds the clone as it builds an sdist (reported at the tag it builds)
+        (
+            {"build.sh": f"git clone -b v2.6.3 {REPO}\ncd flash-attention && pip install .\n"},
+            [(1, "warning")],
+        ),
+        (
+            {
+                "build.sh": f"pip install torch\ngit clone -b v2.6.3 {REPO}\ncd flash-attention\npip install --no-build-isolation .\n"
+            },
+            [],
+        ),
+        # setup.py runs in the interpreter that runs it: it needs torch installed before
+        (
+            {
+                "Dockerfile": f"FROM python:3.11\nRUN git clone -b v2.6.3 {REPO} /fa\nWORKDIR /fa\nRUN python setup.py install\n"
+            },
+            [(2, "error")],
+        ),
+        (
+            {
+                "Dockerfile": f"FROM python:3.11\nRUN pip install torch==2.4.0\nRUN git clone -b v2.6.3 {REPO} /fa\nWORKDIR /fa\nRUN python setup.py install\n"
+            },
+            [],
+        ),
+        # python -m build isolates unless -n; the wheel it leaves in dist/ is installed later
+        (
+            {
+                "build.sh": f"pip install torch\ngit clone -b v2.6.3 {REPO}\ncd flash-attention\npython -m build\npip install dist/*.whl\n"
+            },
+            [(2, "error")],
+        ),
+        (
+            {
+                "build.sh": f"pip install torch\ngit clone -b v2.6.3 {REPO}\ncd flash-attention\npython -m build -n\npip install dist/*.whl\n"
+            },
+            [],
+        ),
+        # a two-step install is built by its `pip wheel` step, as that step says
+        (
+            {
+                "setup.sh": "pip wheel --no-build-isolation flash-attn==2.6.3 -w /w\npip install torch\npip install /w/*.whl\n"
+            },
+            [(1, "warning")],  # torch comes after the build
+        ),
+        (
+            {
+                "setup.sh": "pip install torch\npip wheel --no-build-isolation flash-attn==2.6.3 -w /w\npip install /w/*.whl\n"
+            },
+            [],
+        ),
+    ],
+)
+def test_build_isolation_of_scripts_as_programs(
+    project: Any, files: dict[str, str], found_at: list[tuple[int, str]]
+) -> None:
+    project(files)
+    assert [(f["line"], f["severity"]) for f in found("FAL012")] == found_at
+
+
 # --- fixes that fit the environment ----------------------------------------------------------------
 
 
@@ -329,6 +429,21 @@ def test_safe_floor_follows_torch_and_falls_back_to_the_policy(project: Any) -> 
     assert fixed({"requirements.txt": "torch==2.2.1\nflash-attn>=2.0,<2.5.2\n"}, project) == (
         "torch==2.2.1\nflash-attn>=2.5.0,<2.5.2\n"
     )
+
+
+def test_a_raised_floor_stays_inside_the_requirements_own_bounds(project: Any) -> None:
+    # torch 2.4: released-torch wheels first in v2.6.3, which '<2.6' excludes; inside it, 2.5.9.post1 is
+    # the first with a torch2.4 wheel (built on a 2.4.0 nightly). Headline and fix name the same floor.
+    files = {"requirements.txt": "torch==2.4.0\nflash-attn<2.6\n"}
+    project(files)
+    (f,) = found("FAL002")
+    assert f["message"].endswith("require flash-attn>=2.5.9.post1")
+    assert fixed(files, project) == "torch==2.4.0\nflash-attn>=2.5.9.post1,<2.6\n"
+    # with constraints that leave no good release at all, the policy's floor stands (FAL004 says why)
+    files = {"requirements.txt": "torch==2.4.0\nflash-attn<2.6\n-c c.txt\n", "c.txt": "flash-attn!=2.5.*\n"}
+    project(files)
+    (f,) = [f for f in found("FAL002") if f["path"] == "requirements.txt"]
+    assert f["message"].endswith("require flash-attn>=2.5.0")
 
 
 # --- excerpts from public projects (tests/data/install/README.md says where each comes from) ------------

@@ -72,6 +72,63 @@ def _value(known: Any) -> str | None:
             "12.6",
             None,
         ),
+        # the command's own VAR=value prefix, an export, a Dockerfile ENV and a workflow's env:
+        (
+            {"setup.sh": "UV_TORCH_BACKEND=cu118 uv pip install torch==2.6.0\n"},
+            "setup.sh",
+            "2.6",
+            "11.8",
+            None,
+        ),
+        (
+            {
+                "setup.sh": "export PIP_INDEX_URL=https://download.pytorch.org/whl/cu121\npip install torch==2.4.1\n"
+            },
+            "setup.sh",
+            "2.4",
+            "12.1",
+            None,
+        ),
+        (
+            {
+                "Dockerfile": "FROM python:3.11\nENV PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cu118\n"
+                "RUN env FOO=1 pip install torch==2.3.1\n"
+            },
+            "Dockerfile [stage:0]",
+            "2.3",
+            "11.8",
+            "3.11",
+        ),
+        (
+            {
+                ".github/workflows/ci.yml": "jobs:\n  test:\n    env:\n"
+                "      PIP_INDEX_URL: https://download.pytorch.org/whl/cpu\n"
+                "    steps:\n      - run: pip install torch==2.5.1\n"
+            },
+            ".github/workflows/ci.yml [job:test]",
+            "2.5",
+            "cpu",
+            None,
+        ),
+        # a variable a branch may leave unset names no index
+        (
+            {
+                "setup.sh": 'if [ -n "$CU" ]; then export PIP_INDEX_URL=https://download.pytorch.org/whl/cu121; fi\n'
+                "pip install torch==2.4.1\n"
+            },
+            "setup.sh",
+            "2.4",
+            None,
+            None,
+        ),
+        # several CPython minors: the constraint as written
+        (
+            {"pyproject.toml": '[project]\nname = "x"\nversion = "0"\nrequires-python = ">=3.10"\n'},
+            "pyproject.toml [project]",
+            None,
+            None,
+            ">=3.10",
+        ),
         # a pytorch/pytorch image says both
         (
             {"Dockerfile": "FROM pytorch/pytorch:2.4.0-cuda12.1-cudnn9-devel\nRUN pip install flash-attn\n"},

@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
+import re
+from importlib import resources
+
 from fa_lint.rules import environment, files, install, shell, versions, wheel
-from fa_lint.rules._base import Check, Context, Rule
+from fa_lint.rules._base import DOCS, Check, Context, Rule
 from fa_lint.rules._fixes import settle
 
 FAMILIES = (versions, environment, wheel, install, shell, files)
 CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)
 RULES: dict[str, Rule] = dict(sorted((r.code, r) for f in FAMILIES for r in f.RULES))
 
-__all__ = ["CHECKS", "RULES", "Context", "Rule", "settle"]
+
+def page(code: str, links: str = DOCS) -> str:
+    """A rule's page: what it finds, why it matters, how to fix and suppress it.
+
+    The text lives in the package (``rules/pages/CODE.md``), so ``fa-lint rule`` has it in an installed
+    wheel; ``docs/rules/CODE.md`` is generated from it (with ``links=""``, keeping its links relative).
+    Elsewhere (a terminal, a SARIF viewer) ``links`` makes them absolute: the docs folder's URL.
+    """
+    rule = RULES[code]
+    body = resources.files(__name__).joinpath(f"pages/{code}.md").read_text(encoding="utf-8")
+    if links:
+        body = re.sub(r"\]\(\.\./", f"]({links}", body)
+    return f"# {code} `{rule.name}`\n\n**Severity:** {rule.severity.value}\n\n{body}"
+
+
+__all__ = ["CHECKS", "RULES", "Context", "Rule", "page", "settle"]

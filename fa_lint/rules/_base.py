@@ -19,7 +19,8 @@ from fa_lint.kb import transformers as tf
 from fa_lint.model import BuildConfig, Finding, Include, Location, ParseProblem, Requirement, Severity
 from fa_lint.resolve import Assessment, Policy, assess
 
-DOCS_URL = "https://github.com/fa-lint/fa-lint/blob/main/docs/rules/{code}.md"
+DOCS = "https://github.com/fa-lint/fa-lint/blob/main/docs/"
+DOCS_URL = DOCS + "rules/{code}.md"
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,13 +114,13 @@ class Context:
     def environments_of(self, req: Requirement) -> list[Environment]:
         return self._by_location.get(req.location, [])
 
+    @functools.cached_property
+    def _satisfied(self) -> dict[Location, Requirement]:
+        return {later.location: earlier for env in self.environments for later, earlier in env.satisfied}
+
     def satisfied_by(self, req: Requirement) -> Requirement | None:
         """The earlier install that leaves this one nothing to do (pip without --upgrade keeps it)."""
-        for env in self.environments_of(req):
-            for later, earlier in env.satisfied:
-                if later.location == req.location:
-                    return earlier
-        return None
+        return self._satisfied.get(req.location)
 
     def environment_name(self, req: Requirement) -> str | None:
         """The most specific install this requirement belongs to."""

@@ -113,14 +113,15 @@ def _below(spec: Specifier, floor: Version) -> bool:
     return False
 
 
-def target(req: Requirement, ctx: Context) -> Release | None:
+def target(req: Requirement, ctx: Context, narrow: bool = False) -> Release | None:
     """The release a fix for ``req`` moves to: the first good one that every other requirement of its
     environments admits -- constraints, overrides, the same command's other words -- with a prebuilt
     wheel for their torch/CPython/CUDA when fa-lint knows them (a released-torch build first).
-    None when the environments admit no good release at all.
+    ``narrow``: a fix that raises the floor of ``req`` keeps its other bounds, so ``req`` must admit
+    the release too. None when the environments admit no good release at all.
     """
     envs = ctx.environments_of(req)
-    allowed = VersionRange.full()
+    allowed = req.version_range if narrow else VersionRange.full()
     for env in envs:
         allowed = allowed.intersection(_others(req, env, ctx))
     good = tuple(r for r in _good(ctx) if allowed.contains(r.version))
@@ -132,6 +133,14 @@ def target(req: Requirement, ctx: Context) -> Release | None:
         ctx.memo[key] = _wheels.pick(good, tools) or good[0]
     found: Release = ctx.memo[key]
     return found
+
+
+def floor_for(to: Release | None, ctx: Context) -> Version | None:
+    """The version a fix asks for when the environment calls for more than the policy (its constraints,
+    a prebuilt wheel for its torch); None when ``to`` is the first good release anyway, so a floor keeps
+    the policy's own minimum (``>=2.6.0``, rather than the ``2.6.0.post1`` that it admits first)."""
+    good = _good(ctx)
+    return to.version if to is not None and good and to.version != good[0].version else None
 
 
 def _good(ctx: Context) -> tuple[Release, ...]:

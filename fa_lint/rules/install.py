@@ -14,9 +14,10 @@ from fa_lint.kb import Release
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
 from fa_lint.resolve import Verdict
 from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._text import fit, subject
 from fa_lint.rules._wheels import fits, lacking, missing, span, stable
 from fa_lint.rules.versions import JUDGED
-from fa_lint.toolchain import Toolchain
+from fa_lint.toolchain import TORCH, Toolchain
 
 NO_PREBUILT_WHEEL = Rule(
     "FAL011",
@@ -95,9 +96,11 @@ def _no_wheel_finding(
     assert torch is not None
     combo = lacking(paged[-1], tools)  # the release a resolver picks from the range
     near = _nearest(ctx, paged, tools)
-    which = f"flash-attn {paged[0]}" if len(paged) == 1 else f"'{req.raw.split(';')[0].strip()}'"
+    template, parts = (f"flash-attn {paged[0]}", {}) if len(paged) == 1 else subject(req)
     fix = f"use flash-attn=={near}" if near else "no release with paged KV has one"
-    headline = f"{which} has no prebuilt wheel for {combo}, so pip compiles it; {fix}"
+    headline = fit(
+        f"{template} has no prebuilt wheel for {{combo}}: pip compiles it; {fix}", combo=combo, **parts
+    )
     said = [f"torch {torch.value} from {torch.where}"]
     said += [f"CPython {tools.python.value} from {tools.python.where}"] if tools.python else []
     said += [f"CUDA {tools.cuda.value} from {tools.cuda.where}"] if tools.cuda else []
@@ -187,21 +190,34 @@ def _prebuilt(req: Requirement, env: Environment) -> bool:
 class _Stage:
     """What a stage or script installs at which step, read once for all its flash-attn installs."""
 
-    torch: tuple[int, ...]  # steps that install torch, ascending
+    # (step, True) for each install of torch, (step, False) for each certain uninstall, ascending
+    torch: tuple[tuple[int, bool], ...]
     pip: tuple[Requirement, ...]  # installs of pip itself, by step
     setuptools: int | None  # the first step that installs setuptools
-    steps: frozenset[int]  # every install command with a requirement fa-lint read
+    steps: frozenset[int]  # every install or uninstall command with a package fa-lint read
 
     @classmethod
     def of(cls, env: Environment) -> _Stage:
         reqs = sorted((*env.members, *env.superseded), key=lambda r: r.step)
         setuptools = [r.step for r in reqs if r.name == "setuptools"]
+        removed = [(u.step, False) for u in env.removed if u.name in TORCH and not u.possible]
         return cls(
-            tuple(r.step for r in reqs if r.name in ("torch", "pytorch")),
+            tuple(sorted([*((r.step, True) for r in reqs if r.name in TORCH), *removed])),
             tuple(r for r in reqs if r.name == "pip"),
             setuptools[0] if setuptools else None,
-            frozenset(r.step for r in reqs),
+            # a wheel's build command too: installed at a later step, it was read at its own
+            frozenset(s for r in reqs for s in (r.step, r.options.step if r.options else 0))
+            | {u.step for u in env.removed},
         )
+
+    def torch_before(self, step: int, image: bool) -> bool:
+        """Whether torch is there when command ``step`` runs: the last torch command before it installs
+        it, or there is none and the base image has torch."""
+        i = bisect.bisect_left(self.torch, (step, False))
+        return self.torch[i - 1][1] if i else image
+
+    def torch_at(self, step: int) -> bool:
+        return (step, True) in self.torch
 
     def opaque_before(self, step: int) -> bool:
         """An earlier install command fa-lint read nothing from (``pip install -e .``, a ``-r`` file
@@ -230,12 +246,13 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
     where = req.location if direct else options.command
     assert where is not None
     stage = _stage(ctx, env)
+    step = options.step or req.step  # where it is built: a 'pip wheel' before the install that takes it
     if options.build in ("no-isolation", "legacy"):
-        if (stage.torch and stage.torch[0] < req.step) or any(i.has_torch for i in env.images):
+        if stage.torch_before(step, any(i.has_torch for i in env.images)):
             return None
-        if stage.opaque_before(req.step):
+        if stage.opaque_before(step):
             return None  # 'pip install -e .' then flash-attn: the project's own torch, most likely
-        same = req.step in stage.torch
+        same = stage.torch_at(step)
         bare = bool(env.images) and all(i.has_torch is False for i in env.images)
         notes = [NO_TORCH]
         if same:
@@ -250,12 +267,10 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
             requirement=req.raw,
             environment=env.name,
             notes=tuple(notes),
-            help="run 'pip install torch' in an earlier command, then this one with --no-build-isolation",
+            help="install torch (pip install torch) in a command before the one that builds flash-attn",
         )
-    certain, why = _isolated(options.installer, options.build, env, stage, req.step)
-    flag = {"uv": "--no-build-isolation", "pdm": "--no-isolation"}.get(
-        options.installer, "--no-build-isolation"
-    )
+    certain, why = _isolated(options.installer, options.build, env, stage, step)
+    flag = {"pdm": "--no-isolation", "build": "--no-isolation"}.get(options.installer, "--no-build-isolation")
     if options.installer == "poetry":
         certain, why = True, "Poetry builds every sdist in isolation and has no option to turn it off"
         flag = ""
@@ -280,6 +295,8 @@ def _isolated(installer: str, build: str, env: Environment, stage: _Stage, step:
         return True, "uv builds every sdist in isolation unless told --no-build-isolation"
     if installer == "pdm":
         return True, "PDM builds every sdist in isolation unless told --no-isolation"
+    if installer == "build":
+        return True, "python -m build builds in isolation unless told --no-isolation (-n)"
     if build == "pep517":
         return True, "--use-pep517 builds in isolation"
     pip = stage.pip_before(step)

@@ -10,6 +10,7 @@ from packaging.markers import InvalidMarker, Marker, default_environment
 from fa_lint.environments import Environment
 from fa_lint.model import FLASH_ATTN, Finding, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._text import fit
 from fa_lint.sources._reqs import file_name, wheel_name
 
 WHEEL_ABI_MISMATCH = Rule(
@@ -42,15 +43,24 @@ def check(ctx: Context) -> Iterator[Finding]:
             if wheel is None or (req.location, env.name) in seen:
                 continue
             seen.add((req.location, env.name))
-            for problem in _problems(env, req, filename or "", wheel.python, ctx):
+            for headline, notes, want in _problems(env, req, filename or "", wheel.python, ctx):
                 yield WHEEL_ABI_MISMATCH.finding(
-                    req.location, problem, package=FLASH_ATTN, requirement=req.raw, environment=env.name
+                    req.location,
+                    headline,
+                    package=FLASH_ATTN,
+                    requirement=req.raw,
+                    environment=env.name,
+                    notes=(f"the wheel: {filename}", *notes),
+                    help=want,
                 )
+
+
+Problem = tuple[str, tuple[str, ...], str]  # headline, notes, help
 
 
 def _problems(
     env: Environment, req: Requirement, filename: str, python_tag: str, ctx: Context
-) -> Iterator[str]:
+) -> Iterator[Problem]:
     label = _LABEL.search(filename.split("+", 1)[1].split("-", 1)[0]) if "+" in filename else None
     tools = ctx.toolchain(env)
     if label and label["torch"]:
@@ -58,8 +68,14 @@ def _problems(
         if have and have.value != label["torch"]:
             want = filename.replace(f"torch{label['torch']}", f"torch{have.value}", 1)
             yield (
-                f"{filename} is built for torch {label['torch']}, but {env.name} installs torch {have.value} "
-                f"({have.where}): {_UNDEFINED}; use the torch {have.value} build of the same release ({want})"
+                fit(
+                    "this wheel is built for torch {built}, but its environment installs torch {have}; "
+                    "use its torch {have} build",
+                    built=label["torch"],
+                    have=have.value,
+                ),
+                (f"{env.name} installs torch {have.value} ({have.where})", _UNDEFINED),
+                f"use the torch {have.value} build of the same release: {want}",
             )
     if label and label["abi"]:
         wheel_abi = label["abi"].upper() == "TRUE"
@@ -70,27 +86,35 @@ def _problems(
                 )
                 abi = "new" if image.cxx11_abi else "old"
                 yield (
-                    f"{filename} is built with cxx11abi{label['abi'].upper()}, but the torch in "
-                    f"{image.reference} ({image.location}) uses the {abi} C++ ABI: {_UNDEFINED}; use {want}"
+                    f"this wheel is built with cxx11abi{label['abi'].upper()}, but the base image's torch "
+                    f"uses the {abi} C++ ABI; use its cxx11abi{str(image.cxx11_abi).upper()} build",
+                    (f"the torch in {image.reference} ({image.location}) uses the {abi} C++ ABI", _UNDEFINED),
+                    f"use {want}",
                 )
     m = re.fullmatch(r"cp(\d)(\d+)", python_tag or "")
     if not m:
         return
     version = f"{m.group(1)}.{m.group(2)}"
+    refused = "pip refuses it there: 'is not a supported wheel on this platform'"
     if req.marker and "python_version" in req.marker:
         if not _marker_allows(req.marker, version):
             yield (
-                f"{filename} is for CPython {version}, but its marker '{req.marker}' selects another Python: "
-                f"pip refuses it there ('is not a supported wheel on this platform')"
+                f"this wheel is for CPython {version}, but its marker selects another Python; fix either",
+                (f"its marker '{req.marker}' selects another Python: {refused}",),
+                f"use the build for the Python the marker selects, or a marker for CPython {version}",
             )
         return
     if tools.python and version not in tools.pythons:
         fits = tools.pythons[0].replace(".", "") if tools.pythons else None
         want = re.sub(rf"\b{python_tag}\b", f"cp{fits}", filename) if fits else "the build for that Python"
         yield (
-            f"{filename} is for CPython {version}, but {env.name} runs Python {tools.python.value} "
-            f"({tools.python.where}): pip refuses it ('is not a supported wheel on this platform'); "
-            f"use {want}"
+            fit(
+                f"this wheel is for CPython {version}, but its environment runs Python {{py}}; use the build "
+                "for that Python",
+                py=tools.python.value,
+            ),
+            (f"{env.name} runs Python {tools.python.value} ({tools.python.where}): {refused}",),
+            f"use {want}",
         )
 
 

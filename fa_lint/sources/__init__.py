@@ -12,11 +12,15 @@ from typing import Protocol
 from fa_lint.model import Parsed
 from fa_lint.sources import (
     conda,
+    conda_lock,
     dockerfile,
     makefile,
+    nox,
     pdm_lock,
     pipfile,
     pipfile_lock,
+    pixi,
+    pixi_lock,
     poetry_lock,
     pylock,
     pyproject,
@@ -25,6 +29,7 @@ from fa_lint.sources import (
     setup_cfg,
     setup_py,
     shell,
+    tox,
     uv_lock,
     workflow,
 )
@@ -37,6 +42,14 @@ class Source(Protocol):
     def parse(self, path: str, text: str) -> Iterable[Parsed]: ...
 
 
+class Sniffed(Source, Protocol):
+    """A format some files of other names have too, told apart by a look at their head."""
+
+    CANDIDATES: tuple[str, ...]
+
+    def sniff(self, head: str, *, complete: bool) -> bool: ...
+
+
 # Order matters: discovery gives a file to the first source whose pattern matches it.
 SOURCES: dict[str, Source] = {
     m.NAME: m
@@ -46,10 +59,15 @@ SOURCES: dict[str, Source] = {
         poetry_lock,
         pdm_lock,
         pipfile_lock,
+        pixi_lock,
+        conda_lock,
         pipfile,
         pyproject,
+        pixi,
         setup_cfg,
         setup_py,
+        tox,
+        nox,
         conda,
         workflow,
         dockerfile,
@@ -59,3 +77,6 @@ SOURCES: dict[str, Source] = {
         python_version,
     )
 }
+
+# Names that may be these formats; discovery reads the first few KiB to decide.
+SNIFFED: dict[str, Sniffed] = {m.NAME: m for m in (conda, requirements)}

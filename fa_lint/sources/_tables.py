@@ -26,9 +26,11 @@ def table(doc: TomlDoc, path: TomlPath) -> list[str]:
     return list(value) if isinstance(value, dict) else []
 
 
-def problem(doc: TomlDoc, path: TomlPath, message: str) -> ParseProblem:
+def problem(doc: TomlDoc, path: TomlPath, message: str, *, entry: bool = False) -> ParseProblem:
+    """A located problem; ``entry``: it concerns the one entry at ``path``, the rest was read."""
     start, end = doc.key_location(path)
-    return ParseProblem(doc.index.location(start, end), message)
+    text = doc.index.text[start:end] if entry else ""
+    return ParseProblem(doc.index.location(start, end), message, text)
 
 
 def strings(doc: TomlDoc, path: TomlPath, source: str, **fields: Any) -> Iterator[Parsed]:
@@ -45,7 +47,7 @@ def strings(doc: TomlDoc, path: TomlPath, source: str, **fields: Any) -> Iterato
             start, end = doc.value_location((*path, i))
             yield _reqs.at(doc.index, start, end, source, **fields)
         elif not isinstance(item, dict):
-            yield problem(doc, (*path, i), f"{dotted}[{i}] must be a requirement string")
+            yield problem(doc, (*path, i), f"{dotted}[{i}] must be a requirement string", entry=True)
 
 
 def source_table(

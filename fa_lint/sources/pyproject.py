@@ -1,4 +1,4 @@
-"""pyproject.toml: PEP 621 and PEP 735 tables, build-system, and the uv, PDM and Poetry tables."""
+"""pyproject.toml: PEP 621 and PEP 735 tables, build-system, and the uv, PDM, Poetry and pixi tables."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from packaging.dependency_groups import resolve_dependency_groups
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from fa_lint.model import BuildConfig, Kind, Parsed, ParseProblem, Requirement, normalize
-from fa_lint.sources import _toml
+from fa_lint.sources import _toml, pixi
 from fa_lint.sources._poetry import PoetryConstraintError, specifiers
 from fa_lint.sources._tables import get, problem, source_table, strings, table
 from fa_lint.sources._toml import TomlDoc, TomlPath
@@ -41,6 +41,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     for group in table(doc, ("tool", "pdm", "dev-dependencies")):
         yield from strings(doc, ("tool", "pdm", "dev-dependencies", group), NAME, scope=f"group:{group}")
     yield from poetry(doc)
+    yield from pixi.tables(doc, ("tool", "pixi"), "project", NAME)
     yield from _build_configs(doc)
 
 
@@ -85,7 +86,7 @@ def _python(doc: TomlDoc, path: TomlPath, poetry: bool = False) -> Iterator[Pars
     try:
         alternatives = specifiers(value) if poetry else (SpecifierSet(value),)
     except (PoetryConstraintError, InvalidSpecifier):
-        yield problem(doc, path, f"invalid Python version constraint {value!r}")
+        yield problem(doc, path, f"invalid Python version constraint {value!r}", entry=True)
         return
     start, end = doc.value_location(path) if not poetry else doc.key_location(path)
     yield Requirement(
@@ -172,12 +173,12 @@ def _poetry_entry(
     else:
         constraint, marker = value, None
     if not isinstance(constraint, str):
-        yield problem(doc, where, f"Poetry constraint for {name} must be a string")
+        yield problem(doc, where, f"Poetry constraint for {name} must be a string", entry=True)
         return
     try:
         alternatives = specifiers(constraint)
     except PoetryConstraintError as exc:
-        yield problem(doc, where, str(exc))
+        yield problem(doc, where, str(exc), entry=True)
         return
     start, end = doc.key_location(where)
     yield Requirement(

@@ -19,9 +19,22 @@ NAME = "requirements"
 PATTERNS = (
     "*requirements*.txt",
     "*requirements*.in",
-    "requirements/*.txt",
+    "requirements/**/*.txt",
+    "requirements*.lock",  # pip-compile, uv pip compile and rye write requirements syntax
     "constraints*.txt",
     "constraints*.in",
+    "constraints/*.txt",
+)
+# pip-tools inputs have any name ("dev.in", "base.in"); so do autotools and setuptools templates
+# (Makefile.in, config.h.in, MANIFEST.in). The head of the file tells them apart.
+CANDIDATES = ("*.in",)
+
+# A line of a requirements file: an option, a local path, a URL, or a name with what may follow it.
+# One operator char is never enough: "CC = gcc" (Makefile.in) and "include x" (MANIFEST.in) fail.
+_SNIFF = re.compile(
+    r"""^(?:-[rcefi]\s*\S|--[a-z][a-z-]*(?:[=\s]|$)|\.{1,2}(?:/\S*)?(?:\[[^\]]*\])?$|[a-z][a-z0-9+.-]*:\S+
+    |[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\]\s*)?(?:(?:===?|[<>!~]=|[<>])\s*\S|;|@\s*\S|\\?$|\s\#))""",
+    re.X,
 )
 
 _LEAD = re.compile(r"\s*(?:(?:-e|--editable)(?:\s*=\s*|\s+))?")
@@ -74,6 +87,15 @@ def _items(text: str) -> Iterator[Any]:
                 yield prp.build_req_from_parsedreq(item) if is_req else item
         except Exception as exc:  # the library raises bare Exceptions on bad lines
             yield prp.InvalidRequirementLine(requirement_line=rline, error_message=str(exc))
+
+
+def sniff(head: str, *, complete: bool) -> bool:
+    """Whether every line the head shows reads as a requirement, an option or a path."""
+    lines = head.split("\n")
+    if not complete:
+        lines.pop()  # cut mid-line
+    entries = [s for s in (line.strip() for line in lines) if s and not s.startswith("#")]
+    return bool(entries) and all(_SNIFF.match(s) for s in entries)
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
@@ -159,4 +181,4 @@ def _invalid(index: TextIndex, number: int, physical: str, logical: str, message
         return
     first = message.strip().splitlines()[0] if message.strip() else "invalid line"
     first = re.sub(r"^(Invalid requirement:\s*:?\s*)+", "", first)
-    yield ParseProblem(where, f"pip cannot parse {logical.strip()!r}: {first}")
+    yield ParseProblem(where, f"pip cannot parse {logical.strip()!r}: {first}", logical.strip())
