@@ -196,7 +196,11 @@ def _present(ctx: Context, req: Requirement) -> list[Requirement]:
 
 
 def _mentioned(ctx: Context) -> bool:
-    return any(r.name == TRANSFORMERS for r in ctx.requirements)
+    """Whether any file names transformers: once per run, not once per finding (linear, not quadratic)."""
+    if "transformers mentioned" not in ctx.memo:
+        ctx.memo["transformers mentioned"] = any(r.name == TRANSFORMERS for r in ctx.requirements)
+    found: bool = ctx.memo["transformers mentioned"]
+    return found
 
 
 def _locked_without(ctx: Context, req: Requirement) -> bool:
