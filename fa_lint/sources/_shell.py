@@ -303,7 +303,12 @@ def install_options(
         return "" if exp.unresolved or len(exp.texts) > 1 else exp.text.strip()
 
     def variable(name: str) -> str:
-        return one(prefix.get(name, f"${{{name}}}"))
+        if name in prefix:
+            return one(prefix[name])
+        values = state.scope.get(name)  # kept expanded, or as written when that failed
+        if values is None or len(values) != 1 or values[0] is None or "$" in values[0] or "`" in values[0]:
+            return ""
+        return values[0].strip()
 
     build = ""
     if inst.installer == "setup.py":
