@@ -24,6 +24,7 @@ from fa_lint.sources import (
     poetry_lock,
     pylock,
     pyproject,
+    python_version,
     requirements,
     setup_cfg,
     setup_py,
@@ -73,6 +74,7 @@ SOURCES: dict[str, Source] = {
         shell,
         requirements,
         makefile,
+        python_version,
     )
 }
 

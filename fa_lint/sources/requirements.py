@@ -11,7 +11,7 @@ import shlex
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from fa_lint.model import FLASH_ATTN, Include, Parsed, ParseProblem, Requirement, normalize
+from fa_lint.model import FLASH_ATTN, Include, InstallOptions, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _reqs
 from fa_lint.sources._text import TextIndex
 
@@ -110,6 +110,9 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         or (isinstance(item, prp.OptionLine) and item.options.get("require_hashes"))
         for item in items
     )
+    # Index options apply to the whole install, wherever they stand in the file.
+    urls = tuple(_index_urls(items))
+    options = InstallOptions(index_urls=urls) if urls else None
     for item in items:
         number = item.requirement_line.line_number
         physical = lines[number - 1] if number <= len(lines) else ""
@@ -126,7 +129,17 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         elif isinstance(item, prp.InstallRequirement):
             rec = _requirement(index, number, physical, item)
             if rec is not None:
-                yield dataclasses.replace(rec, hash_checked=True) if hashed else rec
+                yield dataclasses.replace(rec, hash_checked=hashed, options=options)
+
+
+def _index_urls(items: list[Any]) -> Iterator[str]:
+    import pip_requirements_parser as prp
+
+    for item in items:
+        if isinstance(item, prp.OptionLine):
+            opts = item.options
+            yield from filter(None, [opts.get("index_url"), *(opts.get("extra_index_urls") or [])])
+            yield from opts.get("find_links") or []
 
 
 def _span(line: str) -> tuple[int, int]:
