@@ -76,8 +76,8 @@ def parser() -> argparse.ArgumentParser:
         description="Find flash-attn pins that cannot run paged-KV attention (flash_attn_with_kvcache "
         "block_table), in requirements, pyproject, lock, conda, Docker and shell files.",
         epilog="Run 'fa-lint rule FAL001' for what a rule finds and how to fix it, 'fa-lint verify --help' "
-        "for the runtime check on a GPU host, and 'fa-lint bot-config --help' for Renovate and Dependabot "
-        "configs.",
+        "for the runtime check on a GPU host, 'fa-lint releases --help' for every release's paged-KV facts "
+        "and prebuilt wheels, and 'fa-lint bot-config --help' for Renovate and Dependabot configs.",
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to check (default: .)")
     p.add_argument(
@@ -505,6 +505,10 @@ def _main(argv: Sequence[str] | None, out: TextIO | None, err: TextIO | None) ->
             return verify_main(argv[1:], out=out, err=err)
         if argv[:1] == ["bot-config"]:
             return bot_config(bot_parser().parse_args(argv[1:]), out)
+        if argv[:1] == ["releases"]:
+            from fa_lint.releases import main as releases_main
+
+            return releases_main(argv[1:], out)
         if argv[:1] == ["rule"]:
             return rule(rule_parser().parse_args(argv[1:]), out)
         args = parser().parse_args(argv)

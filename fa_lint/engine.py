@@ -13,7 +13,7 @@ from packaging.version import Version
 from fa_lint import decide, kb
 from fa_lint.discover import GitIgnore, Target, classify, detect, discover, walk
 from fa_lint.environments import LOCKS, PAIRS, build
-from fa_lint.model import FileResult, Finding, Include, Kind, Location, ParseProblem, Requirement
+from fa_lint.model import BuildConfig, FileResult, Finding, Include, Kind, Location, ParseProblem, Requirement
 from fa_lint.resolve import Policy
 from fa_lint.rules import CHECKS, Context, settle
 from fa_lint.sources import SOURCES
@@ -373,14 +373,25 @@ def check(
     # related locations are in one), as the same run over the whole project would report them.
     hidden = set(files) - _reached(files, [t.path for t in targets])
     requirements: list[Requirement] = []
+    configs: list[BuildConfig] = []
     for f in files.values():
         for rec in f.records:
             if isinstance(rec, Requirement):
                 requirements.append(rec)
             elif isinstance(rec, ParseProblem):
                 problems.append(rec)
+            elif isinstance(rec, BuildConfig):
+                configs.append(rec)
     environments = build(files)
-    ctx = Context(base, policy, tuple(requirements), tuple(problems), tuple(unfollowed), environments)
+    ctx = Context(
+        base,
+        policy,
+        tuple(requirements),
+        tuple(problems),
+        tuple(unfollowed),
+        environments,
+        builds=tuple(configs),
+    )
     texts = {p: f.text for p, f in files.items() if f.text is not None}
     found = _settled((f for c in CHECKS for f in c(ctx) if _involves(f, hidden)), texts)
     kept, suppressed = decide.apply(

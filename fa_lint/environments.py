@@ -39,6 +39,7 @@ class Environment(NamedTuple):
     superseded: tuple[Requirement, ...] = ()  # installs a later command in the same stage replaces
     # (later install, the earlier one it leaves in place): pip without --upgrade keeps what satisfies it
     satisfied: tuple[tuple[Requirement, Requirement], ...] = ()
+    removed: tuple[Uninstall, ...] = ()  # a stage's or script's uninstalls, in command order
 
     def of(self, name: str, *, locked: bool = False) -> tuple[Requirement, ...]:
         return tuple(r for r in (self.locked if locked else self.members) if r.name == name)
@@ -150,9 +151,15 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
             by_scope[rec.scope].append(rec)
         elif isinstance(rec, Include) and "://" not in rec.target:
             for r in _closure(_include_target(path, rec), files, set(), rec.constraint):
+                options = rec.options.through(r.options) if rec.options else r.options
                 by_scope[rec.scope].append(
                     dataclasses.replace(
-                        r, scope=rec.scope, step=rec.step, upgrade=rec.upgrade, possible=rec.possible
+                        r,
+                        scope=rec.scope,
+                        step=rec.step,
+                        upgrade=rec.upgrade,
+                        possible=rec.possible,
+                        options=options,
                     )
                 )
     images = [rec for rec in f.records if isinstance(rec, Image)]
@@ -192,6 +199,7 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
             images=tuple(i for i in images if i.scope == scope),
             superseded=replaced,
             satisfied=tuple(satisfied),
+            removed=tuple(e for e in events if isinstance(e, Uninstall)),
         )
 
 

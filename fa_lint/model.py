@@ -69,6 +69,30 @@ class Location:
 
 
 @dataclass(frozen=True, slots=True)
+class InstallOptions:
+    """What an install command (or a requirements file's option lines) says beyond the requirements."""
+
+    installer: str = ""  # "pip", "uv", "poetry", "pdm", "conda"; "" when no command says (a file)
+    # How it builds an sdist, when the command says: "no-isolation" (--no-build-isolation, uv's
+    # --no-build-isolation-package flash-attn, PIP_NO_BUILD_ISOLATION=0), "legacy" (pip's
+    # --no-use-pep517: setup.py without isolation), "pep517" (--use-pep517: always isolated)
+    build: str = ""
+    index_urls: tuple[str, ...] = ()  # --index-url, --extra-index-url, --find-links, in order
+    torch_backend: str | None = None  # uv's --torch-backend (cu126, cpu, auto)
+    command: Location | None = None  # the whole install command, for findings about it
+    # which command of its file, as Requirement.step: a wheel that ``pip wheel`` builds is installed by
+    # a later command (the requirement's step), but built, and built as this one says, here
+    step: int = 0
+
+    def through(self, inner: InstallOptions | None) -> InstallOptions:
+        """A command's options for what it installs from a ``-r`` file with options of its own."""
+        if inner is None:
+            return self
+        urls = tuple(dict.fromkeys((*self.index_urls, *inner.index_urls)))
+        return InstallOptions(self.installer, self.build, urls, self.torch_backend, self.command, self.step)
+
+
+@dataclass(frozen=True, slots=True)
 class Requirement:
     """One thing a file asks pip (or uv, Poetry, conda...) to install, and where it says so."""
 
@@ -96,6 +120,7 @@ class Requirement:
     # never called. Judged on its own; it neither replaces nor satisfies another install for sure.
     possible: bool = False
     build: str | None = None  # a source build, what it builds: "flash-attention cloned at tag v2.3.3"
+    options: InstallOptions | None = None  # how the command (or file) that asks for it installs
 
     @property
     def version_range(self) -> VersionRange:
@@ -139,6 +164,7 @@ class Include:
     step: int = 0
     upgrade: bool = False  # as Requirement.upgrade, for what the included file installs
     possible: bool = False  # as Requirement.possible
+    options: InstallOptions | None = None  # as Requirement.options, for what the included file installs
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +188,18 @@ class Image:
     python: str | None = None  # "3.11"
     torch: Version | None = None
     cxx11_abi: bool | None = None  # the C++ ABI its torch was built with, when known
+    cuda: str | None = None  # the CUDA its torch was built with, or the toolkit it ships: "12.1"
+    has_torch: bool | None = None  # whether torch comes installed; None when the image is not known
+
+
+@dataclass(frozen=True, slots=True)
+class BuildConfig:
+    """A project tool's table (``[tool.uv]``, ``[tool.poetry]``): how it builds the sdists it installs."""
+
+    location: Location
+    tool: str  # "uv", "poetry"
+    no_isolation: frozenset[str] = frozenset()  # packages built without isolation; "*": every one
+    torch_for: frozenset[str] = frozenset()  # packages whose extra build dependencies bring torch
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +222,7 @@ class ParseProblem:
     entry: str = ""
 
 
-Parsed = Requirement | Include | Uninstall | Image | Group | ParseProblem
+Parsed = Requirement | Include | Uninstall | Image | Group | BuildConfig | ParseProblem
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,8 @@ UV_LOCK = 'version = 1\n\n[[package]]\nname = "flash-attn"\nversion = "{v}"\nsou
 
 
 def findings(*args: str) -> list[dict[str, Any]]:
-    return run("--format", "json", *args).json["findings"]
+    # FAL011/FAL012 (how flash-attn installs) have their own tests in test_install.py
+    return run("--format", "json", "--ignore", "FAL011,FAL012", *args).json["findings"]
 
 
 def by_code(found: list[dict[str, Any]], code: str) -> list[dict[str, Any]]:
@@ -125,7 +126,8 @@ def test_good_lock_reduces_a_range_warning_to_info(project: Any) -> None:
     (f,) = findings()
     assert (f["code"], f["severity"], f["path"]) == ("FAL002", "info", "pyproject.toml")
     assert any("the lock pins 2.6.3 (uv.lock:4:1), which has paged KV" in n for n in f["notes"])
-    assert run().code == 0 and run("--strict").code == 0
+    quiet = ("--ignore", "FAL012")  # a uv project without build settings for flash-attn: test_install.py
+    assert run(*quiet).code == 0 and run(*quiet, "--strict").code == 0
 
 
 def test_a_gitignored_lock_is_local_state_not_context(project: Any) -> None:
@@ -181,7 +183,7 @@ def test_stale_lock(project: Any, files: dict[str, str], lock: str, command: str
 
 def test_lock_beside_a_checked_manifest_is_context_not_a_target(project: Any) -> None:
     project(_uv_project(">=2.0", "2.6.3"))
-    r = run("--format", "json", "pyproject.toml")
+    r = run("--format", "json", "--ignore", "FAL012", "pyproject.toml")
     assert r.json["files"] == ["pyproject.toml"]
     assert [f["severity"] for f in r.json["findings"]] == ["info"]  # the lock was read all the same
 
@@ -310,7 +312,7 @@ WHEEL = (
                 + "\n"
             },
             "built for torch 2.4, but its environment installs torch 2.3",
-            "installs torch 2.3 (the base image)",
+            "installs torch 2.3 (the base image pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime)",
         ),
         (
             {
@@ -318,8 +320,8 @@ WHEEL = (
                 + WHEEL.format(t="2.4", abi="FALSE", py="cp311")
                 + "\n"
             },
-            "is for CPython 3.11, but its environment runs Python ==3.10.*",
-            "Dockerfile [stage:0] runs Python ==3.10.* (the base image python:3.10-slim)",
+            "is for CPython 3.11, but its environment runs Python 3.10",
+            "Dockerfile [stage:0] runs Python 3.10 (the base image python:3.10-slim)",
         ),
         (
             {

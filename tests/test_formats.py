@@ -22,7 +22,8 @@ def groups(records: list[Parsed]) -> dict[str, tuple[str, ...]]:
 
 
 def findings(*args: str) -> list[tuple[str, int, str, str]]:
-    r = run("--format", "json", "--isolated", *args)
+    # how flash-attn builds (FAL011, FAL012) is test_install.py's; here what each format installs
+    r = run("--format", "json", "--isolated", "--ignore", "FAL011,FAL012", *args)
     return sorted((f["path"], f["line"], f["code"], f["severity"]) for f in r.json["findings"])
 
 

@@ -206,7 +206,7 @@ def test_a_long_meaning_is_shortened_with_the_requirement(project: Any) -> None:
     project(
         {"pyproject.toml": f'[tool.poetry.dependencies]\npython = "^3.10"\nflash-attn = "{alternatives}"\n'}
     )
-    (f,) = run("--format", "json").json["findings"]
+    (f,) = run("--format", "json", "--ignore", "FAL012").json["findings"]  # Poetry builds it isolated
     assert f["code"] == "FAL001" and len(f["message"]) <= HEADLINE
     assert f["message"].startswith('`flash-attn = "~2.0.') and "(>=2.0.0,<2.1 || " in f["message"]
     assert f["message"].endswith("admits only 32 releases, none with paged KV; require flash-attn>=2.5.0")

@@ -4,15 +4,17 @@ every rule reads (the context)."""
 from __future__ import annotations
 
 import functools
+import os
 from collections import defaultdict
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
-from fa_lint.environments import Environment
+from fa_lint import toolchain
+from fa_lint.environments import SEQUENTIAL, Environment
 from fa_lint.kb import KnowledgeBase
-from fa_lint.model import Finding, Include, Location, ParseProblem, Requirement, Severity
+from fa_lint.model import BuildConfig, Finding, Include, Location, ParseProblem, Requirement, Severity
 from fa_lint.resolve import Assessment, Policy, assess
 
 if TYPE_CHECKING:
@@ -37,15 +39,7 @@ class Rule(NamedTuple):
         return Finding(self.code, self.name, severity, location, message, url=self.url, **fields)
 
 
-def exact(req: Requirement) -> Version | None:
-    """The single version a requirement fixes: a URL/lock version or a plain ``==X`` pin."""
-    if req.version is not None:
-        return req.version
-    pins = [s.version for s in req.specifier if s.operator in ("==", "===") and "*" not in s.version]
-    try:
-        return Version(pins[0]) if len(pins) == 1 else None
-    except InvalidVersion:
-        return None
+exact = toolchain.exact  # the single version a requirement fixes
 
 
 class Context:
@@ -59,6 +53,7 @@ class Context:
         problems: tuple[ParseProblem, ...] = (),
         unfollowed: tuple[Include, ...] = (),
         environments: tuple[Environment, ...] = (),
+        builds: tuple[BuildConfig, ...] = (),
     ) -> None:
         self.kb = kb
         self.policy = policy
@@ -66,6 +61,7 @@ class Context:
         self.problems = problems
         self.unfollowed = unfollowed
         self.environments = environments
+        self.builds = builds  # [tool.uv], [tool.poetry]: how projects build sdists
 
     @functools.cached_property
     def transformers(self) -> TransformersFacts:
@@ -97,6 +93,44 @@ class Context:
         if found is None:
             found = self._assessments[key] = assess(req, self.kb, self.policy)
         return found
+
+    @functools.cached_property
+    def _toolchains(self) -> dict[int, toolchain.Toolchain]:
+        return {}
+
+    @functools.cached_property
+    def memo(self) -> dict[Any, Any]:
+        """Results rules compute once per run and look up per requirement (keys start with a name)."""
+        return {}
+
+    def toolchain(self, env: Environment) -> toolchain.Toolchain:
+        """What torch, CUDA and CPython ``env`` runs; computed once per environment."""
+        found = self._toolchains.get(id(env))
+        if found is None:
+            found = self._toolchains[id(env)] = toolchain.of(env, self._python_version(env))
+        return found
+
+    @functools.cached_property
+    def _python_versions(self) -> dict[str, Requirement]:
+        return {
+            os.path.dirname(r.location.path): r for r in self.requirements if r.source == "python-version"
+        }
+
+    def _python_version(self, env: Environment) -> list[Requirement]:
+        """The nearest ``.python-version`` at or above a project's folder: what uv and pyenv run.
+
+        An image or a script picks its own Python, so theirs never counts.
+        """
+        if env.images or any(r.source in SEQUENTIAL for r in env.members):
+            return []
+        folder = os.path.dirname(env.name.split(" [", 1)[0])
+        pinned = self._python_versions
+        while folder not in pinned:
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return []
+            folder = parent
+        return [pinned[folder]]
 
     def environments_of(self, req: Requirement) -> list[Environment]:
         return self._by_location.get(req.location, [])

@@ -83,20 +83,27 @@ def count(found: Sequence[Release]) -> str:
     return releases(found) if len(found) <= 2 else f"{len(found)} releases"
 
 
-def fix(req: Requirement, policy: Policy) -> str:
-    """The one action that makes the requirement good, short enough for a headline."""
+def _floor(policy: Policy, floor: Version | None) -> Version:
+    return max(floor, policy.min_version) if floor is not None else policy.min_version
+
+
+def fix(req: Requirement, policy: Policy, floor: Version | None = None) -> str:
+    """The one action that makes the requirement good, short enough for a headline; ``floor`` is the
+    release to ask for when the environment calls for more than the policy (a prebuilt wheel for its
+    torch, its constraints)."""
+    v = _floor(policy, floor)
     if req.kind is Kind.LOCK and req.tool in RELOCK:
         return f"run `{RELOCK[req.tool]}`"
     if req.kind is Kind.LOCK and req.tool == "pylock":
-        return f"regenerate pylock.toml with flash-attn>={policy.min_version}"
+        return f"regenerate pylock.toml with flash-attn>={v}"
     if req.url is not None:
-        return f"install flash-attn {policy.min_version} or later"
-    return f"require flash-attn>={policy.min_version}"
+        return f"install flash-attn {v} or later"
+    return f"require flash-attn>={v}"
 
 
-def help_for(req: Requirement, policy: Policy) -> str:
-    """The action in full, for the ``help`` line."""
-    v = policy.min_version
+def help_for(req: Requirement, policy: Policy, floor: Version | None = None) -> str:
+    """The action in full, for the ``help`` line (``floor`` as in ``fix``)."""
+    v = _floor(policy, floor)
     if req.kind is Kind.LOCK and req.tool == "pylock":
         return f"upgrade flash-attn to {v} or later, then {PYLOCK}"
     if req.build is not None:
@@ -105,7 +112,7 @@ def help_for(req: Requirement, policy: Policy) -> str:
         return f"install a flash-attn {v} or later wheel built for your torch (or require flash-attn>={v})"
     if "$" in written(req):
         return f"give the variable it reads a version of {v} or later (or require flash-attn>={v})"
-    return fix(req, policy)
+    return fix(req, policy, floor)
 
 
 def relock_all(tool: str | None) -> str:
@@ -192,7 +199,11 @@ def _present(ctx: Context, req: Requirement) -> list[Requirement]:
 
 
 def _mentioned(ctx: Context) -> bool:
-    return any(r.name == TRANSFORMERS for r in ctx.requirements)
+    """Whether any file names transformers: once per run, not once per finding (linear, not quadratic)."""
+    if "transformers mentioned" not in ctx.memo:
+        ctx.memo["transformers mentioned"] = any(r.name == TRANSFORMERS for r in ctx.requirements)
+    found: bool = ctx.memo["transformers mentioned"]
+    return found
 
 
 def _locked_without(ctx: Context, req: Requirement) -> bool:

@@ -7,11 +7,11 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from fa_lint.kb import PAGED_KV, versions
+from fa_lint.kb import PAGED_KV, Release, versions
 from fa_lint.model import FLASH_ATTN, Finding, Fix, Kind, Requirement, Severity
 from fa_lint.resolve import Assessment, Policy, Verdict, assess_range, intersect
 from fa_lint.rules._base import Context, Rule, exact
-from fa_lint.rules._fixes import bump_pin, raise_floor
+from fa_lint.rules._fixes import bump_pin, floor_for, raise_floor, target
 from fa_lint.rules._text import breaks, count, fit, fix, help_for, quoted, releases, subject
 
 PAGED_KV_MISSING = Rule(
@@ -83,19 +83,29 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
         "admitted": versions(a.admitted),
         "environment": ctx.environment_name(req),
     }
+    # The release to move to: the first good one every other requirement of the environment admits,
+    # with a prebuilt wheel for its torch/CPython/CUDA when fa-lint knows them.
+    # (FAL002's fix raises the floor of the requirement, which keeps its other bounds.)
+    to = (
+        target(req, ctx, a.verdict is Verdict.MIXED)
+        if a.verdict in (Verdict.BAD, Verdict.MIXED, Verdict.NONE)
+        else None
+    )
     if a.verdict is Verdict.BAD:
-        return _missing(req, a, ctx, fields)
+        return _missing(req, a, ctx, fields, to)
     if a.verdict is Verdict.MIXED:
-        return _mixed(req, a, ctx, fields)
+        return _mixed(req, a, ctx, fields, to)
     policy, kb = ctx.policy, ctx.kb
     template, parts = subject(req)
     if a.verdict is Verdict.NONE:
+        least = floor_for(to, ctx)
         headline = fit(
-            f"{template} matches no flash-attn release{_nearest(req, ctx)}; {fix(req, policy)}", **parts
+            f"{template} matches no flash-attn release{_nearest(req, ctx)}; {fix(req, policy, least)}",
+            **parts,
         )
         notes = ("installing it fails with 'No matching distribution found' (or the resolver's equivalent)",)
         return NO_SUCH_RELEASE.finding(
-            req.location, headline, notes=notes, help=help_for(req, policy), **fields
+            req.location, headline, notes=notes, help=help_for(req, policy, least), **fields
         )
     if a.verdict is Verdict.NEWER:
         headline = fit(
@@ -112,9 +122,12 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
     return None
 
 
-def _missing(req: Requirement, a: Assessment, ctx: Context, fields: dict[str, Any]) -> Finding:
+def _missing(
+    req: Requirement, a: Assessment, ctx: Context, fields: dict[str, Any], to: Release | None
+) -> Finding:
     """FAL001: nothing the requirement admits has paged KV (or reaches --min-version)."""
     kb, policy = ctx.kb, ctx.policy
+    least = floor_for(to, ctx)
     template, parts = subject(req)
     old = not a.bad or all(not r.has(PAGED_KV) for r in a.bad)
     lacks = f"has no paged KV (block_table ships in {kb.first_with(PAGED_KV)})"
@@ -127,31 +140,34 @@ def _missing(req: Requirement, a: Assessment, ctx: Context, fields: dict[str, An
         what = f"admits only {count(a.bad)}, " + (
             "none with paged KV" if old else f"all below the required {policy.min_version}"
         )
-    headline = fit(f"{template} {what}; {fix(req, policy)}", **parts)
+    headline = fit(f"{template} {what}; {fix(req, policy, least)}", **parts)
     notes = []
     if len(a.bad) > 2:
         notes.append(f"it admits {releases(a.bad)}")
     newest = a.bad[-1] if a.bad else None
     notes += breaks(ctx, req, newest) if old else [_policy(policy)]
     notes += _better_manifest(req, ctx)
-    fixed = bump_pin(req, kb, policy)
+    fixed = bump_pin(req, to)
     return PAGED_KV_MISSING.finding(
         req.location,
         headline,
         fix=fixed,
         notes=tuple(notes + _hashed(req)),
-        help=_help(req, policy, fixed),
+        help=_help(req, policy, fixed, least),
         **fields,
     )
 
 
-def _mixed(req: Requirement, a: Assessment, ctx: Context, fields: dict[str, Any]) -> Finding:
+def _mixed(
+    req: Requirement, a: Assessment, ctx: Context, fields: dict[str, Any], to: Release | None
+) -> Finding:
     """FAL002: the requirement admits releases with and without paged KV."""
     kb, policy = ctx.kb, ctx.policy
+    least = floor_for(to, ctx)
     template, parts = subject(req)
     old = all(not r.has(PAGED_KV) for r in a.bad)
     without = "without paged KV" if old else f"below the required {policy.min_version}"
-    headline = fit(f"{template} admits {count(a.bad)} {without}; {fix(req, policy)}", **parts)
+    headline = fit(f"{template} admits {count(a.bad)} {without}; {fix(req, policy, least)}", **parts)
     also = f"{releases(a.good)} with it" if a.good else "newer versions"
     notes = [
         f"it admits {releases(a.bad)} {without} as well as {also}: which one installs depends on the "
@@ -164,13 +180,13 @@ def _mixed(req: Requirement, a: Assessment, ctx: Context, fields: dict[str, Any]
         has = "which has" if len(locked) == 1 else "all with"
         notes.append(f"the lock pins {where}, {has} paged KV, so installs from the lock are fine")
         fields["severity"] = Severity.INFO
-    fixed = raise_floor(req, kb, policy)
+    fixed = raise_floor(req, kb, policy, least)
     return PAGED_KV_NOT_GUARANTEED.finding(
         req.location,
         headline,
         fix=fixed,
         notes=tuple(notes + _hashed(req)),
-        help=_help(req, policy, fixed),
+        help=_help(req, policy, fixed, least),
         **fields,
     )
 
@@ -219,12 +235,13 @@ def _hashed(req: Requirement) -> list[str]:
     ]
 
 
-def _help(req: Requirement, policy: Policy, fixed: Fix | None) -> str:
+def _help(req: Requirement, policy: Policy, fixed: Fix | None, least: Version | None) -> str:
     if fixed is not None:
         return fixed.title
     if req.hash_checked:
-        return f"regenerate the file with flash-attn>={policy.min_version} and its hashes"
-    return help_for(req, policy)
+        v = max(least, policy.min_version) if least is not None else policy.min_version
+        return f"regenerate the file with flash-attn>={v} and its hashes"
+    return help_for(req, policy, least)
 
 
 def _better_manifest(req: Requirement, ctx: Context) -> list[str]:
@@ -247,13 +264,13 @@ def _nearest(req: Requirement, ctx: Context) -> str:
     if not pinned:
         return ""
     try:
-        target = Version(pinned[0].removesuffix(".*"))
+        named = Version(pinned[0].removesuffix(".*"))
     except InvalidVersion:
         return ""
-    same = [r for r in ctx.kb.installable if r.version.release[:3] == target.release[:3]]
+    same = [r for r in ctx.kb.installable if r.version.release[:3] == named.release[:3]]
     if same:
         return f" (did you mean {releases(same)}?)"
-    below = [r for r in ctx.kb.installable if r.version < target]
-    above = [r for r in ctx.kb.installable if r.version > target]
+    below = [r for r in ctx.kb.installable if r.version < named]
+    above = [r for r in ctx.kb.installable if r.version > named]
     around = [str(x[i]) for x, i in ((below, -1), (above, 0)) if x]
     return f" (nearest releases: {' and '.join(around)})" if around else ""

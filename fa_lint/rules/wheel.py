@@ -5,9 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from packaging.ranges import VersionRange
-from packaging.specifiers import SpecifierSet
-
 from fa_lint.environments import Environment
 from fa_lint.model import FLASH_ATTN, Finding, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
@@ -33,40 +30,6 @@ def _filename(req: Requirement) -> str | None:
         return None
     name = file_name(req.url)
     return name if name.endswith(".whl") else None
-
-
-def single_minor(rng: VersionRange) -> str | None:
-    """The one torch major.minor a range allows (``~=2.3.0``, ``>=2.3,<2.4``), if it allows just one."""
-    minors = [
-        f"{major}.{minor}"
-        for major in (1, 2, 3)
-        for minor in range(40)
-        if not rng.intersection(SpecifierSet(f"=={major}.{minor}.*").to_range()).is_empty
-    ]
-    return minors[0] if len(minors) == 1 else None
-
-
-def _torch_minor(env: Environment, req: Requirement, ctx: Context) -> tuple[str, str] | None:
-    """The torch major.minor an environment installs, and where it says so."""
-    pin = ctx.pinned(req, "torch")
-    if pin is not None:
-        version, where = pin
-        return f"{version.major}.{version.minor}", str(where.location) if where else "the base image"
-    for r in (*env.of("torch", locked=True), *env.of("torch")):
-        minor = single_minor(r.version_range) if str(r.specifier) else None
-        if minor:
-            return minor, str(r.location)
-    return None
-
-
-def _python(env: Environment) -> tuple[SpecifierSet, str] | None:
-    for image in env.images:
-        if image.python:
-            return SpecifierSet(f"=={image.python}.*"), f"the base image {image.reference}"
-    for r in env.of("python"):
-        if str(r.specifier):
-            return r.specifier, f"'{r.raw}' ({r.location})"
-    return None
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -97,19 +60,20 @@ def _problems(
     env: Environment, req: Requirement, filename: str, python_tag: str, ctx: Context
 ) -> Iterator[Problem]:
     label = _LABEL.search(filename.split("+", 1)[1].split("-", 1)[0]) if "+" in filename else None
+    tools = ctx.toolchain(env)
     if label and label["torch"]:
-        have = _torch_minor(env, req, ctx)
-        if have and have[0] != label["torch"]:
-            want = filename.replace(f"torch{label['torch']}", f"torch{have[0]}", 1)
+        have = tools.torch
+        if have and have.value != label["torch"]:
+            want = filename.replace(f"torch{label['torch']}", f"torch{have.value}", 1)
             yield (
                 fit(
                     "this wheel is built for torch {built}, but its environment installs torch {have}; "
                     "use its torch {have} build",
                     built=label["torch"],
-                    have=have[0],
+                    have=have.value,
                 ),
-                (f"{env.name} installs torch {have[0]} ({have[1]})", _UNDEFINED),
-                f"use the torch {have[0]} build of the same release: {want}",
+                (f"{env.name} installs torch {have.value} ({have.where})", _UNDEFINED),
+                f"use the torch {have.value} build of the same release: {want}",
             )
     if label and label["abi"]:
         wheel_abi = label["abi"].upper() == "TRUE"
@@ -138,17 +102,16 @@ def _problems(
                 f"use the build for the Python the marker selects, or a marker for CPython {version}",
             )
         return
-    py = _python(env)
-    if py and not py[0].contains(f"{version}.0") and not py[0].contains(version):
-        fits = next((minor for minor in range(8, 30) if py[0].contains(f"3.{minor}.0")), None)
-        want = re.sub(rf"\b{python_tag}\b", f"cp3{fits}", filename) if fits else "the build for that Python"
+    if tools.python and version not in tools.pythons:
+        fits = tools.pythons[0].replace(".", "") if tools.pythons else None
+        want = re.sub(rf"\b{python_tag}\b", f"cp{fits}", filename) if fits else "the build for that Python"
         yield (
             fit(
                 f"this wheel is for CPython {version}, but its environment runs Python {{py}}; use the build "
                 "for that Python",
-                py=str(py[0]),
+                py=tools.python.value,
             ),
-            (f"{env.name} runs Python {py[0]} ({py[1]}): {refused}",),
+            (f"{env.name} runs Python {tools.python.value} ({tools.python.where}): {refused}",),
             f"use {want}",
         )
 

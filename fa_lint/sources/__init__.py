@@ -116,9 +116,8 @@ SOURCES: dict[str, Source] = {
             # templates (Makefile.in, config.h.in, MANIFEST.in). The head of the file tells them apart.
             ("*.in",),
         ),
-        Source(
-            "makefile", "makefile", ()
-        ),  # never picked up by walking; only files named on the command line
+        Source("makefile", "makefile", ()),  # picked up only when named on the command line
+        Source("python-version", "python_version", (".python-version",)),
     )
 }
 

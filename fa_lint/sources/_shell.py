@@ -29,6 +29,7 @@ from packaging.specifiers import SpecifierSet
 from fa_lint.model import (
     FLASH_ATTN,
     Include,
+    InstallOptions,
     Location,
     Parsed,
     ParseProblem,
@@ -173,6 +174,8 @@ class Install(NamedTuple):
     tool: str  # "pip" (also uv, PDM), "poetry" (its name@constraint words), "conda", "setup.py", "build"
     verb: str  # "install", "uninstall", "wheel", "download"; setup.py's own command
     args: list[Word]
+    # the program that installs or builds: "pip", "uv", "poetry", "pdm", "conda", "setup.py", "build"
+    installer: str = "pip"
 
 
 def _after_options(words: list[Word], with_value: set[str]) -> list[Word]:
@@ -210,39 +213,129 @@ def install(words: list[Word]) -> Install | None:
     if not words:
         return None
     head, rest = posixpath.basename(words[0].text), words[1:]
+    front = "pip"
     if _PYTHON.match(head):
         while rest and rest[0].text.startswith("-") and rest[0].text != "-m":
             rest = rest[1:]
         if rest and posixpath.basename(rest[0].text) == "setup.py":
             verbs = [w for w in rest[1:] if not w.text.startswith("-")]
-            return Install("setup.py", verbs[0].text, rest[1:]) if verbs else None
+            return Install("setup.py", verbs[0].text, rest[1:], "setup.py") if verbs else None
         if len(rest) < 2 or rest[0].text != "-m":
             return None
         if rest[1].text == "build":
-            return Install("build", "wheel", rest[2:])
+            return Install("build", "wheel", rest[2:], "build")
         if rest[1].text != "pip":
             return None
         rest = rest[2:]
     elif head in ("uv", "uv.exe"):
         if rest and rest[0].text in ("add", "remove"):
-            return Install("pip", _VERBS[rest[0].text], rest[1:])
+            return Install("pip", _VERBS[rest[0].text], rest[1:], "uv")
         if rest and rest[0].text == "build":
-            return Install("build", "wheel", rest[1:])
+            return Install("build", "wheel", rest[1:], "uv")
         if not rest or rest[0].text != "pip":
             return None
-        rest = rest[1:]
+        rest, front = rest[1:], "uv"
     elif head in ("poetry", "pdm") and rest and rest[0].text in ("add", "remove"):
-        return Install(head if head == "poetry" else "pip", _VERBS[rest[0].text], rest[1:])
+        return Install(head if head == "poetry" else "pip", _VERBS[rest[0].text], rest[1:], head)
     elif _CONDA.match(head):
         if not rest or rest[0].text not in _VERBS or rest[0].text == "add":
             return None
-        return Install("conda", _VERBS[rest[0].text], rest[1:])
+        return Install("conda", _VERBS[rest[0].text], rest[1:], "conda")
     elif not _PIP.match(head):
         return None
     rest = _after_options(rest, _PIP_GLOBAL_ARGS)
     if not rest or rest[0].text not in ("install", "uninstall", "wheel", "download"):
         return None
-    return Install("pip", rest[0].text, rest[1:])
+    return Install("pip", rest[0].text, rest[1:], front)
+
+
+# Where packages come from, and how sdists get built: what the install rules read of a command.
+_INDEX_OPTIONS = {
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+    "-f",
+    "--find-links",
+    "--index",
+    "--default-index",
+}
+_INDEX_VARIABLES = (
+    "PIP_INDEX_URL",
+    "PIP_EXTRA_INDEX_URL",
+    "PIP_FIND_LINKS",
+    "UV_INDEX_URL",
+    "UV_EXTRA_INDEX_URL",
+    "UV_DEFAULT_INDEX",
+    "UV_INDEX",
+)
+# pip's strtobool (pip/_internal/utils/misc.py); any other value is an error pip reports itself
+_TRUE = {"y", "yes", "t", "true", "on", "1"}
+_FALSE = {"n", "no", "f", "false", "off", "0"}
+# what turns off a tool's isolated build: uv and pip say --no-build-isolation, PDM and build say
+# --no-isolation (build also -n)
+_NO_ISOLATION = {"pdm": {"--no-isolation"}, "build": {"--no-isolation", "-n"}}
+
+
+def install_options(
+    inst: Install, cmd: Command, state: State, make: bool, command: Location | None = None, step: int = 0
+) -> InstallOptions:
+    """The options of one install command that say where packages come from and how sdists build.
+
+    Variables come from the command's own ``VAR=x`` prefixes (also after ``env``/``sudo``), then from
+    the shell's. pip reads ``PIP_NO_BUILD_ISOLATION`` as the value of ``build_isolation`` (strtobool in
+    ``pip/_internal/cli/parser.py``), so ``PIP_NO_BUILD_ISOLATION=0`` is what turns isolation off; a
+    variable a branch may set either way turns nothing off.
+    """
+    prefix = dict(cmd.env)
+    first = unwrap(cmd.words)
+    for word in cmd.words:  # `env X=1 pip ...`, `sudo X=1 pip ...`: assignments the prefix command makes
+        if first and word.start >= first[0].start:
+            break
+        name, eq, value = word.text.partition("=")
+        if eq and _ASSIGN.match(word.text):
+            prefix[name] = value
+
+    def one(text: str) -> str:
+        """The one value a word surely has; "" when it has none, or several (a branch set it)."""
+        exp = expand(text, state.scope, make)
+        return "" if exp.unresolved or len(exp.texts) > 1 else exp.text.strip()
+
+    def variable(name: str) -> str:
+        if name in prefix:
+            return one(prefix[name])
+        values = state.scope.get(name)  # kept expanded, or as written when that failed
+        if values is None or len(values) != 1 or values[0] is None or "$" in values[0] or "`" in values[0]:
+            return ""
+        return values[0].strip()
+
+    build = ""
+    if inst.installer == "setup.py":
+        build = "no-isolation"  # setup.py runs in the interpreter that runs it, torch and all
+    if inst.installer == "pip" and variable("PIP_NO_BUILD_ISOLATION").lower() in _FALSE:
+        build = "no-isolation"
+    if inst.installer == "uv" and variable("UV_NO_BUILD_ISOLATION").lower() in _TRUE:
+        build = "no-isolation"
+    urls = [u for k in _INDEX_VARIABLES for u in variable(k).split()]
+    backend = (variable("UV_TORCH_BACKEND") or None) if inst.installer == "uv" else None
+    args = iter(inst.args)
+    for word in args:
+        flag, eq, value = word.text.partition("=")
+        if flag in (*_INDEX_OPTIONS, "--torch-backend", "--no-build-isolation-package"):
+            if not eq:
+                following = next(args, None)
+                value = following.text if following else ""
+            value = one(value)
+            if flag == "--torch-backend":
+                backend = value or None
+            elif flag == "--no-build-isolation-package":
+                build = "no-isolation" if normalize(value or "-") == FLASH_ATTN else build
+            elif value:
+                urls.append(value)
+        elif flag == "--no-build-isolation" or flag in _NO_ISOLATION.get(inst.installer, ()):
+            build = "no-isolation"
+        elif flag in ("--no-use-pep517", "--use-pep517") and build != "no-isolation":
+            build = "legacy" if flag == "--no-use-pep517" else "pep517"
+    return InstallOptions(inst.installer, build, tuple(urls), backend, command, step)
 
 
 def _poetry_word(word: Word) -> Word:
@@ -362,7 +455,9 @@ class Scanner:
             return None
         self.step += 1
         upgrade = any(w.text in _UPGRADE for w in inst.args)
-        context = _Context(state, possible, make, cmd, upgrade)
+        where = self.index.location(cmd.start, cmd.end) if cmd.end > cmd.start else None
+        options = install_options(inst, cmd, state, make, where, self.step)  # once per command
+        context = _Context(state, possible, make, cmd, upgrade, options)
         if inst.verb == "uninstall":
             self._uninstall(inst, context)
         elif inst.tool == "conda":
@@ -430,12 +525,20 @@ class Scanner:
 
     def _fields(self, c: _Context) -> dict[str, Any]:
         """What every record of the current command carries."""
-        return {"scope": self.scope, "step": self.step, "possible": c.possible, "upgrade": c.upgrade}
+        return {
+            "scope": self.scope,
+            "step": self.step,
+            "possible": c.possible,
+            "upgrade": c.upgrade,
+            "options": c.options,
+        }
 
     def _emit(self, rec: Requirement | Include | Uninstall, c: _Context) -> None:
         fields = self._fields(c)
         if isinstance(rec, Uninstall):
-            del fields["upgrade"]
+            del fields["upgrade"], fields["options"]
+        elif rec.options is not None:
+            del fields["options"]  # a wheel another command built: how that command built it
         if any(getattr(rec, k) != v for k, v in fields.items()):  # made by another command
             rec = dataclasses.replace(rec, **fields)
         self.records.append(rec)
@@ -603,7 +706,15 @@ class Scanner:
                 continue
             rec = self._target(word, False, c)
             if rec is not None:
-                made.append(dataclasses.replace(rec, scope=self.scope, step=self.step, possible=c.possible))
+                made.append(
+                    dataclasses.replace(
+                        rec,
+                        scope=self.scope,
+                        step=self.step,
+                        possible=c.possible,
+                        options=rec.options or c.options,  # the build happens here, as this command says
+                    )
+                )
         self.wheels.setdefault(posixpath.normpath(folder), []).extend(_Wheel(r) for r in made)
 
     def _take(self, folders: list[str], name: str | None, pattern: str) -> Requirement | None:
@@ -639,7 +750,9 @@ class Scanner:
             self._emit(rec, c)
             return
         dist = self._folder(out, c) if out else posixpath.join(folder, "dist")
-        made = dataclasses.replace(rec, scope=self.scope, step=self.step, possible=c.possible)
+        made = dataclasses.replace(
+            rec, scope=self.scope, step=self.step, possible=c.possible, options=c.options
+        )
         self.wheels.setdefault(posixpath.normpath(dist), []).append(_Wheel(made))
 
     # source builds
@@ -765,6 +878,7 @@ class _Context(NamedTuple):
     make: bool
     cmd: Command
     upgrade: bool  # -U, --force-reinstall...: it reinstalls what is already there
+    options: InstallOptions = InstallOptions()  # where packages come from, how sdists build
 
 
 def _either(recs: list[Requirement]) -> Requirement:

@@ -133,15 +133,33 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
 
 # Known base images. The C++ ABI of NVIDIA's NGC PyTorch images is stated by flash-attn's own release
 # workflow (.github/workflows/publish.yml at v2.8.3.post1, lines 49-52): "nvcr images have Pytorch
-# compiled with C++11 ABI".
-_PYTHON_IMAGE = re.compile(r"^(?:docker\.io/)?(?:library/)?python:(\d+\.\d+)")
-_PYTORCH_IMAGE = re.compile(r"^(?:docker\.io/)?pytorch/pytorch:(\d+\.\d+(?:\.\d+)?)")
+# compiled with C++11 ABI". ASCII digits only: \d also matches other scripts' digits
+# ("python:۳.1"), which no tag parser reads.
+_REGISTRY = r"^(?:docker\.io/)?(?:library/)?"
+_PYTHON_IMAGE = re.compile(_REGISTRY + r"python:([0-9]+\.[0-9]+)")
+# pytorch/pytorch:2.4.0-cuda12.1-cudnn9-devel: the torch release and the CUDA it was built with
+_PYTORCH_IMAGE = re.compile(
+    _REGISTRY + r"pytorch/pytorch:([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?:-cuda([0-9]+\.[0-9]+))?(?![0-9.])"
+)
+# nvidia/cuda:12.1.1-devel-ubuntu22.04: a CUDA toolkit, no torch
+_CUDA_IMAGE = re.compile(r"^(?:docker\.io/|nvcr\.io/)?nvidia/cuda:([0-9]+\.[0-9]+)")
 _NGC_PYTORCH = re.compile(r"^nvcr\.io/nvidia/pytorch:")
+# Images that come without torch: whatever a stage built on them has, its own commands installed.
+_NO_TORCH = re.compile(
+    _REGISTRY + r"(?:python|ubuntu|debian|alpine|continuumio/miniconda3|condaforge/miniforge3"
+    r"|mambaorg/micromamba)(?::|@|$)"
+)
 
 
 def image(reference: str, location: Location, scope: str) -> Image:
     py = _PYTHON_IMAGE.match(reference)
     pt = _PYTORCH_IMAGE.match(reference)
+    cuda = _CUDA_IMAGE.match(reference)
+    has_torch: bool | None = None
+    if re.match(_REGISTRY + r"pytorch/pytorch(?::|@|$)", reference) or _NGC_PYTORCH.match(reference):
+        has_torch = True
+    elif cuda or _NO_TORCH.match(reference):
+        has_torch = False
     return Image(
         location,
         reference,
@@ -149,6 +167,8 @@ def image(reference: str, location: Location, scope: str) -> Image:
         python=py.group(1) if py else None,
         torch=Version(pt.group(1)) if pt else None,
         cxx11_abi=True if _NGC_PYTORCH.match(reference) else None,
+        cuda=(pt.group(2) if pt else None) or (cuda.group(1) if cuda else None),
+        has_torch=has_torch,
     )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, normalize
+from fa_lint.model import BuildConfig, Kind, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _toml
 from fa_lint.sources._poetry import PoetryConstraintError, specifiers
 from fa_lint.sources._tables import get, problem, source_table, strings, table
@@ -43,6 +43,40 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         from fa_lint.sources import pixi  # imported for a [tool.pixi] table only
 
         yield from pixi.tables(doc, ("tool", "pixi"), "project", NAME)
+    yield from _build_configs(doc)
+
+
+def _build_configs(doc: TomlDoc) -> Iterator[Parsed]:
+    """``[tool.uv]`` and ``[tool.poetry]``: the tools that build this project's sdists, and how."""
+    uv = get(doc.data, ("tool", "uv"))
+    if isinstance(uv, dict):
+        names = uv.get("no-build-isolation-package")
+        no_isolation = (
+            {normalize(n) for n in names if isinstance(n, str)} if isinstance(names, list) else set()
+        )
+        if uv.get("no-build-isolation") is True:
+            no_isolation.add("*")
+        extra = uv.get("extra-build-dependencies")
+        torch_for = {
+            normalize(package)
+            for package, deps in (extra.items() if isinstance(extra, dict) else ())
+            if isinstance(deps, list) and any(_names_torch(d) for d in deps)
+        }
+        start, end = doc.key_location(("tool", "uv"))
+        yield BuildConfig(doc.index.location(start, end), "uv", frozenset(no_isolation), frozenset(torch_for))
+    if isinstance(get(doc.data, ("tool", "poetry")), dict):
+        start, end = doc.key_location(("tool", "poetry"))
+        yield BuildConfig(doc.index.location(start, end), "poetry")
+
+
+def _names_torch(dep: Any) -> bool:
+    """An extra build dependency on torch: ``"torch==2.6.0"`` or ``{requirement = "torch", ...}``."""
+    text = dep.get("requirement") if isinstance(dep, dict) else dep
+    if not isinstance(text, str):
+        return False
+    name = text.split(";", 1)[0].strip()
+    end = next((i for i, c in enumerate(name) if not (c.isalnum() or c in "._-")), len(name))
+    return normalize(name[:end]) in ("torch", "pytorch")
 
 
 def _python(doc: TomlDoc, path: TomlPath, poetry: bool = False) -> Iterator[Parsed]:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from fa_lint.model import FLASH_ATTN, Include, Parsed, ParseProblem, Requirement, normalize
+from fa_lint.model import FLASH_ATTN, Include, InstallOptions, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _reqs
 from fa_lint.sources._text import TextIndex
 
@@ -48,6 +48,7 @@ _OPTION = re.compile(
     r"|--trusted-host)(?: +|=)(?P<value>[^\s\"'\\=$][^\s\"'\\$]*)|--pre|--no-index|--prefer-binary"
 )
 _INCLUDES = {"-r": False, "--requirement": False, "-c": True, "--constraint": True}  # option: constraint
+_INDEXES = {"-i", "--index-url", "--extra-index-url", "-f", "--find-links"}
 # pip reads a requirement that ends like an archive (extras aside) as a file to install.
 _ARCHIVE = re.compile(r"\.(?:whl|zip|tbz|txz|tlz|tgz|tar|tar\.(?:gz|bz2|xz|lz|lzma))(?:\[[^\]]+\])?$", re.I)
 # pip-requirements-parser's comment syntax: "#" at the start or after whitespace.
@@ -122,6 +123,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
 def _plain(index: TextIndex, lines: list[str]) -> list[Parsed] | None:
     """The records of a file of plain lines; None when a line needs pip's parser."""
     out: list[Parsed] = []
+    urls: list[str] = []  # index options, in the order _index_urls gives them
     for number, physical in enumerate(lines, start=1):
         if physical.endswith("\\"):
             return None
@@ -135,6 +137,8 @@ def _plain(index: TextIndex, lines: list[str]) -> list[Parsed] | None:
             constraint = _INCLUDES.get(option["option"] or "")
             if constraint is not None:
                 out.append(Include(index.whole_line(number), option["value"], constraint=constraint))
+            elif option["option"] in _INDEXES:
+                urls.append(option["value"])
             continue
         head = logical.split(";", 1)[0].rstrip()
         if not _PLAIN.fullmatch(logical) or " -" in logical or _ARCHIVE.search(head):
@@ -143,6 +147,9 @@ def _plain(index: TextIndex, lines: list[str]) -> list[Parsed] | None:
         if rec is None or rec.url is not None:
             return None  # packaging refuses it: the library says how pip does
         out.append(rec)
+    if urls:  # they apply to the whole install, wherever they stand in the file
+        options = InstallOptions(index_urls=tuple(urls))
+        return [dataclasses.replace(r, options=options) if isinstance(r, Requirement) else r for r in out]
     return out
 
 
@@ -156,6 +163,9 @@ def _pip(index: TextIndex, lines: list[str]) -> Iterator[Parsed]:
         or (isinstance(item, prp.OptionLine) and item.options.get("require_hashes"))
         for item in items
     )
+    # Index options apply to the whole install, wherever they stand in the file.
+    urls = tuple(_index_urls(items))
+    options = InstallOptions(index_urls=urls) if urls else None
     for item in items:
         number = item.requirement_line.line_number
         physical = lines[number - 1] if number <= len(lines) else ""
@@ -172,7 +182,17 @@ def _pip(index: TextIndex, lines: list[str]) -> Iterator[Parsed]:
         elif isinstance(item, prp.InstallRequirement):
             rec = _named(index, number, physical, item)
             if rec is not None:
-                yield dataclasses.replace(rec, hash_checked=True) if hashed else rec
+                yield dataclasses.replace(rec, hash_checked=hashed, options=options)
+
+
+def _index_urls(items: list[Any]) -> Iterator[str]:
+    import pip_requirements_parser as prp
+
+    for item in items:
+        if isinstance(item, prp.OptionLine):
+            opts = item.options
+            yield from filter(None, [opts.get("index_url"), *(opts.get("extra_index_urls") or [])])
+            yield from opts.get("find_links") or []
 
 
 def _span(line: str) -> tuple[int, int]:

@@ -6,9 +6,11 @@ import re
 from collections.abc import Iterator
 
 import yaml
+from packaging.specifiers import SpecifierSet
 
-from fa_lint.model import Parsed, ParseProblem
+from fa_lint.model import Kind, Parsed, ParseProblem, Requirement
 from fa_lint.sources import _bash, _shell, _yaml
+from fa_lint.sources._text import TextIndex
 
 NAME = "workflow"
 _EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
@@ -30,6 +32,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             continue
         scanner.scope = f"job:{job_name}"
         for step in steps.value:
+            yield from _setup_python(index, text, step, f"job:{job_name}")
             run = _yaml.get(step, "run")
             if not isinstance(run, yaml.ScalarNode):
                 continue
@@ -40,3 +43,25 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             scanner.run(start, end, _bash.State(_bash.Scope(values=env)), text=script)
             yield from scanner.drain()
     yield from scanner.finish()
+
+
+def _setup_python(index: TextIndex, text: str, step: yaml.Node, scope: str) -> Iterator[Parsed]:
+    """``uses: actions/setup-python`` with one ``python-version``: the Python the job's steps run."""
+    uses = _yaml.get(step, "uses")
+    if not isinstance(uses, yaml.ScalarNode) or not str(uses.value).startswith("actions/setup-python@"):
+        return
+    node = _yaml.get(_yaml.get(step, "with"), "python-version")
+    value = str(node.value).strip() if isinstance(node, yaml.ScalarNode) else ""
+    m = re.fullmatch(r"(3\.[0-9]+)(?:\.[0-9]+)?", value)  # not a list, an expression or "3.x"
+    if node is None or m is None:
+        return
+    start, end = _yaml.span(node, text)
+    yield Requirement(
+        "python",
+        value,
+        index.location(start, end),
+        NAME,
+        specifier=SpecifierSet(f"=={m.group(1)}.*"),
+        kind=Kind.CONSTRAINT,
+        scope=scope,
+    )
