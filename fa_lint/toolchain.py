@@ -15,6 +15,7 @@ Anything not said is unknown (None), and the rules that read this say nothing ab
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -59,14 +60,21 @@ def exact(req: Requirement) -> Version | None:
         return None
 
 
-def minors(rng: VersionRange, majors: Iterable[int] = (1, 2, 3)) -> list[str]:
-    """The major.minor series a range reaches into (``>=3.10,<3.12`` -> 3.10, 3.11)."""
-    return [
+@functools.lru_cache(maxsize=1024)
+def minors(rng: VersionRange, majors: tuple[int, ...] = (1, 2, 3)) -> tuple[str, ...]:
+    """The major.minor series a range reaches into (``>=3.10,<3.12`` -> 3.10, 3.11); a project's
+    environments ask about the same few ranges over and over."""
+    return tuple(
         f"{major}.{minor}"
         for major in majors
         for minor in range(40)
-        if not rng.intersection(SpecifierSet(f"=={major}.{minor}.*").to_range()).is_empty
-    ]
+        if not rng.intersection(_series(major, minor)).is_empty
+    )
+
+
+@functools.cache
+def _series(major: int, minor: int) -> VersionRange:
+    return SpecifierSet(f"=={major}.{minor}.*").to_range()
 
 
 def single_minor(rng: VersionRange) -> str | None:
