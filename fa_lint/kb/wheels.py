@@ -14,13 +14,12 @@ import functools
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.version import InvalidVersion, Version
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Build:
+class Build(NamedTuple):
     """One prebuilt wheel, by the parts of its name that vary."""
 
     torch: str  # major.minor, as the name writes it: "2.3"

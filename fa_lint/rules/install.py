@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -186,8 +186,7 @@ def _prebuilt(req: Requirement, env: Environment) -> bool:
     )
 
 
-@dataclass(frozen=True)
-class _Stage:
+class _Stage(NamedTuple):
     """What a stage or script installs at which step, read once for all its flash-attn installs."""
 
     # (step, True) for each install of torch, (step, False) for each certain uninstall, ascending
