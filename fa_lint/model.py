@@ -8,6 +8,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
@@ -68,8 +69,7 @@ class Location:
         return f"{self.path}:{self.line}:{self.column}"
 
 
-@dataclass(frozen=True, slots=True)
-class InstallOptions:
+class InstallOptions(NamedTuple):
     """What an install command (or a requirements file's option lines) says beyond the requirements."""
 
     installer: str = ""  # "pip", "uv", "poetry", "pdm", "conda"; "" when no command says (a file)

@@ -59,10 +59,12 @@ class Wheels:
             d["cxx11_abi"],
             d["os"],
         ]
+        # an exclude takes out every combination that has all its (axis, value) pairs
+        excludes = [frozenset(e.items()) for e in d["exclude"]]
         builds = set()
         for (torch, minor), python, (cuda, name), abi, runner in itertools.product(*axes):
-            combo = {"torch": torch, "python": python, "cuda": cuda, "cxx11_abi": abi, "os": runner}
-            if not any(_matches(e, combo) for e in d["exclude"]):
+            combo = {("torch", torch), ("python", python), ("cuda", cuda), ("cxx11_abi", abi), ("os", runner)}
+            if not any(e <= combo for e in excludes):
                 builds.add(Build(minor, python, name, abi.upper() == "TRUE"))
         return frozenset(builds)
 
@@ -119,10 +121,6 @@ class Wheels:
 
 def _key(text: str) -> tuple[int, ...]:
     return tuple(int(p) if p.isdigit() else -1 for p in text.split("."))
-
-
-def _matches(exclude: Mapping[str, str], combo: Mapping[str, str]) -> bool:
-    return all(combo.get(axis) == value for axis, value in exclude.items())
 
 
 def from_dict(d: Mapping[str, Any] | None) -> Wheels | None:
