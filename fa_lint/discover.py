@@ -220,6 +220,7 @@ class GitIgnore:
 
     def __init__(self) -> None:
         self._folders: dict[str, tuple[GitIgnoreSpec | None, bool]] = {}
+        self._chains: dict[str, tuple[tuple[str, GitIgnoreSpec], ...]] = {}
 
     def _folder(self, folder: str) -> tuple[GitIgnoreSpec | None, bool]:
         """The folder's .gitignore, and whether it is a repository's top."""
@@ -232,20 +233,24 @@ class GitIgnore:
             self._folders[folder] = (spec, os.path.exists(os.path.join(folder, ".git")))
         return self._folders[folder]
 
+    def _chain(self, folder: str) -> tuple[tuple[str, GitIgnoreSpec], ...]:
+        """The .gitignore files that speak for the paths in ``folder``, deepest first."""
+        found = self._chains.get(folder)
+        if found is None:
+            spec, top = self._folder(folder)
+            parent = os.path.dirname(folder)
+            above = () if top or parent == folder else self._chain(parent)
+            found = self._chains[folder] = ((folder, spec), *above) if spec is not None else above
+        return found
+
     def __call__(self, path: str, is_dir: bool = False) -> bool:
         target = os.path.abspath(path)
-        folder = os.path.dirname(target)
-        while True:
-            spec, top = self._folder(folder)
-            if spec is not None:
-                rel = os.path.relpath(target, folder).replace(os.sep, "/") + ("/" if is_dir else "")
-                include = spec.check_file(rel).include
-                if include is not None:
-                    return include
-            parent = os.path.dirname(folder)
-            if top or parent == folder:
-                return False
-            folder = parent
+        for folder, spec in self._chain(os.path.dirname(target)):
+            rel = os.path.relpath(target, folder).replace(os.sep, "/") + ("/" if is_dir else "")
+            include = spec.check_file(rel).include
+            if include is not None:
+                return include
+        return False
 
 
 def excluded(path: str, exclude: tuple[str, ...]) -> bool:

@@ -6,6 +6,7 @@ Only the standard library and ``packaging`` here; everything else depends on thi
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -23,6 +24,13 @@ FLASH_ATTN = "flash-attn"
 _MENTION = (
     r"(?<![A-Za-z0-9_.-])flash[-_.]+(?:attn(?:[-_.]+[34])?|attention)(?![A-Za-z0-9_]|[-.](?!git\b)[A-Za-z])"
 )
+
+
+@functools.lru_cache(maxsize=4096)
+def _range(specifier: SpecifierSet) -> VersionRange:
+    """A specifier's range, built once per specifier (equal ones admit the same versions): building
+    it costs more than most questions asked of it, and a project repeats its specifiers."""
+    return specifier.to_range()
 
 
 def normalize(name: str) -> str:
@@ -126,13 +134,13 @@ class Requirement:
     def version_range(self) -> VersionRange:
         """Every version this requirement admits, as packaging's range algebra sees it."""
         if self.version is not None:
-            return SpecifierSet(f"=={self.version.public}").to_range()
+            return _range(SpecifierSet(f"=={self.version.public}"))
         if self.alternatives:
             out = VersionRange.empty()
             for alt in self.alternatives:
-                out = out.union(alt.to_range())
+                out = out.union(_range(alt))
             return out
-        return self.specifier.to_range()
+        return _range(self.specifier)
 
     @property
     def constraint_text(self) -> str:
