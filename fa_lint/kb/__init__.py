@@ -11,7 +11,7 @@ import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
@@ -24,8 +24,7 @@ PAGED_KV = "paged-kv"
 KVCACHE = "kvcache"
 
 
-@dataclass(frozen=True, slots=True)
-class Release:
+class Release(NamedTuple):
     version: Version
     uploaded: str | None
     yanked: bool

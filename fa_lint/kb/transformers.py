@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.version import Version
 
 
-@dataclass(frozen=True, slots=True)
-class TransformersFacts:
+class TransformersFacts(NamedTuple):
     continuous_batching: Version  # generation.continuous_batching exists
     key_check: Version  # PagedAttentionCache.get_block_table_key raises the ValueError ...
     key_check_until: Version | None  # ... until this release, where the lookup is no longer called
