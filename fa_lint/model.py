@@ -16,7 +16,6 @@ from typing import NamedTuple
 
 from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 FLASH_ATTN = "flash-attn"
@@ -37,8 +36,12 @@ def _range(specifier: SpecifierSet) -> VersionRange:
 
 
 def normalize(name: str) -> str:
-    """PEP 503 name: ``Flash_Attn`` and ``flash.attn`` are both ``flash-attn``."""
-    return str(canonicalize_name(name))
+    """PEP 503 name: ``Flash_Attn`` and ``flash.attn`` are both ``flash-attn``.
+
+    PEP 503's own formula, as ``packaging.utils.canonicalize_name`` computes it: that module imports
+    packaging.tags (subprocess, platform, logging), a tenth of a lockfile's run, for this one line.
+    """
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def mentions_flash_attn(text: str) -> bool:

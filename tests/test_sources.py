@@ -642,3 +642,15 @@ def test_json_keys_in_one_pass_for_every_pipfile_lock(monkeypatch: pytest.Monkey
             import json
 
             assert _json._matched(text, json.loads(text), 2) is not None, path
+
+
+def test_normalize_is_pep_503_as_packaging_computes_it() -> None:
+    from packaging.utils import canonicalize_name
+
+    from fa_lint.model import normalize
+
+    rng = random.Random(503)
+    names = ["Flash_Attn", "flash.attn", "FLASH--attn", "a_-._b", "", "-x-", "Ünïcode.Name"]
+    names += ["".join(rng.choice("aZ9-_.") for _ in range(rng.randint(0, 10))) for _ in range(2000)]
+    for name in names:
+        assert normalize(name) == canonicalize_name(name), name

@@ -7,7 +7,6 @@ import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from packaging.specifiers import SpecifierSet
-from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 from fa_lint.model import Kind, Location, ParseProblem, Requirement, normalize
@@ -41,6 +40,8 @@ def wheel_name(filename: str) -> WheelName | None:
     filename = unquote(filename)
     if not filename.endswith(".whl"):
         return None
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename  # for wheel names only
+
     try:
         name, version, _build, tags = parse_wheel_filename(filename)
     except (InvalidWheelFilename, InvalidVersion):
