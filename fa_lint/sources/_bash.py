@@ -110,6 +110,8 @@ class Chunk:
         seen = self.seen
         self.data = seen.encode("utf-8", "surrogatepass")
         self._starts = None if seen.isascii() else list(itertools.accumulate(map(_utf8_len, seen), initial=0))
+        # ASCII text placed in one stretch of the file: a byte is a character, a character base + it
+        self._flat = self._starts is None and positions is None
 
     def index(self, byte: int) -> int:
         """The character of ``text`` at a byte position of ``data`` (past its end: the end, see ``_tree``)."""
@@ -129,9 +131,13 @@ class Chunk:
 
     def span(self, node: Node) -> tuple[int, int]:
         start, end = self.index(node.start_byte), self.index(node.end_byte)
+        if self._flat:
+            return self.base + start, self.base + max(start, end)
         return self.at(start), self.at(end - 1) + 1 if end > start else self.at(start)
 
     def source(self, node: Node) -> str:
+        if self._flat:  # slicing past the end stops at it, as index() does
+            return self.text[node.start_byte : node.end_byte]
         return self.text[self.index(node.start_byte) : self.index(node.end_byte)]
 
     def part(self, start: int, end: int) -> Chunk:
