@@ -3,15 +3,17 @@
 
     python benchmarks/bench.py [--repeat N] [--only WORD]
 
-Every number is a whole process, started afresh as a user or pre-commit starts one: fa-lint's
-console entry point against ``python -c "import tomllib, json, shlex, packaging.requirements; ..."``
-that reads the same files with the standard library (tomllib for TOML, json for JSON, shlex for
-each Dockerfile RUN, ``packaging.requirements.Requirement`` for each requirement line). Both run
-under this interpreter, alternately, ``--repeat`` times; the table shows medians and the spread
-(the slowest run over the fastest). Time is the child's CPU time (user + system, from ``wait4``):
-on a machine shared with other jobs, wall time also counts the waits for a free core, which have
-nothing to do with either program. Wall-clock medians are printed beside it. Peak memory is each
-process's ``ru_maxrss`` over a bare interpreter's (``python -c pass``).
+Every number is a whole process, started afresh as a user or pre-commit starts one: the ``fa-lint``
+console script against ``python -c "import tomllib, json, shlex, packaging.requirements; ..."``,
+which reads the same files with the standard library (tomllib for TOML, json for JSON, shlex for
+each Dockerfile RUN, ``packaging.requirements.Requirement`` for each requirement line). Both run in
+a fresh virtual environment where fa-lint is installed as a wheel installs it (see ``install``),
+alternately, ``--repeat`` times; the table shows medians and the spread (the slowest run of a row
+over its fastest). Time is the child's CPU time (user + system, from ``wait4``): on a machine shared
+with other jobs, wall time also counts the waits for a free core, which have nothing to do with
+either program; wall-clock medians are printed beside it. Peak memory is each process's
+``ru_maxrss`` over a bare interpreter's (``python -c pass``). docs/performance.md has the targets
+and the last run.
 
 Exit status 0 when every row meets its target (issue 14), 1 otherwise.
 """
