@@ -38,10 +38,14 @@ def _range(specifier: SpecifierSet) -> VersionRange:
 def normalize(name: str) -> str:
     """PEP 503 name: ``Flash_Attn`` and ``flash.attn`` are both ``flash-attn``.
 
-    PEP 503's own formula, as ``packaging.utils.canonicalize_name`` computes it: that module imports
-    packaging.tags (subprocess, platform, logging), a tenth of a lockfile's run, for this one line.
+    PEP 503's ``re.sub(r"[-_.]+", "-", name).lower()``, computed as ``packaging.utils.canonicalize_name``
+    does: that module imports packaging.tags (subprocess, platform, logging), a tenth of a lockfile's
+    run, for these lines.
     """
-    return re.sub(r"[-_.]+", "-", name).lower()
+    value = name.lower().replace("_", "-").replace(".", "-")
+    while "--" in value:
+        value = value.replace("--", "-")
+    return value
 
 
 def mentions_flash_attn(text: str) -> bool:

@@ -159,15 +159,19 @@ def name_from_url(url: str) -> str | None:
     return None
 
 
+_URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|file:|git\+|hg\+|svn\+|bzr\+)", re.I)
+_ARCHIVE_END = re.compile(r"\.(?:whl|tar\.gz|zip|tar\.bz2)$")
+
+
 def looks_like_url(text: str) -> bool:
-    return bool(re.match(r"^(?:[a-z][a-z0-9+.-]*://|file:|git\+|hg\+|svn\+|bzr\+)", text, re.I))
+    return _URL.match(text) is not None
 
 
 def looks_like_archive(text: str) -> bool:
     """A wheel or sdist given by path or file name (not ``name @ url``)."""
     if "@" in text or " " in text:
         return False
-    return bool(re.search(r"\.(?:whl|tar\.gz|zip|tar\.bz2)$", unquote(text)))
+    return _ARCHIVE_END.search(unquote(text)) is not None
 
 
 def parse(text: str, location: Location, source: str, **fields: Any) -> Requirement | ParseProblem:
