@@ -474,7 +474,8 @@ def _statistics(report: Report, fmt: str, unsafe: bool, fixable: bool) -> str:
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     # A run makes many small objects and frees them by reference count; the cyclic collector would
     # only rescan, every few hundred allocations, everything imported and read so far (some 5% of a
-    # run). It is off while fa-lint runs, and as it was afterwards.
+    # run). It is off while fa-lint runs, imports and output included (engine.check pauses it for
+    # library callers), and as it was afterwards.
     enabled = gc.isenabled()
     gc.disable()
     try:
