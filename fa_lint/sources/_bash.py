@@ -184,12 +184,13 @@ def _value(node: Node, chunk: Chunk) -> str:
     kind = node.type
     raw = chunk.source(node)
     if kind == "word":
-        return _ESCAPE.sub(_unescape, raw)
+        return _ESCAPE.sub(_unescape, raw) if "\\" in raw else raw
     if kind == "raw_string":
         return raw[1:-1] if len(raw) > 1 and raw.endswith("'") else raw[1:]
     if kind in ("string", "translated_string"):
         inner = raw[raw.index('"') + 1 :]
-        return _DQ_ESCAPE.sub(_unescape, inner[:-1] if inner.endswith('"') else inner)
+        inner = inner[:-1] if inner.endswith('"') else inner
+        return _DQ_ESCAPE.sub(_unescape, inner) if "\\" in inner else inner
     if kind == "ansi_c_string":
         return raw[2:-1]
     if kind == "concatenation":

@@ -259,6 +259,7 @@ _INDEX_OPTIONS = {
     "--index",
     "--default-index",
 }
+_VALUED = {*_INDEX_OPTIONS, "--torch-backend", "--no-build-isolation-package"}  # options with a value
 _INDEX_VARIABLES = (
     "PIP_INDEX_URL",
     "PIP_EXTRA_INDEX_URL",
@@ -320,7 +321,7 @@ def install_options(
     args = iter(inst.args)
     for word in args:
         flag, eq, value = word.text.partition("=")
-        if flag in (*_INDEX_OPTIONS, "--torch-backend", "--no-build-isolation-package"):
+        if flag in _VALUED:
             if not eq:
                 following = next(args, None)
                 value = following.text if following else ""
