@@ -16,11 +16,10 @@ if TYPE_CHECKING:
     import urllib.parse
 
 # "name-version-..." at the start of a wheel or sdist file name; for names packaging refuses, such
-# as a wheel whose tags are shell variables (flash_attn-2.7.4-$PY-$PY-linux_x86_64.whl).
-_ARCHIVE = re.compile(
-    r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-.*)?\.(?:whl|tar\.gz|zip|tar\.bz2)$"
-)
-_TAG = re.compile(r"^v?(\d+(?:\.\d+)*(?:\.post\d+)?)$")
+# as a wheel whose tags are shell variables (flash_attn-2.7.4-$PY-$PY-linux_x86_64.whl). These two
+# compile when a URL or a tag first needs them (re caches them).
+_ARCHIVE = r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-.*)?\.(?:whl|tar\.gz|zip|tar\.bz2)$"
+_TAG = r"^v?(\d+(?:\.\d+)*(?:\.post\d+)?)$"
 _VCS_SCHEMES = ("git+", "hg+", "svn+", "bzr+")
 # Repositories whose source builds the flash-attn distribution.
 FLASH_REPOS = {"flash-attention", "flash_attention", "flash-attn"}
@@ -45,7 +44,7 @@ def wheel_name(filename: str) -> WheelName | None:
     try:
         name, version, _build, tags = parse_wheel_filename(filename)
     except (InvalidWheelFilename, InvalidVersion):
-        m = _ARCHIVE.match(filename)
+        m = re.match(_ARCHIVE, filename)
         found = _archive_version(m["version"]) if m else None
         return WheelName(normalize(m["name"]), found, "") if m and found else None
     tag = next(iter(sorted(tags, key=str)), None)
@@ -97,7 +96,7 @@ def archive_name(url: str) -> tuple[str, Version] | None:
     wheel = wheel_name(base)
     if wheel:
         return wheel.name, wheel.version
-    m = _ARCHIVE.match(base)
+    m = re.match(_ARCHIVE, base)
     version = _archive_version(m["version"]) if m else None
     return (normalize(m["name"]), version) if m and version else None
 
@@ -125,7 +124,7 @@ def vcs_ref(url: str) -> str | None:
 
 def tag_version(ref: str | None) -> Version | None:
     """A release version from a tag name such as ``v2.5.0``; None for branches and commits."""
-    m = _TAG.match(ref or "")
+    m = re.match(_TAG, ref or "")
     return Version(m.group(1)) if m else None
 
 
