@@ -7,6 +7,7 @@ Exit codes: 0 no error findings, 1 at least one error finding (warnings too with
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -145,11 +146,13 @@ def _use_color(choice: str, stream: TextIO) -> bool:
 
 
 def _config(args: argparse.Namespace) -> config.Config:
-    if not args.isolated:
-        path = args.config or config.find()
-        if path:
-            return config.load(path)
-    return config.Config()
+    if args.isolated:
+        return config.Config()
+    if args.config:
+        return config.load(args.config)
+    path, skipped = config.find()
+    found = config.load(path) if path else config.Config()
+    return dataclasses.replace(found, problems=skipped)
 
 
 def _min_version(args: argparse.Namespace, cfg: config.Config) -> Version | None:
@@ -253,6 +256,7 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         respect_gitignore=cfg.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore,
         per_file_ignores=cfg.per_file_ignores,
         root=cfg.root,
+        problems=cfg.problems,
     )
     paths = args.paths or ["."]
     given = None

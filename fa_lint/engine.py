@@ -32,6 +32,7 @@ class Settings:
     per_file_ignores: decide.PerFile = ()
     root: str = "."  # the folder per_file_ignores globs are relative to
     respect_gitignore: bool = True
+    problems: tuple[ParseProblem, ...] = ()  # found reading the configuration; reported as FAL900
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,10 @@ def decode(path: str, data: bytes) -> str | ParseProblem:
         return _problem(path, f"file is not valid UTF-8 (byte 0x{data[exc.start]:02x})", line, column)
 
 
+def too_deep(path: str) -> ParseProblem:
+    return _problem(path, "file nests too deeply to read (thousands of levels of brackets)")
+
+
 def parse_file(path: str, source: str, data: bytes | None = None) -> FileResult:
     """One file's records; ``data`` stands in for the file's bytes (text piped to --stdin-filename)."""
     text = read_text(path) if data is None else decode(path, data)
@@ -88,7 +93,7 @@ def parse_file(path: str, source: str, data: bytes | None = None) -> FileResult:
     try:
         records = tuple(SOURCES[source].parse(path, text))
     except RecursionError:  # the readers (json, tomllib, PyYAML) recurse once per level of nesting
-        records = (_problem(path, "file nests too deeply to read (thousands of levels of brackets)"),)
+        records = (too_deep(path),)
     except Exception as exc:  # a parser bug must cost one file, never the run
         records = (
             _problem(path, f"internal error while parsing ({type(exc).__name__}: {exc}); please report it"),
@@ -237,6 +242,7 @@ def check(
     targets = list(discover(paths, settings.exclude, ignored, settings.force_exclude))
     context = companions(targets, ignored)
     files, problems, unfollowed = load([*targets, *context], given)
+    problems += settings.problems
     hidden = {c.path for c in context}
     requirements: list[Requirement] = []
     for f in files.values():

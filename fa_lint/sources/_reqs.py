@@ -18,10 +18,12 @@ from fa_lint.sources._text import TextIndex
 
 # "name-version-..." at the start of a wheel or sdist file name; for names packaging refuses, such
 # as a wheel whose tags are shell variables (flash_attn-2.7.4-$PY-$PY-linux_x86_64.whl).
+# re.ASCII: "\d" alone also matches other scripts' digits ("v٣.3"), which no version may hold.
 _ARCHIVE = re.compile(
-    r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-.*)?\.(?:whl|tar\.gz|zip|tar\.bz2)$"
+    r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-.*)?\.(?:whl|tar\.gz|zip|tar\.bz2)$", re.ASCII
 )
-_TAG = re.compile(r"^v?(\d+(?:\.\d+)*(?:\.post\d+)?)$")
+_TAG = re.compile(r"^v?(\d+(?:\.\d+)*(?:\.post\d+)?)$", re.ASCII)
+_TAG_ARCHIVE = re.compile(r"/archive/(?:refs/tags/)?(v?[\d.]+(?:\.post\d+)?)\.(?:tar\.gz|zip)$", re.ASCII)
 _VCS_SCHEMES = ("git+", "hg+", "svn+", "bzr+")
 # Repositories whose source builds the flash-attn distribution.
 _FLASH_REPOS = {"flash-attention", "flash_attention", "flash-attn"}
@@ -116,7 +118,7 @@ def version_from_url(url: str) -> Version | None:
     if found:
         return found[1]
     # GitHub tag archives: .../archive/refs/tags/v2.5.0.tar.gz
-    m = re.search(r"/archive/(?:refs/tags/)?(v?[\d.]+(?:\.post\d+)?)\.(?:tar\.gz|zip)$", _url_path(url))
+    m = _TAG_ARCHIVE.search(_url_path(url))
     return tag_version(m.group(1)) if m else None
 
 

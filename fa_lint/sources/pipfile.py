@@ -38,8 +38,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         for name, value in table.items():
             where = (section, name)
             if isinstance(value, dict) and ({"git", "path", "file", "url"} & value.keys()):
-                item = {**value, "url": value.get("file") or value.get("url"), "tag": value.get("ref")}
-                yield from source_table(doc, where, name, item, scope, NAME)
+                yield from source_table(doc, where, name, value, scope, NAME)
                 continue
             version = value.get("version", "*") if isinstance(value, dict) else value
             markers = value.get("markers") if isinstance(value, dict) else None

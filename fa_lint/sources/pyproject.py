@@ -11,7 +11,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _toml
 from fa_lint.sources._poetry import PoetryConstraintError, specifiers
-from fa_lint.sources._tables import get, problem, source_table, strings, table
+from fa_lint.sources._tables import WrongType, get, problem, source_table, strings, table, text, wrong_type
 from fa_lint.sources._toml import TomlDoc, TomlPath
 
 NAME = "pyproject"
@@ -128,13 +128,13 @@ def _poetry_entry(
         yield from source_table(doc, where, name, value, scope, source)
         return
     if isinstance(value, dict):
-        constraint = value.get("version", "*")
-        marker = (
-            " and ".join(
-                m for m in (value.get("markers"), value.get("python") and f"python {value['python']}") if m
-            )
-            or None
-        )
+        try:
+            constraint = text(value, "version") or "*"
+            markers, python = text(value, "markers"), text(value, "python")
+        except WrongType as exc:
+            yield wrong_type(doc, where, exc, f"Poetry dependency {name}")
+            return
+        marker = " and ".join(m for m in (markers, python and f"python {python}") if m) or None
     else:
         constraint, marker = value, None
     if not isinstance(constraint, str):

@@ -1,0 +1,144 @@
+"""The reliability reproducers of issue 15, each rebuilt here from its input: every one ends with a
+located diagnostic or the correct result, never an internal error."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+from tests.conftest import run
+
+
+def _findings(*args: str) -> list[tuple[str, int, int, str, str]]:
+    r = run("--format", "json", *args)
+    assert "internal error" not in r.out + r.err, r.out + r.err
+    return [(f["path"], f["line"], f["column"], f["code"], f["message"]) for f in r.json["findings"]]
+
+
+# --- crash sites: a value of the wrong kind is a located FAL900 --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "expected"),
+    [
+        # 01: pdm.lock whose url is a boolean
+        ("pdm.lock", 'package=[{"name"="""""",url=true}]', [(1, 25, "package '': url must be a string")]),
+        # 05: a Poetry dependency table whose markers is a boolean
+        (
+            "pyproject.toml",
+            "tool={\"\"={},poetry={dependencies={n={v='''''',markers=true}}}}",
+            [(1, 47, "Poetry dependency n: markers must be a string")],
+        ),
+        # 06: uv.lock resolution-markers that is an integer
+        (
+            "uv.lock",
+            '[[package]]\nname=""\nresolution-markers=1',
+            [(3, 1, "package '': resolution-markers must be an array of strings")],
+        ),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_located(project: Any, name: str, content: str, expected: Any) -> None:
+    project({name: content})
+    assert [(line, col, msg) for _, line, col, _, msg in _findings(name)] == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "where"),
+    [
+        ("poetry.lock", '[[package]]\nname = "flash-attn"\nversion = 2\n', (3, 1)),
+        ("poetry.lock", '[[package]]\nname = "flash-attn"\nsource = {type = "git", url = 1}\n', (3, 25)),
+        ("uv.lock", '[[package]]\nname = "flash-attn"\nsource = "pypi"\n', (3, 1)),
+        (
+            "pdm.lock",
+            '[[package]]\nname = "flash-attn"\ngit = "https://x/flash-attention"\nref = 2\n',
+            (4, 1),
+        ),
+        ("Pipfile", '[packages]\nflash-attn = {git = "https://x/flash-attention", ref = 2.5}\n', (2, 50)),
+        ("pyproject.toml", '[tool.uv.sources]\nflash-attn = {git = "https://x/y", tag = true}\n', (2, 36)),
+        ("Pipfile.lock", '{"default": {"flash-attn": {"version": ["==2.4.2"]}}}', (1, 29)),
+    ],
+)
+def test_wrong_types_in_every_table_format_are_located(
+    project: Any, name: str, content: str, where: Any
+) -> None:
+    project({name: content})
+    found = _findings(name)
+    assert [(line, col, code) for _, line, col, code, _ in found] == [(*where, "FAL900")]
+    assert "must be a" in found[0][4]
+
+
+@pytest.mark.parametrize("ref", ["v\u0663.3.6", "\u0662", "v2.\u0665.0"])
+def test_a_tag_with_digits_of_another_script_is_no_version(project: Any, ref: str) -> None:
+    # 03: "\d" matched Arabic-Indic digits, which Version() refuses; such a tag names no release.
+    project(
+        {
+            "constraints.txt": f"n@git+@{ref}",
+            "requirements.txt": f"flash-attn @ git+https://x/flash-attention@{ref}\n",
+        }
+    )
+    assert [(p, code) for p, _, _, code, _ in _findings(".")] == [("requirements.txt", "FAL009")]
+
+
+# --- configuration: a pyproject.toml nobody can read never stops the run ------------------------------
+
+OLD = "flash-attn==2.4.2\n"
+
+
+@pytest.mark.parametrize(
+    ("pyproject", "where", "words"),
+    [
+        (b"tool = 1\n", (1, 1), "tool must be a table"),  # 09
+        (b'tool = "fa-lint"\n', (1, 1), "tool must be a table"),  # 10
+        (b'[project]\nname = "\xff"\n', (2, 9), "not valid UTF-8"),  # 11
+        (b"[project\n", (1, 9), "invalid TOML"),
+        (b"a = " + b"[" * 50_000 + b"]" * 50_000 + b"\n", (1, 1), "nests too deeply"),
+    ],
+)
+@pytest.mark.parametrize("args", [["requirements.txt"], []])
+def test_an_unreadable_pyproject_is_a_finding_and_the_run_goes_on(
+    project: Any, pyproject: bytes, where: tuple[int, int], words: str, args: list[str]
+) -> None:
+    project({"pyproject.toml": pyproject, "requirements.txt": OLD})
+    r = run("--format", "json", *args)
+    assert r.code == 1, r.err
+    found = [(f["path"], f["line"], f["column"], f["code"]) for f in r.json["findings"]]
+    assert found == [("pyproject.toml", *where, "FAL900"), ("requirements.txt", 1, 1, "FAL001")]
+    assert words in r.json["findings"][0]["message"]
+
+
+def test_the_search_goes_on_above_an_unreadable_pyproject(project: Any) -> None:
+    root = project(
+        {"pyproject.toml": '[tool.fa-lint]\nignore = ["FAL001"]\n', "sub/pyproject.toml": "tool = 1\n"}
+    )
+    (root / "sub/requirements.txt").write_text(OLD)
+    os.chdir(root / "sub")
+    r = run("--format", "json", "requirements.txt")
+    assert r.codes() == [("pyproject.toml", 1, "FAL900")]  # FAL001 ignored by the configuration above
+
+
+@pytest.mark.parametrize(
+    ("files", "args", "words"),
+    [
+        ({"pyproject.toml": "[tool]\nfa-lint = 1\n"}, [], "[tool.fa-lint] must be a table"),
+        ({"pyproject.toml": "[tool.fa-lint]\nselect = [1]\n"}, [], "must be a list of strings"),
+        (
+            {"cfg.toml": "tool = 1\n"},
+            ["--config", "cfg.toml"],
+            "cfg.toml:1:1: cannot read configuration: tool",
+        ),
+        (
+            {"cfg.toml": b"\xff"},
+            ["--config", "cfg.toml"],
+            "cfg.toml:1:1: cannot read configuration: file is not",
+        ),
+    ],
+)
+def test_fa_lints_own_invalid_configuration_exits_2(
+    project: Any, files: dict[str, Any], args: list[str], words: str
+) -> None:
+    project({**files, "requirements.txt": OLD})
+    r = run(*args)
+    assert r.code == 2 and r.out == ""
+    assert r.err.startswith("fa-lint: configuration error: ") and words in r.err, r.err
