@@ -191,10 +191,17 @@ def bot_config(args: argparse.Namespace, out: TextIO) -> int:
 MAX_FIX_PASSES = 4  # a fix can make another possible: quoting a word, then raising its floor
 
 
+def _say(err: TextIO, message: str) -> None:
+    """One line on stderr; its paths, fix titles and reasons can come from checked files."""
+    from fa_lint.report._common import printable
+
+    err.write(f"fa-lint: {printable(message)}\n")
+
+
 def _skipped(outcomes: list[Outcome], err: TextIO) -> None:
     for o in outcomes:
         for f, why in o.skipped:
-            err.write(f"fa-lint: not fixed: {f.location}: {f.title}: {why}\n")
+            _say(err, f"not fixed: {f.location}: {f.title}: {why}")
 
 
 def _diff(report: Report, unsafe: bool, out: TextIO, err: TextIO) -> int:
@@ -232,7 +239,7 @@ def _fix(report: Report, recheck: Callable[[], Report], unsafe: bool, err: TextI
         n = sum(fixed.values())
         err.write(f"fa-lint: fixed {plural(n, 'finding')} in {plural(len(fixed), 'file')}\n")
     for hint in hints:
-        err.write(f"fa-lint: relock: {hint}\n")
+        _say(err, f"relock: {hint}")
     return report
 
 
@@ -269,7 +276,7 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         given = {paths[0]: _stdin()}
     missing = [p for p in paths if not os.path.exists(p) and not (given and p in given)]
     if missing:
-        err.write(f"fa-lint: no such file or folder: {', '.join(missing)}\n")
+        _say(err, f"no such file or folder: {', '.join(missing)}")
         return EXIT_USAGE
     report = engine.check(paths, settings, given)
     if args.diff:
@@ -277,7 +284,7 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.fix:
         report = _fix(report, lambda: engine.check(paths, settings), args.unsafe_fixes, err)
     if not report.files:
-        err.write(f"fa-lint: no dependency files found in {', '.join(paths)}; nothing to check\n")
+        _say(err, f"no dependency files found in {', '.join(paths)}; nothing to check")
     color = not args.output_file and _use_color(args.color, out)
     text = RENDER[args.format](report, color=color, fixable=given is None)  # --fix cannot take stdin
     _write(text, args.output_file, out)
@@ -309,10 +316,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             return EXIT_OK
         return lint(args, out, err)
     except _UsageError as exc:
-        err.write(f"fa-lint: error: {exc}\n")
+        _say(err, f"error: {exc}")
         return EXIT_USAGE
     except config.ConfigError as exc:
-        err.write(f"fa-lint: configuration error: {exc}\n")
+        _say(err, f"configuration error: {exc}")
         return EXIT_USAGE
     except SystemExit as exc:  # argparse's --help
         return int(exc.code or 0)
@@ -324,8 +331,6 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         err.write("fa-lint: interrupted\n")
         return EXIT_USAGE
     except Exception as exc:  # the contract is exit 2 and a message, never a traceback
-        err.write(
-            f"fa-lint: internal error: {type(exc).__name__}: {exc}\n"
-            "Please report it with the file that caused it.\n"
-        )
+        _say(err, f"internal error: {type(exc).__name__}: {exc}")
+        err.write("Please report it with the file that caused it.\n")
         return EXIT_USAGE

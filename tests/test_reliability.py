@@ -3,12 +3,16 @@ located diagnostic or the correct result, never an internal error."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from typing import Any
 
 import pytest
 
+from fa_lint.report import FORMATS
 from tests.conftest import run
+from tests.fuzz import assert_safe, render_all
 
 
 def _findings(*args: str) -> list[tuple[str, int, int, str, str]]:
@@ -29,7 +33,7 @@ def _findings(*args: str) -> list[tuple[str, int, int, str, str]]:
         (
             "pyproject.toml",
             "tool={\"\"={},poetry={dependencies={n={v='''''',markers=true}}}}",
-            [(1, 47, "Poetry dependency n: markers must be a string")],
+            [(1, 47, "Poetry dependency 'n': markers must be a string")],
         ),
         # 06: uv.lock resolution-markers that is an integer
         (
@@ -142,3 +146,91 @@ def test_fa_lints_own_invalid_configuration_exits_2(
     r = run(*args)
     assert r.code == 2 and r.out == ""
     assert r.err.startswith("fa-lint: configuration error: ") and words in r.err, r.err
+
+
+# --- output: no string can break a writer, forge a workflow command or a terminal sequence ------------
+
+HOSTILE = [
+    "x\n::error file=evil.py,line=1::INJECTED",
+    "x\r::warning::INJECTED",
+    "::error file=evil.py::at the start",
+    "\u3000::notice::after a blank",
+    "mid ##[error]legacy command ##[stop-commands]token",
+    "\x1b]0;title\x07\x1b[31mred\x9b0m",
+    "a\u2028b\u2029c\x0bd\x0ce\x85f",
+    "lone \ud800 and \udcff",
+    "\u202eevil\u202c",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_writers_escape_every_string_taken_from_input(text: str) -> None:
+    from fa_lint.engine import Report
+    from fa_lint.kb import load
+    from fa_lint.model import Finding, Fix, Location, Severity
+    from fa_lint.resolve import Policy
+
+    where = Location(text, 1, 1, 1, 2)
+    finding = Finding(
+        "FAL001",
+        "paged-kv-missing",
+        Severity.ERROR,
+        where,
+        f"message {text}",
+        package=text,
+        requirement=text,
+        admitted=(text,),
+        environment=text,
+        related=(where,),
+        fix=Fix(where, "x", "y", f"title {text}"),
+        notes=(text,),
+        help=text,
+    )
+    base = load()
+    report = Report((finding,), (text,), 0, base, Policy.default(base))
+    outputs = render_all(report)
+    for fmt in ("text", "github"):
+        assert "\\n::error file=evil.py" in outputs[fmt] or "\n" not in text
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "shown"),
+    [
+        # 07: a JSON key that is a lone surrogate
+        ("Pipfile.lock", b'{"default": {"\\ud800": 1}}', "entry for '\\ud800' must be an object"),
+        # 16: a lock package name that carries a workflow command on a line of its own
+        (
+            "Pipfile.lock",
+            b'{"default": {"x\\n::error file=evil.py,line=1::INJECTED": 1}}',
+            "entry for 'x\\n::error file=evil.py,line=1::I'... must be an object",
+        ),
+    ],
+)
+def test_hostile_names_in_files_are_printed_escaped(
+    project: Any, name: str, content: bytes, shown: str
+) -> None:
+    project({name: content})
+    for fmt in FORMATS:
+        r = run("--format", fmt, name)
+        assert r.code == 1 and r.err == "", r.err
+        assert_safe(r.out, fmt, 1)
+    assert [f["message"] for f in run("--format", "json", name).json["findings"]] == [shown]
+
+
+def test_an_undecodable_file_name_is_escaped_and_its_uri_keeps_the_bytes(project: Any) -> None:
+    # 08: the byte 0xff in a file name reaches Python as the lone surrogate \udcff.
+    root = project({})
+    with open(os.path.join(os.fsencode(root), b"requirements\xff.txt"), "wb") as f:
+        f.write(OLD.encode())
+    for fmt in FORMATS:
+        r = run("--format", fmt)
+        assert r.code == 1 and r.err == "", r.err
+        assert_safe(r.out, fmt, 1)
+    assert run("--format", "json").json["findings"][0]["path"] == "requirements\\udcff.txt"
+    sarif = json.loads(run("--format", "sarif").out)["runs"][0]["results"][0]
+    assert sarif["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "requirements%FF.txt"
+    fingerprints = {
+        json.loads(run("--format", "gitlab").out)[0]["fingerprint"],
+        sarif["partialFingerprints"]["faLint/v1"],
+    }
+    assert len(fingerprints) == 1 and re.fullmatch("[0-9a-f]{32}", fingerprints.pop())

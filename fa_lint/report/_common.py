@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
@@ -10,20 +11,62 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from fa_lint import __version__
-from fa_lint.model import Finding
+from fa_lint.model import Finding, Location
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
 
 
-_UNPRINTABLE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+# Control characters (tab aside), every Unicode line break, bidi embeddings/overrides/isolates (which
+# reorder what a reader sees) and lone surrogates (which no UTF-8 encoder or strict JSON parser accepts).
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# GitHub Actions reads a line as a workflow command when it starts with "::" (after blanks), and, in
+# the legacy form, when "##[" appears anywhere in it (actions/runner ActionCommand.TryParseV2/TryParse).
+_COMMAND = re.compile(r"^(\s*):(?=:)|(?<=##)\[")
 
 
 def printable(text: str) -> str:
-    """Text from a checked file made safe to print: control characters, line breaks and lone surrogates
-    become visible escapes, so no input can start a new output line, a terminal sequence or a workflow
+    """Text from a checked file made safe to print: control characters, line breaks, bidi controls and
+    lone surrogates become visible escapes, and the openings of GitHub workflow commands lose a
+    character to one, so no input can start a new output line, a terminal sequence or a workflow
     command, and every encoder (UTF-8 stdout, strict JSON parsers) accepts the result."""
-    return _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], text)
+    text = _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], text)
+    return _COMMAND.sub(lambda m: "\\x5b" if m.group(1) is None else m.group(1) + "\\x3a", text)
+
+
+def escaped(f: Finding) -> Finding:
+    """``f`` with every string that can come from a checked file, or a file's name, made printable.
+
+    A fix's replacement text stays exact, for the tools that apply it; it is file text, which the
+    UTF-8/UTF-16 decoders leave free of lone surrogates, and the machine formats encode the rest.
+    """
+
+    def where(loc: Location) -> Location:
+        return dataclasses.replace(loc, path=printable(loc.path))
+
+    fix = f.fix and dataclasses.replace(f.fix, location=where(f.fix.location), title=printable(f.fix.title))
+    return dataclasses.replace(
+        f,
+        location=where(f.location),
+        message=printable(f.message),
+        package=f.package and printable(f.package),
+        requirement=f.requirement and printable(f.requirement),
+        admitted=f.admitted and tuple(map(printable, f.admitted)),
+        environment=f.environment and printable(f.environment),
+        related=tuple(map(where, f.related)),
+        fix=fix,
+        notes=tuple(map(printable, f.notes)),
+        help=printable(f.help),
+    )
+
+
+def encoded(text: str) -> bytes:
+    """The bytes a string stands for, never raising: a file name's undecodable bytes (which Python
+    carries as lone surrogates) as they were on disk; any other lone surrogate as UTF-8 would write it."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
 
 
 def counts(report: Report) -> dict[str, int]:
@@ -55,7 +98,7 @@ def fingerprint(f: Finding) -> str:
     path = relative(f.location.path) or f.location.path
     key = "\0".join((f.code, path, f.requirement or "", f.environment or "", f.message))
     key = re.sub(r"(?<![\w./-])\./", "", key.replace(os.getcwd() + os.sep, ""))
-    return hashlib.sha256(key.encode()).hexdigest()[:32]
+    return hashlib.sha256(encoded(key)).hexdigest()[:32]
 
 
 def relative(path: str) -> str | None:

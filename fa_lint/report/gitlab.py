@@ -11,7 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from fa_lint.model import Finding, Severity
-from fa_lint.report._common import fingerprint, relative
+from fa_lint.report._common import escaped, fingerprint, relative
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
@@ -21,6 +21,7 @@ SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "
 
 
 def _issue(f: Finding, fp: str) -> dict[str, Any]:
+    f = escaped(f)
     loc = f.location
     return {
         "description": f"{f.code} {f.message}",

@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from fa_lint.model import Finding, Fix, Location
-from fa_lint.report._common import counts, knowledge_base, tool
+from fa_lint.report._common import counts, escaped, knowledge_base, printable, tool
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
@@ -35,6 +35,7 @@ def _fix(fix: Fix | None) -> dict[str, Any] | None:
 
 
 def finding(f: Finding) -> dict[str, Any]:
+    f = escaped(f)
     return {
         "code": f.code,
         "name": f.name,
@@ -56,7 +57,7 @@ def render(report: Report, **_: object) -> str:
         "version": SCHEMA_VERSION,
         "tool": tool(),
         "knowledge_base": knowledge_base(report),
-        "files": list(report.files),
+        "files": [printable(p) for p in report.files],
         "findings": [finding(f) for f in report.findings],
         "summary": {"files": len(report.files), **counts(report), "suppressed": report.suppressed},
     }

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from fa_lint.model import Finding, Location, Severity
-from fa_lint.report._common import fingerprint, knowledge_base, relative, tool
+from fa_lint.report._common import encoded, escaped, fingerprint, knowledge_base, printable, relative, tool
 from fa_lint.rules import RULES
 
 if TYPE_CHECKING:
@@ -27,8 +27,9 @@ LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "n
 def _artifact(path: str) -> dict[str, str]:
     rel = relative(path)
     if rel is None:  # outside the run's folder: only an absolute URI can name it
-        return {"uri": Path(path).as_uri()}
-    return {"uri": quote(rel), "uriBaseId": ROOT}
+        return {"uri": Path(path).as_uri()}  # bytes-safe: it percent-encodes os.fsencode(path)
+    # The file name's bytes, percent-encoded: undecodable ones included, so the URI still names the file.
+    return {"uri": quote(encoded(rel)), "uriBaseId": ROOT}
 
 
 def _location(loc: Location, message: str | None = None) -> dict[str, Any]:
@@ -49,11 +50,12 @@ def _location(loc: Location, message: str | None = None) -> dict[str, Any]:
 
 
 def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
+    shown = escaped(f)  # what is read; locations keep the real paths, for their URIs
     out: dict[str, Any] = {
         "ruleId": f.code,
         "ruleIndex": index[f.code],
         "level": LEVEL[f.severity],
-        "message": {"text": f.message},
+        "message": {"text": shown.message},
         "locations": [_location(f.location)],
         "partialFingerprints": {"faLint/v1": fingerprint(f)},
     }
@@ -65,7 +67,9 @@ def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
         region = _location(f.fix.location)["physicalLocation"]
         out["fixes"] = [
             {
-                "description": {"text": f.fix.title + ("" if f.fix.safe else " (unsafe: --unsafe-fixes)")},
+                "description": {
+                    "text": printable(f.fix.title) + ("" if f.fix.safe else " (unsafe: --unsafe-fixes)")
+                },
                 "artifactChanges": [
                     {
                         "artifactLocation": region["artifactLocation"],
@@ -77,10 +81,10 @@ def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
             }
         ]
     props = {
-        "package": f.package,
-        "requirement": f.requirement,
-        "admitted": list(f.admitted) if f.admitted is not None else None,
-        "environment": f.environment,
+        "package": shown.package,
+        "requirement": shown.requirement,
+        "admitted": list(shown.admitted) if shown.admitted is not None else None,
+        "environment": shown.environment,
     }
     kept = {k: v for k, v in props.items() if v is not None}
     if kept:
@@ -119,7 +123,7 @@ def render(report: Report, **_: object) -> str:
         "columnKind": "unicodeCodePoints",
         "results": [_result(f, index) for f in report.findings],
         "properties": {
-            "files": list(report.files),
+            "files": [printable(p) for p in report.files],
             "suppressed": report.suppressed,
             "knowledgeBase": knowledge_base(report),
         },

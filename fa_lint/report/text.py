@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fa_lint.model import Severity
-from fa_lint.report._common import counts
+from fa_lint.report._common import counts, escaped
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
@@ -21,7 +21,7 @@ def plural(n: int, word: str) -> str:
 def render(report: Report, *, color: bool = False, fixable: bool = True) -> str:
     """One line per finding, then the summary; ``fixable`` False (standard input) leaves out --fix hints."""
     lines = []
-    for f in report.findings:
+    for f in map(escaped, report.findings):
         loc = f.location
         where = f"{loc.path}:{loc.line}:{loc.column}:"
         code = f.code

@@ -14,7 +14,7 @@ from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 from fa_lint.model import Kind, Location, ParseProblem, Requirement, normalize
-from fa_lint.sources._text import TextIndex
+from fa_lint.sources._text import TextIndex, excerpt
 
 # "name-version-..." at the start of a wheel or sdist file name; for names packaging refuses, such
 # as a wheel whose tags are shell variables (flash_attn-2.7.4-$PY-$PY-linux_x86_64.whl).
@@ -158,10 +158,10 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
         url, _, marker = stripped.partition(";")
         url = url.strip()
         if (why := invalid_url(url)) is not None:
-            return ParseProblem(location, f"invalid URL {url!r}: {why}")
+            return ParseProblem(location, f"invalid URL {excerpt(url)}: {why}")
         name = name_from_url(url)
         if name is None:
-            return ParseProblem(location, f"cannot tell which package {url!r} installs")
+            return ParseProblem(location, f"cannot tell which package {excerpt(url)} installs")
         return Requirement(
             name=name,
             raw=stripped,
@@ -175,9 +175,9 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
     try:
         req = Pep508(stripped)
     except InvalidRequirement as exc:
-        return ParseProblem(location, f"invalid requirement {stripped!r}: {str(exc).splitlines()[0]}")
+        return ParseProblem(location, f"invalid requirement {excerpt(stripped)}: {str(exc).splitlines()[0]}")
     if req.url and (why := invalid_url(req.url)) is not None:
-        return ParseProblem(location, f"invalid URL {req.url!r} in {stripped!r}: {why}")
+        return ParseProblem(location, f"invalid URL {excerpt(req.url)} in {excerpt(stripped)}: {why}")
     version = version_from_url(req.url) if req.url else None
     return Requirement(
         name=normalize(req.name),
@@ -205,7 +205,7 @@ def exact(
     try:
         v = Version(version)
     except InvalidVersion:
-        return ParseProblem(location, f"invalid version {version!r} for {name}")
+        return ParseProblem(location, f"invalid version {excerpt(version)} for {excerpt(name)}")
     return Requirement(
         name=normalize(name),
         raw=f"{name}=={version}",

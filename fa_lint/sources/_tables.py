@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _reqs
+from fa_lint.sources._text import excerpt
 from fa_lint.sources._toml import TomlDoc, TomlPath
 
 T = TypeVar("T")
@@ -105,7 +106,7 @@ def source_table(
         git = text(item, "git")
         ref = text(item, "tag") or text(item, "rev") or text(item, "branch") or text(item, "ref")
     except WrongType as exc:
-        yield wrong_type(doc, where, exc, f"source of {name}")
+        yield wrong_type(doc, where, exc, f"source of {excerpt(name)}")
         return
     if git:
         version = _reqs.tag_version(ref) if ref else None

@@ -8,6 +8,14 @@ import re
 from fa_lint.model import Location
 
 _NEWLINE = re.compile("\n")
+EXCERPT = 32  # the most characters of a file's text that a diagnostic quotes
+
+
+def excerpt(text: str) -> str:
+    """``text`` quoted for a diagnostic: escaped (``repr``) and cut to ``EXCERPT`` characters, so a
+    message points at the offending text without echoing whole lines of a file (an included secret)."""
+    text = text.strip()
+    return repr(text) if len(text) <= EXCERPT else f"{text[:EXCERPT]!r}..."
 
 
 class TextIndex:

@@ -12,6 +12,7 @@ from typing import Any
 from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _reqs, _toml
 from fa_lint.sources._tables import WrongType, text, wrong_type
+from fa_lint.sources._text import excerpt
 from fa_lint.sources._toml import TomlDoc
 
 Package = dict[str, Any]
@@ -51,7 +52,7 @@ def parse(
             if not skip(pkg):
                 yield entry(doc, (key, i), pkg, source, tool, url(pkg), scope(pkg))
         except WrongType as exc:
-            yield wrong_type(doc, (key, i), exc, f"{key} {pkg['name']!r}")
+            yield wrong_type(doc, (key, i), exc, f"{key} {excerpt(pkg['name'])}")
 
 
 def entry(

@@ -10,6 +10,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from fa_lint.model import Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _toml
 from fa_lint.sources._tables import get, problem, source_table
+from fa_lint.sources._text import excerpt
 
 NAME = "pipfile"
 PATTERNS = ("Pipfile",)
@@ -43,12 +44,12 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             version = value.get("version", "*") if isinstance(value, dict) else value
             markers = value.get("markers") if isinstance(value, dict) else None
             if not isinstance(version, str):
-                yield problem(doc, where, f"version of {name} must be a string")
+                yield problem(doc, where, f"version of {excerpt(name)} must be a string")
                 continue
             try:
                 spec = specifier(version)
             except InvalidSpecifier:
-                yield problem(doc, where, f"invalid version specifier {version!r} for {name}")
+                yield problem(doc, where, f"invalid version specifier {excerpt(version)} for {excerpt(name)}")
                 continue
             start, end = doc.key_location(where)
             yield Requirement(

@@ -12,6 +12,7 @@ from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _toml
 from fa_lint.sources._poetry import PoetryConstraintError, specifiers
 from fa_lint.sources._tables import WrongType, get, problem, source_table, strings, table, text, wrong_type
+from fa_lint.sources._text import excerpt
 from fa_lint.sources._toml import TomlDoc, TomlPath
 
 NAME = "pyproject"
@@ -51,7 +52,7 @@ def _python(doc: TomlDoc, path: TomlPath, poetry: bool = False) -> Iterator[Pars
     try:
         alternatives = specifiers(value) if poetry else (SpecifierSet(value),)
     except (PoetryConstraintError, InvalidSpecifier):
-        yield problem(doc, path, f"invalid Python version constraint {value!r}")
+        yield problem(doc, path, f"invalid Python version constraint {excerpt(value)}")
         return
     start, end = doc.value_location(path) if not poetry else doc.key_location(path)
     yield Requirement(
@@ -77,7 +78,7 @@ def _dependency_groups(doc: TomlDoc) -> Iterator[Parsed]:
             resolve_dependency_groups(groups, group)
         except Exception as exc:  # packaging reports cycles and bad shapes, several at once in a group
             causes = "; ".join(str(e) for e in getattr(exc, "exceptions", [exc]))
-            yield problem(doc, ("dependency-groups", group), f"dependency group {group!r}: {causes}")
+            yield problem(doc, ("dependency-groups", group), f"dependency group {excerpt(group)}: {causes}")
             continue
         seen = {normalize(group)}
         pending = [group]
@@ -132,13 +133,13 @@ def _poetry_entry(
             constraint = text(value, "version") or "*"
             markers, python = text(value, "markers"), text(value, "python")
         except WrongType as exc:
-            yield wrong_type(doc, where, exc, f"Poetry dependency {name}")
+            yield wrong_type(doc, where, exc, f"Poetry dependency {excerpt(name)}")
             return
         marker = " and ".join(m for m in (markers, python and f"python {python}") if m) or None
     else:
         constraint, marker = value, None
     if not isinstance(constraint, str):
-        yield problem(doc, where, f"Poetry constraint for {name} must be a string")
+        yield problem(doc, where, f"Poetry constraint for {excerpt(name)} must be a string")
         return
     try:
         alternatives = specifiers(constraint)

@@ -13,7 +13,7 @@ from typing import Any
 
 from fa_lint.model import FLASH_ATTN, Include, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _reqs
-from fa_lint.sources._text import TextIndex
+from fa_lint.sources._text import TextIndex, excerpt
 
 NAME = "requirements"
 PATTERNS = (
@@ -146,4 +146,4 @@ def _invalid(index: TextIndex, number: int, physical: str, logical: str, message
         return
     first = message.strip().splitlines()[0] if message.strip() else "invalid line"
     first = re.sub(r"^(Invalid requirement:\s*:?\s*)+", "", first)
-    yield ParseProblem(where, f"pip cannot parse {logical.strip()!r}: {first}")
+    yield ParseProblem(where, f"pip cannot parse {excerpt(logical)}: {first}")
