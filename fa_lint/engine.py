@@ -5,7 +5,8 @@ from __future__ import annotations
 import codecs
 import dataclasses
 import os
-from collections.abc import Iterable, Mapping
+from collections import deque
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from packaging.version import Version
@@ -17,7 +18,7 @@ from fa_lint.model import FileResult, Finding, Include, Kind, Location, ParsePro
 from fa_lint.resolve import Policy
 from fa_lint.rules import CHECKS, Context, settle
 from fa_lint.sources import SOURCES
-from fa_lint.sources._text import TextIndex
+from fa_lint.sources._text import TextIndex, excerpt
 
 MAX_BYTES = 16 * 1024 * 1024
 
@@ -137,21 +138,63 @@ def companions(targets: list[Target], ignored: GitIgnore | None = None) -> list[
     return out
 
 
+def project_root(path: str = ".") -> str:
+    """The folder a checked path's includes may reach: the top of the git repository that holds it
+    (the folder with ``.git``), or outside any repository the folder named (a file's own folder)."""
+    start = os.path.realpath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+    here = start
+    while not os.path.exists(os.path.join(here, ".git")):
+        parent = os.path.dirname(here)
+        if parent == here:
+            return start
+        here = parent
+    return here
+
+
+def _off_limits(path: str, roots: Collection[str]) -> str | None:
+    """Where ``path`` lies when fa-lint must not read it for a file it checks, or None.
+
+    pip reads any path an include names; a pull request could name ``/etc/shadow`` or ``.git/config``
+    (where actions/checkout keeps its token) and have the lines fa-lint cannot parse echoed into CI
+    logs. So files are read only inside the project root, never in ``.git``, symbolic links resolved.
+    """
+    real = os.path.realpath(path)
+    root = next((r for r in roots if os.path.commonpath([real, r]) == r), None)
+    if root is None:
+        return "outside the project root"
+    named = os.path.relpath(os.path.abspath(path), root).split(os.sep)
+    if ".git" in named or ".git" in os.path.relpath(real, root).split(os.sep):
+        return "inside .git, where git keeps its own files and credentials"
+    return None
+
+
 def load(
-    targets: Iterable[Target], given: Mapping[str, bytes] | None = None
-) -> tuple[dict[str, FileResult], list[ParseProblem], list[Include]]:
+    targets: Iterable[Target], given: Mapping[str, bytes] | None = None, roots: Collection[str] = ()
+) -> tuple[dict[str, FileResult], list[ParseProblem], list[tuple[Include, str]]]:
     """Parse every target and, transitively, every file they include (each file once).
 
-    ``given`` holds bytes to use instead of reading a path (standard input, for one).
+    ``given`` holds bytes to use instead of reading a path (standard input, for one). Includes are
+    followed only inside ``roots`` (the ``project_root`` of the run's folder by default); the ones
+    left are returned with the reason. A file found by walking a folder is left the same way when it
+    is a symbolic link out of them; a file named on the command line is read wherever it is.
     """
     given = given or {}
+    roots = [os.path.realpath(r) for r in roots] or [project_root()]
     files: dict[str, FileResult] = {}
     problems: list[ParseProblem] = []
-    unfollowed: list[Include] = []
-    queue = [(t.path, t.source) for t in targets]
-    asked = {t.path for t in targets}  # files something installs from, not only constrains with
+    unfollowed: list[tuple[Include, str]] = []
+    queue: deque[tuple[str, str]] = deque()
+    for t in targets:
+        # A walk never leaves the folder it was given but through a symbolic link to a file.
+        link = not t.explicit and t.path not in given and os.path.islink(t.path)
+        where = _off_limits(t.path, roots) if link else None
+        if where is None:
+            queue.append((t.path, t.source))
+        else:
+            unfollowed.append((Include(Location(t.path, 1, 1, 1, 1), t.path), f"it links to a file {where}"))
+    asked = {path for path, _ in queue}  # files something installs from, not only constrains with
     while queue:
-        path, source = queue.pop(0)
+        path, source = queue.popleft()
         if path in files:
             continue
         result = files[path] = parse_file(path, source, given.get(path))
@@ -159,9 +202,14 @@ def load(
             if not isinstance(rec, Include):
                 continue
             if "://" in rec.target:
-                unfollowed.append(rec)
+                unfollowed.append((rec, "it is a URL, which fa-lint never fetches"))
                 continue
             target = _include_path(path, rec.target)
+            where = _off_limits(target, roots)
+            if where is not None:
+                if not rec.optional:  # an optional path names a file inside an image, not this one
+                    unfollowed.append((rec, f"it is {where}"))
+                continue
             if os.path.isfile(target):
                 if not rec.constraint:
                     asked.add(target)
@@ -169,7 +217,9 @@ def load(
             elif rec.optional:
                 continue  # a path inside an image or on another machine; nothing to read here
             else:
-                problems.append(ParseProblem(rec.location, f"included file {rec.target!r} does not exist"))
+                problems.append(
+                    ParseProblem(rec.location, f"included file {excerpt(rec.target)} does not exist")
+                )
     problems += _cycles(files)
     for path in set(files) - asked:  # reached only through -c: every line is a constraint
         f = files[path]
@@ -183,8 +233,14 @@ def load(
     return files, problems, unfollowed
 
 
+_CHAIN = 8  # files of a cycle named in its message, around an ellipsis
+
+
 def _cycles(files: dict[str, FileResult]) -> list[ParseProblem]:
-    """pip recurses into -r/-c includes without a guard; a cycle makes it crash."""
+    """pip recurses into -r/-c includes without a guard; a cycle makes it crash.
+
+    A depth-first walk with its own stack, not Python's: an include chain may be thousands deep.
+    """
     edges = {
         path: [
             (rec, _include_path(path, rec.target))
@@ -195,22 +251,36 @@ def _cycles(files: dict[str, FileResult]) -> list[ParseProblem]:
     }
     found: dict[Location, ParseProblem] = {}
     done: set[str] = set()
-
-    def visit(path: str, stack: list[str]) -> None:
-        if path in done:
-            return
-        stack.append(path)
-        for rec, target in edges.get(path, []):
-            if target in stack:
-                chain = " -> ".join([*stack[stack.index(target) :], target])
-                found.setdefault(rec.location, ParseProblem(rec.location, f"include cycle: {chain}"))
-            elif target in edges:
-                visit(target, stack)
-        stack.pop()
-        done.add(path)
-
-    for path in edges:
-        visit(path, [])
+    for start, first in edges.items():
+        if start in done:
+            continue
+        stack = [start]  # the chain of includes being walked
+        on_stack = {start: 0}  # each file of the chain, at its depth
+        todo = [iter(first)]
+        while todo:
+            step = next(todo[-1], None)
+            if step is None:
+                finished = stack.pop()
+                done.add(finished)
+                del on_stack[finished]
+                todo.pop()
+                continue
+            rec, target = step
+            if target in on_stack:
+                chain = [*stack[on_stack[target] :], target]
+                if len(chain) > _CHAIN:
+                    chain = [
+                        *chain[: _CHAIN // 2],
+                        f"... ({len(chain) - _CHAIN} more)",
+                        *chain[-_CHAIN // 2 :],
+                    ]
+                found.setdefault(
+                    rec.location, ParseProblem(rec.location, f"include cycle: {' -> '.join(chain)}")
+                )
+            elif target in edges and target not in done:
+                on_stack[target] = len(stack)
+                stack.append(target)
+                todo.append(iter(edges[target]))
     return list(found.values())
 
 
@@ -239,9 +309,11 @@ def check(
     base = kb.load()
     policy = Policy(settings.min_version) if settings.min_version else Policy.default(base)
     ignored = GitIgnore() if settings.respect_gitignore else None
+    paths = list(paths)
     targets = list(discover(paths, settings.exclude, ignored, settings.force_exclude))
     context = companions(targets, ignored)
-    files, problems, unfollowed = load([*targets, *context], given)
+    roots = {project_root(p) for p in paths}
+    files, problems, unfollowed = load([*targets, *context], given, roots)
     problems += settings.problems
     hidden = {c.path for c in context}
     requirements: list[Requirement] = []
@@ -251,7 +323,7 @@ def check(
                 requirements.append(rec)
             elif isinstance(rec, ParseProblem):
                 problems.append(rec)
-    environments = build(files)
+    environments = build(files, {t.path for t in (*targets, *context)})
     ctx = Context(base, policy, tuple(requirements), tuple(problems), tuple(unfollowed), environments)
     texts = {p: f.text for p, f in files.items() if f.text is not None}
     found = _settled((f for c in CHECKS for f in c(ctx) if f.location.path not in hidden), texts)

@@ -13,10 +13,10 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from fa_lint.model import FileResult, Image, Include, Kind, Requirement
+from fa_lint.model import FileResult, Image, Include, Kind, Parsed, Requirement
 
 MANIFESTS = {"pyproject", "setup.cfg", "setup.py", "pipfile"}
 LOCKS = {"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pipfile.lock"}
@@ -64,16 +64,30 @@ def _include_target(path: str, inc: Include) -> str:
 def _closure(
     path: str, files: Mapping[str, FileResult], seen: set[str], constraint: bool
 ) -> list[Requirement]:
-    """A requirements file with everything its -r/-c lines pull in; -c turns installs into limits."""
-    if path in seen or path not in files:
-        return []
-    seen.add(path)
+    """A requirements file with everything its -r/-c lines pull in; -c turns installs into limits.
+
+    Depth first, in file order, as pip reads them; with a stack of its own, not Python's, since an
+    include chain may be thousands of files deep.
+    """
     out: list[Requirement] = []
-    for rec in files[path].records:
-        if isinstance(rec, Requirement):
-            out.append(dataclasses.replace(rec, kind=Kind.CONSTRAINT) if constraint else rec)
-        elif isinstance(rec, Include) and "://" not in rec.target:
-            out += _closure(_include_target(path, rec), files, seen, constraint or rec.constraint)
+    reading: list[tuple[str, Iterator[Parsed], bool]] = []  # the files open, each where it stopped
+
+    def open_(p: str, limits: bool) -> None:
+        if p not in seen and p in files:
+            seen.add(p)
+            reading.append((p, iter(files[p].records), limits))
+
+    open_(path, constraint)
+    while reading:
+        here, records, limits = reading[-1]
+        for rec in records:
+            if isinstance(rec, Requirement):
+                out.append(dataclasses.replace(rec, kind=Kind.CONSTRAINT) if limits else rec)
+            elif isinstance(rec, Include) and "://" not in rec.target:
+                open_(_include_target(here, rec), limits or rec.constraint)
+                break  # read what it includes first, then go on from here
+        else:
+            reading.pop()
     return out
 
 
@@ -172,7 +186,10 @@ def _conda(path: str, files: Mapping[str, FileResult]) -> Environment:
     return Environment(path, kept, superseded=tuple(replaced))
 
 
-def build(files: Mapping[str, FileResult]) -> tuple[Environment, ...]:
+def build(files: Mapping[str, FileResult], checked: Collection[str] | None = None) -> tuple[Environment, ...]:
+    """The environments of the loaded files. A requirements file is one of its own when it is among
+    ``checked`` (None: every file); one reached only through includes is part of the ones that include
+    it. Otherwise a chain of n includes would make n environments of up to n files each."""
     envs: list[Environment] = []
     paired = {
         lp for path, f in files.items() if f.source in PAIRS for lp in paired_locks(path, f.source, files)
@@ -187,6 +204,6 @@ def build(files: Mapping[str, FileResult]) -> tuple[Environment, ...]:
                 envs.append(Environment(path, (), tuple(_requirements(f))))
         elif f.source == "conda":
             envs.append(_conda(path, files))
-        else:  # requirements files: the file and its -r/-c chain
+        elif checked is None or path in checked:  # requirements files: the file and its -r/-c chain
             envs.append(Environment(path, tuple(_closure(path, files, set(), False))))
     return tuple(envs)

@@ -234,3 +234,80 @@ def test_an_undecodable_file_name_is_escaped_and_its_uri_keeps_the_bytes(project
         sarif["partialFingerprints"]["faLint/v1"],
     }
     assert len(fingerprints) == 1 and re.fullmatch("[0-9a-f]{32}", fingerprints.pop())
+
+
+# --- includes: only inside the project root, never into .git -------------------------------------------
+
+
+def test_includes_outside_the_project_root_are_not_read(project: Any) -> None:
+    # 14: pip would read both; fa-lint must not echo their lines (VERSION_ID=..., root:*:...).
+    project({"requirements.txt": "-r /etc/os-release\n-r ../../../../../../etc/shadow\nflash-attn>=2.5\n"})
+    r = run("--format", "json", "requirements.txt")
+    assert r.code == 0 and "VERSION_ID" not in r.out and "root:" not in r.out
+    assert [(f["line"], f["code"]) for f in r.json["findings"]] == [(1, "FAL010"), (2, "FAL010")]
+    assert all("outside the project root" in f["message"] for f in r.json["findings"])
+    assert r.json["files"] == ["requirements.txt"]
+
+
+def test_includes_into_git_are_not_read(project: Any) -> None:
+    # 15: actions/checkout leaves its auth header in .git/config.
+    root = project({"requirements.txt": "-r .git/config\n-r sub/.git/HEAD\nflash-attn==2.6.3\n"})
+    (root / ".git").mkdir()
+    (root / ".git/config").write_text('[http]\n\textraheader = "AUTHORIZATION: basic c2VjcmV0"\n')
+    (root / "sub/.git").mkdir(parents=True)
+    (root / "sub/.git/HEAD").write_text("ref: refs/heads/main\n")
+    for fmt in FORMATS:
+        assert "AUTHORIZATION" not in run("--format", fmt).out
+    found = run("--format", "json").json["findings"]
+    assert [(f["line"], f["code"]) for f in found] == [(1, "FAL010"), (2, "FAL010")]
+    assert all("inside .git" in f["message"] for f in found)
+
+
+def test_the_project_root_is_the_repository_top(project: Any) -> None:
+    root = project({"base.txt": "flash-attn==2.4.2\n", "app/requirements.txt": "-r ../base.txt\n"})
+    os.chdir(root / "app")
+    assert run("--format", "json").codes() == [("requirements.txt", 1, "FAL010")]  # no repository: app/
+    (root / ".git").mkdir()
+    assert run("--format", "json").codes() == [("../base.txt", 1, "FAL001")]  # the repository's top
+
+
+def test_a_walked_symbolic_link_out_of_the_root_is_not_read(project: Any) -> None:
+    root = project({"requirements.txt": "flash-attn==2.6.3\n"})
+    (root / ".git").mkdir()
+    (root / ".git/config").write_text("AUTHORIZATION: basic x\n")
+    (root / "requirements-os.txt").symlink_to("/etc/os-release")
+    (root / "requirements-git.txt").symlink_to(root / ".git/config")
+    (root / "requirements-ok.txt").symlink_to(root / "requirements.txt")
+    r = run("--format", "json")
+    assert "AUTHORIZATION" not in r.out and "VERSION_ID" not in r.out
+    assert sorted((f["path"], f["code"]) for f in r.json["findings"]) == [
+        ("requirements-git.txt", "FAL010"),
+        ("requirements-os.txt", "FAL010"),
+    ]
+    assert sorted(r.json["files"]) == ["requirements-ok.txt", "requirements.txt"]
+    # Named on the command line, a file is read wherever it is: the user asked for it.
+    assert run("--format", "json", "requirements-git.txt").codes() == [("requirements-git.txt", 1, "FAL900")]
+
+
+def test_a_diagnostic_quotes_a_short_excerpt_of_the_line(project: Any) -> None:
+    secret = "AWS_SECRET_ACCESS_KEY=" + "x" * 40
+    project({"requirements.txt": f"{secret}\n"})
+    (f,) = run("--format", "json").json["findings"]
+    assert f["code"] == "FAL900" and secret[:32] in f["message"] and secret[:33] not in f["message"]
+
+
+@pytest.mark.parametrize("n", [995, 10_000])
+def test_a_deep_include_chain_is_walked_without_recursion(project: Any, n: int) -> None:
+    # 12: one Python frame per include level overflowed at 995.
+    project({f"r{i}.txt": f"-r r{i + 1}.txt\n" for i in range(n - 1)} | {f"r{n - 1}.txt": OLD})
+    assert run("--format", "json", "r0.txt").codes() == [(f"r{n - 1}.txt", 1, "FAL001")]
+
+
+def test_a_long_include_cycle_is_named_in_short(project: Any) -> None:
+    project({f"r{i}.txt": f"-r r{(i + 1) % 50}.txt\n" for i in range(50)})
+    (f,) = run("--format", "json", "r0.txt").json["findings"]
+    assert f["path"] == "r49.txt" and f["code"] == "FAL900"
+    assert (
+        f["message"]
+        == "include cycle: r0.txt -> r1.txt -> r2.txt -> r3.txt -> ... (43 more) -> r47.txt -> r48.txt -> r49.txt -> r0.txt"
+    )

@@ -53,7 +53,7 @@ class Context:
     policy: Policy
     requirements: tuple[Requirement, ...]
     problems: tuple[ParseProblem, ...] = ()
-    unfollowed: tuple[Include, ...] = ()
+    unfollowed: tuple[tuple[Include, str], ...] = ()  # includes fa-lint did not read, and why
     environments: tuple[Environment, ...] = ()
     transformers: tf.TransformersFacts = field(default_factory=tf.load)
 
@@ -61,9 +61,8 @@ class Context:
     def _by_location(self) -> dict[Location, list[Environment]]:
         index: dict[Location, list[Environment]] = defaultdict(list)
         for env in self.environments:
-            for r in (*env.members, *env.locked, *env.superseded):
-                if env not in index[r.location]:
-                    index[r.location].append(env)
+            for loc in dict.fromkeys(r.location for r in (*env.members, *env.locked, *env.superseded)):
+                index[loc].append(env)
         return index
 
     @functools.cached_property

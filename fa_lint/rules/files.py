@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from fa_lint.model import Finding, Severity
 from fa_lint.rules._base import Context, Rule
+from fa_lint.sources._text import excerpt
 
 UNREADABLE = Rule(
     "FAL900",
@@ -25,7 +26,6 @@ RULES = (UNREADABLE, INCLUDE_NOT_FOLLOWED)
 def check(ctx: Context) -> Iterator[Finding]:
     for problem in ctx.problems:
         yield UNREADABLE.finding(problem.location, problem.message)
-    for inc in ctx.unfollowed:
-        what = "a URL, which fa-lint never fetches" if "://" in inc.target else "not in the checked tree"
-        msg = f"included file {inc.target!r} was not checked: {what}; check it separately"
+    for inc, why in ctx.unfollowed:
+        msg = f"included file {excerpt(inc.target)} was not checked: {why}; check it separately"
         yield INCLUDE_NOT_FOLLOWED.finding(inc.location, msg)
