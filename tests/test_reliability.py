@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -311,3 +312,54 @@ def test_a_long_include_cycle_is_named_in_short(project: Any) -> None:
         f["message"]
         == "include cycle: r0.txt -> r1.txt -> r2.txt -> r3.txt -> ... (43 more) -> r47.txt -> r48.txt -> r49.txt -> r0.txt"
     )
+
+
+# --- one line model: a line ends at "\n", for locating, suppressing and fixing alike ----------------------
+
+ODD_BREAKS = "\u2028\u2029\x0c\x0b\x1c\x85"  # where str.splitlines() breaks, and "\n" does not
+YAML_BREAKS = "\u2028\u2029\x85"  # the ones YAML 1.1 allows (it breaks lines there itself)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("requirements.txt", f"torch==2.3.0 # a{ODD_BREAKS}b\neinops\nflash-attn==2.4.2\n"),  # 17
+        ("requirements.txt", f"torch==2.3.0 # a{ODD_BREAKS}b\r\neinops\r\nflash-attn==2.4.2\r\n"),
+        (
+            "pyproject.toml",
+            f'[project]  # a{YAML_BREAKS}b\nname = "x"\ndependencies = ["flash-attn==2.4.2"]\n',
+        ),
+        (
+            "setup.py",
+            f"# a{ODD_BREAKS}b\nfrom setuptools import setup\nsetup(install_requires=['flash-attn==2.4.2'])\n",
+        ),
+        ("environment.yml", f'name: "a{YAML_BREAKS}b"\ndependencies:\n  - pip:\n    - flash-attn==2.4.2\n'),
+        ("Dockerfile", f"# a{ODD_BREAKS}b\nFROM python:3.11\nRUN pip install flash-attn==2.4.2\n"),
+        ("install.sh", f"# a{ODD_BREAKS}b\necho hi\npip install flash-attn==2.4.2\n"),
+    ],
+)
+def test_unicode_line_breaks_do_not_shift_lines(project: Any, name: str, text: str) -> None:
+    project({name: text})
+    (f,) = run("--format", "json", name).json["findings"]
+    line_no = 4 if name == "environment.yml" else 3
+    assert (f["code"], f["line"]) == ("FAL001", line_no)
+    line = text.split("\n")[line_no - 1]
+    assert line[f["column"] - 1 : f["end_column"] - 1].strip("'\"") == "flash-attn==2.4.2"
+    assert run("--fix", "--unsafe-fixes", name).code == 0
+    after = Path(name).read_bytes().decode()
+    assert after == text.replace("2.4.2", "2.5.0")
+
+
+def test_pip_reads_a_unicode_line_break_as_a_new_line(project: Any) -> None:
+    # pip splits requirements files with str.splitlines(): "b" after U+2028 is a requirement of its own.
+    project({"requirements.txt": "einops # a\u2028flash-attn==2.4.2\n"})
+    (f,) = run("--format", "json").json["findings"]
+    assert (f["code"], f["line"], f["column"], f["end_column"]) == ("FAL001", 1, 12, 29)
+
+
+def test_a_setup_py_with_lone_carriage_returns_is_located_by_offset(project: Any) -> None:
+    # Python ends a line at a lone "\r" too; fa-lint counts "\n" lines, the way diff and GitHub do.
+    text = "import x\rsetup(install_requires=['flash-attn==2.4.2'])\n"
+    project({"setup.py": text})
+    (f,) = run("--format", "json").json["findings"]
+    assert (f["line"], f["column"]) == (1, text.index("flash") + 1)

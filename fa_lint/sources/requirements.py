@@ -13,7 +13,7 @@ from typing import Any
 
 from fa_lint.model import FLASH_ATTN, Include, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _reqs
-from fa_lint.sources._text import TextIndex, excerpt
+from fa_lint.sources._text import SPLITLINES, TextIndex, excerpt, line_starts
 
 NAME = "requirements"
 PATTERNS = (
@@ -80,7 +80,8 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     import pip_requirements_parser as prp
 
     index = TextIndex(path, text)
-    lines = text.splitlines()  # the library numbers lines this way
+    lines = text.splitlines()  # the library numbers lines this way, as pip does
+    starts = line_starts(text, SPLITLINES)
     items = list(_items(text))
     # One --hash (or --require-hashes) puts the whole install in pip's hash-checking mode.
     hashed = any(
@@ -91,18 +92,19 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     for item in items:
         number = item.requirement_line.line_number
         physical = lines[number - 1] if number <= len(lines) else ""
+        at = starts[number - 1] if number <= len(lines) else len(text)  # where pip's line starts
         if isinstance(item, prp.IncorrectRequirementLine):
             continue  # options pip ignores with a warning, not an error
         if isinstance(item, prp.InvalidRequirementLine):
-            yield from _invalid(index, number, physical, item.requirement_line.line, item.error_message)
+            yield from _invalid(index, at, physical, item.requirement_line.line, item.error_message)
         elif isinstance(item, prp.OptionLine):
-            where = index.whole_line(number)
+            where = index.location(at, at + len(physical))
             for target in item.options.get("requirements", []):
                 yield Include(where, target)
             for target in item.options.get("constraints", []):
                 yield Include(where, target, constraint=True)
         elif isinstance(item, prp.InstallRequirement):
-            rec = _requirement(index, number, physical, item)
+            rec = _requirement(index, at, physical, item)
             if rec is not None:
                 yield dataclasses.replace(rec, hash_checked=True) if hashed else rec
 
@@ -115,7 +117,7 @@ def _span(line: str) -> tuple[int, int]:
     return s, e
 
 
-def _requirement(index: TextIndex, number: int, physical: str, item: Any) -> Requirement | None:
+def _requirement(index: TextIndex, at: int, physical: str, item: Any) -> Requirement | None:
     name = normalize(item.req.name) if item.req else None
     if name is None and item.link is not None:
         name = _reqs.name_from_url(item.link.url)
@@ -125,15 +127,13 @@ def _requirement(index: TextIndex, number: int, physical: str, item: Any) -> Req
     logical = item.requirement_line.line
     ls, le = _span(logical)
     raw = logical[ls:le]
-    start = index.offset(number, s + 1)
-    end = index.offset(number, e + 1)
-    rec = _reqs.parse(raw, index.location(start, end), NAME)
+    rec = _reqs.parse(raw, index.location(at + s, at + e), NAME)
     return rec if isinstance(rec, Requirement) else None
 
 
-def _invalid(index: TextIndex, number: int, physical: str, logical: str, message: str) -> Iterator[Parsed]:
+def _invalid(index: TextIndex, at: int, physical: str, logical: str, message: str) -> Iterator[Parsed]:
     s, e = _span(physical)
-    where = index.location(index.offset(number, s + 1), index.offset(number, e + 1))
+    where = index.location(at + s, at + e)
     var = _ENV_VAR.search(logical)
     if var:
         # pip substitutes ${VAR} from the environment at install time; only that environment knows.

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from fa_lint.model import FLASH_ATTN, Parsed, ParseProblem, Requirement
 from fa_lint.sources import _reqs
-from fa_lint.sources._text import TextIndex
+from fa_lint.sources._text import PYTHON_LINES, TextIndex, line_starts
 
 NAME = "setup.py"
 PATTERNS = ("setup.py",)
@@ -81,12 +81,18 @@ def _strings(
             _strings(value, sub, flow, out, seen)
 
 
-def _span(index: TextIndex, node: ast.Constant) -> tuple[int, int]:
-    """Offsets of a string literal's text, without prefix and quotes (ast columns are UTF-8 bytes)."""
+def _offset(index: TextIndex, starts: list[int], line: int, byte_col: int) -> int:
+    """The offset of an ast position: Python's own line (a lone "\r" ends one) and a UTF-8 byte column."""
+    start = starts[min(line, len(starts)) - 1]
+    text = index.text[start : start + byte_col]  # a character is at least one byte
+    return start + len(text.encode()[:byte_col].decode(errors="ignore"))
+
+
+def _span(index: TextIndex, starts: list[int], node: ast.Constant) -> tuple[int, int]:
+    """Offsets of a string literal's text, without prefix and quotes."""
 
     def offset(line: int, byte_col: int) -> int:
-        text = index.line_text(line)
-        return index.offset(line, len(text.encode()[:byte_col].decode(errors="ignore")) + 1)
+        return _offset(index, starts, line, byte_col)
 
     start = offset(node.lineno, node.col_offset)
     end = offset(node.end_lineno or node.lineno, node.end_col_offset or node.col_offset)
@@ -98,13 +104,15 @@ def _span(index: TextIndex, node: ast.Constant) -> tuple[int, int]:
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
+    starts = line_starts(text, PYTHON_LINES)
     try:
         # '\d' in a plain string is a SyntaxWarning on 3.12+: Python's complaint, not the user's problem here
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
-        start = index.offset(exc.lineno or 1, exc.offset or 1)
+        line = starts[min(exc.lineno or 1, len(starts)) - 1]
+        start = min(line + max((exc.offset or 1) - 1, 0), len(text))  # a character column
         yield ParseProblem(index.location(start, start), f"setup.py has a syntax error: {exc.msg}")
         return
     flow = _Flow(tree)
@@ -117,16 +125,16 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
                 if kw.arg in KEYWORDS:
                     _strings(kw.value, KEYWORDS[kw.arg], flow, reached, set())
     for const, scope in reached.values():
-        start, end = _span(index, const)
+        start, end = _span(index, starts, const)
         rec = _reqs.at(index, start, end, NAME, scope=scope)
         # Only requirements: name-following can reach strings that are not meant as requirements
         # (a file name handed to a reader function), and those are no fault of the file.
         if isinstance(rec, Requirement):
             yield rec
-    yield from _elsewhere(tree, index, set(reached))
+    yield from _elsewhere(tree, index, starts, set(reached))
 
 
-def _elsewhere(tree: ast.Module, index: TextIndex, reached: set[int]) -> Iterator[Parsed]:
+def _elsewhere(tree: ast.Module, index: TextIndex, starts: list[int], reached: set[int]) -> Iterator[Parsed]:
     """Pinned flash-attn strings in lists or call arguments that never reach setup() by name."""
     for node in ast.walk(tree):
         elts: list[ast.expr] = []
@@ -139,7 +147,7 @@ def _elsewhere(tree: ast.Module, index: TextIndex, reached: set[int]) -> Iterato
                 continue
             if not re.match(r"\s*flash[-_.]attn\s*(?:[<>=!~@;\[]|$)", elt.value, re.I):
                 continue
-            start, end = _span(index, elt)
+            start, end = _span(index, starts, elt)
             rec = _reqs.at(index, start, end, NAME, scope="project")
             if isinstance(rec, Requirement) and rec.name == FLASH_ATTN and (rec.specifier or rec.url):
                 reached.add(id(elt))
