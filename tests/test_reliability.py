@@ -363,3 +363,60 @@ def test_a_setup_py_with_lone_carriage_returns_is_located_by_offset(project: Any
     project({"setup.py": text})
     (f,) = run("--format", "json").json["findings"]
     assert (f["line"], f["column"]) == (1, text.index("flash") + 1)
+
+
+# --- YAML: aliases cannot expand a small file past a budget ----------------------------------------------
+
+
+def _laughs(levels: int, width: int) -> str:
+    lines = ["a0: &a0 [flash-attn==2.4.2]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * width)}]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        # 13: 20,000 aliases to one pip: mapping of 1,000 requirements (162 KB; 20M records walked)
+        (
+            "environment.yml",
+            "x: &p\n  pip:\n"
+            + "".join(f"    - flash-attn>=2.{i % 9}\n" for i in range(1000))
+            + "dependencies:\n"
+            + "  - *p\n" * 20_000,
+            1066,
+        ),
+        # the same in a workflow's steps: each alias of a 50,000-character run: script adds 50,007 (a
+        # sequence, a mapping, "run" and the script, each node 1 and each character 1): the 20th crosses
+        (
+            ".github/workflows/ci.yml",
+            "s: &s\n  - run: "
+            + "x" * 50_000
+            + "\njobs:\n"
+            + "".join(f"  j{i}: {{steps: *s}}\n" for i in range(40)),
+            3 + 20,
+        ),
+        # billion laughs: a0 weighs 19, each a(i) nine of a(i-1) and itself; the aliases of a5 cross
+        ("environment.yml", _laughs(9, 9) + "dependencies:\n  - pip: *a8\n", 6),
+        ("environment.yml", "dependencies: &d\n  - pip: *d\n", 2),  # an alias inside its own anchor
+    ],
+)
+def test_yaml_aliases_stop_at_the_budget(project: Any, name: str, text: str, line: int) -> None:
+    project({name: text})
+    (f,) = run("--format", "json", name).json["findings"]
+    assert (f["code"], f["line"]) == ("FAL900", line)
+    assert f["message"].startswith("YAML not read: "), f["message"]
+
+
+def test_yaml_aliases_within_the_budget_are_read(project: Any) -> None:
+    project(
+        {
+            "environment.yml": "x: &pin flash-attn==2.4.2\ndependencies:\n  - pip:\n    - *pin\n",
+            ".github/workflows/ci.yml": "x: &step\n  run: pip install flash-attn==2.4.2\n"
+            "jobs:\n  a:\n    steps: [*step]\n  b:\n    steps: [*step]\n",
+        }
+    )
+    assert sorted(run("--format", "json").codes()) == [
+        (".github/workflows/ci.yml", 2, "FAL001"),
+        ("environment.yml", 1, "FAL001"),
+    ]
