@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -419,4 +421,27 @@ def test_yaml_aliases_within_the_budget_are_read(project: Any) -> None:
     assert sorted(run("--format", "json").codes()) == [
         (".github/workflows/ci.yml", 2, "FAL001"),
         ("environment.yml", 1, "FAL001"),
+    ]
+
+
+# --- python -m fa_lint does not import the checkout's own packages ---------------------------------------
+
+
+def test_python_dash_m_ignores_packages_in_the_checked_folder(project: Any) -> None:
+    poison = 'raise SystemExit("imported the checkout\'s {}")\n'
+    project(
+        {
+            "packaging/__init__.py": poison.format("packaging"),
+            "yaml/__init__.py": poison.format("yaml"),
+            "pip_requirements_parser.py": poison.format("pip_requirements_parser"),
+            "requirements.txt": OLD,
+            "environment.yml": "dependencies:\n  - pip:\n    - flash-attn==2.6.3\n",
+        }
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "fa_lint", "--format", "json", "."], capture_output=True, text=True
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert [(f["path"], f["code"]) for f in json.loads(proc.stdout)["findings"]] == [
+        ("requirements.txt", "FAL001")
     ]
