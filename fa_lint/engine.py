@@ -14,9 +14,9 @@ from packaging.version import Version
 from fa_lint import decide, kb
 from fa_lint.discover import GitIgnore, Target, detect, discover
 from fa_lint.environments import PAIRS, build
-from fa_lint.model import FileResult, Finding, Include, Kind, Location, ParseProblem, Requirement
+from fa_lint.model import FileResult, Finding, Include, Kind, Location, Parsed, ParseProblem, Requirement
 from fa_lint.resolve import Policy
-from fa_lint.rules import CHECKS, Context, settle
+from fa_lint.rules import CHECKS, PACKAGES, Context, settle
 from fa_lint.sources import SOURCES
 from fa_lint.sources._text import TextIndex, excerpt
 
@@ -86,13 +86,18 @@ def too_deep(path: str) -> ParseProblem:
     return _problem(path, "file nests too deeply to read (thousands of levels of brackets)")
 
 
+def _kept(record: Parsed) -> bool:
+    """Requirements of packages no rule reads are dropped as they are parsed (see rules.PACKAGES)."""
+    return PACKAGES is None or not isinstance(record, Requirement) or record.name in PACKAGES
+
+
 def parse_file(path: str, source: str, data: bytes | None = None) -> FileResult:
     """One file's records; ``data`` stands in for the file's bytes (text piped to --stdin-filename)."""
     text = read_text(path) if data is None else decode(path, data)
     if isinstance(text, ParseProblem):
         return FileResult(path, source, None, (text,))
     try:
-        records = tuple(SOURCES[source].parse(path, text))
+        records = tuple(r for r in SOURCES[source].parse(path, text) if _kept(r))
     except RecursionError:  # the readers (json, tomllib, PyYAML) recurse once per level of nesting
         records = (too_deep(path),)
     except Exception as exc:  # a parser bug must cost one file, never the run

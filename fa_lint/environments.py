@@ -14,7 +14,7 @@ import dataclasses
 import os
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fa_lint.model import FileResult, Image, Include, Kind, Parsed, Requirement
 
@@ -28,6 +28,9 @@ PAIRS = {
 }
 
 
+_Index = tuple[dict[str, tuple[Requirement, ...]], frozenset[int]]
+
+
 @dataclass(frozen=True, slots=True)
 class Environment:
     name: str
@@ -37,9 +40,25 @@ class Environment:
     superseded: tuple[Requirement, ...] = ()  # installs a later command in the same stage replaces
     # (later install, the earlier one it leaves in place): pip without --upgrade keeps what satisfies it
     satisfied: tuple[tuple[Requirement, Requirement], ...] = ()
+    # members (False) and locked (True) by package name and by identity; built on first use, since
+    # rules ask once per requirement and a scan each time would cost n squared
+    _index: dict[bool, _Index] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def _indexed(self, locked: bool) -> _Index:
+        if locked not in self._index:
+            by_name: dict[str, list[Requirement]] = defaultdict(list)
+            for r in self.locked if locked else self.members:
+                by_name[r.name].append(r)
+            ids = frozenset(id(r) for group in by_name.values() for r in group)
+            self._index[locked] = ({name: tuple(group) for name, group in by_name.items()}, ids)
+        return self._index[locked]
 
     def of(self, name: str, *, locked: bool = False) -> tuple[Requirement, ...]:
-        return tuple(r for r in (self.locked if locked else self.members) if r.name == name)
+        return self._indexed(locked)[0].get(name, ())
+
+    def holds(self, req: Requirement, *, locked: bool = False) -> bool:
+        """Whether this very requirement (not only an equal one) is a member, or a lock entry."""
+        return id(req) in self._indexed(locked)[1]
 
 
 def label(path: str, scope: str) -> str:

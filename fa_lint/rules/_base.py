@@ -79,13 +79,17 @@ class Context:
     def environments_of(self, req: Requirement) -> list[Environment]:
         return self._by_location.get(req.location, [])
 
+    @functools.cached_property
+    def _earlier(self) -> dict[Location, Requirement]:
+        found: dict[Location, Requirement] = {}
+        for env in self.environments:
+            for later, earlier in env.satisfied:
+                found.setdefault(later.location, earlier)
+        return found
+
     def satisfied_by(self, req: Requirement) -> Requirement | None:
         """The earlier install that leaves this one nothing to do (pip without --upgrade keeps it)."""
-        for env in self.environments_of(req):
-            for later, earlier in env.satisfied:
-                if later.location == req.location:
-                    return earlier
-        return None
+        return self._earlier.get(req.location)
 
     def environment_name(self, req: Requirement) -> str | None:
         """The most specific install this requirement belongs to."""
@@ -93,10 +97,24 @@ class Context:
         own = [e for e in envs if e.name.startswith(req.location.path)] or envs
         return min(own, key=lambda e: len(e.members)).name if own else None
 
+    @functools.cached_property
+    def _pins(self) -> dict[tuple[tuple[int, ...], str], tuple[Version, Requirement | None] | None]:
+        return {}
+
     def pinned(self, req: Requirement, name: str) -> tuple[Version, Requirement | None] | None:
-        """The one version of ``name`` the environments of ``req`` pin, and where (None: an image)."""
+        """The one version of ``name`` the environments of ``req`` pin, and where (None: an image).
+
+        Worked out once per set of environments: every requirement of a file shares the same set.
+        """
+        envs = self.environments_of(req)
+        key = (tuple(map(id, envs)), name)
+        if key not in self._pins:
+            self._pins[key] = self._pinned(envs, name)
+        return self._pins[key]
+
+    def _pinned(self, envs: list[Environment], name: str) -> tuple[Version, Requirement | None] | None:
         found: dict[Version, Requirement | None] = {}
-        for env in self.environments_of(req):
+        for env in envs:
             for other in (*env.of(name, locked=True), *env.of(name)):
                 v = exact(other)
                 if v is not None:

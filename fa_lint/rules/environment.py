@@ -25,6 +25,7 @@ STALE_LOCK = Rule(
     "A lockfile pins a flash-attn version that its manifest no longer admits.",
 )
 RULES = (ENVIRONMENT_PAGED_KV_MISSING, STALE_LOCK)
+PACKAGES = frozenset({FLASH_ATTN, "transformers"})  # the requirements these rules read
 _ASKS = (Kind.INSTALL, Kind.OVERRIDE, Kind.SOURCE)
 
 

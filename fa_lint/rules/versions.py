@@ -45,6 +45,7 @@ VERSION_UNKNOWN = Rule(
     "The file does not say which flash-attn version it installs.",
 )
 RULES = (PAGED_KV_MISSING, PAGED_KV_NOT_GUARANTEED, NO_SUCH_RELEASE, NEWER_THAN_KB, VERSION_UNKNOWN)
+PACKAGES = frozenset({FLASH_ATTN, "transformers"})  # the requirements these rules read
 # Lock and source entries say what installs; constraints only narrow what something else asks for.
 JUDGED = (Kind.INSTALL, Kind.OVERRIDE, Kind.SOURCE, Kind.LOCK)
 
@@ -66,13 +67,13 @@ def _unique(reqs: Iterable[Requirement]) -> list[Requirement]:
 
 def _locked(req: Requirement, ctx: Context) -> list[Requirement]:
     """flash-attn entries of the lockfile that pins this manifest requirement's environments."""
-    envs = [e for e in ctx.environments_of(req) if any(r is req for r in e.members)]
+    envs = [e for e in ctx.environments_of(req) if e.holds(req)]
     return _unique(r for env in envs for r in env.of(FLASH_ATTN, locked=True))
 
 
 def _manifest(req: Requirement, ctx: Context) -> list[Requirement]:
     """The manifest's flash-attn requirements for the environments this lock entry pins."""
-    envs = [e for e in ctx.environments_of(req) if any(r is req for r in e.locked)]
+    envs = [e for e in ctx.environments_of(req) if e.holds(req, locked=True)]
     return _unique(r for env in envs for r in env.of(FLASH_ATTN))
 
 

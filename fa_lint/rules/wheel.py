@@ -21,6 +21,7 @@ WHEEL_ABI_MISMATCH = Rule(
     "A prebuilt flash-attn wheel built for another torch, C++ ABI or CPython than its environment has.",
 )
 RULES = (WHEEL_ABI_MISMATCH,)
+PACKAGES = frozenset({FLASH_ATTN, "torch", "python"})  # the requirements this rule reads
 
 _LABEL = re.compile(
     r"(?:cu(?P<cuda>\d+))?torch(?P<torch>\d+\.\d+)(?:\.\d+)?(?:cxx11abi(?P<abi>TRUE|FALSE))?", re.I

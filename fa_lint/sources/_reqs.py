@@ -24,6 +24,7 @@ _ARCHIVE = re.compile(
 )
 _TAG = re.compile(r"^v?(\d+(?:\.\d+)*(?:\.post\d+)?)$", re.ASCII)
 _TAG_ARCHIVE = re.compile(r"/archive/(?:refs/tags/)?(v?[\d.]+(?:\.post\d+)?)\.(?:tar\.gz|zip)$", re.ASCII)
+_NO_EXTRAS: frozenset[str] = frozenset()  # shared: each empty frozenset() is a new 216-byte object
 _VCS_SCHEMES = ("git+", "hg+", "svn+", "bzr+")
 # Repositories whose source builds the flash-attn distribution.
 _FLASH_REPOS = {"flash-attention", "flash_attention", "flash-attn"}
@@ -188,7 +189,7 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
         version=version,
         url=req.url,
         marker=str(req.marker) if req.marker else None,
-        extras=frozenset(req.extras),
+        extras=frozenset(req.extras) if req.extras else _NO_EXTRAS,
         **fields,
     )
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 import functools
 import optparse
 import re
@@ -28,6 +27,8 @@ _LEAD = re.compile(r"\s*(?:(?:-e|--editable)(?:\s*=\s*|\s+))?")
 # pip ends a requirement at an option ("--hash=...") or a comment, which needs whitespace before "#".
 _TAIL = re.compile(r"\s+(?:--?[A-Za-z]|#)|\s*\\$")
 _ENV_VAR = re.compile(r"\$\{[A-Za-z0-9_]+\}")
+_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what ends a line for str.splitlines()
+_HASH_OPTION = re.compile(r"(?<!\S)--(?:h|requi)")  # --hash, --require-hashes, or a prefix of them
 _NAME = re.compile(r"\s*(?:(?:-e|--editable)\s+)?([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
@@ -76,23 +77,39 @@ def _items(text: str) -> Iterator[Any]:
             yield prp.InvalidRequirementLine(requirement_line=rline, error_message=str(exc))
 
 
+def _hash_checking(text: str) -> bool:
+    """Whether one --hash (or --require-hashes) puts the whole install in pip's hash-checking mode.
+
+    A pass of its own, before any requirement is read, so that requirements can be handed on one at a
+    time; only lines with such an option (or a prefix optparse accepts for it) go through the parser.
+    """
+    if not _HASH_OPTION.search(text):
+        return False
+    import pip_requirements_parser as prp
+
+    line_parser = _line_parser()
+    for numbered in prp.preprocess(text):
+        if isinstance(numbered, prp.CommentLine) or not _HASH_OPTION.search(numbered.line):
+            continue
+        try:
+            _, options, _ = line_parser(numbered.line)
+        except Exception:  # the library raises bare Exceptions on bad lines; the main pass reports them
+            continue
+        if options.hashes or options.require_hashes:
+            return True
+    return False
+
+
 def parse(path: str, text: str) -> Iterator[Parsed]:
     import pip_requirements_parser as prp
 
     index = TextIndex(path, text)
-    lines = text.splitlines()  # the library numbers lines this way, as pip does
-    starts = line_starts(text, SPLITLINES)
-    items = list(_items(text))
-    # One --hash (or --require-hashes) puts the whole install in pip's hash-checking mode.
-    hashed = any(
-        getattr(item, "hash_options", None)
-        or (isinstance(item, prp.OptionLine) and item.options.get("require_hashes"))
-        for item in items
-    )
-    for item in items:
+    starts = [*line_starts(text, SPLITLINES), len(text)]  # pip numbers lines with str.splitlines()
+    hashed = _hash_checking(text)
+    for item in _items(text):  # one at a time: the library's records weigh ~2 KB a line
         number = item.requirement_line.line_number
-        physical = lines[number - 1] if number <= len(lines) else ""
-        at = starts[number - 1] if number <= len(lines) else len(text)  # where pip's line starts
+        at = starts[min(number, len(starts)) - 1]  # where pip's line starts
+        physical = text[at : starts[min(number, len(starts) - 1)]].rstrip(_BREAKS)
         if isinstance(item, prp.IncorrectRequirementLine):
             continue  # options pip ignores with a warning, not an error
         if isinstance(item, prp.InvalidRequirementLine):
@@ -104,9 +121,9 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             for target in item.options.get("constraints", []):
                 yield Include(where, target, constraint=True)
         elif isinstance(item, prp.InstallRequirement):
-            rec = _requirement(index, at, physical, item)
+            rec = _requirement(index, at, physical, item, hashed)
             if rec is not None:
-                yield dataclasses.replace(rec, hash_checked=True) if hashed else rec
+                yield rec
 
 
 def _span(line: str) -> tuple[int, int]:
@@ -117,7 +134,7 @@ def _span(line: str) -> tuple[int, int]:
     return s, e
 
 
-def _requirement(index: TextIndex, at: int, physical: str, item: Any) -> Requirement | None:
+def _requirement(index: TextIndex, at: int, physical: str, item: Any, hashed: bool) -> Requirement | None:
     name = normalize(item.req.name) if item.req else None
     if name is None and item.link is not None:
         name = _reqs.name_from_url(item.link.url)
@@ -127,7 +144,7 @@ def _requirement(index: TextIndex, at: int, physical: str, item: Any) -> Require
     logical = item.requirement_line.line
     ls, le = _span(logical)
     raw = logical[ls:le]
-    rec = _reqs.parse(raw, index.location(at + s, at + e), NAME)
+    rec = _reqs.parse(raw, index.location(at + s, at + e), NAME, hash_checked=hashed)
     return rec if isinstance(rec, Requirement) else None
 
 
