@@ -15,6 +15,7 @@ import os
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from fa_lint.model import FileResult, Image, Include, Kind, Parsed, Requirement
 
@@ -28,7 +29,7 @@ PAIRS = {
 }
 
 
-_Index = tuple[dict[str, tuple[Requirement, ...]], frozenset[int]]
+_SCAN = 32  # an environment of up to this many requirements is scanned rather than indexed
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,25 +41,33 @@ class Environment:
     superseded: tuple[Requirement, ...] = ()  # installs a later command in the same stage replaces
     # (later install, the earlier one it leaves in place): pip without --upgrade keeps what satisfies it
     satisfied: tuple[tuple[Requirement, Requirement], ...] = ()
-    # members (False) and locked (True) by package name and by identity; built on first use, since
-    # rules ask once per requirement and a scan each time would cost n squared
-    _index: dict[bool, _Index] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # members (False) and locked (True) by package name, and by identity: built on first use for a large
+    # environment, where a scan per question would cost n squared; a small one is scanned instead
+    _index: dict[tuple[bool, bool], Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    def _indexed(self, locked: bool) -> _Index:
-        if locked not in self._index:
-            by_name: dict[str, list[Requirement]] = defaultdict(list)
-            for r in self.locked if locked else self.members:
-                by_name[r.name].append(r)
-            ids = frozenset(id(r) for group in by_name.values() for r in group)
-            self._index[locked] = ({name: tuple(group) for name, group in by_name.items()}, ids)
-        return self._index[locked]
+    def _group(self, locked: bool) -> tuple[Requirement, ...]:
+        return self.locked if locked else self.members
 
     def of(self, name: str, *, locked: bool = False) -> tuple[Requirement, ...]:
-        return self._indexed(locked)[0].get(name, ())
+        group = self._group(locked)
+        if len(group) <= _SCAN:
+            return tuple(r for r in group if r.name == name)
+        if (locked, False) not in self._index:
+            by_name: dict[str, list[Requirement]] = defaultdict(list)
+            for r in group:
+                by_name[r.name].append(r)
+            self._index[locked, False] = {n: tuple(found) for n, found in by_name.items()}
+        found: tuple[Requirement, ...] = self._index[locked, False].get(name, ())
+        return found
 
     def holds(self, req: Requirement, *, locked: bool = False) -> bool:
         """Whether this very requirement (not only an equal one) is a member, or a lock entry."""
-        return id(req) in self._indexed(locked)[1]
+        group = self._group(locked)
+        if len(group) <= _SCAN:
+            return any(r is req for r in group)
+        if (locked, True) not in self._index:
+            self._index[locked, True] = frozenset(map(id, group))  # the members keep the ids alive
+        return id(req) in self._index[locked, True]
 
 
 def label(path: str, scope: str) -> str:

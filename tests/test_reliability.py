@@ -445,3 +445,14 @@ def test_python_dash_m_ignores_packages_in_the_checked_folder(project: Any) -> N
     assert [(f["path"], f["code"]) for f in json.loads(proc.stdout)["findings"]] == [
         ("requirements.txt", "FAL001")
     ]
+
+
+def test_json_written_a_finding_at_a_time_reads_as_json_dumps_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fa_lint import engine
+    from fa_lint.report import json_format
+    from tests.conftest import REPO
+
+    monkeypatch.chdir(REPO)
+    report = engine.check(["examples/demo"])
+    out = json_format.render(report)
+    assert len(report.findings) > 3 and out == json.dumps(json.loads(out), indent=2) + "\n"

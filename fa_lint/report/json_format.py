@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import TYPE_CHECKING, Any
 
 from fa_lint.model import Finding, Fix, Location
@@ -58,7 +59,14 @@ def render(report: Report, **_: object) -> str:
         "tool": tool(),
         "knowledge_base": knowledge_base(report),
         "files": [printable(p) for p in report.files],
-        "findings": [finding(f) for f in report.findings],
+        "findings": [],
         "summary": {"files": len(report.files), **counts(report), "suppressed": report.suppressed},
     }
-    return json.dumps(doc, indent=2) + "\n"
+    text = json.dumps(doc, indent=2) + "\n"
+    if not report.findings:
+        return text
+    # What json.dumps(indent=2) writes for the whole list, one finding at a time: it would otherwise
+    # hold a small string for every token of every finding at once (~8 KB a finding).
+    items = ",\n".join(textwrap.indent(json.dumps(finding(f), indent=2), "    ") for f in report.findings)
+    head, tail = text.split('"findings": []', 1)
+    return f'{head}"findings": [\n{items}\n  ]{tail}'

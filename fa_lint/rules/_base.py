@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -15,7 +15,7 @@ from fa_lint.environments import Environment
 from fa_lint.kb import KnowledgeBase
 from fa_lint.kb import transformers as tf
 from fa_lint.model import Finding, Include, Location, ParseProblem, Requirement, Severity
-from fa_lint.resolve import Assessment, Policy, assess
+from fa_lint.resolve import Assessment, Policy, assess, assessed_as
 
 DOCS_URL = "https://github.com/fa-lint/fa-lint/blob/main/docs/rules/{code}.md"
 
@@ -66,14 +66,15 @@ class Context:
         return index
 
     @functools.cached_property
-    def _assessments(self) -> dict[Location, Assessment]:
+    def _assessments(self) -> dict[Hashable, Assessment]:
         return {}
 
     def assessment(self, req: Requirement) -> Assessment:
-        """What one requirement admits; computed once however many rules ask."""
-        found = self._assessments.get(req.location)
+        """What one requirement admits; computed once however many rules ask, and once for equal ones."""
+        key = assessed_as(req)
+        found = self._assessments.get(key)
         if found is None:
-            found = self._assessments[req.location] = assess(req, self.kb, self.policy)
+            found = self._assessments[key] = assess(req, self.kb, self.policy)
         return found
 
     def environments_of(self, req: Requirement) -> list[Environment]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from array import array
 
 from fa_lint.model import Location
 
@@ -39,7 +40,8 @@ class TextIndex:
     def __init__(self, path: str, text: str) -> None:
         self.path = path
         self.text = text
-        self._starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+        self._starts = array("q", [0])  # 8 bytes a line, not a list of int objects
+        self._starts.extend(m.end() for m in _NEWLINE.finditer(text))
 
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self._starts, offset) - 1
