@@ -87,19 +87,21 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 
 
 def load(index: TextIndex) -> yaml.Node | ParseProblem | None:
-    loader = _Loader(index.text)
     try:
-        return loader.get_single_node()
+        loader = _Loader(index.text)  # its reader refuses some characters at once
+        try:
+            return loader.get_single_node()
+        finally:
+            loader.dispose()
     except AliasBudgetExceeded as exc:
         return ParseProblem(index.location(exc.offset, exc.offset), f"YAML not read: {exc.why}")
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         start = mark.index if mark is not None else 0
         return ParseProblem(index.location(start, start), f"invalid YAML: {exc.problem or exc.context}")
-    except yaml.YAMLError as exc:
-        return ParseProblem(index.location(0, 0), f"invalid YAML: {exc}")
-    finally:
-        loader.dispose()
+    except yaml.reader.ReaderError as exc:
+        at, why = exc.position, f"invalid YAML: character #x{exc.character:04x} is not allowed"
+        return ParseProblem(index.location(at, at), why)
 
 
 def items(node: yaml.Node | None) -> Iterator[tuple[str, yaml.Node]]:
