@@ -456,3 +456,17 @@ def test_json_written_a_finding_at_a_time_reads_as_json_dumps_writes(monkeypatch
     report = engine.check(["examples/demo"])
     out = json_format.render(report)
     assert len(report.findings) > 3 and out == json.dumps(json.loads(out), indent=2) + "\n"
+
+
+# --- found by the fuzz suite -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "where"), [("\x1fname: x\n", (1, 1)), ("name: x\ndependencies: [a\x01]\n", (2, 17))]
+)
+def test_a_character_yaml_refuses_is_located(project: Any, text: str, where: tuple[int, int]) -> None:
+    # PyYAML's reader refuses C0 controls as the loader is made, before any parse error could locate them.
+    project({"environment.yml": text})
+    (f,) = run("--format", "json").json["findings"]
+    assert (f["code"], f["line"], f["column"]) == ("FAL900", *where)
+    assert f["message"].startswith("invalid YAML: character #x00")
