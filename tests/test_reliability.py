@@ -470,3 +470,26 @@ def test_a_character_yaml_refuses_is_located(project: Any, text: str, where: tup
     (f,) = run("--format", "json").json["findings"]
     assert (f["code"], f["line"], f["column"]) == ("FAL900", *where)
     assert f["message"].startswith("invalid YAML: character #x00")
+
+
+# --- no execution -------------------------------------------------------------------------------------
+
+
+def test_nothing_in_a_checkout_is_run(project: Any) -> None:
+    # Each of these would leave a file named "ran" behind if fa-lint executed or constructed it.
+    touch = "open('ran', 'w').close()"
+    root = project(
+        {
+            "setup.py": f"{touch}\nfrom setuptools import setup\nsetup(install_requires=['flash-attn==2.4.2'])\n",
+            "conftest.py": touch,
+            "noxfile.py": touch,
+            "install.sh": "touch ran\npip install flash-attn==2.4.2\n",
+            "Makefile": "install:\n\ttouch ran && pip install flash-attn==2.4.2\n",
+            "environment.yml": "x: !!python/object/apply:os.system ['touch ran']\ndependencies:\n  - pip:\n"
+            "    - flash-attn==2.4.2\n",
+            "requirements.txt": '-r $(touch ran)\nflash-attn==2.4.2 ; python_version > "$(touch ran)"\n',
+        }
+    )
+    r = run("--format", "json", ".", "Makefile", "noxfile.py")
+    assert r.code == 1, r.err
+    assert not (root / "ran").exists()
