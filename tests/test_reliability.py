@@ -493,3 +493,13 @@ def test_nothing_in_a_checkout_is_run(project: Any) -> None:
     r = run("--format", "json", ".", "Makefile", "noxfile.py")
     assert r.code == 1, r.err
     assert not (root / "ran").exists()
+
+
+def test_fix_content_cannot_carry_a_legacy_workflow_command(project: Any) -> None:
+    # The quoting fix for an unquoted '>' writes the shell word back as it was, "##[error]" included;
+    # the JSON writers keep it exact for the tools that apply it, written as "##\u005b".
+    project({"install.sh": "pip install flash_attn>##[error]x=2.5 2>&1\n"})
+    for fmt in FORMATS:
+        assert_safe(run("--format", fmt).out, fmt, 2)  # FAL002 for what pip sees, FAL007 for the redirect
+    (f,) = [f for f in run("--format", "json").json["findings"] if f["code"] == "FAL007"]
+    assert f["fix"]["edits"][0]["content"] == '"flash_attn>##[error]x=2.5"'

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 # GitHub Actions reads a line as a workflow command when it starts with "::" (after blanks), and, in
 # the legacy form, when "##[" appears anywhere in it (actions/runner ActionCommand.TryParseV2/TryParse).
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _COMMAND = re.compile(r"^(\s*):(?=:)|(?<=##)\[")
 
 
@@ -37,14 +38,19 @@ def printable(text: str) -> str:
 def escaped(f: Finding) -> Finding:
     """``f`` with every string that can come from a checked file, or a file's name, made printable.
 
-    A fix's replacement text stays exact, for the tools that apply it; it is file text, which the
-    UTF-8/UTF-16 decoders leave free of lone surrogates, and the machine formats encode the rest.
+    A fix's replacement text stays exact, for the tools that apply it (the JSON writers encode it, see
+    ``unforgeable``), but for lone surrogates: no UTF-8 file can take those, and strict parsers refuse them.
     """
 
     def where(loc: Location) -> Location:
         return dataclasses.replace(loc, path=printable(loc.path))
 
-    fix = f.fix and dataclasses.replace(f.fix, location=where(f.fix.location), title=printable(f.fix.title))
+    fix = f.fix and dataclasses.replace(
+        f.fix,
+        location=where(f.fix.location),
+        title=printable(f.fix.title),
+        new=_SURROGATE.sub(lambda m: ascii(m.group())[1:-1], f.fix.new),
+    )
     return dataclasses.replace(
         f,
         location=where(f.location),
@@ -58,6 +64,14 @@ def escaped(f: Finding) -> Finding:
         notes=tuple(map(printable, f.notes)),
         help=printable(f.help),
     )
+
+
+def unforgeable(json_text: str) -> str:
+    """JSON text with "##[" written "##\\u005b": the same string to any JSON reader, but no line of it
+    reads as a legacy GitHub workflow command when a CI log shows the report. Outside strings JSON has
+    no "#", and a string's "##[" is written as is, so this finds every one. Nothing else in indented,
+    ASCII-only JSON can: control characters are escaped, and no line starts with a string's "::"."""
+    return json_text.replace("##[", "##\\u005b")
 
 
 def encoded(text: str) -> bytes:

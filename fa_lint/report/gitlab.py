@@ -11,7 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from fa_lint.model import Finding, Severity
-from fa_lint.report._common import escaped, fingerprint, relative
+from fa_lint.report._common import escaped, fingerprint, relative, unforgeable
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
@@ -44,4 +44,4 @@ def render(report: Report, **_: object) -> str:
         if seen[fp] > 1:
             fp = hashlib.sha256(f"{fp}\0{seen[fp]}".encode()).hexdigest()[:32]
         issues.append(_issue(f, fp))
-    return json.dumps(issues, indent=2) + "\n"
+    return unforgeable(json.dumps(issues, indent=2)) + "\n"

@@ -7,7 +7,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any
 
 from fa_lint.model import Finding, Fix, Location
-from fa_lint.report._common import counts, escaped, knowledge_base, printable, tool
+from fa_lint.report._common import counts, escaped, knowledge_base, printable, tool, unforgeable
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
@@ -64,9 +64,9 @@ def render(report: Report, **_: object) -> str:
     }
     text = json.dumps(doc, indent=2) + "\n"
     if not report.findings:
-        return text
+        return unforgeable(text)
     # What json.dumps(indent=2) writes for the whole list, one finding at a time: it would otherwise
     # hold a small string for every token of every finding at once (~8 KB a finding).
     items = ",\n".join(textwrap.indent(json.dumps(finding(f), indent=2), "    ") for f in report.findings)
     head, tail = text.split('"findings": []', 1)
-    return f'{head}"findings": [\n{items}\n  ]{tail}'
+    return unforgeable(f'{head}"findings": [\n{items}\n  ]{tail}')

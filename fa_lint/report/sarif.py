@@ -12,7 +12,16 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from fa_lint.model import Finding, Location, Severity
-from fa_lint.report._common import encoded, escaped, fingerprint, knowledge_base, printable, relative, tool
+from fa_lint.report._common import (
+    encoded,
+    escaped,
+    fingerprint,
+    knowledge_base,
+    printable,
+    relative,
+    tool,
+    unforgeable,
+)
 from fa_lint.rules import RULES
 
 if TYPE_CHECKING:
@@ -63,18 +72,18 @@ def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
         out["relatedLocations"] = [
             {"id": i, **_location(r, "related flash-attn requirement")} for i, r in enumerate(f.related, 1)
         ]
-    if f.fix is not None:
+    if f.fix is not None and shown.fix is not None:
         region = _location(f.fix.location)["physicalLocation"]
         out["fixes"] = [
             {
                 "description": {
-                    "text": printable(f.fix.title) + ("" if f.fix.safe else " (unsafe: --unsafe-fixes)")
+                    "text": shown.fix.title + ("" if f.fix.safe else " (unsafe: --unsafe-fixes)")
                 },
                 "artifactChanges": [
                     {
                         "artifactLocation": region["artifactLocation"],
                         "replacements": [
-                            {"deletedRegion": region["region"], "insertedContent": {"text": f.fix.new}}
+                            {"deletedRegion": region["region"], "insertedContent": {"text": shown.fix.new}}
                         ],
                     }
                 ],
@@ -129,4 +138,4 @@ def render(report: Report, **_: object) -> str:
         },
     }
     doc = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json.dumps(doc, indent=2) + "\n"
+    return unforgeable(json.dumps(doc, indent=2)) + "\n"
