@@ -163,6 +163,8 @@ def _off_limits(path: str, roots: Collection[str]) -> str | None:
     (where actions/checkout keeps its token) and have the lines fa-lint cannot parse echoed into CI
     logs. So files are read only inside the project root, never in ``.git``, symbolic links resolved.
     """
+    if "\0" in path:  # no file name holds one (realpath raises on it): it names nothing to read
+        return None
     real = os.path.realpath(path)
     root = next((r for r in roots if os.path.commonpath([real, r]) == r), None)
     if root is None:

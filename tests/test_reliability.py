@@ -503,3 +503,11 @@ def test_fix_content_cannot_carry_a_legacy_workflow_command(project: Any) -> Non
         assert_safe(run("--format", fmt).out, fmt, 2)  # FAL002 for what pip sees, FAL007 for the redirect
     (f,) = [f for f in run("--format", "json").json["findings"] if f["code"] == "FAL007"]
     assert f["fix"]["edits"][0]["content"] == '"flash_attn>##[error]x=2.5"'
+
+
+def test_an_include_whose_name_holds_a_nul_names_no_file(project: Any) -> None:
+    # UTF-16 text may hold U+0000, which os.path.realpath refuses ("embedded null byte").
+    text = "[options]\ntests_require = file: requirements-te\x00t.txt\n"
+    project({"setup.cfg": "\ufeff".encode("utf-16-le") + text.encode("utf-16-le")})
+    (f,) = run("--format", "json").json["findings"]
+    assert (f["code"], f["line"]) == ("FAL900", 2) and "does not exist" in f["message"]
