@@ -7,13 +7,15 @@ For each input, the baseline is the cheapest thing any checker must do with that
 it with the standard library (tomllib for TOML, json for JSON, shlex for each Dockerfile RUN), read it
 with pip-requirements-parser for requirements files, or just read the bytes of the corpus. The
 ratio says what fa-lint's located, rule-checked run costs on top. Inputs are generated here (large
-lockfiles, long requirements files, Dockerfiles), plus ../shared/corpus when it is present.
+lockfiles, long requirements files, Dockerfiles, a file named in a 1,000-file project, whose
+baseline is listing the tree), plus ../shared/corpus when it is present.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -65,6 +67,24 @@ def inputs(folder: Path) -> list[tuple[str, Path, Callable[[Path], object]]]:
         "default": {f"pkg-{i}": {"version": f"==1.{i}", "hashes": [f"sha256:{i:064x}"]} for i in range(3000)}
     }
     (folder / "Pipfile.lock").write_text(json.dumps(lock_json, indent=4))
+    pixi = "version: 6\nenvironments:\n  default:\n    packages:\n      linux-64:\n" + "".join(
+        f"      - pypi: https://files/pkg_{i}-1.{i}.0.tar.gz\n" for i in range(3000)
+    )
+    pixi += "packages:\n" + "".join(
+        f"- pypi: https://files/pkg_{i}-1.{i}.0.tar.gz\n  name: pkg-{i}\n  version: 1.{i}.0\n"
+        f"  sha256: {i:064x}\n  requires_dist:\n  - pkg-{i + 1}\n  requires_python: '>=3.9'\n"
+        for i in range(3000)
+    )
+    (folder / "pixi.lock").write_text(pixi)
+    # A monorepo of 1,000 dependency files; only constraints.txt is named, as pre-commit names a
+    # changed file: fa-lint walks the project once to find the files that include it.
+    mono = folder / "mono"
+    for i in range(1000):
+        sub = mono / f"svc{i // 20}" / f"part{i % 20}"
+        sub.mkdir(parents=True, exist_ok=True)
+        include = "-c ../../constraints.txt\n" if i % 100 == 0 else ""
+        (sub / "requirements.txt").write_text(f"{include}numpy=={i % 3}.0\nrequests\n")
+    (mono / "constraints.txt").write_text("flash-attn!=2.5.*\n")
 
     def read_toml(p: Path) -> object:
         return tomllib.loads(p.read_text())
@@ -80,11 +100,21 @@ def inputs(folder: Path) -> list[tuple[str, Path, Callable[[Path], object]]]:
         text = p.read_text().replace("\\\n", " ")
         return [shlex.split(line[4:]) for line in text.splitlines() if line.startswith("RUN ")]
 
+    def read_yaml(p: Path) -> object:
+        import yaml
+
+        return yaml.load(p.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+    def list_tree(p: Path) -> object:
+        return [f for _, _, files in os.walk(p.parent) for f in files]
+
     out: list[tuple[str, Path, Callable[[Path], object]]] = [
         ("uv.lock, 3000 packages", folder / "uv.lock", read_toml),
         ("requirements.txt, 2000 hashed lines", folder / "requirements.txt", read_reqs),
         ("Dockerfile, 500 RUN lines", folder / "Dockerfile", shlex_runs),
         ("Pipfile.lock, 3000 packages", folder / "Pipfile.lock", lambda p: json.loads(p.read_text())),
+        ("pixi.lock, 3000 packages", folder / "pixi.lock", read_yaml),
+        ("one file named in 1000 files", mono / "constraints.txt", list_tree),
     ]
     return out
 

@@ -18,11 +18,15 @@ from packaging.version import Version
 from fa_lint import __version__, config
 
 if TYPE_CHECKING:
-    from fa_lint.engine import Report
+    from fa_lint.engine import Report, Settings
     from fa_lint.fix import Outcome
+    from fa_lint.model import Finding, Fix
+    from fa_lint.newfromrev import Baseline
+    from fa_lint.report.text import ShownFixes
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-FORMATS = ("text", "json", "sarif", "github", "gitlab")
+FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab")
+LISTING = ("text", "concise")  # the formats --statistics and --show-fixes print in (json: --statistics too)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,11 +48,17 @@ def parser() -> argparse.ArgumentParser:
         prog="fa-lint",
         description="Find flash-attn pins that cannot run paged-KV attention (flash_attn_with_kvcache "
         "block_table), in requirements, pyproject, lock, conda, Docker and shell files.",
-        epilog="Run 'fa-lint verify --help' for the runtime check on a GPU host, and "
-        "'fa-lint bot-config --help' for Renovate and Dependabot configs.",
+        epilog="Run 'fa-lint rule FAL001' for what a rule finds and how to fix it, 'fa-lint verify --help' "
+        "for the runtime check on a GPU host, 'fa-lint releases --help' for every release's paged-KV facts "
+        "and prebuilt wheels, and 'fa-lint bot-config --help' for Renovate and Dependabot configs.",
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to check (default: .)")
-    p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="output format (default: text, a finding with its source, notes and fix; concise: a line each)",
+    )
     p.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
     p.add_argument("--select", action="append", metavar="CODES", help="only these rule codes or prefixes")
     p.add_argument("--ignore", action="append", metavar="CODES", help="skip these rule codes or prefixes")
@@ -79,26 +89,49 @@ def parser() -> argparse.ArgumentParser:
         help="leave out what .gitignore leaves out when walking folders (default: on)",
     )
     p.add_argument(
+        "--new-from-rev",
+        metavar="REV",
+        help="report only findings new since git revision REV, and those on lines changed since "
+        "(e.g. origin/main in a pull request)",
+    )
+    p.add_argument(
         "--fix", action="store_true", help="apply safe fixes in place (only the fixed spans change)"
     )
     p.add_argument(
         "--unsafe-fixes",
         action="store_true",
-        help="with --fix or --diff, also move exact pins to another release",
+        help="with --fix, --diff or --show-fixes, also move exact pins to another release",
     )
     p.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change no file")
+    p.add_argument(
+        "--show-fixes",
+        action="store_true",
+        help="list each edit --fix makes (with --fix) or would make, before the summary",
+    )
+    p.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print how often each rule was found, with its name, most frequent first",
+    )
     p.add_argument("--strict", action="store_true", default=None, help="exit 1 on warnings too")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour text output (auto: on a terminal, unless NO_COLOR is set)",
+    )
     p.add_argument("--config", metavar="PYPROJECT", help="read [tool.fa-lint] from this file")
     p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
-    p.add_argument("--list-rules", action="store_true", help="print every rule and exit")
+    p.add_argument(
+        "--list-rules", action="store_true", help="print every rule and exit ('fa-lint rule' explains one)"
+    )
     p.add_argument("--version", action="store_true", help="print the version and knowledge-base date")
     return p
 
 
 def bot_parser() -> argparse.ArgumentParser:
-    from fa_lint.bots import BOTS, ECOSYSTEMS
+    from fa_lint.bots import BOTS, ECOSYSTEMS, VERSIONING
 
     p = _Parser(
         prog="fa-lint bot-config",
@@ -113,11 +146,50 @@ def bot_parser() -> argparse.ArgumentParser:
         choices=ECOSYSTEMS,
         help="dependabot: an update entry per ecosystem (default: pip)",
     )
-    p.add_argument("--directory", default="/", help="dependabot: where the manifests are (default: /)")
+    p.add_argument(
+        "--directory",
+        action="append",
+        metavar="DIR",
+        help="dependabot: where the manifests are, repeatable, globs allowed (default: /)",
+    )
+    p.add_argument(
+        "--versioning-strategy",
+        choices=tuple(VERSIONING),
+        default="increase",
+        help="dependabot: how updates change a requirement (default: increase, which raises a floor "
+        "like >=2.3; auto leaves the key out)",
+    )
     p.add_argument("-o", "--output-file", metavar="FILE", help="write the config to FILE instead of stdout")
     p.add_argument("--config", metavar="PYPROJECT", help="read [tool.fa-lint] from this file")
     p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     return p
+
+
+def rule_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="fa-lint rule",
+        description="Explain a rule: what it finds, why it matters, how to fix and how to suppress it "
+        "(the page docs/rules/CODE.md holds the same text).",
+    )
+    p.add_argument("code", nargs="?", metavar="CODE", help="a rule code (FAL001) or name (paged-kv-missing)")
+    p.add_argument("--all", action="store_true", help="explain every rule")
+    return p
+
+
+def rule(args: argparse.Namespace, out: TextIO) -> int:
+    from fa_lint.rules import RULES, page
+
+    if args.all == bool(args.code):
+        raise _UsageError("give one rule code, or --all")
+    if args.all:
+        codes = list(RULES)
+    else:
+        found = [r.code for r in RULES.values() if args.code.upper() == r.code or args.code.lower() == r.name]
+        if not found:
+            raise _UsageError(f"unknown rule {args.code!r}; 'fa-lint --list-rules' lists them")
+        codes = found
+    out.write("\n".join(page(code) for code in codes))
+    return EXIT_OK
 
 
 def _version() -> str:
@@ -183,7 +255,8 @@ def bot_config(args: argparse.Namespace, out: TextIO) -> int:
         text = bots.renovate(policy, base)
     else:
         ecosystems = tuple(dict.fromkeys(args.ecosystem or ["pip"]))
-        text = bots.dependabot(policy, base, ecosystems, args.directory)
+        directories = tuple(dict.fromkeys(args.directory or ["/"]))
+        text = bots.dependabot(policy, base, ecosystems, directories, args.versioning_strategy)
     _write(text, args.output_file, out)
     return EXIT_OK
 
@@ -219,15 +292,39 @@ def _diff(report: Report, unsafe: bool, out: TextIO, err: TextIO) -> int:
     return EXIT_FINDINGS if changed else EXIT_OK
 
 
-def _fix(report: Report, recheck: Callable[[], Report], unsafe: bool, err: TextIO) -> Report:
+def _edits(report: Report, outcomes: list[Outcome]) -> list[tuple[Finding, Fix]]:
+    """Each edit made, with the (first) finding that asked for it."""
+    owner: dict[Fix, Finding] = {}
+    for f in report.findings:
+        if f.fix is not None:
+            owner.setdefault(f.fix, f)
+    return [(owner[x], x) for o in outcomes for x in o.applied if x in owner]
+
+
+def _would_fix(report: Report, unsafe: bool, err: TextIO) -> ShownFixes:
+    """--show-fixes without --fix: the edits --fix would make now, found by making them in memory."""
     from fa_lint import fix
-    from fa_lint.report.text import plural
+    from fa_lint.report.text import ShownFixes
+
+    outcomes = fix.run(report.findings, unsafe=unsafe, dry_run=True)
+    _skipped(outcomes, err)
+    held = 0 if unsafe else len({f.fix for f in report.findings if f.fix is not None and not f.fix.safe})
+    return ShownFixes(tuple(_edits(report, outcomes)), done=False, held=held)
+
+
+def _fix(
+    report: Report, recheck: Callable[[], Report], unsafe: bool, err: TextIO
+) -> tuple[Report, ShownFixes]:
+    from fa_lint import fix
+    from fa_lint.report.text import ShownFixes, plural
 
     fixed: dict[str, int] = {}
     hints: dict[str, None] = {}
+    edits: list[tuple[Finding, Fix]] = []
     for _ in range(MAX_FIX_PASSES):
         outcomes = fix.run(report.findings, unsafe=unsafe)
         hints.update(dict.fromkeys(fix.relock(outcomes)))
+        edits += _edits(report, outcomes)
         for o in outcomes:
             if o.applied:
                 fixed[o.path] = fixed.get(o.path, 0) + len(o.applied)
@@ -240,12 +337,29 @@ def _fix(report: Report, recheck: Callable[[], Report], unsafe: bool, err: TextI
         err.write(f"fa-lint: fixed {plural(n, 'finding')} in {plural(len(fixed), 'file')}\n")
     for hint in hints:
         _say(err, f"relock: {hint}")
-    return report
+    held = 0 if unsafe else len({f.fix for f in report.findings if f.fix is not None and not f.fix.safe})
+    return report, ShownFixes(tuple(edits), done=True, held=held)
 
 
 def _stdin() -> bytes:
     stream = getattr(sys.stdin, "buffer", None)
     return stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+
+
+def _baseline(rev: str, paths: list[str], settings: Settings) -> Baseline:
+    """What ``rev`` had; a usage error outside a git repository or for a revision git does not know."""
+    import dataclasses
+
+    from fa_lint import engine, newfromrev
+
+    def at_rev(moved: list[str], relocate: newfromrev.Relocate) -> Report:
+        # The configuration's problems are the working tree's: REV's copy of them would hide them.
+        return engine.check(moved, dataclasses.replace(settings, root=relocate(settings.root), problems=()))
+
+    try:
+        return newfromrev.against(rev, paths, at_rev)
+    except newfromrev.RevisionError as exc:
+        raise _UsageError(str(exc)) from None
 
 
 def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -267,26 +381,60 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     paths = args.paths or ["."]
     given = None
+    rev = cfg.new_from_rev if args.new_from_rev is None else args.new_from_rev  # "" turns it off
     if args.stdin_filename or paths == ["-"]:
+        if rev:
+            raise _UsageError(
+                "--new-from-rev compares files with a git revision; it cannot check standard input"
+            )
         if args.paths not in ([], ["-"]):
             raise _UsageError("--stdin-filename checks standard input: give no other paths")
-        if args.fix or args.diff:
-            raise _UsageError("--fix and --diff rewrite files; they cannot work on standard input")
+        if args.fix or args.diff or args.show_fixes:
+            raise _UsageError(
+                "--fix, --diff and --show-fixes work on files; they cannot work on standard input"
+            )
         paths = [args.stdin_filename or "-"]
         given = {paths[0]: _stdin()}
+    if args.show_fixes and args.format not in LISTING:
+        raise _UsageError("--show-fixes lists fixes in the text output: use --format text or concise")
+    if args.statistics and args.format not in (*LISTING, "json"):
+        raise _UsageError("--statistics prints a table: use --format text, concise or json")
     missing = [p for p in paths if not os.path.exists(p) and not (given and p in given)]
     if missing:
         _say(err, f"no such file or folder: {', '.join(missing)}")
         return EXIT_USAGE
-    report = engine.check(paths, settings, given)
+    base = _baseline(rev, paths, settings) if rev else None
+    hidden = 0
+
+    def check() -> Report:
+        nonlocal hidden
+        report = engine.check(paths, settings, given)
+        if base is None:
+            return report
+        kept = base.narrow(report)
+        hidden = kept.hidden
+        return kept.report
+
+    report = check()
     if args.diff:
         return _diff(report, args.unsafe_fixes, out, err)
+    shown = None
     if args.fix:
-        report = _fix(report, lambda: engine.check(paths, settings), args.unsafe_fixes, err)
-    if not report.files:
+        report, shown = _fix(report, check, args.unsafe_fixes, err)
+    elif args.show_fixes:
+        shown = _would_fix(report, args.unsafe_fixes, err)
+    if not report.files and (args.format not in LISTING or args.statistics):  # the listings say so
         _say(err, f"no dependency files found in {', '.join(paths)}; nothing to check")
-    color = not args.output_file and _use_color(args.color, out)
-    text = RENDER[args.format](report, color=color, fixable=given is None)  # --fix cannot take stdin
+    if hidden:
+        _say(err, f"--new-from-rev {rev}: left out {hidden} finding(s) {rev} already had")
+    fixable = given is None  # --fix cannot take standard input
+    if args.statistics:
+        text = _statistics(report, args.format, args.unsafe_fixes, fixable)
+    else:
+        color = not args.output_file and _use_color(args.color, out)
+        text = RENDER[args.format](
+            report, color=color, fixable=fixable, fixes=shown if args.show_fixes else None
+        )
     _write(text, args.output_file, out)
     if args.exit_zero:
         return EXIT_OK
@@ -295,6 +443,16 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if "error" in worst or (strict and "warning" in worst):
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def _statistics(report: Report, fmt: str, unsafe: bool, fixable: bool) -> str:
+    from fa_lint.report import statistics
+    from fa_lint.report.text import summary
+
+    stats = statistics.count(report.findings, unsafe=unsafe, fixable=fixable)
+    if fmt == "json":
+        return statistics.as_json(stats)
+    return statistics.text(stats) + summary(report, fixable=fixable) + "\n"
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -307,6 +465,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             return verify_main(argv[1:], out=out, err=err)
         if argv[:1] == ["bot-config"]:
             return bot_config(bot_parser().parse_args(argv[1:]), out)
+        if argv[:1] == ["releases"]:
+            from fa_lint.releases import main as releases_main
+
+            return releases_main(argv[1:], out)
+        if argv[:1] == ["rule"]:
+            return rule(rule_parser().parse_args(argv[1:]), out)
         args = parser().parse_args(argv)
         if args.version:
             out.write(_version() + "\n")

@@ -19,6 +19,7 @@ KEYS = {
     "strict": bool,
     "respect-gitignore": bool,
     "per-file-ignores": dict,
+    "new-from-rev": str,
 }
 
 
@@ -37,6 +38,7 @@ class Config:
     strict: bool = False
     respect_gitignore: bool = True
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, code prefixes)
+    new_from_rev: str | None = None
     problems: tuple[ParseProblem, ...] = ()  # pyproject.toml files that could not be read, located
 
     @property
@@ -131,4 +133,5 @@ def load(path: str) -> Config:
         strict=bool(table.get("strict", False)),
         respect_gitignore=bool(table.get("respect-gitignore", True)),
         per_file_ignores=tuple((glob, tuple(codes)) for glob, codes in per_file.items()),
+        new_from_rev=table.get("new-from-rev") or None,
     )

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 from pathspec import GitIgnoreSpec
 
-from fa_lint.sources import SOURCES
+from fa_lint.sources import SNIFFED, SOURCES
 
 SKIP_DIRS = frozenset(
     {
@@ -46,20 +46,54 @@ class Target:
     explicit: bool  # named on the command line (or by pre-commit), not found by walking
 
 
-def _match(pattern: str, parts: tuple[str, ...]) -> bool:
-    pat = PurePosixPath(pattern).parts
-    if len(pat) > len(parts):
-        return False
-    return all(fnmatch.fnmatchcase(p, q) for p, q in zip(parts[-len(pat) :], pat, strict=True))
+def _posix(path: str) -> str:
+    return path.replace(os.sep, "/")
+
+
+@functools.cache
+def _regex(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"(^|/)(" + "|".join(_glob_regex(p) for p in patterns) + r")$")
 
 
 def detect(path: str) -> str | None:
     """The format a file's name says it is, or None when the catalogue does not know the name."""
-    parts = PurePosixPath(path.replace(os.sep, "/")).parts
+    posix = _posix(path)
     for name, source in SOURCES.items():
-        if any(_match(p, parts) for p in source.PATTERNS):
+        if _regex(source.PATTERNS).search(posix):
             return name
     return None
+
+
+def candidate(path: str) -> str | None:
+    """The format a file may be, by a name that needs a look at its head to be sure (``*.in``)."""
+    posix = _posix(path)
+    for name, source in SNIFFED.items():
+        if _regex(source.CANDIDATES).search(posix):
+            return name
+    return None
+
+
+SNIFF_BYTES = 8192
+
+
+def sniff(path: str, fmt: str) -> bool:
+    """Whether the head of a candidate file shows it is the format its name suggests."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            head = f.read(SNIFF_BYTES)
+    except OSError:
+        return False
+    return SNIFFED[fmt].sniff(head, complete=len(head) < SNIFF_BYTES)
+
+
+def classify(path: str) -> str | None:
+    """The format of a file found by walking: its name, or its name and head; None for the rest."""
+    fmt = detect(path)
+    if fmt is None:
+        fmt = candidate(path)
+        if fmt is not None and not sniff(path, fmt):
+            return None
+    return fmt
 
 
 _BY_NAME = (
@@ -112,6 +146,10 @@ def _glob_regex(glob: str) -> str:
     out, i = [], 0
     while i < len(glob):
         c = glob[i]
+        if glob.startswith("**/", i):  # any number of folders, none included
+            out.append("(?:[^/]+/)*")
+            i += 3
+            continue
         if c == "*":
             out.append("[^/]*")
         elif c == "?":
@@ -127,9 +165,11 @@ def _glob_regex(glob: str) -> str:
 
 
 def pattern_regex() -> str:
-    """One regular expression, for pre-commit's ``files``, that matches what ``detect`` knows."""
-    alts = [_glob_regex(p) for source in SOURCES.values() for p in source.PATTERNS]
-    return r"(^|/)(" + "|".join(alts) + r")$"
+    """One regular expression, for pre-commit's ``files``, that matches what ``detect`` knows and
+    every ``candidate`` (fa-lint looks at the head of those it is handed, as it does when walking)."""
+    patterns = [p for source in SOURCES.values() for p in source.PATTERNS]
+    patterns += [p for source in SNIFFED.values() for p in source.CANDIDATES]
+    return _regex(tuple(patterns)).pattern
 
 
 def is_skipped_dir(entry: os.DirEntry[str]) -> bool:
@@ -201,7 +241,7 @@ def excluded(path: str, exclude: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(rel, x) or fnmatch.fnmatch(name, x) for x in exclude)
 
 
-def _walk(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Iterator[Target]:
+def walk(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Iterator[Target]:
     try:
         entries = sorted(os.scandir(root), key=lambda e: e.name)
     except OSError:
@@ -212,9 +252,9 @@ def _walk(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Ite
             continue
         if entry.is_dir(follow_symlinks=False):
             if not is_skipped_dir(entry) and not (ignored and ignored(entry.path, is_dir=True)):
-                yield from _walk(entry.path, exclude, ignored)
+                yield from walk(entry.path, exclude, ignored)
         elif entry.is_file():
-            fmt = detect(rel)
+            fmt = classify(rel)
             if fmt is not None and not (ignored and ignored(entry.path)):
                 yield Target(rel, fmt, explicit=False)
 
@@ -233,9 +273,12 @@ def discover(
     seen: set[str] = set()
     for path in paths:
         if os.path.isdir(path):
-            found: Iterable[Target] = _walk(path, exclude, ignored)
+            found: Iterable[Target] = walk(path, exclude, ignored)
         elif force_exclude and excluded(path, exclude):
             continue
+        elif detect(path) is None and candidate(path) is not None and os.path.isfile(path):
+            fmt = classify(path)  # pre-commit hands over every *.in: a MANIFEST.in is none of ours
+            found = [] if fmt is None else [Target(path, fmt, explicit=True)]
         else:
             found = [Target(path, detect(path) or _fallback(path), explicit=True)]
         for target in found:

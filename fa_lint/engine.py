@@ -3,18 +3,30 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import dataclasses
+import gc
 import os
 from collections import deque
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from packaging.version import Version
 
 from fa_lint import decide, kb
-from fa_lint.discover import GitIgnore, Target, detect, discover
-from fa_lint.environments import PAIRS, build
-from fa_lint.model import FileResult, Finding, Include, Kind, Location, Parsed, ParseProblem, Requirement
+from fa_lint.discover import GitIgnore, Target, classify, detect, discover, walk
+from fa_lint.environments import LOCKS, PAIRS, build
+from fa_lint.model import (
+    BuildConfig,
+    FileResult,
+    Finding,
+    Include,
+    Kind,
+    Location,
+    Parsed,
+    ParseProblem,
+    Requirement,
+)
 from fa_lint.resolve import Policy
 from fa_lint.rules import CHECKS, PACKAGES, Context, settle
 from fa_lint.sources import SOURCES
@@ -43,6 +55,8 @@ class Report:
     suppressed: int
     kb: kb.KnowledgeBase
     policy: Policy
+    texts: Mapping[str, str] = dataclasses.field(default_factory=dict)  # each file read, for code frames
+    paths: tuple[str, ...] = ()  # what was asked for: the files and folders given
 
 
 def _problem(path: str, message: str, line: int = 1, column: int = 1) -> ParseProblem:
@@ -86,9 +100,20 @@ def too_deep(path: str) -> ParseProblem:
     return _problem(path, "file nests too deeply to read (thousands of levels of brackets)")
 
 
-def _kept(record: Parsed) -> bool:
-    """Requirements of packages no rule reads are dropped as they are parsed (see rules.PACKAGES)."""
-    return PACKAGES is None or not isinstance(record, Requirement) or record.name in PACKAGES
+def _kept(records: Iterable[Parsed]) -> Iterator[Parsed]:
+    """Requirements of packages no rule reads are dropped as they are parsed (see rules.PACKAGES), all
+    but the first of each install step and scope: some rules ask whether a command, a file or a lock
+    installs anything at all (an install of something may have brought torch), not what."""
+    if PACKAGES is None:
+        yield from records
+        return
+    steps: set[tuple[int, str]] = set()
+    for r in records:
+        if not isinstance(r, Requirement) or r.name in PACKAGES:
+            yield r
+        elif (r.step, r.scope) not in steps:
+            steps.add((r.step, r.scope))
+            yield r
 
 
 def parse_file(path: str, source: str, data: bytes | None = None) -> FileResult:
@@ -97,7 +122,7 @@ def parse_file(path: str, source: str, data: bytes | None = None) -> FileResult:
     if isinstance(text, ParseProblem):
         return FileResult(path, source, None, (text,))
     try:
-        records = tuple(r for r in SOURCES[source].parse(path, text) if _kept(r))
+        records = tuple(_kept(SOURCES[source].parse(path, text)))
     except RecursionError:  # the readers (json, tomllib, PyYAML) recurse once per level of nesting
         records = (too_deep(path),)
     except Exception as exc:  # a parser bug must cost one file, never the run
@@ -144,14 +169,17 @@ def companions(targets: list[Target], ignored: GitIgnore | None = None) -> list[
 
 
 def project_root(path: str = ".") -> str:
-    """The folder a checked path's includes may reach: the top of the git repository that holds it
-    (the folder with ``.git``), or outside any repository the folder named (a file's own folder)."""
+    """The folder a checked path's includes may reach, and where the files that include a named one
+    are looked for: the top of the git repository that holds it (the folder with ``.git``); outside
+    any repository the current folder when the path is inside it, else the folder named (a file's own).
+    """
     start = os.path.realpath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
     here = start
     while not os.path.exists(os.path.join(here, ".git")):
         parent = os.path.dirname(here)
         if parent == here:
-            return start
+            cwd = os.path.realpath(os.getcwd())
+            return cwd if os.path.commonpath([start, cwd]) == cwd else start
         here = parent
     return here
 
@@ -171,30 +199,147 @@ def _off_limits(path: str, roots: Collection[str]) -> str | None:
         return "outside the project root"
     named = os.path.relpath(os.path.abspath(path), root).split(os.sep)
     if ".git" in named or ".git" in os.path.relpath(real, root).split(os.sep):
-        return "inside .git, where git keeps its own files and credentials"
+        return "inside .git"
     return None
 
 
+def _walked_link_off_limits(t: Target, roots: Collection[str]) -> str | None:
+    """Where a file found by walking a folder lies, when it is a symbolic link out of ``roots``: a
+    walk never leaves the folder it was given but through one."""
+    return _off_limits(t.path, roots) if not t.explicit and os.path.islink(t.path) else None
+
+
+def _key(path: str) -> str:
+    return os.path.normcase(os.path.abspath(path))
+
+
+def includers(
+    named: list[Target],
+    known: list[Target],
+    exclude: tuple[str, ...] = (),
+    ignored: GitIgnore | None = None,
+    parsed: dict[str, FileResult] | None = None,
+    walked: Iterable[str] = (),
+) -> list[Target]:
+    """Files of the project that include a named file, directly or through others, and the
+    manifests beside a named lockfile: the environments a named file takes part in.
+
+    pre-commit names only the changed files; a requirements file that says ``-c constraints.txt``
+    is not among them when only the constraints changed. Each project root is walked once (not at
+    all when inside a folder that was ``walked`` already: what is there is in ``known``), and a
+    file is parsed only when its bytes contain the name of a file it might include. ``parsed``
+    collects what was parsed, for ``load`` to reuse.
+    """
+    parsed = parsed if parsed is not None else {}
+    taken = {_key(t.path) for t in known}
+    out = _manifests_beside(named, taken, ignored)
+    wanted = {_key(t.path) for t in named}
+    pool = [t for t in _pool(named, exclude, ignored, walked) if _key(t.path) not in taken]
+    data: dict[str, bytes] = {}
+    grown = True
+    while grown:  # a file that includes one that includes a named file is in its environments too
+        grown = False
+        names = {os.path.basename(k).encode() for k in wanted}
+        for t in pool:
+            if _key(t.path) in taken:
+                continue
+            if t.path not in data:
+                data[t.path] = _bytes(t.path)
+            if not any(n in data[t.path] for n in names):
+                continue
+            if t.path not in parsed:
+                parsed[t.path] = parse_file(t.path, t.source, data[t.path])
+            includes = [r for r in parsed[t.path].records if isinstance(r, Include)]
+            if any(_key(_include_path(t.path, r.target)) in wanted for r in includes):
+                taken.add(_key(t.path))
+                wanted.add(_key(t.path))
+                out.append(Target(t.path, t.source, explicit=False))
+                grown = True
+    return out
+
+
+def _manifests_beside(named: list[Target], taken: set[str], ignored: GitIgnore | None) -> list[Target]:
+    """The manifests a named lockfile pins, in its folder (``companions`` the other way round)."""
+    out = []
+    for t in named:
+        if t.source not in LOCKS:
+            continue
+        folder = os.path.dirname(t.path) or "."
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            path = os.path.join(folder, name) if folder != "." else name
+            fmt = classify(path) if os.path.isfile(path) and _key(path) not in taken else None
+            if fmt in PAIRS and t.source in PAIRS[fmt] and not (ignored and ignored(path)):
+                taken.add(_key(path))
+                out.append(Target(path, fmt, explicit=False))
+    return out
+
+
+def _pool(
+    named: list[Target], exclude: tuple[str, ...], ignored: GitIgnore | None, walked: Iterable[str]
+) -> Iterator[Target]:
+    """Every dependency file of the named files' projects, one walk per project root (``project_root``,
+    the bound of includes too), without the symbolic links out of it that ``load`` would not read."""
+    done = [_key(w).rstrip(os.sep) for w in walked]
+    # each root once, its paths written as the first named file in it is (absolute or relative),
+    # so that an include resolves to the very path the named file was loaded under
+    roots: dict[str, bool] = {}
+    for t in named:
+        roots.setdefault(project_root(t.path), os.path.isabs(t.path))
+    for root, absolute in roots.items():
+        key = _key(root)
+        if not any(key == w or key.startswith(w + os.sep) for w in done):
+            found = walk(root if absolute else os.path.relpath(root), exclude, ignored)
+            yield from (t for t in found if _walked_link_off_limits(t, [root]) is None)
+
+
+def _bytes(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read(MAX_BYTES + 1)
+    except OSError:
+        return b""
+
+
+def _reached(files: Mapping[str, FileResult], roots: Iterable[str]) -> set[str]:
+    """The files the given ones include, transitively, and themselves."""
+    seen: set[str] = set()
+    stack = list(roots)
+    while stack:
+        path = stack.pop()
+        if path in seen or path not in files:
+            continue
+        seen.add(path)
+        stack += [
+            _include_path(path, r.target)
+            for r in files[path].records
+            if isinstance(r, Include) and "://" not in r.target
+        ]
+    return seen
+
+
 def load(
-    targets: Iterable[Target], given: Mapping[str, bytes] | None = None, roots: Collection[str] = ()
+    targets: Iterable[Target],
+    given: Mapping[str, bytes] | None = None,
+    parsed: Mapping[str, FileResult] | None = None,
+    roots: Collection[str] = (),
 ) -> tuple[dict[str, FileResult], list[ParseProblem], list[tuple[Include, str]]]:
     """Parse every target and, transitively, every file they include (each file once).
 
-    ``given`` holds bytes to use instead of reading a path (standard input, for one). Includes are
-    followed only inside ``roots`` (the ``project_root`` of the run's folder by default); the ones
-    left are returned with the reason. A file found by walking a folder is left the same way when it
-    is a symbolic link out of them; a file named on the command line is read wherever it is.
+    ``given`` holds bytes to use instead of reading a path (standard input, for one); ``parsed``
+    holds files already parsed. Includes are followed only inside ``roots`` (the ``project_root`` of
+    the current folder by default); the ones left are returned with the reason. A file found by
+    walking a folder is left the same way when it is a symbolic link out of them; a file named on
+    the command line is read wherever it is.
     """
     given = given or {}
+    parsed = parsed or {}
     roots = [os.path.realpath(r) for r in roots] or [project_root()]
     files: dict[str, FileResult] = {}
     problems: list[ParseProblem] = []
     unfollowed: list[tuple[Include, str]] = []
     queue: deque[tuple[str, str]] = deque()
     for t in targets:
-        # A walk never leaves the folder it was given but through a symbolic link to a file.
-        link = not t.explicit and t.path not in given and os.path.islink(t.path)
-        where = _off_limits(t.path, roots) if link else None
+        where = None if t.path in given else _walked_link_off_limits(t, roots)
         if where is None:
             queue.append((t.path, t.source))
         else:
@@ -204,12 +349,12 @@ def load(
         path, source = queue.popleft()
         if path in files:
             continue
-        result = files[path] = parse_file(path, source, given.get(path))
+        result = files[path] = parsed.get(path) or parse_file(path, source, given.get(path))
         for rec in result.records:
             if not isinstance(rec, Include):
                 continue
             if "://" in rec.target:
-                unfollowed.append((rec, "it is a URL, which fa-lint never fetches"))
+                unfollowed.append((rec, "fa-lint never fetches URLs"))
                 continue
             target = _include_path(path, rec.target)
             where = _off_limits(target, roots)
@@ -308,34 +453,75 @@ def _settled(findings: Iterable[Finding], texts: dict[str, str]) -> list[Finding
     return out
 
 
+@contextlib.contextmanager
+def _fewer_collections() -> Generator[None, None, None]:
+    """A run holds every record it reads until it reports, and makes next to no cyclic garbage; with
+    CPython's default thresholds the cyclic collector rescans those records again and again, a cost
+    that grows faster than the input (issue 15's scaling targets). Young collections are made rarer
+    while the run lasts."""
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], 50_000), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 def check(
     paths: Iterable[str], settings: Settings | None = None, given: Mapping[str, bytes] | None = None
 ) -> Report:
     """Check files and folders; ``given`` maps a path to bytes to check in place of the file's."""
-    settings = settings or Settings()
+    with _fewer_collections():
+        return _check(list(paths), settings or Settings(), given)
+
+
+def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | None) -> Report:
     base = kb.load()
     policy = Policy(settings.min_version) if settings.min_version else Policy.default(base)
     ignored = GitIgnore() if settings.respect_gitignore else None
-    paths = list(paths)
     targets = list(discover(paths, settings.exclude, ignored, settings.force_exclude))
     context = companions(targets, ignored)
+    named = [t for t in targets if t.explicit and t.path != "-"]  # a bare "-" is stdin, no file
+    parsed: dict[str, FileResult] = {}
+    if named:
+        walked = [p for p in paths if os.path.isdir(p)]
+        context += includers(named, [*targets, *context], settings.exclude, ignored, parsed, walked)
     roots = {project_root(p) for p in paths}
-    files, problems, unfollowed = load([*targets, *context], given, roots)
+    files, problems, unfollowed = load([*targets, *context], given, parsed, roots)
     problems += settings.problems
-    hidden = {c.path for c in context}
+    # Files read only for context (a lock beside a manifest, a file that includes a named one):
+    # their findings are reported only when they involve a checked file (a FAL004 or FAL006 whose
+    # related locations are in one), as the same run over the whole project would report them.
+    hidden = set(files) - _reached(files, [t.path for t in targets])
     requirements: list[Requirement] = []
+    configs: list[BuildConfig] = []
     for f in files.values():
         for rec in f.records:
             if isinstance(rec, Requirement):
                 requirements.append(rec)
             elif isinstance(rec, ParseProblem):
                 problems.append(rec)
+            elif isinstance(rec, BuildConfig):
+                configs.append(rec)
     environments = build(files, {t.path for t in (*targets, *context)})
-    ctx = Context(base, policy, tuple(requirements), tuple(problems), tuple(unfollowed), environments)
+    ctx = Context(
+        base,
+        policy,
+        tuple(requirements),
+        tuple(problems),
+        tuple(unfollowed),
+        environments,
+        builds=tuple(configs),
+    )
     texts = {p: f.text for p, f in files.items() if f.text is not None}
-    found = _settled((f for c in CHECKS for f in c(ctx) if f.location.path not in hidden), texts)
+    found = _settled((f for c in CHECKS for f in c(ctx) if _involves(f, hidden)), texts)
     kept, suppressed = decide.apply(
         found, texts, settings.select, settings.ignore, settings.per_file_ignores, settings.root
     )
     checked = tuple(p for p in files if p not in hidden)
-    return Report(tuple(kept), checked, suppressed, base, policy)
+    return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths))
+
+
+def _involves(finding: Finding, hidden: set[str]) -> bool:
+    """Whether a finding concerns a checked file: it is in one, or relates to a line of one."""
+    return finding.location.path not in hidden or any(r.path not in hidden for r in finding.related)

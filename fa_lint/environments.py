@@ -3,7 +3,8 @@
 An environment is what one install puts together: a requirements file with its ``-r``/``-c`` chain;
 a pyproject's main dependencies, each extra and each group combined with them, plus uv constraints,
 overrides and sources; a Pipfile section; a conda file; one Dockerfile stage or script, where a later
-install of a package replaces an earlier one unless the earlier already satisfies it. A manifest's
+install of a package replaces an earlier one unless the earlier already satisfies it, an uninstall
+removes it, and an install that may not run is an alternative beside it. A manifest's
 lockfile (``uv.lock``, ``poetry.lock``, ``pdm.lock``, ``pylock.toml``, ``Pipfile.lock`` beside it)
 says what that install really gets.
 """
@@ -17,15 +18,17 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fa_lint.model import FileResult, Image, Include, Kind, Parsed, Requirement
+from fa_lint.model import FileResult, Group, Image, Include, Kind, Parsed, Requirement, Uninstall
 
 MANIFESTS = {"pyproject", "setup.cfg", "setup.py", "pipfile"}
-LOCKS = {"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pipfile.lock"}
-SEQUENTIAL = {"dockerfile", "shell", "workflow", "makefile"}
+LOCKS = {"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pipfile.lock", "conda-lock", "pixi.lock"}
+SEQUENTIAL = {"dockerfile", "shell", "workflow", "makefile", "nox"}
 # Which lockfile formats can pin which manifest format, when they share a folder.
 PAIRS = {
-    "pyproject": frozenset({"uv.lock", "poetry.lock", "pdm.lock", "pylock"}),
+    "pyproject": frozenset({"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pixi.lock"}),
     "pipfile": frozenset({"pipfile.lock"}),
+    "pixi": frozenset({"pixi.lock"}),
+    "conda": frozenset({"conda-lock"}),
 }
 
 
@@ -41,6 +44,7 @@ class Environment:
     superseded: tuple[Requirement, ...] = ()  # installs a later command in the same stage replaces
     # (later install, the earlier one it leaves in place): pip without --upgrade keeps what satisfies it
     satisfied: tuple[tuple[Requirement, Requirement], ...] = ()
+    removed: tuple[Uninstall, ...] = ()  # a stage's or script's uninstalls, in command order
     # members (False) and locked (True) by package name, and by identity: built on first use for a large
     # environment, where a scan per question would cost n squared; a small one is scanned instead
     _index: dict[tuple[bool, bool], Any] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -157,43 +161,62 @@ def _known(r: Requirement) -> bool:
 
 
 def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> Iterable[Environment]:
-    """One environment per stage or job, where install commands run in order.
+    """One environment per stage or job, folding its install and uninstall commands in order.
 
     For each package, a later install replaces the one in place, unless it is already satisfied:
     pip (and uv, and conda) without ``--upgrade`` keeps an installed version the new requirement
     admits, so ``pip install flash-attn`` after ``pip install flash-attn==2.6.3`` changes nothing.
-    Satisfied means every version the earlier install can have put there is one the later admits.
+    Satisfied means every version the earlier install can have put there is one the later admits,
+    which only a certain earlier install, with nothing possible since, can promise. A possible
+    install (after ``||``, in a branch) adds an alternative beside what is there; a certain
+    uninstall removes the package, a possible one leaves it uncertain.
     """
-    by_scope: dict[str, list[Requirement]] = defaultdict(list)
+    by_scope: dict[str, list[Requirement | Uninstall]] = defaultdict(list)
     for rec in f.records:
-        if isinstance(rec, Requirement):
+        if isinstance(rec, (Requirement, Uninstall)):
             by_scope[rec.scope].append(rec)
         elif isinstance(rec, Include) and "://" not in rec.target:
             for r in _closure(_include_target(path, rec), files, set(), rec.constraint):
+                options = rec.options.through(r.options) if rec.options else r.options
                 by_scope[rec.scope].append(
-                    dataclasses.replace(r, scope=rec.scope, step=rec.step, upgrade=rec.upgrade)
+                    dataclasses.replace(
+                        r,
+                        scope=rec.scope,
+                        step=rec.step,
+                        upgrade=rec.upgrade,
+                        possible=rec.possible,
+                        options=options,
+                    )
                 )
     images = [rec for rec in f.records if isinstance(rec, Image)]
-    for scope, reqs in by_scope.items():
-        in_place: dict[str, list[Requirement]] = {}  # per package, the command whose version is there
+    for scope, events in by_scope.items():
+        reqs = [r for r in events if isinstance(r, Requirement)]
+        in_place: dict[str, _InPlace] = {}
         satisfied: list[tuple[Requirement, Requirement]] = []
-        for r in sorted(reqs, key=lambda r: r.step):  # stable: one command's requirements keep their order
+        for event in sorted(events, key=lambda e: e.step):  # stable: one command's records keep their order
+            if isinstance(event, Uninstall):
+                if not event.possible:
+                    in_place.pop(event.name, None)
+                elif event.name in in_place:
+                    in_place[event.name].settled = False
+                continue
+            r = event
             if r.kind is Kind.CONSTRAINT:
                 continue
-            before = in_place.get(r.name, [])
-            if before and before[0].step == r.step:
-                before.append(r)  # one command, several requirements: pip combines them
-            elif (
-                len(before) == 1
-                and not r.upgrade
-                and _known(before[0])
-                and _known(r)
-                and before[0].version_range.is_subset(r.version_range)
-            ):
-                satisfied.append((r, before[0]))
+            there = in_place.get(r.name)
+            if there is not None and there.groups[-1][0].step == r.step:
+                there.groups[-1].append(r)  # one command, several requirements: pip combines them
+            elif r.possible:
+                if there is None:
+                    in_place[r.name] = _InPlace([[r]], settled=False)
+                else:
+                    there.groups.append([r])
+                    there.settled = False
+            elif there is not None and (earlier := there.certain()) is not None and _keeps(earlier, r):
+                satisfied.append((r, earlier))
             else:
-                in_place[r.name] = [r]
-        last = {id(r) for group in in_place.values() for r in group}
+                in_place[r.name] = _InPlace([[r]])
+        last = {id(r) for there in in_place.values() for group in there.groups for r in group}
         kept = tuple(r for r in reqs if r.kind is Kind.CONSTRAINT or id(r) in last)
         replaced = tuple(r for r in reqs if r.kind is not Kind.CONSTRAINT and id(r) not in last)
         yield Environment(
@@ -202,7 +225,31 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
             images=tuple(i for i in images if i.scope == scope),
             superseded=replaced,
             satisfied=tuple(satisfied),
+            removed=tuple(e for e in events if isinstance(e, Uninstall)),
         )
+
+
+@dataclass
+class _InPlace:
+    """What one package may be after the commands so far: alternatives, newest last."""
+
+    groups: list[list[Requirement]]
+    settled: bool = True  # one certain install, and nothing possible since
+
+    def certain(self) -> Requirement | None:
+        if self.settled and len(self.groups) == 1 and len(self.groups[0]) == 1:
+            return self.groups[0][0]
+        return None
+
+
+def _keeps(earlier: Requirement, later: Requirement) -> bool:
+    """pip leaves ``earlier`` in place for ``later``: every version it can be, ``later`` admits."""
+    return (
+        not later.upgrade
+        and _known(earlier)
+        and _known(later)
+        and earlier.version_range.is_subset(later.version_range)
+    )
 
 
 def _conda(path: str, files: Mapping[str, FileResult]) -> Environment:
@@ -211,7 +258,31 @@ def _conda(path: str, files: Mapping[str, FileResult]) -> Environment:
     by_pip = {r.name for r in members if r.scope == "pip" or r.source != "conda"}
     replaced = [r for r in members if r.scope == "conda" and r.name in by_pip]
     kept = tuple(r for r in members if not any(r is x for x in replaced))
-    return Environment(path, kept, superseded=tuple(replaced))
+    locked = tuple(r for lp in paired_locks(path, "conda", files) for r in _requirements(files[lp]))
+    return Environment(path, kept, locked, superseded=tuple(replaced))
+
+
+def _groups(path: str, f: FileResult, files: Mapping[str, FileResult]) -> Iterable[Environment]:
+    """A file that names its installs (pixi environments, tox testenvs): each one installs what the
+    scopes it lists ask for, their included files with them."""
+    by_scope: dict[str, list[Requirement]] = defaultdict(list)
+    for rec in f.records:
+        if isinstance(rec, Requirement):
+            by_scope[rec.scope].append(rec)
+        elif isinstance(rec, Include) and "://" not in rec.target:
+            target = _include_target(path, rec)
+            included = _closure(target, files, set(), rec.constraint)
+            by_scope[rec.scope] += [dataclasses.replace(r, scope=rec.scope) for r in included]
+    locked = [r for lp in paired_locks(path, f.source, files) for r in _requirements(files[lp])]
+    for group in (rec for rec in f.records if isinstance(rec, Group)):
+        members = tuple(r for scope in group.scopes for r in by_scope.get(scope, []))
+        yield Environment(label(path, group.name), members, tuple(r for r in locked if _locks(r, group)))
+
+
+def _locks(entry: Requirement, group: Group) -> bool:
+    """Whether a lock entry pins this group: a pixi.lock entry names the environments that use it."""
+    users = [word for word in entry.scope.split() if word.startswith("env:")]
+    return not users or group.name in users
 
 
 def build(files: Mapping[str, FileResult], checked: Collection[str] | None = None) -> tuple[Environment, ...]:
@@ -223,7 +294,9 @@ def build(files: Mapping[str, FileResult], checked: Collection[str] | None = Non
         lp for path, f in files.items() if f.source in PAIRS for lp in paired_locks(path, f.source, files)
     }
     for path, f in files.items():
-        if f.source in MANIFESTS:
+        if any(isinstance(rec, Group) for rec in f.records):
+            envs += _groups(path, f, files)
+        elif f.source in MANIFESTS:
             envs += _manifest(path, f, files)
         elif f.source in SEQUENTIAL:
             envs += _sequential(path, f, files)

@@ -6,6 +6,7 @@ Only the standard library and ``packaging`` here; everything else depends on thi
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 
 from packaging.ranges import VersionRange
@@ -14,11 +15,23 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 FLASH_ATTN = "flash-attn"
+# flash-attn, flash_attn, Flash.Attn, flash-attn-3, flash_attn_4 or the flash-attention repository (a
+# version may follow: flash_attn-2.5.8+cu122...whl), but not a longer name that merely contains one
+# (vllm-flash-attn, flash_attn_interface, flash-attn-fused-dense, FLASH_ATTN_CUDA_ARCHS).
+_MENTION = re.compile(
+    r"(?<![A-Za-z0-9_.-])flash[-_.]+(?:attn(?:[-_.]+[34])?|attention)(?![A-Za-z0-9_]|[-.](?!git\b)[A-Za-z])",
+    re.I,
+)
 
 
 def normalize(name: str) -> str:
     """PEP 503 name: ``Flash_Attn`` and ``flash.attn`` are both ``flash-attn``."""
     return str(canonicalize_name(name))
+
+
+def mentions_flash_attn(text: str) -> bool:
+    """Whether text names flash-attn, its FA3/FA4 packages (any PEP 503 spelling) or its repository."""
+    return _MENTION.search(text) is not None
 
 
 class Severity(str, enum.Enum):
@@ -56,6 +69,30 @@ class Location:
 
 
 @dataclass(frozen=True, slots=True)
+class InstallOptions:
+    """What an install command (or a requirements file's option lines) says beyond the requirements."""
+
+    installer: str = ""  # "pip", "uv", "poetry", "pdm", "conda"; "" when no command says (a file)
+    # How it builds an sdist, when the command says: "no-isolation" (--no-build-isolation, uv's
+    # --no-build-isolation-package flash-attn, PIP_NO_BUILD_ISOLATION=0), "legacy" (pip's
+    # --no-use-pep517: setup.py without isolation), "pep517" (--use-pep517: always isolated)
+    build: str = ""
+    index_urls: tuple[str, ...] = ()  # --index-url, --extra-index-url, --find-links, in order
+    torch_backend: str | None = None  # uv's --torch-backend (cu126, cpu, auto)
+    command: Location | None = None  # the whole install command, for findings about it
+    # which command of its file, as Requirement.step: a wheel that ``pip wheel`` builds is installed by
+    # a later command (the requirement's step), but built, and built as this one says, here
+    step: int = 0
+
+    def through(self, inner: InstallOptions | None) -> InstallOptions:
+        """A command's options for what it installs from a ``-r`` file with options of its own."""
+        if inner is None:
+            return self
+        urls = tuple(dict.fromkeys((*self.index_urls, *inner.index_urls)))
+        return InstallOptions(self.installer, self.build, urls, self.torch_backend, self.command, self.step)
+
+
+@dataclass(frozen=True, slots=True)
 class Requirement:
     """One thing a file asks pip (or uv, Poetry, conda...) to install, and where it says so."""
 
@@ -79,6 +116,11 @@ class Requirement:
     step: int = 0  # which install command of a script or image, in order (a later one replaces earlier)
     upgrade: bool = False  # that command reinstalls what is already there (-U, --force-reinstall, ...)
     hash_checked: bool = False  # its file puts pip in hash-checking mode: a new pin needs a new hash
+    # A script's install that may not run: after "||", in an if/case branch or loop, in a function
+    # never called. Judged on its own; it neither replaces nor satisfies another install for sure.
+    possible: bool = False
+    build: str | None = None  # a source build, what it builds: "flash-attention cloned at tag v2.3.3"
+    options: InstallOptions | None = None  # how the command (or file) that asks for it installs
 
     @property
     def version_range(self) -> VersionRange:
@@ -121,6 +163,19 @@ class Include:
     optional: bool = False  # a missing target is no error (e.g. a path inside a Docker image)
     step: int = 0
     upgrade: bool = False  # as Requirement.upgrade, for what the included file installs
+    possible: bool = False  # as Requirement.possible
+    options: InstallOptions | None = None  # as Requirement.options, for what the included file installs
+
+
+@dataclass(frozen=True, slots=True)
+class Uninstall:
+    """A script's ``pip uninstall NAME`` (or uv, conda, Poetry, PDM): what it removes, in command order."""
+
+    location: Location
+    name: str  # PEP 503-normalised
+    scope: str = ""
+    step: int = 0  # as Requirement.step
+    possible: bool = False  # as Requirement.possible: a possible uninstall removes nothing for sure
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +188,27 @@ class Image:
     python: str | None = None  # "3.11"
     torch: Version | None = None
     cxx11_abi: bool | None = None  # the C++ ABI its torch was built with, when known
+    cuda: str | None = None  # the CUDA its torch was built with, or the toolkit it ships: "12.1"
+    has_torch: bool | None = None  # whether torch comes installed; None when the image is not known
+
+
+@dataclass(frozen=True, slots=True)
+class BuildConfig:
+    """A project tool's table (``[tool.uv]``, ``[tool.poetry]``): how it builds the sdists it installs."""
+
+    location: Location
+    tool: str  # "uv", "poetry"
+    no_isolation: frozenset[str] = frozenset()  # packages built without isolation; "*": every one
+    torch_for: frozenset[str] = frozenset()  # packages whose extra build dependencies bring torch
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """One install a file composes from some of its scopes: a pixi environment, a tox testenv."""
+
+    location: Location
+    name: str  # "env:cuda", "testenv:py311-gpu"
+    scopes: tuple[str, ...]  # the scopes whose requirements and includes it installs
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,9 +217,12 @@ class ParseProblem:
 
     location: Location
     message: str
+    # The one entry that could not be read, as written, when the rest of the file was read: a
+    # requirement line, a list item. Empty when the whole file (or an include) failed.
+    entry: str = ""
 
 
-Parsed = Requirement | Include | Image | ParseProblem
+Parsed = Requirement | Include | Uninstall | Image | Group | BuildConfig | ParseProblem
 
 
 @dataclass(frozen=True, slots=True)

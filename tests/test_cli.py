@@ -229,10 +229,14 @@ def test_standard_input_usage_errors(
 
 
 def test_no_files_is_a_clean_run_with_a_notice(project: Any) -> None:
-    project({"README.md": "nothing here\n"})
+    project({"README.md": "nothing here\n", "docs/MANIFEST.in": "include README.md\n"})
     r = run()
     assert r.code == 0
-    assert "no dependency files found" in r.err
+    assert r.out == "No dependency files found under .\n"  # not "All checks passed ... in 0 files"
+    r = run("docs")
+    assert r.code == 0 and r.out == "No dependency files found under docs\n"
+    r = run("--format", "json", "docs")
+    assert r.code == 0 and r.json["findings"] == [] and "no dependency files found" in r.err
 
 
 def test_version_names_the_knowledge_base() -> None:
@@ -259,11 +263,13 @@ def test_python_dash_m() -> None:
 
 def test_text_format(project: Any) -> None:
     project({"requirements.txt": "torch\n" + OLD})
+    summary = "Found 1 error, 0 warnings, 0 info in 1 file. 1 fixable with --fix --unsafe-fixes."
     r = run("requirements.txt")
-    first, summary = r.out.splitlines()
-    assert first.startswith("requirements.txt:2:1: FAL001 ")
-    assert summary == "Found 1 error, 0 warnings, 0 info in 1 file. 1 fixable with --fix --unsafe-fixes."
+    assert r.out.splitlines()[0].startswith("requirements.txt:2:1: FAL001 ")
+    assert r.out.splitlines()[-1] == summary
     assert "\033[" not in r.out
+    first, last = run("--format", "concise", "requirements.txt").out.splitlines()
+    assert first == r.out.splitlines()[0] and last == summary
 
 
 def test_json_contract(project: Any) -> None:
@@ -325,7 +331,7 @@ def test_colour_only_on_a_tty_and_never_with_no_color(project: Any, monkeypatch:
     project({"requirements.txt": OLD})
     out = _Tty()
     cli.main([], out=out, err=io.StringIO())
-    assert "\033[31mFAL001" in out.getvalue()
+    assert "\033[1;31mFAL001" in out.getvalue()
     monkeypatch.setenv("NO_COLOR", "1")
     out = _Tty()
     cli.main([], out=out, err=io.StringIO())
@@ -406,7 +412,7 @@ def test_walk_finds_known_names_and_skips_vendored_folders(project: Any) -> None
             "notes.txt": OLD,
         }
     )
-    paths = sorted(p for p, _, _ in run("--format", "json").codes())
+    paths = sorted({p for p, _, _ in run("--format", "json").codes()})
     assert paths == ["requirements/gpu.txt", "services/api/Dockerfile.gpu"]
 
 
@@ -512,9 +518,119 @@ def test_explicit_unknown_names_are_still_checked(project: Any) -> None:
             "ci/build.dockerfile.j2": "FROM x\nRUN pip install flash-attn==2.4.2\n",
         }
     )
-    r = run("--format", "json", "deps.list", "Makefile.gpu", "ci/build.dockerfile.j2")
+    r = run("--format", "json", "--select", "FAL001", "deps.list", "Makefile.gpu", "ci/build.dockerfile.j2")
     assert sorted(r.codes()) == [
         ("Makefile.gpu", 3, "FAL001"),
         ("ci/build.dockerfile.j2", 2, "FAL001"),
         ("deps.list", 1, "FAL001"),
     ]
+
+
+# --- rule, --statistics, --show-fixes ----------------------------------------------------------------
+
+
+def test_rule_prints_the_page_the_docs_have() -> None:
+    r = run("rule", "FAL001")
+    assert r.code == 0
+    page = (REPO / "docs/rules/FAL001.md").read_text()
+    docs = "https://github.com/fa-lint/fa-lint/blob/main/docs/"
+    # the same text, with relative links made absolute (a terminal has no docs folder) and no generator note
+    expected = page.split("\n<!-- Generated")[0].replace("](../", f"]({docs}")
+    assert r.out == expected
+    for heading in ("## What it finds", "## Why it matters", "## How to fix", "## Suppress"):
+        assert heading in r.out
+    assert run("rule", "paged-kv-missing").out == r.out  # by name too
+    assert run("rule", "fal001").out == r.out
+
+
+def test_rule_all_prints_every_page_in_order() -> None:
+    r = run("rule", "--all")
+    assert r.code == 0
+    titles = [line.split()[1] for line in r.out.splitlines() if line.startswith("# FAL")]
+    assert titles == list(RULES)
+
+
+@pytest.mark.parametrize(("args", "message"), [(["FAL999"], "unknown rule 'FAL999'"), ([], "one rule code")])
+def test_rule_usage_errors(args: list[str], message: str) -> None:
+    r = run("rule", *args)
+    assert r.code == 2 and message in r.err and r.out == ""
+
+
+def test_statistics_counts_each_code_most_frequent_first(project: Any) -> None:
+    project(
+        {
+            "requirements.txt": "flash-attn==2.4.2\n",  # FAL001, fix only with --unsafe-fixes
+            "a/requirements.txt": "flash-attn>=2.0\n",  # FAL002, fixable
+            "b/requirements.txt": "flash-attn<2.8\n",  # FAL002, fixable
+            "c/requirements.txt": "flash-attn @ https://example.com/fa.tar.gz\n",  # FAL009
+        }
+    )
+    r = run("--statistics")
+    assert r.code == 1
+    assert r.out.splitlines() == [
+        "2\tFAL002\t[*] paged-kv-not-guaranteed",
+        "1\tFAL001\t[ ] paged-kv-missing",
+        "1\tFAL009\t[ ] version-not-determinable",
+        "Found 1 error, 2 warnings, 1 info in 4 files. [*] 2 fixable with --fix (1 more with --unsafe-fixes).",
+    ]
+    assert run("--statistics", "--unsafe-fixes").out.splitlines()[1] == "1\tFAL001\t[*] paged-kv-missing"
+    doc = run("--statistics", "--format", "json").json
+    assert doc[0] == {
+        "code": "FAL002",
+        "name": "paged-kv-not-guaranteed",
+        "count": 2,
+        "fixable": True,
+        "fixable_count": 2,
+    }
+    assert [d["code"] for d in doc] == ["FAL002", "FAL001", "FAL009"]
+    assert run("--statistics", "--format", "sarif").code == 2
+
+
+def test_statistics_of_a_clean_run_is_the_summary(project: Any) -> None:
+    project({"requirements.txt": GOOD})
+    r = run("--statistics")
+    assert (r.code, r.out) == (0, "All checks passed: 0 errors, 0 warnings, 0 info in 1 file.\n")
+
+
+def test_show_fixes_lists_what_fix_would_change_and_changes_nothing(project: Any) -> None:
+    root = project(
+        {"requirements.txt": "flash-attn>=2.0\n", "pins.txt": "-r requirements.txt\nflash-attn==2.4.2\n"}
+    )
+    r = run("--show-fixes", "--format", "concise", "requirements.txt", "pins.txt")
+    assert r.code == 1
+    lines = r.out.splitlines()
+    start = lines.index("Would fix 1 finding (1 more fix with --unsafe-fixes):")
+    assert lines[start + 1 : start + 3] == [
+        "  requirements.txt:1:1: FAL002 `flash-attn>=2.0` -> `flash-attn>=2.5.0`",
+        "",
+    ]
+    assert (root / "requirements.txt").read_text() == "flash-attn>=2.0\n"
+    r = run("--show-fixes", "--unsafe-fixes", "--format", "concise", "requirements.txt", "pins.txt")
+    assert "  pins.txt:2:1: FAL001 `flash-attn==2.4.2` -> `flash-attn==2.5.0` (unsafe)" in r.out.splitlines()
+
+
+def test_show_fixes_with_fix_lists_what_it_changed(project: Any) -> None:
+    root = project({"install.sh": "pip install flash-attn>=2.0\n"})
+    r = run("--fix", "--show-fixes", "--ignore", "FAL012")  # how it builds is not fixed: test_install.py
+    # the quoting (FAL007) makes the range visible, and a second pass raises its floor (FAL002)
+    assert (root / "install.sh").read_text() == 'pip install "flash-attn>=2.5.0"\n'
+    lines = r.out.splitlines()
+    assert lines[:3] == [
+        "Fixed 2 findings:",
+        '  install.sh:1:13: FAL007 `flash-attn>=2.0` -> `"flash-attn>=2.0"`',
+        "  install.sh:1:14: FAL002 `flash-attn>=2.0` -> `flash-attn>=2.5.0`",
+    ]
+    assert lines[-1] == "All checks passed: 0 errors, 0 warnings, 0 info in 1 file."
+    assert r.code == 0
+
+
+def test_show_fixes_when_there_are_none(project: Any) -> None:
+    project({"requirements.txt": "flash-attn==${V}\n"})
+    assert "No fixes available." in run("--show-fixes").out.splitlines()
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "github", "gitlab"])
+def test_show_fixes_needs_a_text_format(project: Any, fmt: str) -> None:
+    project({"requirements.txt": OLD})
+    r = run("--show-fixes", "--format", fmt)
+    assert r.code == 2 and "--show-fixes" in r.err

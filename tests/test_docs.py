@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from fa_lint import kb
-from fa_lint.rules import RULES
-from fa_lint.sources import SOURCES
+from fa_lint.rules import RULES, page
+from fa_lint.sources import SNIFFED, SOURCES
 from tests.conftest import REPO
 
 DOCS = REPO / "docs"
@@ -23,6 +23,15 @@ def test_every_rule_has_a_page(code: str) -> None:
     assert page.startswith(f"# {code} `{rule.name}`")
     assert f"**Severity:** {rule.severity.value}" in page
     assert rule.url.endswith(f"docs/rules/{code}.md")
+
+
+@pytest.mark.parametrize("code", list(RULES))
+def test_every_rule_page_explains_the_four_things(code: str) -> None:
+    # 'fa-lint rule CODE' prints the page from the package, where an installed fa-lint finds it
+    text = page(code)
+    headings = re.findall(r"^## (.+)$", text, re.M)
+    assert headings == ["What it finds", "Why it matters", "How to fix", "Suppress"], code
+    assert (DOCS / "rules" / f"{code}.md").read_text().startswith(page(code, links=""))
 
 
 def test_no_page_without_a_rule() -> None:
@@ -41,6 +50,10 @@ def test_formats_page_lists_every_source_and_pattern() -> None:
         assert f"| `{name}` |" in page, name
         for pattern in source.PATTERNS:
             assert f"`{pattern}`" in page, pattern
+    for name, sniffed in SNIFFED.items():
+        row = next(line for line in page.splitlines() if line.startswith(f"| `{name}` |"))
+        for pattern in sniffed.CANDIDATES:
+            assert f"`{pattern}`" in row.split("sniffed:", 1)[1], pattern
 
 
 def test_readme_opens_with_the_two_commands_and_ci_runs_the_second() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fa_lint.discover import detect, pattern_regex
+from fa_lint.discover import candidate, detect, pattern_regex
 from tests.conftest import REPO
 
 PRE_COMMIT = [sys.executable, "-m", "pre_commit"]
@@ -51,19 +51,49 @@ PRE_COMMIT = [sys.executable, "-m", "pre_commit"]
         "conda.yml",
         ".github/actions/x.yml",
         "Makefile",
+        "requirements/gpu/cuda12.txt",
+        "constraints/torch.txt",
+        "requirements.lock",
+        "requirements-dev.lock",
+        "dev.in",
+        "MANIFEST.in",
+        "tox.ini",
+        "noxfile.py",
+        "pixi.toml",
+        "pixi.lock",
+        "conda-lock.yml",
+        "gpu.conda-lock.yml",
+        "env-gpu.yml",
+        "conda/cuda.yaml",
+        "envs/train.yml",
+        "requirements.yaml",
+        "mkdocs.yml",
+        ".pre-commit-config.yaml",
+        "tox.toml",
+        "noxfile_helpers.py",
     ],
 )
 def test_hook_pattern_and_discovery_agree(path: str) -> None:
-    assert bool(re.search(pattern_regex(), path)) is (detect(path) is not None)
+    # The hook hands over every name discovery knows or would look into (a *.in, an env-*.yml).
+    assert bool(re.search(pattern_regex(), path)) is (detect(path) is not None or candidate(path) is not None)
 
 
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+Hook = tuple[Path, str, dict[str, str]]
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="pre-commit needs git")
-def test_pre_commit_runs_the_hook(tmp_path: Path) -> None:
-    # The hook repository: a committed copy of this working tree.
+@pytest.fixture(scope="module")
+def hook(tmp_path_factory: pytest.TempPathFactory) -> Hook:
+    """The hook repository (a committed copy of this working tree), its commit, and an environment
+    whose pre-commit cache the tests share, so pre-commit installs the hook once."""
+    tmp_path = tmp_path_factory.mktemp("hook")
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "PRE_COMMIT_HOME": str(tmp_path / "cache"),
+    }
     hook_repo = tmp_path / "hook"
     shutil.copytree(
         REPO,
@@ -79,23 +109,20 @@ def test_pre_commit_runs_the_hook(tmp_path: Path) -> None:
             ".ruff_cache",
             "build",
             "dist",
+            ".tools",  # Node and Renovate for tests/test_renovate.py, hundreds of MB
         ),
     )
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-        "PRE_COMMIT_HOME": str(tmp_path / "cache"),
-    }
-    for cwd in (hook_repo,):
-        subprocess.run(["git", "init", "-q"], cwd=cwd, check=True, env=env)
-        subprocess.run(["git", "add", "-A"], cwd=cwd, check=True, env=env)
-        subprocess.run(["git", "commit", "-qm", "hook"], cwd=cwd, check=True, env=env)
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "hook"]):
+        subprocess.run(["git", *args], cwd=hook_repo, check=True, env=env)
     rev = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=hook_repo, capture_output=True, text=True, check=True
     ).stdout.strip()
+    return hook_repo, rev, env
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="pre-commit needs git")
+def test_pre_commit_runs_the_hook(tmp_path: Path, hook: Hook) -> None:
+    hook_repo, rev, env = hook
     # A project that uses it.
     proj = tmp_path / "proj"
     (proj / "docker").mkdir(parents=True)
@@ -144,3 +171,36 @@ def test_pre_commit_runs_the_hook(tmp_path: Path) -> None:
         [*PRE_COMMIT, "run", "--all-files"], cwd=proj, env=env, capture_output=True, text=True, timeout=600
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="pre-commit needs git")
+def test_a_commit_that_changes_only_the_constraints_fails(tmp_path: Path, hook: Hook) -> None:
+    # requirements.txt asks for flash-attn<2.6 and says -c constraints.txt. Alone, <2.6 admits 2.5.x
+    # (paged KV) as well as older releases: a warning. The commit adds !=2.5.* to the constraints:
+    # together they admit only 0.2.0 ... 2.4.3.post1, none with block_table (first in 2.5.0), FAL004.
+    # pre-commit passes only constraints.txt; the hook must still see the environment it is part of.
+    hook_repo, rev, env = hook
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "requirements.txt").write_text("torch\nflash-attn<2.6\n-c constraints.txt\n")
+    (proj / "constraints.txt").write_text("torch<3\n")
+    (proj / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hook_repo.as_uri()}\n    rev: {rev}\n    hooks:\n      - id: fa-lint\n"
+    )
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "start", "--no-verify"]):
+        subprocess.run(["git", *args], cwd=proj, check=True, env=env)
+    (proj / "constraints.txt").write_text("torch<3\nflash-attn!=2.5.*\n")
+    subprocess.run(["git", "add", "constraints.txt"], cwd=proj, check=True, env=env)
+    proc = subprocess.run(
+        [*PRE_COMMIT, "run", "--verbose"], cwd=proj, env=env, capture_output=True, text=True, timeout=600
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    # Located where `fa-lint .` puts it: the unchanged requirements.txt, constraints.txt related.
+    assert "requirements.txt:2:1: FAL004" in out, out
+    assert "(constraints.txt:2:1)" in out, out
+    # The same commit through `pre-commit run --all-files` agrees.
+    proc = subprocess.run(
+        [*PRE_COMMIT, "run", "--all-files"], cwd=proj, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 1 and "requirements.txt:2:1: FAL004" in proc.stdout + proc.stderr

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
-import shlex
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -90,40 +93,116 @@ def test_bot_config_writes_a_file_and_rejects_bad_input(tmp_path: Path) -> None:
         assert r.code == 2 and r.out == "" and "fa-lint:" in r.err, argv
 
 
-def _workflow_commands() -> list[list[str]]:
-    doc = yaml.safe_load((PRESETS / "github-workflow.yml").read_text())
-    steps = doc["jobs"]["fa-lint"]["steps"]
-    return [shlex.split(s["run"]) for s in steps if s.get("run", "").startswith("fa-lint ")]
+def _check_jsonschema(schema: str, *files: Path) -> subprocess.CompletedProcess[str]:
+    pytest.importorskip("check_jsonschema")
+    return subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema, *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
-def test_workflow_installs_this_release_and_runs_the_cli_it_documents(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    text = (PRESETS / "github-workflow.yml").read_text()
-    assert f"@v{__version__}" in text
-    shutil.copytree(REPO / "examples" / "demo", tmp_path / "repo")
-    monkeypatch.chdir(tmp_path / "repo")
-    sarif_step, gate = _workflow_commands()
-    r = run(*sarif_step[1:])
-    assert r.code == 0 and r.out == ""
-    sarif = json.loads(Path("fa-lint.sarif").read_text())
-    assert sarif["runs"][0]["results"], "the demo has findings"
-    r = run(*gate[1:])
-    assert r.code == 1
-    assert r.out.startswith("::error file=Dockerfile,line=8,")
+def test_dependabot_configs_are_valid_under_dependabots_schema(tmp_path: Path) -> None:
+    written = [PRESETS / "dependabot.yml"]
+    for i, argv in enumerate(
+        (
+            ["--ecosystem", "uv", "--directory", "/", "--directory", "/services/*"],
+            ["--versioning-strategy", "auto", "--directory", "/ml"],
+            ["--versioning-strategy", "increase-if-necessary", "--ecosystem", "pip", "--ecosystem", "uv"],
+        )
+    ):
+        target = tmp_path / f"dependabot-{i}.yml"
+        assert run("bot-config", "dependabot", "--isolated", *argv, "-o", str(target)).code == 0
+        written.append(target)
+    r = _check_jsonschema("vendor.dependabot", *written)
+    assert r.returncode == 0, r.stdout + r.stderr
+    bad = tmp_path / "bad.yml"
+    bad.write_text((PRESETS / "dependabot.yml").read_text().replace('"increase"', '"sideways"'))
+    assert _check_jsonschema("vendor.dependabot", bad).returncode == 1
 
 
-def test_gitlab_job_in_the_docs_writes_the_report_it_uploads(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    text = (REPO / "docs" / "pull-requests.md").read_text()
-    block = text.split("## GitLab merge requests", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
-    job = yaml.safe_load(block)["fa-lint"]
-    assert f"@v{__version__}" in job["script"][0]
-    shutil.copytree(REPO / "examples" / "demo", tmp_path / "repo")
-    monkeypatch.chdir(tmp_path / "repo")
-    r = run(*shlex.split(job["script"][1])[1:])
-    assert r.code == 1 and r.out == ""  # error findings fail the job; the report still gets written
-    issues = json.loads(Path(job["artifacts"]["reports"]["codequality"]).read_text())
-    assert issues[0]["location"] == {"path": "Dockerfile", "lines": {"begin": 8, "end": 8}}
+def test_dependabot_raises_floors_and_takes_globbed_directories() -> None:
+    doc = yaml.safe_load((PRESETS / "dependabot.yml").read_text())
+    assert doc["updates"][0]["versioning-strategy"] == "increase"  # what moves 'flash-attn>=2.3' up
+    r = run("bot-config", "dependabot", "--isolated", "--directory", "/", "--directory", "/services/*")
+    (update,) = yaml.safe_load(r.out)["updates"]
+    assert update["directories"] == ["/", "/services/*"] and "directory" not in update
+    r = run("bot-config", "dependabot", "--isolated", "--directory", "/ml/*", "--versioning-strategy", "auto")
+    (update,) = yaml.safe_load(r.out)["updates"]
+    assert update["directories"] == ["/ml/*"] and "versioning-strategy" not in update
+    r = run("bot-config", "dependabot", "--isolated", "--versioning-strategy", "sideways")
+    assert r.code == 2 and r.out == ""
+
+
+GITLAB = PRESETS / "gitlab-ci.yml"
+
+
+def _gitlab_job() -> dict[str, Any]:
+    job: dict[str, Any] = yaml.safe_load(GITLAB.read_text())["fa-lint"]
+    return job
+
+
+def test_gitlab_job_is_valid_and_is_the_one_the_docs_show() -> None:
+    r = _check_jsonschema("vendor.gitlab-ci", GITLAB)
+    assert r.returncode == 0, r.stdout + r.stderr
+    docs = (REPO / "docs" / "pull-requests.md").read_text()
+    block = docs.split("## GitLab merge requests", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert block == GITLAB.read_text()
+
+
+def test_gitlab_job_runs_in_a_stock_image() -> None:
+    job = _gitlab_job()
+    assert job["image"] == "python:3.12-slim"
+    setup = " ; ".join(job["before_script"])
+    assert f"pip install --quiet --disable-pip-version-check fa-lint=={__version__}" in setup
+    assert "git+" not in setup  # the slim image has no git to install from a repository with
+    assert "apt-get install -qq -y --no-install-recommends git" in setup  # but --new-from-rev needs git
     assert job["artifacts"]["when"] == "always"
+
+
+@pytest.mark.skipif(shutil.which("git") is None or shutil.which("bash") is None, reason="needs git and bash")
+def test_gitlab_job_reports_every_finding_and_fails_on_new_ones(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(REPO / "examples" / "demo", repo)
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",  # this fa-lint
+    }
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "base"]):
+        subprocess.run(["git", *args], cwd=repo, check=True, env=env, capture_output=True)
+    base = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    job = _gitlab_job()
+
+    def script(**variables: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["bash", "-ec", "\n".join(job["script"])],
+            cwd=repo,
+            env={**env, **variables},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    # A merge request that changes nothing about flash-attn: the job passes, the report has every finding.
+    (repo / "README.md").write_text("docs only\n")
+    r = script(CI_MERGE_REQUEST_DIFF_BASE_SHA=base)
+    assert r.returncode == 0, r.stdout + r.stderr
+    issues = json.loads((repo / job["artifacts"]["reports"]["codequality"]).read_text())
+    assert {i["location"]["path"] for i in issues} >= {"Dockerfile", "requirements.txt"}
+    assert len({i["fingerprint"] for i in issues}) == len(issues)
+    # One that adds an old pin fails; so does the default branch, on every error finding.
+    (repo / "constraints-gpu.txt").write_text("flash-attn==2.4.2\n")
+    r = script(CI_MERGE_REQUEST_DIFF_BASE_SHA=base)
+    assert (
+        r.returncode == 1 and "constraints-gpu.txt:1:1: FAL001" in r.stdout and "Dockerfile" not in r.stdout
+    )
+    (repo / "constraints-gpu.txt").unlink()
+    r = script()
+    assert r.returncode == 1 and "Dockerfile:" in r.stdout

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fa_lint.report import github
-from fa_lint.rules import RULES
+from fa_lint.rules import RULES, page
 from tests.conftest import REPO, SHARED, run
 
 SARIF_SCHEMA = SHARED / "schemas" / "sarif-schema-2.1.0.json"
+
+
+def _escaped(message: str) -> str:
+    return message.replace("[", "\\[").replace("]", "\\]")
 
 
 def _both(*argv: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -33,6 +38,15 @@ def test_sarif_is_valid_against_the_oasis_schema(demo: tuple[dict[str, Any], dic
     schema = json.loads(SARIF_SCHEMA.read_text())
     errors = list(jsonschema.Draft4Validator(schema).iter_errors(demo[0]))
     assert errors == []
+
+
+@pytest.mark.skipif(not SARIF_SCHEMA.exists(), reason="the SARIF schema lives in ../shared/schemas")
+def test_sarif_with_every_rule_notes_and_help_is_valid() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    doc = json.loads((REPO / "tests/golden/every-rule.sarif").read_text())
+    assert {r["ruleId"] for r in doc["runs"][0]["results"]} == set(RULES)
+    schema = json.loads(SARIF_SCHEMA.read_text())
+    assert list(jsonschema.Draft4Validator(schema).iter_errors(doc)) == []
 
 
 @pytest.mark.skipif(
@@ -59,7 +73,12 @@ def test_sarif_results_match_the_json_findings(demo: tuple[dict[str, Any], dict[
     for result, finding in zip(run_["results"], plain["findings"], strict=True):
         assert result["ruleId"] == finding["code"] == rules[result["ruleIndex"]]["id"]
         assert result["level"] == levels[finding["severity"]]
-        assert result["message"]["text"] == finding["message"]
+        text = _escaped(finding["message"])
+        assert result["message"]["text"] == text
+        notes = "".join(f"\n- {n}" for n in finding["notes"])
+        assert result["message"]["markdown"] == f"{text}\n{notes}\n\nhelp: {finding['help']}"
+        assert result["properties"]["notes"] == finding["notes"]
+        assert result["properties"]["help"] == finding["help"]
         (loc,) = result["locations"]
         physical = loc["physicalLocation"]
         assert physical["artifactLocation"] == {"uri": finding["path"], "uriBaseId": "%SRCROOT%"}
@@ -79,6 +98,7 @@ def test_sarif_rule_metadata_comes_from_the_registry(demo: tuple[dict[str, Any],
         assert descriptor["name"] == rule.name
         assert descriptor["helpUri"] == rule.url
         assert descriptor["shortDescription"]["text"] == rule.summary
+        assert descriptor["help"]["markdown"] == page(rule.code)  # GitHub shows it with the alert
         assert descriptor["defaultConfiguration"]["level"] == {"error": "error", "warning": "warning"}.get(
             rule.severity.value, "note"
         )
@@ -98,6 +118,34 @@ def test_sarif_related_locations_of_an_environment_finding(tmp_path: Path) -> No
         for r in related
     ]
     assert got == [(Path(x["path"]).as_uri(), x["line"]) for x in expected["related_locations"]]
+    # Code scanning shows a related location only where the message links it: '[text](id)'.
+    links = re.findall(r"(?<!\\)\[((?:[^\]\\]|\\.)*)\]\((\d+)\)", fal004["message"]["text"])
+    assert [int(i) for _, i in links] == [r["id"] for r in related]
+    assert [text for text, _ in links] == [f"{x['path']}:{x['line']}" for x in expected["related_locations"]]
+    assert fal004["message"]["text"].startswith(_escaped(expected["message"]))
+
+
+def test_sarif_related_links_name_paths_relative_to_the_run_folder(project: Any) -> None:
+    project(
+        {"requirements.txt": "flash-attn<2.6\n-c constraints.txt\n", "constraints.txt": "flash-attn!=2.5.*\n"}
+    )
+    sarif, _ = _both(".")
+    (fal004,) = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "FAL004"]
+    assert fal004["message"]["text"].endswith(" Related: [constraints.txt:1](1).")
+    (related,) = fal004["relatedLocations"]
+    assert related["physicalLocation"]["artifactLocation"] == {
+        "uri": "constraints.txt",
+        "uriBaseId": "%SRCROOT%",
+    }
+
+
+def test_sarif_escapes_brackets_that_would_read_as_links(project: Any) -> None:
+    project({"requirements.txt": "flash-attn[cuda](1)==2.4.2\n"})
+    sarif, plain = _both(".")
+    (result,) = sarif["runs"][0]["results"]
+    assert "[cuda](1)" in plain["findings"][0]["message"]
+    assert "\\[cuda\\](1)" in result["message"]["text"]
+    assert re.search(r"(?<!\\)\[", result["message"]["text"]) is None
 
 
 def test_sarif_paths_are_relative_to_the_run_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -125,6 +173,38 @@ def test_sarif_fingerprint_survives_lines_moving(tmp_path: Path) -> None:
     assert a["partialFingerprints"] == b["partialFingerprints"] != o["partialFingerprints"]
 
 
+def test_sarif_fingerprints_are_unique_and_survive_lines_moving(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Code scanning merges results that share a fingerprint: the same pin twice must stay two alerts.
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / "install.sh"
+    script.write_text("pip install flash-attn==2.4.2\npip install flash-attn==2.4.2\n")
+    only = ("--select", "FAL001", "install.sh")  # the pins' own findings (FAL012 has its own per line)
+    first = [r["partialFingerprints"]["faLint/v1"] for r in _both(*only)[0]["runs"][0]["results"]]
+    assert len(set(first)) == 2
+    script.write_text("set -e\n\npip install flash-attn==2.4.2\npip install flash-attn==2.4.2\n")
+    moved = _both(*only)[0]["runs"][0]["results"]
+    assert [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in moved] == [3, 4]
+    assert [r["partialFingerprints"]["faLint/v1"] for r in moved] == first
+    gitlab = [i["fingerprint"] for i in _gitlab(*only)]
+    assert gitlab == first  # one identity for a finding, whichever report carries it
+
+
+def test_fingerprint_of_a_finding_that_names_other_lines_survives_them_moving(project: Any) -> None:
+    # FAL004's message says where the other requirement is; that position moves with the lines too.
+    project(
+        {"requirements.txt": "flash-attn<2.6\n-c constraints.txt\n", "constraints.txt": "flash-attn!=2.5.*\n"}
+    )
+    (before,) = [i for i in _gitlab(".") if i["check_name"].startswith("FAL004")]
+    project({"constraints.txt": "# cluster pins\n\nflash-attn!=2.5.*\n"})
+    (after,) = [i for i in _gitlab(".") if i["check_name"].startswith("FAL004")]
+    assert after["fingerprint"] == before["fingerprint"]
+    project({"constraints.txt": "flash-attn!=2.5.*,!=2.5.9.post1\n"})
+    (other,) = [i for i in _gitlab(".") if i["check_name"].startswith("FAL004")]
+    assert other["fingerprint"] != before["fingerprint"]
+
+
 def test_sarif_for_a_clean_run_has_no_results(tmp_path: Path) -> None:
     (tmp_path / "requirements.txt").write_text("flash-attn>=2.5.0\n")
     sarif, _ = _both(str(tmp_path))
@@ -142,7 +222,10 @@ def test_github_annotations_one_per_finding(demo: tuple[dict[str, Any], dict[str
             f"::{commands[f['severity']]} file={f['path']},line={f['line']},col={f['column']},"
             f"endLine={f['end_line']},endColumn={f['end_column']},title={f['code']} {f['name']}::"
         )
-        assert line.endswith(f"::{f['code']} {f['message']}")
+        body = "\n".join(
+            [f"{f['code']} {f['message']}", *(f"note: {n}" for n in f["notes"]), f"help: {f['help']}"]
+        )
+        assert line.endswith("::" + body.replace("%", "%25").replace("\n", "%0A"))
 
 
 def test_github_escapes_what_the_runner_would_split_on(tmp_path: Path) -> None:
@@ -183,6 +266,8 @@ def test_gitlab_issues_match_the_json_findings(monkeypatch: pytest.MonkeyPatch) 
     for issue, f in zip(issues, plain["findings"], strict=True):
         assert issue["check_name"] == f"{f['code']} {f['name']}"
         assert issue["description"] == f"{f['code']} {f['message']}"
+        notes = "".join(f"- {n}\n" for n in f["notes"])
+        assert issue["content"] == {"body": f"{notes}\nhelp: {f['help']}"}
         assert issue["severity"] == severity[f["severity"]]
         assert issue["location"] == {"path": f["path"], "lines": {"begin": f["line"], "end": f["end_line"]}}
     assert len({i["fingerprint"] for i in issues}) == len(issues)
@@ -195,11 +280,11 @@ def test_gitlab_fingerprints_are_unique_and_survive_lines_moving(
     monkeypatch.chdir(tmp_path)
     script = tmp_path / "install.sh"
     script.write_text("pip install flash-attn==2.4.2\npip install flash-attn==2.4.2\n")
-    first = _gitlab("install.sh")
+    first = _gitlab("--select", "FAL001", "install.sh")
     script.write_text("set -e\n\npip install flash-attn==2.4.2\npip install flash-attn==2.4.2\n")
     assert len({i["fingerprint"] for i in first}) == 2
     for named in (str(script), "./install.sh", "."):  # however the file is named on the command line
-        moved = _gitlab(named)
+        moved = _gitlab("--select", "FAL001", named)
         assert [i["location"]["lines"]["begin"] for i in moved] == [3, 4]
         assert [i["location"]["path"] for i in moved] == ["install.sh", "install.sh"]
         assert [i["fingerprint"] for i in moved] == [i["fingerprint"] for i in first], named

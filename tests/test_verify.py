@@ -482,3 +482,113 @@ def test_kernel_comparison_catches_a_cache_not_appended() -> None:
         _kernel(append=False), "block_table", 16, "cpu", dtypes=("float16",), repeats=1
     )
     assert not result["cache_appended"]
+
+
+# --- where the installed flash-attn came from, and the GPU it ran on ------------------------------------
+
+EXT = "flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so"
+
+
+@pytest.mark.parametrize(
+    ("extension", "direct_url", "origin", "said"),
+    [
+        # an index install: the extension's recorded source path tells the release workflow's runner
+        (
+            "\0\0/home/runner/work/flash-attention/flash-attention/csrc/flash_attn/flash_api.cpp\0",
+            None,
+            "release-wheel",
+            "built on a GitHub runner",
+        ),
+        (
+            "\0\0/tmp/pip-install-x1/flash-attn_0/csrc/flash_attn/flash_api.cpp\0",
+            None,
+            "local-build",
+            "compiled outside",
+        ),
+        (None, None, "unknown", "no compiled extension"),
+        # PEP 610: a folder, a VCS checkout, a release wheel URL
+        (
+            "x",
+            {"url": "file:///src/flash-attention", "dir_info": {"editable": True}},
+            "local-build",
+            "(editable)",
+        ),
+        (
+            "x",
+            {
+                "url": "https://github.com/Dao-AILab/flash-attention",
+                "vcs_info": {"vcs": "git", "commit_id": "abc"},
+            },
+            "local-build",
+            "git",
+        ),
+        (
+            "x",
+            {
+                "url": "https://github.com/Dao-AILab/flash-attention/releases/download/v2.6.3/"
+                "flash_attn-2.6.3+cu123torch2.4cxx11abiFALSE-cp311-cp311-linux_x86_64.whl",
+                "archive_info": {},
+            },
+            "release-wheel",
+            "the release wheel flash_attn-2.6.3+cu123torch2.4",
+        ),
+    ],
+)
+def test_distributions_step_says_where_flash_attn_came_from(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    extension: str | None,
+    direct_url: dict[str, Any] | None,
+    origin: str,
+    said: str,
+) -> None:
+    dist, version, files = fa2("2.6.3")
+    if extension is not None:
+        files = {**files, EXT: extension}
+    site = fake_site(tmp_path, dist, version, files)
+    if direct_url is not None:
+        (site / f"flash_attn-{version}.dist-info" / "direct_url.json").write_text(json.dumps(direct_url))
+    _code, checks = verify(monkeypatch, site)
+    assert checks["distributions"]["details"]["origin"] == origin
+    assert said in checks["distributions"]["reason"]
+
+
+def test_the_origin_scan_finds_the_runner_path_across_read_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(probe, "_CHUNK", 7)
+    path = tmp_path / EXT
+    path.write_bytes(b"x" * 30 + probe.RUNNER_PATH + b"y" * 30)
+    assert probe._holds(str(path), probe.RUNNER_PATH)
+    path.write_bytes(b"x" * 30 + probe.RUNNER_PATH[:-1] + b"y" * 30)
+    assert not probe._holds(str(path), probe.RUNNER_PATH)
+
+
+def test_kernel_step_records_the_compute_capability() -> None:
+    from fa_lint.verify.checks import Outcome, Target, Verification
+
+    result = {
+        "results": [
+            {"dtype": "bf16", "max_abs_error": 1e-3, "tolerance": 2e-2, "cache_appended": True, "ms": 0.1}
+        ],
+        "device": "NVIDIA H200",
+    }
+
+    def fake(step: str, args: dict[str, Any] | None = None, timeout: float | None = None) -> Outcome:
+        if step == "torch":
+            return Outcome(
+                True,
+                {"version": "2.8.0", "cuda_available": True, "capability": [9, 0], "device": "NVIDIA H200"},
+            )
+        return Outcome(True, result)
+
+    v = Verification(probe=fake)  # type: ignore[arg-type]
+    v.probe.timeout = 1  # type: ignore[attr-defined]
+    v.state.update(
+        target=Target("flash-attn", "2.8.3", "flash_attn", "flash_attn_with_kvcache", "block_table"),
+        runtime_key="block_table",
+    )
+    check = v.kernel()
+    assert check.status == "pass"
+    assert check.details["capability"] == "sm_90"
+    assert check.reason.startswith("NVIDIA H200 (sm_90): bf16")

@@ -17,6 +17,9 @@ from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from fa_lint.kb import wheels as _wheels
+from fa_lint.kb.wheels import Build, Wheels
+
 PAGED_KV = "paged-kv"
 KVCACHE = "kvcache"
 
@@ -30,6 +33,8 @@ class Release:
     kvcache_params: tuple[str, ...] | None
     features: frozenset[str]
     page_block_multiple: int | None
+    # The prebuilt wheels its release workflow built; None: unknown (no tag to read them from).
+    wheels: Wheels | None = None
 
     def has(self, feature: str) -> bool:
         return feature in self.features
@@ -109,6 +114,7 @@ def _release(d: dict[str, Any]) -> Release:
         kvcache_params=None if params is None else tuple(params),
         features=frozenset(d["features"]),
         page_block_multiple=d.get("page_block_multiple"),
+        wheels=_wheels.from_dict(d.get("wheels")),
     )
 
 
@@ -126,6 +132,9 @@ def from_dict(doc: dict[str, Any]) -> KnowledgeBase:
 def load() -> KnowledgeBase:
     text = resources.files(__name__).joinpath("flash_attn.json").read_text(encoding="utf-8")
     return from_dict(json.loads(text))
+
+
+__all__ = ["KVCACHE", "PAGED_KV", "Build", "KnowledgeBase", "Release", "Wheels", "load", "versions"]
 
 
 def versions(releases: Iterable[Release]) -> tuple[str, ...]:

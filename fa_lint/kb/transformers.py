@@ -32,39 +32,6 @@ class TransformersFacts:
         found = [minimum for since, minimum in self.fa2_minimum if transformers >= since]
         return found[-1] if found else None
 
-    def consequence(self, transformers: Version, flash_attn: Version | None = None) -> str:
-        """What this transformers does with a flash-attn that lacks block_table, in one clause."""
-        tf = f"transformers {transformers}"
-        minimum = self.minimum_flash_attn(transformers)
-        if flash_attn is not None and minimum is not None and flash_attn < minimum:
-            return (
-                f"{tf} refuses flash-attn older than {minimum} (is_flash_attn_2_available() is False), so "
-                f"attn_implementation='flash_attention_2' fails as the model loads"
-            )
-        later = f"transformers {self.fa2_block_table_on_cuda} or later fails at the first paged decode step"
-        if transformers < self.continuous_batching:
-            return f"{tf} has no continuous batching yet, but {later}"
-        if transformers < self.key_check:
-            return (
-                f"{tf}'s continuous batching decodes through flash_attn_varlen_func without a block table, "
-                f"so it still runs, but {later}"
-            )
-        if transformers < self.fa2_block_table_on_cuda:
-            return (
-                f"{tf} takes the block-table decode path only with FA3 on CUDA, so flash-attn 2 still "
-                f"decodes through flash_attn_varlen_func, but {later}"
-            )
-        if transformers < self.silent_drop:
-            return (
-                f"{tf} raises 'ValueError: flash_attn_with_kvcache_fn does not have a block_table or "
-                f"page_table argument' at the first decode step"
-            )
-        return (
-            f"{tf} no longer checks the kernel's signature and silently drops the block table when the "
-            f"kernel has neither block_table nor page_table: decode reads the paged cache as if it were "
-            f"contiguous (wrong output or shape errors, no error message)"
-        )
-
 
 def from_dict(doc: dict[str, Any]) -> TransformersFacts:
     facts = doc["facts"]

@@ -10,6 +10,7 @@ Renderer = Callable[..., str]
 
 FORMATS: dict[str, Renderer] = {
     "text": text.render,
+    "concise": text.concise,
     "json": json_format.render,
     "sarif": sarif.render,
     "github": github.render,

@@ -7,6 +7,7 @@ import hashlib
 import os
 import re
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -110,9 +111,32 @@ def fingerprint(f: Finding) -> str:
     (``install.sh``, ``./install.sh`` or ``$PWD/install.sh``): the environment and message name them too.
     """
     path = relative(f.location.path) or f.location.path
-    key = "\0".join((f.code, path, f.requirement or "", f.environment or "", f.message))
+    # The notes belong to the identity: FAL004's headline is alike for different constraints.
+    key = "\0".join((f.code, path, f.requirement or "", f.environment or "", f.message, *f.notes))
     key = re.sub(r"(?<![\w./-])\./", "", key.replace(os.getcwd() + os.sep, ""))
+    key = _POSITION.sub("", key)
     return hashlib.sha256(encoded(key)).hexdigest()[:32]
+
+
+# A message that names another requirement says where it is (FAL004: '... (constraints.txt:3:1)'):
+# that position moves with the lines too, so it is left out like the finding's own.
+_POSITION = re.compile(r"(?<=[^\s:]):\d+:\d+\b")
+
+
+def fingerprints(findings: Iterable[Finding]) -> list[str]:
+    """Each finding's fingerprint, unique within one report.
+
+    Findings alike in all but their line (the same pin twice in a script) share ``fingerprint``, and
+    GitLab keeps one issue per fingerprint, code scanning one alert. The n-th of them in file order gets
+    n mixed in, the first keeps the plain one: still no line number, so all survive lines moving.
+    """
+    seen: Counter[str] = Counter()
+    out = []
+    for f in findings:
+        fp = fingerprint(f)
+        seen[fp] += 1
+        out.append(fp if seen[fp] == 1 else hashlib.sha256(f"{fp}\0{seen[fp]}".encode()).hexdigest()[:32])
+    return out
 
 
 def relative(path: str) -> str | None:
@@ -124,3 +148,11 @@ def relative(path: str) -> str | None:
         except ValueError:
             return None
     return PurePath(os.path.normpath(p)).as_posix()
+
+
+def details(f: Finding) -> str:
+    """A finding's notes and help as Markdown, for the formats with a field beside the headline."""
+    lines = [f"- {printable(note)}" for note in f.notes]
+    if f.help:
+        lines += ["", f"help: {printable(f.help)}"] if lines else [f"help: {printable(f.help)}"]
+    return "\n".join(lines)

@@ -38,7 +38,10 @@ def annotation(f: Finding) -> str:
         "title": f"{f.code} {f.name}",
     }
     joined = ",".join(f"{k}={_property(str(v))}" for k, v in props.items())
-    return f"::{COMMAND[f.severity]} {joined}::{_data(f'{f.code} {f.message}')}"
+    body = "\n".join(
+        [f"{f.code} {f.message}", *(f"note: {n}" for n in f.notes), *([f"help: {f.help}"] if f.help else [])]
+    )
+    return f"::{COMMAND[f.severity]} {joined}::{_data(body)}"
 
 
 def render(report: Report, *, fixable: bool = True, **_: object) -> str:

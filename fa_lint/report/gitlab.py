@@ -1,17 +1,16 @@
 """``--format gitlab``: a GitLab Code Quality report, shown in the merge request widget and diff.
 
-GitLab keeps one issue per ``fingerprint``, so two findings alike in every field but their line get
-their occurrence number mixed in; otherwise the fingerprint is the one SARIF carries.
+GitLab keeps one issue per ``fingerprint``: it is the one SARIF carries, unique within the report
+(``_common.fingerprints``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
 from fa_lint.model import Finding, Severity
-from fa_lint.report._common import escaped, fingerprint, relative, unforgeable
+from fa_lint.report._common import details, escaped, fingerprints, relative, unforgeable
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
@@ -23,8 +22,10 @@ SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "
 def _issue(f: Finding, fp: str) -> dict[str, Any]:
     f = escaped(f)
     loc = f.location
+    more = details(f)
     return {
         "description": f"{f.code} {f.message}",
+        **({"content": {"body": more}} if more else {}),
         "check_name": f"{f.code} {f.name}",
         "fingerprint": fp,
         "severity": SEVERITY[f.severity],
@@ -36,12 +37,5 @@ def _issue(f: Finding, fp: str) -> dict[str, Any]:
 
 
 def render(report: Report, **_: object) -> str:
-    seen: dict[str, int] = {}
-    issues = []
-    for f in report.findings:
-        fp = fingerprint(f)
-        seen[fp] = seen.get(fp, 0) + 1
-        if seen[fp] > 1:
-            fp = hashlib.sha256(f"{fp}\0{seen[fp]}".encode()).hexdigest()[:32]
-        issues.append(_issue(f, fp))
+    issues = [_issue(f, fp) for f, fp in zip(report.findings, fingerprints(report.findings), strict=True)]
     return unforgeable(json.dumps(issues, indent=2)) + "\n"

@@ -46,6 +46,8 @@ def finding(f: Finding) -> dict[str, Any]:
         "requirement": f.requirement,
         "admitted": list(f.admitted) if f.admitted is not None else None,
         "message": f.message,
+        "notes": list(f.notes),
+        "help": f.help,
         "url": f.url,
         "environment": f.environment,
         "related_locations": [_location(r) for r in f.related],

@@ -7,22 +7,24 @@ Paths are written relative to ``%SRCROOT%``, the folder fa-lint ran in, which is
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from fa_lint.model import Finding, Location, Severity
 from fa_lint.report._common import (
+    details,
     encoded,
     escaped,
-    fingerprint,
+    fingerprints,
     knowledge_base,
     printable,
     relative,
     tool,
     unforgeable,
 )
-from fa_lint.rules import RULES
+from fa_lint.rules import RULES, page
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
@@ -58,15 +60,30 @@ def _location(loc: Location, message: str | None = None) -> dict[str, Any]:
     return out
 
 
-def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
+def _plain(text: str) -> str:
+    """SARIF reads ``[text](id)`` in a message as a link: brackets of the text itself are escaped."""
+    return re.sub(r"([\[\]])", r"\\\1", text)
+
+
+def _message(f: Finding) -> dict[str, str]:
+    """The headline, linking each related location by its id (code scanning shows a related location
+    only where the message links it); with the notes and help, as Markdown, for viewers that show more."""
+    where = [printable(f"{relative(r.path) or r.path}:{r.line}") for r in f.related]
+    links = [f"[{_plain(text)}]({i})" for i, text in enumerate(where, 1)]
+    text = _plain(f.message) + (f" Related: {', '.join(links)}." if links else "")
+    more = details(f)
+    return {"text": text, "markdown": f"{text}\n\n{more}"} if more else {"text": text}
+
+
+def _result(f: Finding, index: dict[str, int], fp: str) -> dict[str, Any]:
     shown = escaped(f)  # what is read; locations keep the real paths, for their URIs
     out: dict[str, Any] = {
         "ruleId": f.code,
         "ruleIndex": index[f.code],
         "level": LEVEL[f.severity],
-        "message": {"text": shown.message},
+        "message": _message(shown),
         "locations": [_location(f.location)],
-        "partialFingerprints": {"faLint/v1": fingerprint(f)},
+        "partialFingerprints": {"faLint/v1": fp},
     }
     if f.related:
         out["relatedLocations"] = [
@@ -90,6 +107,8 @@ def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
             }
         ]
     props = {
+        "notes": list(shown.notes) or None,
+        "help": shown.help or None,
         "package": shown.package,
         "requirement": shown.requirement,
         "admitted": list(shown.admitted) if shown.admitted is not None else None,
@@ -108,7 +127,7 @@ def _rules() -> list[dict[str, Any]]:
             "name": r.name,
             "shortDescription": {"text": r.summary},
             "helpUri": r.url,
-            "help": {"text": f"{r.summary} See {r.url}"},
+            "help": {"text": f"{r.summary} See {r.url}", "markdown": page(r.code)},
             "defaultConfiguration": {"level": LEVEL[r.severity]},
             "properties": {"tags": ["dependencies", "flash-attn"]},
         }
@@ -130,7 +149,10 @@ def render(report: Report, **_: object) -> str:
         "invocations": [{"executionSuccessful": True}],
         "originalUriBaseIds": {ROOT: {"description": {"text": "The folder fa-lint ran in."}}},
         "columnKind": "unicodeCodePoints",
-        "results": [_result(f, index) for f in report.findings],
+        "results": [
+            _result(f, index, fp)
+            for f, fp in zip(report.findings, fingerprints(report.findings), strict=True)
+        ],
         "properties": {
             "files": [printable(p) for p in report.files],
             "suppressed": report.suppressed,

@@ -1,40 +1,125 @@
-"""``--format text``: ``path:line:col: CODE message``, one finding a line, then a summary."""
+"""``--format text`` and ``--format concise``: ruff's ``full`` and ``concise`` output.
+
+``text`` gives each finding a header (``path:line:col: CODE [*] headline``), the source with the span
+marked, ``= note:`` lines and a ``= help:`` line; ``concise`` the header alone. Both end with a summary.
+Every string taken from a checked file passes through ``printable``.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fa_lint.model import Severity
-from fa_lint.report._common import counts, escaped
+from fa_lint.model import Finding, Fix, Severity
+from fa_lint.report import frame
+from fa_lint.report._common import counts, printable
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
 
-_COLOR = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
-_BOLD, _RESET = "\033[1m", "\033[0m"
+_COLOR = {Severity.ERROR: "\033[1;31m", Severity.WARNING: "\033[1;33m", Severity.INFO: "\033[1;36m"}
+_BOLD, _BLUE, _CYAN, _RESET = "\033[1m", "\033[1;34m", "\033[1;36m", "\033[0m"
+
+
+@dataclass(frozen=True, slots=True)
+class ShownFixes:
+    """What ``--show-fixes`` lists: the edits ``--fix`` made, or would make, each with its finding."""
+
+    edits: tuple[tuple[Finding, Fix], ...]
+    done: bool  # after --fix: made, not would-be
+    held: int = 0  # unsafe fixes left out, for want of --unsafe-fixes
+
+
+@dataclass(frozen=True, slots=True)
+class _Paint:
+    on: bool
+
+    def __call__(self, code: str, text: str) -> str:
+        return f"{code}{text}{_RESET}" if self.on and text else text
 
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def render(report: Report, *, color: bool = False, fixable: bool = True) -> str:
-    """One line per finding, then the summary; ``fixable`` False (standard input) leaves out --fix hints."""
-    lines = []
-    for f in map(escaped, report.findings):
-        loc = f.location
-        where = f"{loc.path}:{loc.line}:{loc.column}:"
-        code = f.code
-        if color:
-            where, code = f"{_BOLD}{where}{_RESET}", f"{_COLOR[f.severity]}{code}{_RESET}"
-        mark = " [*]" if fixable and f.fix is not None and f.fix.safe else ""
-        lines.append(f"{where} {code}{mark} {f.message}")
+def _header(f: Finding, paint: _Paint, fixable: bool) -> str:
+    loc = f.location
+    where = paint(_BOLD, f"{printable(loc.path)}:{loc.line}:{loc.column}:")
+    mark = " [*]" if fixable and f.fix is not None and f.fix.safe else ""
+    return f"{where} {paint(_COLOR[f.severity], f.code)}{mark} {printable(f.message)}"
+
+
+def _help(f: Finding, fixable: bool) -> str:
+    text = printable(f.help)
+    if not fixable or f.fix is None:
+        return text
+    return f"[*] {text}" if f.fix.safe else f"{text}; `--fix --unsafe-fixes` applies it"
+
+
+def _full(f: Finding, source: list[str] | None, paint: _Paint, fixable: bool) -> list[str]:
+    out = [_header(f, paint, fixable)]
+    if source is not None:
+
+        def style(role: str, text: str) -> str:
+            return paint(_BLUE if role == "gutter" else _COLOR[f.severity], text)
+
+        out += frame.draw(source, f.location, f.code, style)
+    out += [f"  {paint(_BOLD, '= note')}: {printable(n)}" for n in f.notes]
+    if f.help:
+        out.append(f"  {paint(_CYAN, '= help')}: {_help(f, fixable)}")
+    return [*out, ""]
+
+
+def render(
+    report: Report, *, color: bool = False, fixable: bool = True, fixes: ShownFixes | None = None
+) -> str:
+    """Every finding in full, then the fixes (with ``--show-fixes``) and the summary.
+
+    ``fixable`` False (standard input, which --fix cannot take) leaves out every --fix hint.
+    """
+    paint = _Paint(color)
+    split: dict[str, list[str]] = {}  # each file split once, however many findings it has
+    for path in {f.location.path for f in report.findings} & set(report.texts):
+        split[path] = frame.lines(report.texts[path])
+    lines = [line for f in report.findings for line in _full(f, split.get(f.location.path), paint, fixable)]
+    return _end(lines, report, fixable, fixes)
+
+
+def concise(
+    report: Report, *, color: bool = False, fixable: bool = True, fixes: ShownFixes | None = None
+) -> str:
+    """One line a finding, then the fixes (with ``--show-fixes``) and the summary."""
+    paint = _Paint(color)
+    lines = [_header(f, paint, fixable) for f in report.findings]
+    return _end(lines, report, fixable, fixes)
+
+
+def _end(lines: list[str], report: Report, fixable: bool, fixes: ShownFixes | None) -> str:
+    if fixes is not None:
+        lines += [*shown_fixes(fixes), ""]
     lines.append(summary(report, fixable=fixable))
     return "\n".join(lines) + "\n"
 
 
+def shown_fixes(fixes: ShownFixes) -> list[str]:
+    """``--show-fixes``: each edit, where it is, the code it fixes, and the text before and after."""
+    more = "1 more fix" if fixes.held == 1 else f"{fixes.held} more fixes"
+    held = f" ({more} with --unsafe-fixes)" if fixes.held else ""
+    if not fixes.edits:
+        return [f"No fixes {'applied' if fixes.done else 'available'}{held}."]
+    n = plural(len(fixes.edits), "finding")
+    out = [f"{'Fixed' if fixes.done else 'Would fix'} {n}{held}:"]
+    for finding, fix in fixes.edits:
+        unsafe = "" if fix.safe else " (unsafe)"
+        old, new = printable(fix.old), printable(fix.new)
+        out.append(f"  {printable(str(fix.location))}: {finding.code} `{old}` -> `{new}`{unsafe}")
+    return out
+
+
 def summary(report: Report, *, fixable: bool = True) -> str:
     """'Found 1 error, 2 warnings, 0 info in 3 files.' or 'All checks passed: ...'."""
+    if not report.files:  # "all checks passed" would claim checks that never ran
+        return f"No dependency files found under {printable(', '.join(report.paths) or '.')}"
     c = counts(report)
     text = (
         f"{plural(c['error'], 'error')}, {plural(c['warning'], 'warning')}, {c['info']} info "

@@ -2,20 +2,41 @@
 
 from __future__ import annotations
 
-from fa_lint.rules import environment, files, shell, versions, wheel
-from fa_lint.rules._base import Check, Context, Rule
-from fa_lint.rules._fixes import settle
+import re
+from importlib import resources
 
-FAMILIES = (versions, environment, wheel, shell, files)
+from fa_lint.rules import environment, files, install, shell, versions, wheel
+from fa_lint.rules._base import DOCS, Check, Context, Rule
+from fa_lint.rules._fixes import settle
+from fa_lint.sources._reqs import SUBDIRECTORIES
+
+FAMILIES = (versions, environment, wheel, install, shell, files)
 CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)
 RULES: dict[str, Rule] = dict(sorted((r.code, r) for f in FAMILIES for r in f.RULES))
 # The packages some rule reads. The engine keeps the requirement records of these only, so memory
 # follows what can be found, not the size of the files (a 16 MB requirements file of other packages).
-# A family that does not declare PACKAGES reads every package, and then every record is kept.
+# A family that does not declare PACKAGES reads every package, and then every record is kept. The
+# flash-attn family's records (flash-attn-3 and -4 too, which no rule judges yet) are always kept:
+# they show that every mention of flash-attn was read.
 PACKAGES: frozenset[str] | None = (
-    frozenset().union(*(f.PACKAGES for f in FAMILIES))
+    frozenset(SUBDIRECTORIES.values()).union(*(f.PACKAGES for f in FAMILIES))
     if all(hasattr(f, "PACKAGES") for f in FAMILIES)
     else None
 )
 
-__all__ = ["CHECKS", "PACKAGES", "RULES", "Context", "Rule", "settle"]
+
+def page(code: str, links: str = DOCS) -> str:
+    """A rule's page: what it finds, why it matters, how to fix and suppress it.
+
+    The text lives in the package (``rules/pages/CODE.md``), so ``fa-lint rule`` has it in an installed
+    wheel; ``docs/rules/CODE.md`` is generated from it (with ``links=""``, keeping its links relative).
+    Elsewhere (a terminal, a SARIF viewer) ``links`` makes them absolute: the docs folder's URL.
+    """
+    rule = RULES[code]
+    body = resources.files(__name__).joinpath(f"pages/{code}.md").read_text(encoding="utf-8")
+    if links:
+        body = re.sub(r"\]\(\.\./", f"]({links}", body)
+    return f"# {code} `{rule.name}`\n\n**Severity:** {rule.severity.value}\n\n{body}"
+
+
+__all__ = ["CHECKS", "PACKAGES", "RULES", "Context", "Rule", "page", "settle"]

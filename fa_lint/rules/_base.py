@@ -4,20 +4,23 @@ every rule reads (the context)."""
 from __future__ import annotations
 
 import functools
+import os
 from collections import defaultdict
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
-from fa_lint.environments import Environment
+from fa_lint import toolchain
+from fa_lint.environments import SEQUENTIAL, Environment
 from fa_lint.kb import KnowledgeBase
 from fa_lint.kb import transformers as tf
-from fa_lint.model import Finding, Include, Location, ParseProblem, Requirement, Severity
+from fa_lint.model import BuildConfig, Finding, Include, Location, ParseProblem, Requirement, Severity
 from fa_lint.resolve import Assessment, Policy, assess, assessed_as
 
-DOCS_URL = "https://github.com/fa-lint/fa-lint/blob/main/docs/rules/{code}.md"
+DOCS = "https://github.com/fa-lint/fa-lint/blob/main/docs/"
+DOCS_URL = DOCS + "rules/{code}.md"
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,15 +39,7 @@ class Rule:
         return Finding(self.code, self.name, severity, location, message, url=self.url, **fields)
 
 
-def exact(req: Requirement) -> Version | None:
-    """The single version a requirement fixes: a URL/lock version or a plain ``==X`` pin."""
-    if req.version is not None:
-        return req.version
-    pins = [s.version for s in req.specifier if s.operator in ("==", "===") and "*" not in s.version]
-    try:
-        return Version(pins[0]) if len(pins) == 1 else None
-    except InvalidVersion:
-        return None
+exact = toolchain.exact  # the single version a requirement fixes
 
 
 @dataclass(frozen=True)
@@ -56,6 +51,7 @@ class Context:
     unfollowed: tuple[tuple[Include, str], ...] = ()  # includes fa-lint did not read, and why
     environments: tuple[Environment, ...] = ()
     transformers: tf.TransformersFacts = field(default_factory=tf.load)
+    builds: tuple[BuildConfig, ...] = ()  # [tool.uv], [tool.poetry]: how projects build sdists
 
     @functools.cached_property
     def _by_location(self) -> dict[Location, list[Environment]]:
@@ -77,20 +73,54 @@ class Context:
             found = self._assessments[key] = assess(req, self.kb, self.policy)
         return found
 
+    @functools.cached_property
+    def _toolchains(self) -> dict[int, toolchain.Toolchain]:
+        return {}
+
+    @functools.cached_property
+    def memo(self) -> dict[Any, Any]:
+        """Results rules compute once per run and look up per requirement (keys start with a name)."""
+        return {}
+
+    def toolchain(self, env: Environment) -> toolchain.Toolchain:
+        """What torch, CUDA and CPython ``env`` runs; computed once per environment."""
+        found = self._toolchains.get(id(env))
+        if found is None:
+            found = self._toolchains[id(env)] = toolchain.of(env, self._python_version(env))
+        return found
+
+    @functools.cached_property
+    def _python_versions(self) -> dict[str, Requirement]:
+        return {
+            os.path.dirname(r.location.path): r for r in self.requirements if r.source == "python-version"
+        }
+
+    def _python_version(self, env: Environment) -> list[Requirement]:
+        """The nearest ``.python-version`` at or above a project's folder: what uv and pyenv run.
+
+        An image or a script picks its own Python, so theirs never counts.
+        """
+        if env.images or any(r.source in SEQUENTIAL for r in env.members):
+            return []
+        folder = os.path.dirname(env.name.split(" [", 1)[0])
+        pinned = self._python_versions
+        while folder not in pinned:
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return []
+            folder = parent
+        return [pinned[folder]]
+
     def environments_of(self, req: Requirement) -> list[Environment]:
         return self._by_location.get(req.location, [])
 
     @functools.cached_property
-    def _earlier(self) -> dict[Location, Requirement]:
-        found: dict[Location, Requirement] = {}
-        for env in self.environments:
-            for later, earlier in env.satisfied:
-                found.setdefault(later.location, earlier)
-        return found
+    def _satisfied(self) -> dict[Location, Requirement]:
+        return {later.location: earlier for env in self.environments for later, earlier in env.satisfied}
 
     def satisfied_by(self, req: Requirement) -> Requirement | None:
         """The earlier install that leaves this one nothing to do (pip without --upgrade keeps it)."""
-        return self._earlier.get(req.location)
+        return self._satisfied.get(req.location)
 
     def environment_name(self, req: Requirement) -> str | None:
         """The most specific install this requirement belongs to."""

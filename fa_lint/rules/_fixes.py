@@ -12,12 +12,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from packaging.ranges import VersionRange
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import Version
 
-from fa_lint.kb import KnowledgeBase
-from fa_lint.model import Fix, Kind, Requirement, pretty
+from fa_lint.environments import Environment
+from fa_lint.kb import KnowledgeBase, Release
+from fa_lint.model import FLASH_ATTN, Fix, Kind, Requirement, pretty
 from fa_lint.resolve import Policy, Verdict, assess_range
+from fa_lint.rules import _wheels
+from fa_lint.rules._base import Context
 from fa_lint.sources import _poetry, pipfile
 from fa_lint.sources._text import TextIndex
 
@@ -109,30 +113,114 @@ def _below(spec: Specifier, floor: Version) -> bool:
     return False
 
 
-def raise_floor(req: Requirement, kb: KnowledgeBase, policy: Policy) -> Fix | None:
-    """FAL002: add ``>=min`` and drop the bounds it makes redundant; only bad releases go."""
+def target(req: Requirement, ctx: Context, narrow: bool = False) -> Release | None:
+    """The release a fix for ``req`` moves to: the first good one that every other requirement of its
+    environments admits -- constraints, overrides, the same command's other words -- with a prebuilt
+    wheel for their torch/CPython/CUDA when fa-lint knows them (a released-torch build first).
+    ``narrow``: a fix that raises the floor of ``req`` keeps its other bounds, so ``req`` must admit
+    the release too. None when the environments admit no good release at all.
+    """
+    envs = ctx.environments_of(req)
+    allowed = req.version_range if narrow else VersionRange.full()
+    for env in envs:
+        allowed = allowed.intersection(_others(req, env, ctx))
+    good = tuple(r for r in _good(ctx) if allowed.contains(r.version))
+    if not good:
+        return None
+    tools = tuple(ctx.toolchain(env) for env in envs)
+    key = ("target", tuple(r.version for r in good), tools)
+    if key not in ctx.memo:
+        ctx.memo[key] = _wheels.pick(good, tools) or good[0]
+    found: Release = ctx.memo[key]
+    return found
+
+
+def floor_for(to: Release | None, ctx: Context) -> Version | None:
+    """The version a fix asks for when the environment calls for more than the policy (its constraints,
+    a prebuilt wheel for its torch); None when ``to`` is the first good release anyway, so a floor keeps
+    the policy's own minimum (``>=2.6.0``, rather than the ``2.6.0.post1`` that it admits first)."""
+    good = _good(ctx)
+    return to.version if to is not None and good and to.version != good[0].version else None
+
+
+def _good(ctx: Context) -> tuple[Release, ...]:
+    if "good" not in ctx.memo:
+        ctx.memo["good"] = tuple(
+            r for r in ctx.kb.installable if ctx.policy.good(r) and not r.version.is_prerelease
+        )
+    found: tuple[Release, ...] = ctx.memo["good"]
+    return found
+
+
+def _others(req: Requirement, env: Environment, ctx: Context) -> VersionRange:
+    """What the rest of ``req``'s install admits: the same command (a later one replaces it rather
+    than combining), without a marker or with ``req``'s. All but one, for each of a group's
+    requirements, from prefix and suffix intersections: linear in the group, however large.
+    """
+    key = ("others", id(env), req.step, req.marker)
+    if key not in ctx.memo:
+        group = [
+            r
+            for r in env.of(FLASH_ATTN)
+            if r.kind in (Kind.INSTALL, Kind.CONSTRAINT, Kind.OVERRIDE)
+            and r.step == req.step
+            and not r.unresolved
+            and (not r.marker or not req.marker or r.marker == req.marker)
+        ]
+        before = [VersionRange.full()]
+        for r in group:
+            before.append(before[-1].intersection(r.version_range))
+        after = [VersionRange.full()]
+        for r in reversed(group):
+            after.append(after[-1].intersection(r.version_range))
+        after.reverse()
+        where = {r.location: i for i, r in enumerate(group)}
+        ctx.memo[key] = (where, before, after)
+    where, before, after = ctx.memo[key]
+    i = where.get(req.location)
+    if i is None:
+        rng: VersionRange = before[-1]
+        return rng
+    rest: VersionRange = before[i].intersection(after[i + 1])
+    return rest
+
+
+def raise_floor(
+    req: Requirement, kb: KnowledgeBase, policy: Policy, floor: Version | None = None
+) -> Fix | None:
+    """FAL002: add ``>=floor`` and drop the bounds it makes redundant; only releases go.
+
+    ``floor`` is the first good release with a prebuilt wheel for the environment, when fa-lint
+    knows its torch; the policy's minimum when not, or when that floor leaves nothing good.
+    """
     w = _written(req)
     if w is None:
         return None
-    floor = policy.min_version
-    spec = SpecifierSet([Specifier(f">={floor}"), *(s for s in req.specifier if not _below(s, floor))])
-    if assess_range(spec.to_range(), kb, policy).verdict is not Verdict.OK:
-        return None  # e.g. '!=2.5.*,<2.6': nothing good is left to narrow to
-    return _fix(req, w, spec, f"require flash-attn{pretty(spec)}", safe=True)
+    for low in dict.fromkeys(v for v in (floor, policy.min_version) if v is not None):
+        spec = SpecifierSet([Specifier(f">={low}"), *(s for s in req.specifier if not _below(s, low))])
+        if assess_range(spec.to_range(), kb, policy).verdict is Verdict.OK:
+            return _fix(req, w, spec, f"require flash-attn{pretty(spec)}", safe=True)
+    return None  # e.g. '!=2.5.*,<2.6': nothing good is left to narrow to
 
 
-def bump_pin(req: Requirement, kb: KnowledgeBase, policy: Policy) -> Fix | None:
-    """FAL001 on an exact ``==X`` pin: the first good release, as pip-audit --fix picks the first fix."""
+def bump_pin(req: Requirement, target: Release | None) -> Fix | None:
+    """FAL001 on an exact ``==X`` pin: move it to ``target``, the first good release that every other
+    requirement of its environment admits (with a prebuilt wheel there, when fa-lint can tell), as
+    pip-audit --fix picks the first fix. No target, no fix: a pin the environment then refuses is
+    no fix.
+    """
     w = _written(req)
-    if w is None or [s.operator for s in req.specifier] != ["=="] or "*" in str(req.specifier):
+    if (
+        w is None
+        or target is None
+        or [s.operator for s in req.specifier] != ["=="]
+        or "*" in str(req.specifier)
+    ):
         return None
     if "+" in str(req.specifier):  # a local build (+cu122...): its index may have no such release
         return None
-    good = [r for r in kb.installable if policy.good(r) and not r.version.is_prerelease]
-    if not good:
-        return None
-    spec = SpecifierSet(f"=={good[0].version}")
-    return _fix(req, w, spec, f"pin flash-attn=={good[0].version} (an upgrade: check it)", safe=False)
+    spec = SpecifierSet(f"=={target.version}")
+    return _fix(req, w, spec, f"pin flash-attn=={target.version} (an upgrade: check it)", safe=False)
 
 
 def quote_word(req: Requirement) -> Fix | None:

@@ -1,47 +1,68 @@
-"""Pieces of finding messages that several rules share."""
+"""How findings read: a headline that fits a line, notes for the rest, and the pieces rules share.
+
+A headline says what is wrong and the fix in at most ``HEADLINE`` characters, whatever the input: the
+parts taken from a checked file (a requirement as written, a file name) are shortened to fit, never
+the wording around them. What breaks and for whom goes to the notes, which have no length limit.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from fa_lint.kb import Release
+from fa_lint.kb import KVCACHE, Release
+from fa_lint.kb.transformers import TransformersFacts
 from fa_lint.model import Kind, Requirement
-from fa_lint.resolve import Policy
+from fa_lint.resolve import Policy, intersect
 from fa_lint.rules._base import Context
 
-RUNTIME = (
-    "transformers' paged-KV decode (continuous batching) fails at its first step with "
-    "'ValueError: flash_attn_with_kvcache_fn does not have a block_table or page_table argument'"
-)
+HEADLINE = 120
+TRANSFORMERS = "transformers"
+PACKAGES = frozenset({TRANSFORMERS})  # the requirements the notes read (rules.PACKAGES)
 
+# How each lock's tool moves its flash-attn entry, and how it relocks after the manifest changed.
 RELOCK = {
     "uv": "uv lock --upgrade-package flash-attn",
     "poetry": "poetry update flash-attn",
     "pdm": "pdm update flash-attn",
     "pipenv": "pipenv upgrade flash-attn",
-    "pylock": "regenerate pylock.toml (e.g. uv export --format pylock.toml) after upgrading flash-attn",
+    "conda-lock": "conda-lock lock --update flash-attn",
+    "pixi": "pixi update flash-attn",
 }
-
-
 RELOCK_ALL = {
     "uv": "uv lock",
     "poetry": "poetry lock",
     "pdm": "pdm lock",
     "pipenv": "pipenv lock",
     "pylock": "regenerate pylock.toml from the manifest",
+    "conda-lock": "conda-lock lock",
+    "pixi": "pixi lock",
 }
+PYLOCK = "regenerate pylock.toml (e.g. `uv export --format pylock.toml`)"
 
 
-def runtime(ctx: Context, req: Requirement, flash_attn: Version | None = None) -> str:
-    """What breaks at run time: the generic failure, or what the pinned transformers will do."""
-    pin = ctx.pinned(req, "transformers")
-    if pin is None:
-        return RUNTIME
-    version, where = pin
-    text = ctx.transformers.consequence(version, flash_attn)
-    return f"{text} (transformers pinned at {where.location})" if where is not None else text
+def clip(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, the cut marked with '...'."""
+    return text if len(text) <= width else text[: max(width - 3, 0)] + "..."
+
+
+def fit(template: str, **parts: str) -> str:
+    """``template`` filled with ``parts``, the longest parts shortened until the line fits ``HEADLINE``.
+
+    The parts come from checked files and can be any length; each gets an equal share of the room the
+    template's own words leave, and a part shorter than its share passes what it does not use on.
+    """
+    room = HEADLINE - len(template.format(**dict.fromkeys(parts, "")))
+    cap, left = max((len(p) for p in parts.values()), default=0), room
+    for i, size in enumerate(sorted(len(p) for p in parts.values())):
+        share = left // (len(parts) - i)
+        if size > share:
+            cap = max(share, 3)
+            break
+        left -= size
+    return template.format(**{k: clip(v, cap) for k, v in parts.items()})
 
 
 def releases(found: Sequence[Release]) -> str:
@@ -55,28 +76,216 @@ def releases(found: Sequence[Release]) -> str:
     return f"{found[0]} ... {found[-1]} ({len(found)} releases)"
 
 
-def fix(req: Requirement, policy: Policy) -> str:
-    """The one action that makes the requirement good."""
+def count(found: Sequence[Release]) -> str:
+    """'2.4.2', '2.4.2 and 2.4.3.post1', or '32 releases': the releases, short enough for a headline."""
+    return releases(found) if len(found) <= 2 else f"{len(found)} releases"
+
+
+def _floor(policy: Policy, floor: Version | None) -> Version:
+    return max(floor, policy.min_version) if floor is not None else policy.min_version
+
+
+def fix(req: Requirement, policy: Policy, floor: Version | None = None) -> str:
+    """The one action that makes the requirement good, short enough for a headline; ``floor`` is the
+    release to ask for when the environment calls for more than the policy (a prebuilt wheel for its
+    torch, its constraints)."""
+    v = _floor(policy, floor)
     if req.kind is Kind.LOCK and req.tool in RELOCK:
         return f"run `{RELOCK[req.tool]}`"
+    if req.kind is Kind.LOCK and req.tool == "pylock":
+        return f"regenerate pylock.toml with flash-attn>={v}"
     if req.url is not None:
-        v = policy.min_version
-        return f"install a flash-attn {v} or later wheel (or require flash-attn>={v})"
-    return f"require flash-attn>={policy.min_version}"
+        return f"install flash-attn {v} or later"
+    return f"require flash-attn>={v}"
 
 
-def subject(req: Requirement) -> str:
-    """The requirement as the reader wrote it, with its meaning where the notation is not PEP 440."""
+def help_for(req: Requirement, policy: Policy, floor: Version | None = None) -> str:
+    """The action in full, for the ``help`` line (``floor`` as in ``fix``)."""
+    v = _floor(policy, floor)
+    if req.kind is Kind.LOCK and req.tool == "pylock":
+        return f"upgrade flash-attn to {v} or later, then {PYLOCK}"
+    if req.build is not None:
+        return f"check out a release tag of {v} or later (v{v}) before building, or require flash-attn>={v}"
+    if req.url is not None:
+        return f"install a flash-attn {v} or later wheel built for your torch (or require flash-attn>={v})"
+    if "$" in written(req):
+        return f"give the variable it reads a version of {v} or later (or require flash-attn>={v})"
+    return fix(req, policy, floor)
+
+
+def relock_all(tool: str | None) -> str:
+    """Bring a whole lock in line with its manifest again."""
+    if tool == "pylock":
+        return PYLOCK
+    return f"run `{RELOCK_ALL[tool]}`" if tool in RELOCK_ALL else "relock"
+
+
+def written(req: Requirement) -> str:
+    """The requirement as the reader wrote it, without its marker."""
+    return req.raw.split(";", 1)[0].strip()
+
+
+def subject(req: Requirement) -> tuple[str, dict[str, str]]:
+    """A template naming the requirement, and the parts from the file that fill it (for ``fit``).
+
+    The meaning is added where the notation is not PEP 440 (variables, Poetry's ``^``, conda's ``=``).
+    """
     if req.kind is Kind.LOCK:
-        return f"the lock pins flash-attn {req.version.public if req.version else '(no version)'}"
+        return "locked flash-attn {req}", {"req": req.version.public if req.version else "(no version)"}
+    if req.build is not None:
+        what = req.version.public if req.version is not None else "of an unknown version"
+        return "flash-attn {req} built from source", {"req": what}
     if req.url is not None:
-        what = f"{req.version.public}" if req.version is not None else "an unknown version"
-        return f"this URL installs flash-attn {what}"
-    written = req.raw.split(";", 1)[0].strip()
+        what = req.version.public if req.version is not None else "an unknown version"
+        return "flash-attn {req} from this URL", {"req": what}
     meaning = req.constraint_text
     if meaning == "any":
-        return f"unpinned '{written}'"
-    compact = written.replace(" ", "")
+        return "unpinned `{req}`", {"req": written(req)}
+    compact = written(req).replace(" ", "")
     if not req.alternatives and all(str(s) in compact for s in req.specifier):
-        return f"'{written}'"
-    return f"'{written}' (that is, {meaning})"
+        return "`{req}`", {"req": written(req)}
+    return "`{req}` ({meaning})", {"req": written(req), "meaning": meaning}
+
+
+def quoted(req: Requirement) -> str:
+    """The requirement and where it is, for a note: '`flash-attn<2.6` (constraints.txt:1:1)'."""
+    return f"`{written(req)}` ({req.location})"
+
+
+def breaks(ctx: Context, req: Requirement, flash_attn: Release | None, condition: str = "") -> list[str]:
+    """Notes on what a flash-attn without paged KV breaks in this environment, and for whom.
+
+    transformers is named only where it is in the environment, or may be: a project that mentions it
+    nowhere, or whose lock installs none, hears about any code that calls the kernel instead.
+    ``condition`` ('with an old one, ') starts each note.
+    """
+    return [condition + note for note in _breaks(ctx, req, flash_attn)]
+
+
+def _breaks(ctx: Context, req: Requirement, flash_attn: Release | None) -> list[str]:
+    facts = ctx.transformers
+    pin = ctx.pinned(req, TRANSFORMERS)
+    if pin is not None:
+        pinned, where = pin
+        at = f"({where.location})" if where else "(the base image)"
+        return _pinned(facts, pinned, at, flash_attn.version if flash_attn else None)
+    present = _present(ctx, req)
+    if present:
+        rng = intersect(r for r in present if not r.unresolved)
+        if rng.intersection(SpecifierSet(f">={facts.fa2_block_table_on_cuda}").to_range()).is_empty:
+            what = " and ".join(quoted(r) for r in present)
+            return [
+                f"transformers as required here ({what}) predates {facts.fa2_block_table_on_cuda}, so it "
+                "never sends flash-attn 2 a block table and this stack runs today",
+                _later(facts),
+            ]
+        return [_generic(facts, "transformers' continuous batching")]
+    if _mentioned(ctx) and not _locked_without(ctx, req):
+        lead = "where transformers is installed (this environment does not list it), its continuous batching"
+        return [_generic(facts, lead)]
+    return [_caller(ctx, flash_attn)]
+
+
+def _present(ctx: Context, req: Requirement) -> list[Requirement]:
+    """transformers requirements that install it in an environment of ``req`` (not mere constraints)."""
+    found = {
+        r.location: r
+        for env in ctx.environments_of(req)
+        for r in (*env.of(TRANSFORMERS, locked=True), *env.of(TRANSFORMERS))
+    }
+    return [r for r in found.values() if r.kind is not Kind.CONSTRAINT]
+
+
+def _mentioned(ctx: Context) -> bool:
+    """Whether any file names transformers: once per run, not once per finding (linear, not quadratic)."""
+    if "transformers mentioned" not in ctx.memo:
+        ctx.memo["transformers mentioned"] = any(r.name == TRANSFORMERS for r in ctx.requirements)
+    found: bool = ctx.memo["transformers mentioned"]
+    return found
+
+
+def _locked_without(ctx: Context, req: Requirement) -> bool:
+    """A lock says what installs in full: one with entries but no transformers means none."""
+    envs = ctx.environments_of(req)
+    return bool(envs) and all(e.locked and not e.of(TRANSFORMERS, locked=True) for e in envs)
+
+
+def _later(facts: TransformersFacts) -> str:
+    return (
+        f"transformers {facts.fa2_block_table_on_cuda} and later decode with "
+        "`flash_attn_with_kvcache(block_table=...)` on CUDA and fail at the first decode step: "
+        "a transformers upgrade breaks this stack"
+    )
+
+
+def _generic(facts: TransformersFacts, lead: str) -> str:
+    return (
+        f"{lead} decodes with `flash_attn_with_kvcache(block_table=...)` "
+        f"on CUDA from transformers {facts.fa2_block_table_on_cuda}: up to {_before(facts.silent_drop)} it "
+        "fails at the first decode step with `ValueError: flash_attn_with_kvcache_fn does not have a "
+        f"block_table or page_table argument`, from {facts.silent_drop} it silently decodes wrong"
+    )
+
+
+def _before(version: Version) -> str:
+    """The last minor series before ``version``: '5.18.x' for 5.19.0."""
+    major, minor = version.release[:2]
+    return f"{major}.{minor - 1}.x" if minor else f"before {version}"
+
+
+def _caller(ctx: Context, flash_attn: Release | None) -> str:
+    if flash_attn is not None and not flash_attn.has(KVCACHE):
+        first = ctx.kb.first_with(KVCACHE)
+        return (
+            f"flash-attn {flash_attn} has no `flash_attn_with_kvcache` at all (it ships in {first}): "
+            "code that imports it fails with `ImportError`"
+        )
+    return (
+        "code that calls `flash_attn_with_kvcache(..., block_table=...)` fails with `TypeError: "
+        "flash_attn_with_kvcache() got an unexpected keyword argument 'block_table'`"
+    )
+
+
+def _pinned(facts: TransformersFacts, version: Version, where: str, flash_attn: Version | None) -> list[str]:
+    """What one transformers release does with a flash-attn that has no block_table."""
+    tf = f"transformers {version} {where}"
+    notes = []
+    if version > facts.newest_read:
+        notes.append(
+            f"transformers {version} is newer than the newest release fa-lint read "
+            f"({facts.newest_read}); it is assumed to behave as that one"
+        )
+    minimum = facts.minimum_flash_attn(version)
+    if flash_attn is not None and minimum is not None and flash_attn < minimum:
+        return [
+            *notes,
+            f"{tf} refuses flash-attn older than {minimum} (`is_flash_attn_2_available()` is False), so "
+            '`attn_implementation="flash_attention_2"` fails as the model loads',
+        ]
+    if version < facts.continuous_batching:
+        return [
+            *notes,
+            f"{tf} has no continuous batching yet, so nothing sends a block table and this stack runs today",
+            _later(facts),
+        ]
+    if version < facts.key_check:
+        today = "decodes continuous batching through `flash_attn_varlen_func` without a block table"
+        return [*notes, f"{tf} {today}, so this stack runs today", _later(facts)]
+    if version < facts.fa2_block_table_on_cuda:
+        today = (
+            "takes the block-table decode path only with FA3 on CUDA; flash-attn 2 still decodes through "
+            "`flash_attn_varlen_func`"
+        )
+        return [*notes, f"{tf} {today}, so this stack runs today", _later(facts)]
+    if version < facts.silent_drop:
+        return [
+            *notes,
+            f"with {tf}, continuous batching fails at the first decode step: `ValueError: "
+            "flash_attn_with_kvcache_fn does not have a block_table or page_table argument`",
+        ]
+    return [
+        *notes,
+        f"with {tf}, continuous batching silently drops the block table, as this flash-attn has neither "
+        "block_table nor page_table: decode reads the paged cache as if it were contiguous (wrong output "
+        "or shape errors, no error message)",
+    ]

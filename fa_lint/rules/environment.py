@@ -7,9 +7,10 @@ from collections.abc import Iterator
 from fa_lint.environments import Environment
 from fa_lint.kb import PAGED_KV
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Location, Requirement, Severity
-from fa_lint.resolve import Verdict, assess_range, intersect
+from fa_lint.resolve import Assessment, Verdict, assess_range, intersect
+from fa_lint.rules import _text
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._text import RELOCK_ALL, releases, runtime, subject
+from fa_lint.rules._text import breaks, count, fit, quoted, releases, relock_all, subject
 from fa_lint.rules.versions import JUDGED
 
 ENVIRONMENT_PAGED_KV_MISSING = Rule(
@@ -25,7 +26,7 @@ STALE_LOCK = Rule(
     "A lockfile pins a flash-attn version that its manifest no longer admits.",
 )
 RULES = (ENVIRONMENT_PAGED_KV_MISSING, STALE_LOCK)
-PACKAGES = frozenset({FLASH_ATTN, "transformers"})  # the requirements these rules read
+PACKAGES = frozenset({FLASH_ATTN}) | _text.PACKAGES  # the requirements these rules read (notes: transformers)
 _ASKS = (Kind.INSTALL, Kind.OVERRIDE, Kind.SOURCE)
 
 
@@ -63,7 +64,8 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 def _combined(env: Environment, ctx: Context, reported: set[Location]) -> Iterator[Finding]:
     for marker, reqs in splits(env.of(FLASH_ATTN)):
-        group = [r for r in participants(reqs) if not r.unresolved]
+        # an install that may not run is judged on its own, never combined with the others
+        group = [r for r in participants(reqs) if not r.unresolved and not r.possible]
         asks = [r for r in group if r.kind in _ASKS]
         if len(group) < 2 or not asks or any(r.location in reported for r in group):
             continue
@@ -72,30 +74,45 @@ def _combined(env: Environment, ctx: Context, reported: set[Location]) -> Iterat
             continue
         primary = asks[0]
         others = [r for r in group if r is not primary]
-        together = " and ".join(f"{subject(r)} ({r.location})" for r in group)
         where = env.name + (f" ; {marker}" if marker else "")
-        if a.verdict is Verdict.NONE:
-            result = "admit no flash-attn release at all, so the resolver fails (ResolutionImpossible)"
-        else:
-            result = f"admit only {releases(a.bad)}, " + (
-                "none with paged KV"
-                if all(not r.has(PAGED_KV) for r in a.bad)
-                else f"all below the required {ctx.policy.min_version}"
-            )
-            result += f": {runtime(ctx, primary, a.bad[-1].version)}"
-        msg = (
-            f"in {where}, {together} together {result}; let them admit flash-attn>={ctx.policy.min_version} "
-            f"(no one line is wrong on its own)"
-        )
         yield ENVIRONMENT_PAGED_KV_MISSING.finding(
             primary.location,
-            msg,
+            _headline(primary, len(others), a, ctx),
             package=FLASH_ATTN,
             requirement=primary.raw,
             admitted=tuple(str(r) for r in a.admitted),
             environment=where,
             related=tuple(r.location for r in others),
+            notes=tuple(_notes(primary, group, where, a, ctx)),
+            help=f"let them admit flash-attn>={ctx.policy.min_version}: usually a constraint holds an old "
+            "upper bound or exclusion that should go",
         )
+
+
+def _headline(primary: Requirement, others: int, a: Assessment, ctx: Context) -> str:
+    template, parts = subject(primary)
+    also = f"{others} other requirement{'s' if others > 1 else ''}"
+    if a.verdict is Verdict.NONE:
+        result = "admit no flash-attn release at all"
+    elif all(not r.has(PAGED_KV) for r in a.bad):
+        result = f"admit only {count(a.bad)}, none with paged KV"
+    else:
+        result = f"admit only {count(a.bad)}, all below the required {ctx.policy.min_version}"
+    return fit(f"{template} and {also} {result}; allow flash-attn>={ctx.policy.min_version}", **parts)
+
+
+def _notes(
+    primary: Requirement, group: list[Requirement], where: str, a: Assessment, ctx: Context
+) -> list[str]:
+    together = " and ".join(quoted(r) for r in group)
+    notes = [f"together in {where}: {together}; no one line is wrong on its own"]
+    if a.verdict is Verdict.NONE:
+        return [*notes, "the resolver fails: no release satisfies them all (pip's ResolutionImpossible)"]
+    if len(a.bad) > 2:
+        notes.append(f"they admit {releases(a.bad)}")
+    if all(not r.has(PAGED_KV) for r in a.bad):
+        return notes + breaks(ctx, primary, a.bad[-1])
+    return notes
 
 
 def _stale(env: Environment, ctx: Context) -> Iterator[Finding]:
@@ -109,18 +126,23 @@ def _stale(env: Environment, ctx: Context) -> Iterator[Finding]:
         assert version is not None
         if any(rng.contains(version.public) for rng in ranges):
             continue
-        written = ", ".join(f"'{r.raw}' ({r.location})" for r in manifest)
-        command = RELOCK_ALL.get(entry.tool or "", "relock")
-        msg = (
-            f"the lock pins flash-attn {version.public}, which {written} no longer admits: the lock is stale "
-            f"and installs from it ignore the manifest; run `{command}`"
+        action = relock_all(entry.tool)
+        notes = (
+            f"the manifest asks for {', '.join(quoted(r) for r in manifest)}",
+            f"installs from the lock still get {version.public} and ignore the manifest until it is relocked",
+        )
+        headline = fit(
+            f"the lock pins flash-attn {{v}}, which the manifest no longer admits; {action}",
+            v=str(version.public),
         )
         yield STALE_LOCK.finding(
             entry.location,
-            msg,
+            headline,
             package=FLASH_ATTN,
             requirement=entry.raw,
             admitted=(str(version.public),),
             environment=env.name,
             related=tuple(r.location for r in manifest),
+            notes=notes,
+            help=action,
         )

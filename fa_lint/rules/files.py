@@ -1,12 +1,12 @@
-"""FAL900, FAL010: files fa-lint could not read, and includes it did not follow."""
+"""FAL900, FAL901, FAL010: what fa-lint could not read, and includes it did not follow."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fa_lint.model import Finding, Severity
+from fa_lint.model import Finding, ParseProblem, Severity, mentions_flash_attn
 from fa_lint.rules._base import Context, Rule
-from fa_lint.sources._text import excerpt
+from fa_lint.rules._text import HEADLINE, clip, fit
 
 UNREADABLE = Rule(
     "FAL900",
@@ -14,19 +14,60 @@ UNREADABLE = Rule(
     Severity.ERROR,
     "A file fa-lint could not read or parse; its requirements went unchecked.",
 )
+SKIPPED_ENTRY = Rule(
+    "FAL901",
+    "skipped-entry",
+    Severity.WARNING,
+    "One dependency entry fa-lint could not read, whose text does not name flash-attn; it was skipped.",
+)
 INCLUDE_NOT_FOLLOWED = Rule(
     "FAL010",
     "include-not-followed",
     Severity.INFO,
     "An included requirements file that fa-lint did not read (a URL, or a path outside the repository).",
 )
-RULES = (UNREADABLE, INCLUDE_NOT_FOLLOWED)
+RULES = (UNREADABLE, SKIPPED_ENTRY, INCLUDE_NOT_FOLLOWED)
 PACKAGES: frozenset[str] = frozenset()  # no requirement: parse problems and includes
+# Why an include inside the checkout is not read when pip would read it.
+_BOUNDED = (
+    "pip would read it; fa-lint reads nothing outside the project root or inside .git, so that a pull "
+    "request cannot have it print a file of the CI runner (.git/config holds actions/checkout's token)"
+)
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     for problem in ctx.problems:
-        yield UNREADABLE.finding(problem.location, problem.message)
+        whole = problem.message
+        if skippable(problem):
+            headline = clip(f"skipped, not checked: {whole}", HEADLINE)
+            yield SKIPPED_ENTRY.finding(
+                problem.location,
+                headline,
+                notes=("fa-lint judges flash-attn only, and this entry does not name it",),
+                help="write it the way every installer reads it, or ignore FAL901 for this file",
+            )
+            continue
+        headline = clip(whole, HEADLINE)
+        yield UNREADABLE.finding(
+            problem.location,
+            headline,
+            notes=(whole,) if headline != whole else (),
+            help="fix the file where the headline says, or leave it out (`--exclude`) if it pins nothing",
+        )
     for inc, why in ctx.unfollowed:
-        msg = f"included file {excerpt(inc.target)} was not checked: {why}; check it separately"
-        yield INCLUDE_NOT_FOLLOWED.finding(inc.location, msg)
+        url = "://" in inc.target
+        yield INCLUDE_NOT_FOLLOWED.finding(
+            inc.location,
+            fit(f"included `{{target}}` was not checked ({why}); check it separately", target=inc.target),
+            notes=("the requirements in that file went unchecked", *(() if url else (_BOUNDED,))),
+            help="check the included file on its own" + (", or vendor it into the repository" if url else ""),
+        )
+
+
+def skippable(problem: ParseProblem) -> bool:
+    """One unreadable entry that plainly is not flash-attn costs a warning, not the run.
+
+    Installers disagree at the edges (uv takes a URL with its ``;marker`` glued on, pip does not), and
+    fa-lint judges only flash-attn; an unreadable entry that names it, or a whole file, stays an error.
+    """
+    return bool(problem.entry) and not mentions_flash_attn(problem.entry)

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from fa_lint.model import FLASH_ATTN, Finding, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._fixes import quote_word
+from fa_lint.rules._text import fit
 
 UNQUOTED_SPECIFIER = Rule(
     "FAL007",
@@ -25,17 +26,27 @@ def check(ctx: Context) -> Iterator[Finding]:
         cut = req.redirected
         meant = f"{req.raw}{cut}"
         if cut.startswith(">"):
-            target = cut.lstrip(">")
             effect = (
                 f"the shell runs 'pip install {req.raw}' with its output sent to a file named "
-                f"'{target}', so pip installs the newest flash-attn and never sees '{cut}'"
+                f"'{cut.lstrip('>')}', so pip installs the newest flash-attn and never sees '{cut}'"
             )
         else:
             effect = (
                 f"the shell reads standard input from a file named '{cut.lstrip('<')}', so the command "
                 f"fails, or installs an unconstrained '{req.raw}'"
             )
-        msg = f"unquoted '{meant}': {effect}; quote it: \"{meant}\""
+        headline = fit(
+            'unquoted `{meant}`: the shell takes `{cut}` as a redirect; quote it: "{meant}"',
+            meant=meant,
+            cut=cut,
+        )
+        fixed = quote_word(req)
         yield UNQUOTED_SPECIFIER.finding(
-            req.location, msg, package=FLASH_ATTN, requirement=meant, fix=quote_word(req)
+            req.location,
+            headline,
+            package=FLASH_ATTN,
+            requirement=meant,
+            fix=fixed,
+            notes=(effect,),
+            help=fixed.title if fixed else f'quote it: "{meant}"',
         )

@@ -7,12 +7,14 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from fa_lint.kb import PAGED_KV, versions
-from fa_lint.model import FLASH_ATTN, Finding, Kind, Requirement, Severity
-from fa_lint.resolve import Assessment, Verdict, assess_range, intersect
-from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._fixes import bump_pin, raise_floor
-from fa_lint.rules._text import fix, releases, runtime, subject
+from fa_lint import toolchain
+from fa_lint.kb import PAGED_KV, Release, versions
+from fa_lint.model import FLASH_ATTN, Finding, Fix, Kind, Requirement, Severity
+from fa_lint.resolve import Assessment, Policy, Verdict, assess_range, intersect
+from fa_lint.rules import _text
+from fa_lint.rules._base import Context, Rule, exact
+from fa_lint.rules._fixes import bump_pin, floor_for, raise_floor, target
+from fa_lint.rules._text import breaks, count, fit, fix, help_for, quoted, releases, subject
 
 PAGED_KV_MISSING = Rule(
     "FAL001",
@@ -45,7 +47,9 @@ VERSION_UNKNOWN = Rule(
     "The file does not say which flash-attn version it installs.",
 )
 RULES = (PAGED_KV_MISSING, PAGED_KV_NOT_GUARANTEED, NO_SUCH_RELEASE, NEWER_THAN_KB, VERSION_UNKNOWN)
-PACKAGES = frozenset({FLASH_ATTN, "transformers"})  # the requirements these rules read
+# The requirements these rules read: their notes name transformers, their fixes pick a release with a
+# wheel for the environment's toolchain.
+PACKAGES = frozenset({FLASH_ATTN}) | _text.PACKAGES | toolchain.PACKAGES
 # Lock and source entries say what installs; constraints only narrow what something else asks for.
 JUDGED = (Kind.INSTALL, Kind.OVERRIDE, Kind.SOURCE, Kind.LOCK)
 
@@ -78,88 +82,185 @@ def _manifest(req: Requirement, ctx: Context) -> list[Requirement]:
 
 
 def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
-    kb, policy = ctx.kb, ctx.policy
-    first = kb.first_with(PAGED_KV).version
     fields: dict[str, Any] = {
         "package": FLASH_ATTN,
         "requirement": req.raw,
         "admitted": versions(a.admitted),
         "environment": ctx.environment_name(req),
     }
-    what = subject(req)
+    # The release to move to: the first good one every other requirement of the environment admits,
+    # with a prebuilt wheel for its torch/CPython/CUDA when fa-lint knows them.
+    # (FAL002's fix raises the floor of the requirement, which keeps its other bounds.)
+    to = (
+        target(req, ctx, a.verdict is Verdict.MIXED)
+        if a.verdict in (Verdict.BAD, Verdict.MIXED, Verdict.NONE)
+        else None
+    )
     if a.verdict is Verdict.BAD:
-        old = not a.bad or all(not r.has(PAGED_KV) for r in a.bad)
-        if a.exact is not None:
-            lacks = "which has no paged KV" if old else f"below the required {policy.min_version}"
-            lacks = f"{what}, {lacks}"
-        elif len(a.bad) == 1:
-            lacks = f"{what} admits only {a.bad[0]}, which " + (
-                "has no paged KV" if old else f"is below the required {policy.min_version}"
-            )
-        else:
-            lacks = f"{what} admits only {releases(a.bad)}, " + (
-                "none with paged KV" if old else f"all below the required {policy.min_version}"
-            )
-        newest_bad = a.bad[-1].version if a.bad else a.exact
-        breaks = runtime(ctx, req, newest_bad)
-        msg = f"{lacks} (block_table first ships in {first}): {breaks}; {fix(req, policy)}"
-        better = _better_manifest(req, ctx)
-        if better:
-            msg += f"; {better}"
-        return PAGED_KV_MISSING.finding(req.location, msg, fix=bump_pin(req, kb, policy), **fields)
+        return _missing(req, a, ctx, fields, to)
     if a.verdict is Verdict.MIXED:
-        also = f"{releases(a.good)} with it" if a.good else "newer versions"
-        msg = (
-            f"{what} admits {releases(a.bad)} without paged KV as well as {also}; a resolver can pick an old "
-            f"one and then {runtime(ctx, req, a.bad[-1].version)}; {fix(req, policy)}"
-        )
-        locked = _locked(req, ctx)
-        pinned = [ctx.assessment(r) for r in locked]
-        if locked and all(p.verdict in (Verdict.OK, Verdict.NEWER) for p in pinned):
-            where = ", ".join(f"{r.version} ({r.location})" for r in locked)
-            msg += f"; the lock pins {where}, which has paged KV, so installs from the lock are fine"
-            fields["severity"] = Severity.INFO
-        fields["fix"] = raise_floor(req, kb, policy)
-        return PAGED_KV_NOT_GUARANTEED.finding(req.location, msg, **fields)
+        return _mixed(req, a, ctx, fields, to)
+    policy, kb = ctx.policy, ctx.kb
+    template, parts = subject(req)
     if a.verdict is Verdict.NONE:
-        near = _nearest(req, ctx)
-        msg = (
-            f"{what} matches no flash-attn release, so installing fails with 'No matching distribution "
-            f"found'{near}; {fix(req, policy)}"
+        least = floor_for(to, ctx)
+        headline = fit(
+            f"{template} matches no flash-attn release{_nearest(req, ctx)}; {fix(req, policy, least)}",
+            **parts,
         )
-        return NO_SUCH_RELEASE.finding(req.location, msg, **fields)
+        notes = ("installing it fails with 'No matching distribution found' (or the resolver's equivalent)",)
+        return NO_SUCH_RELEASE.finding(
+            req.location, headline, notes=notes, help=help_for(req, policy, least), **fields
+        )
     if a.verdict is Verdict.NEWER:
-        msg = (
-            f"{what} is newer than fa-lint's knowledge base (newest known: {kb.newest}, as of "
-            f"{kb.date}); assumed to keep paged KV, as every release since {first} has"
+        headline = fit(
+            f"{template} is newer than fa-lint's knowledge base (newest known: {kb.newest})", **parts
         )
-        return NEWER_THAN_KB.finding(req.location, msg, **fields)
+        notes = (
+            f"assumed to keep paged KV, as every release since {kb.first_with(PAGED_KV)} has; the knowledge "
+            f"base lists the releases on PyPI as of {kb.date}",
+        )
+        help = "upgrade fa-lint for a newer knowledge base (`fa-lint --version` shows its date)"
+        return NEWER_THAN_KB.finding(req.location, headline, notes=notes, help=help, **fields)
     if a.verdict is Verdict.UNKNOWN:
-        why = (
-            f"it depends on {req.unresolved}, which the file does not set"
-            if req.unresolved
-            else "the URL names no release tag or file version"
-        )
-        msg = (
-            f"cannot tell which flash-attn version this installs: {why}; pin a release "
-            f"(flash-attn>={policy.min_version}) or a tag (@v{policy.min_version})"
-        )
-        return VERSION_UNKNOWN.finding(req.location, msg, **fields)
+        return _unknown(req, ctx, fields)
     return None
 
 
-def _better_manifest(req: Requirement, ctx: Context) -> str:
+def _missing(
+    req: Requirement, a: Assessment, ctx: Context, fields: dict[str, Any], to: Release | None
+) -> Finding:
+    """FAL001: nothing the requirement admits has paged KV (or reaches --min-version)."""
+    kb, policy = ctx.kb, ctx.policy
+    least = floor_for(to, ctx)
+    template, parts = subject(req)
+    old = not a.bad or all(not r.has(PAGED_KV) for r in a.bad)
+    lacks = f"has no paged KV (block_table ships in {kb.first_with(PAGED_KV)})"
+    below = f"is below the required {policy.min_version}"
+    if a.exact is not None or exact(req) is not None:
+        what = lacks if old else below
+    elif len(a.bad) == 1:
+        what = f"admits only {a.bad[0]}, which " + (lacks if old else below)
+    else:
+        what = f"admits only {count(a.bad)}, " + (
+            "none with paged KV" if old else f"all below the required {policy.min_version}"
+        )
+    headline = fit(f"{template} {what}; {fix(req, policy, least)}", **parts)
+    notes = []
+    if len(a.bad) > 2:
+        notes.append(f"it admits {releases(a.bad)}")
+    newest = a.bad[-1] if a.bad else None
+    notes += breaks(ctx, req, newest) if old else [_policy(policy)]
+    notes += _better_manifest(req, ctx)
+    fixed = bump_pin(req, to)
+    return PAGED_KV_MISSING.finding(
+        req.location,
+        headline,
+        fix=fixed,
+        notes=tuple(notes + _hashed(req)),
+        help=_help(req, policy, fixed, least),
+        **fields,
+    )
+
+
+def _mixed(
+    req: Requirement, a: Assessment, ctx: Context, fields: dict[str, Any], to: Release | None
+) -> Finding:
+    """FAL002: the requirement admits releases with and without paged KV."""
+    kb, policy = ctx.kb, ctx.policy
+    least = floor_for(to, ctx)
+    template, parts = subject(req)
+    old = all(not r.has(PAGED_KV) for r in a.bad)
+    without = "without paged KV" if old else f"below the required {policy.min_version}"
+    headline = fit(f"{template} admits {count(a.bad)} {without}; {fix(req, policy, least)}", **parts)
+    also = f"{releases(a.good)} with it" if a.good else "newer versions"
+    notes = [
+        f"it admits {releases(a.bad)} {without} as well as {also}: which one installs depends on the "
+        "resolver, the index and the rest of the environment"
+    ]
+    notes += breaks(ctx, req, a.bad[-1], "with an old one, ") if old else [_policy(policy)]
+    locked = _locked(req, ctx)
+    if locked and all(ctx.assessment(r).verdict in (Verdict.OK, Verdict.NEWER) for r in locked):
+        where = ", ".join(f"{r.version} ({r.location})" for r in locked)
+        has = "which has" if len(locked) == 1 else "all with"
+        notes.append(f"the lock pins {where}, {has} paged KV, so installs from the lock are fine")
+        fields["severity"] = Severity.INFO
+    fixed = raise_floor(req, kb, policy, least)
+    return PAGED_KV_NOT_GUARANTEED.finding(
+        req.location,
+        headline,
+        fix=fixed,
+        notes=tuple(notes + _hashed(req)),
+        help=_help(req, policy, fixed, least),
+        **fields,
+    )
+
+
+def _unknown(req: Requirement, ctx: Context, fields: dict[str, Any]) -> Finding:
+    """FAL009: the file does not say which version it installs."""
+    v = ctx.policy.min_version
+    notes: tuple[str, ...]
+    if req.unresolved:
+        headline = fit(
+            "cannot tell which flash-attn this installs: `{var}` is never set here; pin a release",
+            var=req.unresolved,
+        )
+        notes = (
+            "fa-lint substitutes the values the file sets itself (shell variables, ARG and ENV defaults, "
+            "workflow env) and never runs anything to find out",
+        )
+    elif req.build is not None:
+        headline = "cannot tell which flash-attn this source build installs; check out a release tag"
+        notes = (
+            f"it builds {req.build}",
+            "a branch or a commit names no release: the build gets whatever the checkout holds then",
+        )
+    else:
+        headline = (
+            "cannot tell which flash-attn this installs: the URL names no release tag or version; pin a tag"
+        )
+        notes = ("without a tag, pip installs whatever the URL holds at install time",)
+    help = f"pin a release (flash-attn>={v}) or a tag (@v{v}), or give the variable a value in the file"
+    return VERSION_UNKNOWN.finding(req.location, headline, notes=notes, help=help, **fields)
+
+
+def _policy(policy: Policy) -> str:
+    return (
+        f"the project requires flash-attn {policy.min_version} or later (`--min-version`, or `min-version` "
+        "in [tool.fa-lint])"
+    )
+
+
+def _hashed(req: Requirement) -> list[str]:
+    if not req.hash_checked:
+        return []
+    return [
+        "the file is in pip's hash-checking mode (`--hash`), so `--fix` leaves the pin alone: a new "
+        "version needs new hashes"
+    ]
+
+
+def _help(req: Requirement, policy: Policy, fixed: Fix | None, least: Version | None) -> str:
+    if fixed is not None:
+        return fixed.title
+    if req.hash_checked:
+        v = max(least, policy.min_version) if least is not None else policy.min_version
+        return f"regenerate the file with flash-attn>={v} and its hashes"
+    return help_for(req, policy, least)
+
+
+def _better_manifest(req: Requirement, ctx: Context) -> list[str]:
     """For an old lock entry: the manifest already allows a release with paged KV."""
     if req.kind is not Kind.LOCK:
-        return ""
+        return []
     manifest = [r for r in _manifest(req, ctx) if r.kind is not Kind.CONSTRAINT]
     if not manifest:
-        return ""
+        return []
     good = assess_range(intersect(manifest), ctx.kb, ctx.policy).good
     if not good:
-        return ""
-    written = ", ".join(f"'{r.raw}' ({r.location})" for r in manifest)
-    return f"the manifest's {written} already allows {good[0]} or later, so relocking is enough"
+        return []
+    written = ", ".join(quoted(r) for r in manifest)
+    return [f"the manifest's {written} already allows {good[0]} or later, so relocking is enough"]
 
 
 def _nearest(req: Requirement, ctx: Context) -> str:
@@ -168,13 +269,13 @@ def _nearest(req: Requirement, ctx: Context) -> str:
     if not pinned:
         return ""
     try:
-        target = Version(pinned[0].removesuffix(".*"))
+        named = Version(pinned[0].removesuffix(".*"))
     except InvalidVersion:
         return ""
-    same = [r for r in ctx.kb.installable if r.version.release[:3] == target.release[:3]]
+    same = [r for r in ctx.kb.installable if r.version.release[:3] == named.release[:3]]
     if same:
         return f" (did you mean {releases(same)}?)"
-    below = [r for r in ctx.kb.installable if r.version < target]
-    above = [r for r in ctx.kb.installable if r.version > target]
+    below = [r for r in ctx.kb.installable if r.version < named]
+    above = [r for r in ctx.kb.installable if r.version > named]
     around = [str(x[i]) for x, i in ((below, -1), (above, 0)) if x]
     return f" (nearest releases: {' and '.join(around)})" if around else ""

@@ -6,12 +6,12 @@ import re
 from collections.abc import Iterator
 
 from packaging.markers import InvalidMarker, Marker, default_environment
-from packaging.ranges import VersionRange
-from packaging.specifiers import SpecifierSet
 
+from fa_lint import toolchain
 from fa_lint.environments import Environment
 from fa_lint.model import FLASH_ATTN, Finding, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._text import fit
 from fa_lint.sources._reqs import file_name, wheel_name
 
 WHEEL_ABI_MISMATCH = Rule(
@@ -21,7 +21,7 @@ WHEEL_ABI_MISMATCH = Rule(
     "A prebuilt flash-attn wheel built for another torch, C++ ABI or CPython than its environment has.",
 )
 RULES = (WHEEL_ABI_MISMATCH,)
-PACKAGES = frozenset({FLASH_ATTN, "torch", "python"})  # the requirements this rule reads
+PACKAGES = frozenset({FLASH_ATTN}) | toolchain.PACKAGES  # the requirements this rule reads
 
 _LABEL = re.compile(
     r"(?:cu(?P<cuda>\d+))?torch(?P<torch>\d+\.\d+)(?:\.\d+)?(?:cxx11abi(?P<abi>TRUE|FALSE))?", re.I
@@ -36,40 +36,6 @@ def _filename(req: Requirement) -> str | None:
     return name if name.endswith(".whl") else None
 
 
-def single_minor(rng: VersionRange) -> str | None:
-    """The one torch major.minor a range allows (``~=2.3.0``, ``>=2.3,<2.4``), if it allows just one."""
-    minors = [
-        f"{major}.{minor}"
-        for major in (1, 2, 3)
-        for minor in range(40)
-        if not rng.intersection(SpecifierSet(f"=={major}.{minor}.*").to_range()).is_empty
-    ]
-    return minors[0] if len(minors) == 1 else None
-
-
-def _torch_minor(env: Environment, req: Requirement, ctx: Context) -> tuple[str, str] | None:
-    """The torch major.minor an environment installs, and where it says so."""
-    pin = ctx.pinned(req, "torch")
-    if pin is not None:
-        version, where = pin
-        return f"{version.major}.{version.minor}", str(where.location) if where else "the base image"
-    for r in (*env.of("torch", locked=True), *env.of("torch")):
-        minor = single_minor(r.version_range) if str(r.specifier) else None
-        if minor:
-            return minor, str(r.location)
-    return None
-
-
-def _python(env: Environment) -> tuple[SpecifierSet, str] | None:
-    for image in env.images:
-        if image.python:
-            return SpecifierSet(f"=={image.python}.*"), f"the base image {image.reference}"
-    for r in env.of("python"):
-        if str(r.specifier):
-            return r.specifier, f"'{r.raw}' ({r.location})"
-    return None
-
-
 def check(ctx: Context) -> Iterator[Finding]:
     seen: set[object] = set()
     for env in ctx.environments:
@@ -79,23 +45,39 @@ def check(ctx: Context) -> Iterator[Finding]:
             if wheel is None or (req.location, env.name) in seen:
                 continue
             seen.add((req.location, env.name))
-            for problem in _problems(env, req, filename or "", wheel.python, ctx):
+            for headline, notes, want in _problems(env, req, filename or "", wheel.python, ctx):
                 yield WHEEL_ABI_MISMATCH.finding(
-                    req.location, problem, package=FLASH_ATTN, requirement=req.raw, environment=env.name
+                    req.location,
+                    headline,
+                    package=FLASH_ATTN,
+                    requirement=req.raw,
+                    environment=env.name,
+                    notes=(f"the wheel: {filename}", *notes),
+                    help=want,
                 )
+
+
+Problem = tuple[str, tuple[str, ...], str]  # headline, notes, help
 
 
 def _problems(
     env: Environment, req: Requirement, filename: str, python_tag: str, ctx: Context
-) -> Iterator[str]:
+) -> Iterator[Problem]:
     label = _LABEL.search(filename.split("+", 1)[1].split("-", 1)[0]) if "+" in filename else None
+    tools = ctx.toolchain(env)
     if label and label["torch"]:
-        have = _torch_minor(env, req, ctx)
-        if have and have[0] != label["torch"]:
-            want = filename.replace(f"torch{label['torch']}", f"torch{have[0]}", 1)
+        have = tools.torch
+        if have and have.value != label["torch"]:
+            want = filename.replace(f"torch{label['torch']}", f"torch{have.value}", 1)
             yield (
-                f"{filename} is built for torch {label['torch']}, but {env.name} installs torch {have[0]} "
-                f"({have[1]}): {_UNDEFINED}; use the torch {have[0]} build of the same release ({want})"
+                fit(
+                    "this wheel is built for torch {built}, but its environment installs torch {have}; "
+                    "use its torch {have} build",
+                    built=label["torch"],
+                    have=have.value,
+                ),
+                (f"{env.name} installs torch {have.value} ({have.where})", _UNDEFINED),
+                f"use the torch {have.value} build of the same release: {want}",
             )
     if label and label["abi"]:
         wheel_abi = label["abi"].upper() == "TRUE"
@@ -106,27 +88,35 @@ def _problems(
                 )
                 abi = "new" if image.cxx11_abi else "old"
                 yield (
-                    f"{filename} is built with cxx11abi{label['abi'].upper()}, but the torch in "
-                    f"{image.reference} ({image.location}) uses the {abi} C++ ABI: {_UNDEFINED}; use {want}"
+                    f"this wheel is built with cxx11abi{label['abi'].upper()}, but the base image's torch "
+                    f"uses the {abi} C++ ABI; use its cxx11abi{str(image.cxx11_abi).upper()} build",
+                    (f"the torch in {image.reference} ({image.location}) uses the {abi} C++ ABI", _UNDEFINED),
+                    f"use {want}",
                 )
     m = re.fullmatch(r"cp(\d)(\d+)", python_tag or "")
     if not m:
         return
     version = f"{m.group(1)}.{m.group(2)}"
+    refused = "pip refuses it there: 'is not a supported wheel on this platform'"
     if req.marker and "python_version" in req.marker:
         if not _marker_allows(req.marker, version):
             yield (
-                f"{filename} is for CPython {version}, but its marker '{req.marker}' selects another Python: "
-                f"pip refuses it there ('is not a supported wheel on this platform')"
+                f"this wheel is for CPython {version}, but its marker selects another Python; fix either",
+                (f"its marker '{req.marker}' selects another Python: {refused}",),
+                f"use the build for the Python the marker selects, or a marker for CPython {version}",
             )
         return
-    py = _python(env)
-    if py and not py[0].contains(f"{version}.0") and not py[0].contains(version):
-        fits = next((minor for minor in range(8, 30) if py[0].contains(f"3.{minor}.0")), None)
-        want = re.sub(rf"\b{python_tag}\b", f"cp3{fits}", filename) if fits else "the build for that Python"
+    if tools.python and version not in tools.pythons:
+        fits = tools.pythons[0].replace(".", "") if tools.pythons else None
+        want = re.sub(rf"\b{python_tag}\b", f"cp{fits}", filename) if fits else "the build for that Python"
         yield (
-            f"{filename} is for CPython {version}, but {env.name} runs Python {py[0]} ({py[1]}): pip refuses "
-            f"it ('is not a supported wheel on this platform'); use {want}"
+            fit(
+                f"this wheel is for CPython {version}, but its environment runs Python {{py}}; use the build "
+                "for that Python",
+                py=tools.python.value,
+            ),
+            (f"{env.name} runs Python {tools.python.value} ({tools.python.where}): {refused}",),
+            f"use {want}",
         )
 
 

@@ -22,6 +22,12 @@ _OP = re.compile(r"^(==|!=|>=|<=|~=|>|<)")
 _ALIASES = {"pytorch": "torch"}
 
 
+def pypi_name(name: str) -> str:
+    """The PyPI distribution a conda package stands for (``pytorch`` is ``torch``)."""
+    name = normalize(name)
+    return _ALIASES.get(name, name)
+
+
 def _term(term: str) -> str:
     term = term.strip()
     if term in ("", "*"):
@@ -47,7 +53,7 @@ def specifiers(version: str) -> tuple[SpecifierSet, ...]:
 def matchspec(text: str, location: Location, source: str, **fields: Any) -> Requirement | ParseProblem:
     m = _SPEC.match(text)
     if not m:
-        return ParseProblem(location, f"invalid conda package spec {excerpt(text)}")
+        return ParseProblem(location, f"invalid conda package spec {excerpt(text)}", text.strip())
     version = m["version"]
     bracket = re.search(r"version\s*=\s*['\"]?([^'\",]+(?:,[^'\"]+)*)['\"]?", m["bracket"] or "")
     if bracket:
@@ -60,10 +66,9 @@ def matchspec(text: str, location: Location, source: str, **fields: Any) -> Requ
     try:
         alternatives = specifiers(version)
     except InvalidSpecifier:
-        return ParseProblem(location, f"invalid version in conda spec {excerpt(text)}")
-    name = normalize(m["name"])
+        return ParseProblem(location, f"invalid version in conda spec {excerpt(text)}", text.strip())
     return Requirement(
-        name=_ALIASES.get(name, name),
+        name=pypi_name(m["name"]),
         raw=text.strip(),
         location=location,
         source=source,

@@ -7,6 +7,7 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
+from packaging.markers import InvalidMarker, Marker
 from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement as Pep508
 from packaging.specifiers import SpecifierSet
@@ -27,7 +28,11 @@ _TAG_ARCHIVE = re.compile(r"/archive/(?:refs/tags/)?(v?[\d.]+(?:\.post\d+)?)\.(?
 _NO_EXTRAS: frozenset[str] = frozenset()  # shared: each empty frozenset() is a new 216-byte object
 _VCS_SCHEMES = ("git+", "hg+", "svn+", "bzr+")
 # Repositories whose source builds the flash-attn distribution.
-_FLASH_REPOS = {"flash-attention", "flash_attention", "flash-attn"}
+FLASH_REPOS = {"flash-attention", "flash_attention", "flash-attn"}
+# What each folder of a flash-attention checkout builds (upstream hopper/setup.py: PACKAGE_NAME
+# "flash_attn_3", "flashattn-hopper" before 2025; flash_attn/cute/pyproject.toml: "flash-attn-4",
+# "flash-attn-cute" before). Other folders (csrc/layer_norm, ...) build other packages.
+SUBDIRECTORIES = {"": "flash-attn", "hopper": "flash-attn-3", "flash_attn/cute": "flash-attn-4"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,12 +50,8 @@ def wheel_name(filename: str) -> WheelName | None:
         name, version, _build, tags = parse_wheel_filename(filename)
     except (InvalidWheelFilename, InvalidVersion):
         m = _ARCHIVE.match(filename)
-        if not m:
-            return None
-        try:
-            return WheelName(normalize(m["name"]), Version(m["version"]), "")
-        except InvalidVersion:
-            return None
+        found = _archive_version(m["version"]) if m else None
+        return WheelName(normalize(m["name"]), found, "") if m and found else None
     tag = next(iter(sorted(tags, key=str)), None)
     return WheelName(str(name), version, tag.interpreter if tag else "")
 
@@ -88,11 +89,18 @@ def archive_name(url: str) -> tuple[str, Version] | None:
     if wheel:
         return wheel.name, wheel.version
     m = _ARCHIVE.match(base)
-    if m:
+    version = _archive_version(m["version"]) if m else None
+    return (normalize(m["name"]), version) if m and version else None
+
+
+def _archive_version(text: str) -> Version | None:
+    """A file name's version; one whose local label is a shell variable (``2.3.2+cu118abi${ABI}``)
+    still names its release."""
+    for candidate in (text, text.split("+", 1)[0]):
         try:
-            return normalize(m["name"]), Version(m["version"])
+            return Version(candidate)
         except InvalidVersion:
-            return None
+            continue
     return None
 
 
@@ -136,8 +144,9 @@ def name_from_url(url: str) -> str | None:
     if url.startswith(_VCS_SCHEMES):
         repo = _url_path(url[url.index("+") + 1 :]).split("@", 1)[0].rstrip("/").rsplit("/", 1)[-1]
         repo = repo.removesuffix(".git").lower()
-        if repo in _FLASH_REPOS:
-            return "flash-attn"
+        if repo in FLASH_REPOS:
+            sub = re.search(r"(?:^|&)subdirectory=([^&]*)", frag)
+            return SUBDIRECTORIES.get(sub.group(1).strip("/") if sub else "")
     return None
 
 
@@ -159,10 +168,10 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
         url, _, marker = stripped.partition(";")
         url = url.strip()
         if (why := invalid_url(url)) is not None:
-            return ParseProblem(location, f"invalid URL {excerpt(url)}: {why}")
+            return ParseProblem(location, f"invalid URL {excerpt(url)}: {why}", stripped)
         name = name_from_url(url)
         if name is None:
-            return ParseProblem(location, f"cannot tell which package {excerpt(url)} installs")
+            return ParseProblem(location, f"cannot tell which package {excerpt(url)} installs", stripped)
         return Requirement(
             name=name,
             raw=stripped,
@@ -176,10 +185,16 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
     try:
         req = Pep508(stripped)
     except InvalidRequirement as exc:
-        return ParseProblem(location, f"invalid requirement {excerpt(stripped)}: {str(exc).splitlines()[0]}")
+        return ParseProblem(
+            location, f"invalid requirement {excerpt(stripped)}: {str(exc).splitlines()[0]}", stripped
+        )
     if req.url and (why := invalid_url(req.url)) is not None:
-        return ParseProblem(location, f"invalid URL {excerpt(req.url)} in {excerpt(stripped)}: {why}")
-    version = version_from_url(req.url) if req.url else None
+        message = f"invalid URL {excerpt(req.url)} in {excerpt(stripped)}: {why}"
+        return ParseProblem(location, message, stripped)
+    link, markers = req.url, str(req.marker) if req.marker else None
+    if link and markers is None:
+        link, markers = _glued_marker(link)
+    version = version_from_url(link) if link else None
     return Requirement(
         name=normalize(req.name),
         raw=stripped,
@@ -187,11 +202,23 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
         source=source,
         specifier=req.specifier,
         version=version,
-        url=req.url,
-        marker=str(req.marker) if req.marker else None,
+        url=link,
+        marker=markers,
         extras=frozenset(req.extras) if req.extras else _NO_EXTRAS,
         **fields,
     )
+
+
+def _glued_marker(url: str) -> tuple[str, str | None]:
+    """``name @ https://host/x.whl;python_version>="3.9"``: PEP 508 wants a space before the ``;``,
+    so packaging keeps the marker in the URL; uv splits it off, and so does fa-lint."""
+    head, sep, tail = url.partition(";")
+    if not sep:
+        return url, None
+    try:
+        return head, str(Marker(tail))
+    except InvalidMarker:
+        return url, None
 
 
 def at(index: TextIndex, start: int, end: int, source: str, **fields: Any) -> Requirement | ParseProblem:
@@ -206,7 +233,9 @@ def exact(
     try:
         v = Version(version)
     except InvalidVersion:
-        return ParseProblem(location, f"invalid version {excerpt(version)} for {excerpt(name)}")
+        return ParseProblem(
+            location, f"invalid version {excerpt(version)} for {excerpt(name)}", f"{name} {version}"
+        )
     return Requirement(
         name=normalize(name),
         raw=f"{name}=={version}",

@@ -54,9 +54,26 @@ def texts(data: Any, *path: str) -> list[str]:
     return value
 
 
-def wrong_type(doc: TomlDoc, where: TomlPath, exc: WrongType, what: str) -> ParseProblem:
-    """``exc`` as a problem located at the offending key below ``where``."""
-    return problem(doc, (*where, *exc.path), f"{what}: {exc}")
+def wrong_type(doc: TomlDoc, where: TomlPath, exc: WrongType, what: str, entry: str = "") -> ParseProblem:
+    """``exc`` as a problem located at the offending key below ``where``; ``entry`` is the one entry it
+    costs (``entry_text``), or empty for a setting that is no entry."""
+    start, end = doc.key_location((*where, *exc.path))
+    return ParseProblem(doc.index.location(start, end), f"{what}: {exc}", entry)
+
+
+def entry_text(name: str, item: Any) -> str:
+    """An entry read from data, for ``ParseProblem.entry``: its name and every string in it, which
+    is what tells whether it names flash-attn (a git URL of flash-attention does)."""
+    strings, pending = [name], [item]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            strings.append(value)
+        elif isinstance(value, dict):
+            pending += [*value.keys(), *value.values()]
+        elif isinstance(value, list):
+            pending += value
+    return " ".join(strings)
 
 
 def get(data: Any, path: TomlPath) -> Any:
@@ -75,9 +92,11 @@ def table(doc: TomlDoc, path: TomlPath) -> list[str]:
     return list(value) if isinstance(value, dict) else []
 
 
-def problem(doc: TomlDoc, path: TomlPath, message: str) -> ParseProblem:
+def problem(doc: TomlDoc, path: TomlPath, message: str, *, entry: bool = False) -> ParseProblem:
+    """A located problem; ``entry``: it concerns the one entry at ``path``, the rest was read."""
     start, end = doc.key_location(path)
-    return ParseProblem(doc.index.location(start, end), message)
+    text = doc.index.text[start:end] if entry else ""
+    return ParseProblem(doc.index.location(start, end), message, text)
 
 
 def strings(doc: TomlDoc, path: TomlPath, source: str, **fields: Any) -> Iterator[Parsed]:
@@ -94,7 +113,7 @@ def strings(doc: TomlDoc, path: TomlPath, source: str, **fields: Any) -> Iterato
             start, end = doc.value_location((*path, i))
             yield _reqs.at(doc.index, start, end, source, **fields)
         elif not isinstance(item, dict):
-            yield problem(doc, (*path, i), f"{dotted}[{i}] must be a requirement string")
+            yield problem(doc, (*path, i), f"{dotted}[{i}] must be a requirement string", entry=True)
 
 
 def source_table(
@@ -106,7 +125,7 @@ def source_table(
         git = text(item, "git")
         ref = text(item, "tag") or text(item, "rev") or text(item, "branch") or text(item, "ref")
     except WrongType as exc:
-        yield wrong_type(doc, where, exc, f"source of {excerpt(name)}")
+        yield wrong_type(doc, where, exc, f"source of {excerpt(name)}", entry_text(name, item))
         return
     if git:
         version = _reqs.tag_version(ref) if ref else None

@@ -1,7 +1,10 @@
 """Dockerfiles and Containerfiles: pip, uv and conda installs in RUN, with ARG/ENV values.
 
-Written by hand: dockerfile-parse drops the column of each word and the comment lines inside a
-continued RUN, and neither can be recovered afterwards.
+Instructions are split by hand and each RUN's shell is read by tree-sitter-bash (``_bash``).
+tree-sitter-dockerfile was measured for the splitting and not taken: it does not know the
+``# escape=`` directive (a backtick-continued file comes out as ERROR nodes), its 0.2.0 wheel loads
+through a deprecated API that warns on import, and it would only replace the forty lines below.
+dockerfile-parse drops the column of each word and the comment lines inside a continued RUN.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass, field
 from packaging.version import Version
 
 from fa_lint.model import Image, Location, Parsed, ParseProblem
-from fa_lint.sources import _shell
+from fa_lint.sources import _bash, _shell
 from fa_lint.sources._text import TextIndex
 
 NAME = "dockerfile"
@@ -32,20 +35,20 @@ class Instruction:
     start: int  # offset of the keyword
     args: int  # offset where the arguments start
     end: int  # end of the last continued line
-    masked: str  # the file text with comment lines inside this instruction blanked out
+    # the text from ``args`` to ``end`` as the builder reads it: comment and blank lines inside a
+    # continuation blanked out, and a non-backslash escape before a line end blanked too (same length)
+    body: str
     heredocs: tuple[tuple[int, int], ...] = ()  # (start, end) of each heredoc body
+    last: int = 0  # end of the last heredoc terminator line (``end`` when there is none)
 
 
 @dataclass
 class _State:
-    variables: list[tuple[int, str, str]] = field(default_factory=list)  # (offset, name, value)
+    variables: _bash.Scope = field(default_factory=_bash.Scope)  # ARG and ENV values
     copies: list[tuple[str, str]] = field(default_factory=list)  # (source in context, dest in image)
     workdir: str = "/"
     stage: str = "stage:0"
     stages: int = 0
-
-    def at(self, offset: int) -> dict[str, str]:
-        return {name: value for off, name, value in self.variables if off <= offset}
 
 
 def _escape(text: str) -> str:
@@ -69,14 +72,23 @@ def instructions(index: TextIndex) -> Iterator[Instruction | ParseProblem]:
             n += 1
             continue
         first = n
-        comments: list[tuple[int, int]] = []
+        dropped: set[int] = set()  # comment and blank lines inside the continuation
         while lines[n].rstrip("\r").rstrip(" \t").endswith(esc) and n + 1 < len(lines):
             n += 1
             while n + 1 < len(lines) and (not lines[n].strip() or lines[n].lstrip().startswith("#")):
-                if lines[n].lstrip().startswith("#"):
-                    comments.append((starts[n], starts[n + 1]))
+                dropped.add(n)
                 n += 1
         end = starts[n] + len(lines[n])
+        parts = []
+        for k in range(first, n + 1):
+            line = lines[k][m.end(1) :] if k == first else lines[k]
+            newline = "\n" if k < n else ""
+            if k in dropped:  # Docker drops these lines before the shell sees the command
+                line, newline = " " * len(line), " " if newline else ""
+            elif k < n and esc != "\\":  # the shell knows no backtick continuation: join the lines
+                cut = len(line.rstrip("\r").rstrip(" \t")) - 1
+                line, newline = line[:cut] + " " + line[cut + 1 :], " "
+            parts.append(line + newline)
         heredocs = []
         for h in _HEREDOC.finditer(text, starts[first], end):
             body_start = starts[n + 1] if n + 1 < len(lines) else len(text)
@@ -89,27 +101,21 @@ def instructions(index: TextIndex) -> Iterator[Instruction | ParseProblem]:
                 return
             heredocs.append((body_start, starts[k]))
             n = k
-        masked = text
-        for a, b in reversed(comments):  # Docker drops these lines before the shell sees the command
-            masked = masked[:a] + " " * (b - a) + masked[b:]
+        last = starts[n] + len(lines[n])
+        args = starts[first] + m.end(1)
         yield Instruction(
-            m.group(1).upper(),
-            starts[first] + m.start(1),
-            starts[first] + m.end(1),
-            end,
-            masked,
-            tuple(heredocs),
+            m.group(1).upper(), starts[first] + m.start(1), args, end, "".join(parts), tuple(heredocs), last
         )
         n += 1
 
 
-def _args_start(text: str, i: int, end: int) -> int:
+def _args_start(text: str, i: int) -> int:
     """Skip RUN's own flags (--mount=..., --network=...)."""
     while True:
-        while i < end and text[i] in " \t\\\r\n":
+        while i < len(text) and text[i] in " \t\\\r\n":
             i += 1
         m = _FLAG.match(text, i)
-        if not m or m.end() > end:
+        if not m:
             return i
         i = m.end()
 
@@ -117,25 +123,45 @@ def _args_start(text: str, i: int, end: int) -> int:
 def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
     state = _State()
-    scanner = _shell.Scanner(index, NAME, state.at, include_map=_image_to_repo(state))
+    scanner = _shell.Scanner(index, NAME, include_map=_image_to_repo(state))
     for ins in instructions(index):
         if isinstance(ins, ParseProblem):
             yield ins
         else:
             yield from _instruction(index, ins, state, scanner)
+            yield from scanner.drain()
+    yield from scanner.finish()
 
 
 # Known base images. The C++ ABI of NVIDIA's NGC PyTorch images is stated by flash-attn's own release
 # workflow (.github/workflows/publish.yml at v2.8.3.post1, lines 49-52): "nvcr images have Pytorch
-# compiled with C++11 ABI".
-_PYTHON_IMAGE = re.compile(r"^(?:docker\.io/)?(?:library/)?python:(\d+\.\d+)")
-_PYTORCH_IMAGE = re.compile(r"^(?:docker\.io/)?pytorch/pytorch:(\d+\.\d+(?:\.\d+)?)")
+# compiled with C++11 ABI". ASCII digits only: \d also matches other scripts' digits
+# ("python:۳.1"), which no tag parser reads.
+_REGISTRY = r"^(?:docker\.io/)?(?:library/)?"
+_PYTHON_IMAGE = re.compile(_REGISTRY + r"python:([0-9]+\.[0-9]+)")
+# pytorch/pytorch:2.4.0-cuda12.1-cudnn9-devel: the torch release and the CUDA it was built with
+_PYTORCH_IMAGE = re.compile(
+    _REGISTRY + r"pytorch/pytorch:([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?:-cuda([0-9]+\.[0-9]+))?(?![0-9.])"
+)
+# nvidia/cuda:12.1.1-devel-ubuntu22.04: a CUDA toolkit, no torch
+_CUDA_IMAGE = re.compile(r"^(?:docker\.io/|nvcr\.io/)?nvidia/cuda:([0-9]+\.[0-9]+)")
 _NGC_PYTORCH = re.compile(r"^nvcr\.io/nvidia/pytorch:")
+# Images that come without torch: whatever a stage built on them has, its own commands installed.
+_NO_TORCH = re.compile(
+    _REGISTRY + r"(?:python|ubuntu|debian|alpine|continuumio/miniconda3|condaforge/miniforge3"
+    r"|mambaorg/micromamba)(?::|@|$)"
+)
 
 
 def image(reference: str, location: Location, scope: str) -> Image:
     py = _PYTHON_IMAGE.match(reference)
     pt = _PYTORCH_IMAGE.match(reference)
+    cuda = _CUDA_IMAGE.match(reference)
+    has_torch: bool | None = None
+    if re.match(_REGISTRY + r"pytorch/pytorch(?::|@|$)", reference) or _NGC_PYTORCH.match(reference):
+        has_torch = True
+    elif cuda or _NO_TORCH.match(reference):
+        has_torch = False
     return Image(
         location,
         reference,
@@ -143,14 +169,15 @@ def image(reference: str, location: Location, scope: str) -> Image:
         python=py.group(1) if py else None,
         torch=Version(pt.group(1)) if pt else None,
         cxx11_abi=True if _NGC_PYTORCH.match(reference) else None,
+        cuda=(pt.group(2) if pt else None) or (cuda.group(1) if cuda else None),
+        has_torch=has_torch,
     )
 
 
 def _instruction(
     index: TextIndex, ins: Instruction, state: _State, scanner: _shell.Scanner
 ) -> Iterator[Parsed]:
-    text = ins.masked
-    args = text[ins.args : ins.end]
+    args = ins.body
     if ins.keyword == "FROM":
         state.stages += 1
         m = re.search(r"\s[Aa][Ss]\s+(\S+)", args)
@@ -159,19 +186,28 @@ def _instruction(
         ref = re.search(r"(?:^|\s)(?!--)(\S+)", args)
         if ref:
             start = ins.args + ref.start(1)
-            expanded = _shell.expand(ref.group(1), state.at(ins.start)).text
+            expanded = _bash.expand(ref.group(1), state.variables).text
             yield image(expanded, index.location(start, ins.args + ref.end(1)), state.stage)
     elif ins.keyword in ("ARG", "ENV"):
         _assign(ins, args, state)
     elif ins.keyword == "WORKDIR":
-        state.workdir = posixpath.join(state.workdir, args.strip().strip("\"'"))
+        path = _bash.expand(args.strip().strip("\"'"), state.variables).text
+        state.workdir = posixpath.normpath(posixpath.join(state.workdir, path))
     elif ins.keyword in ("COPY", "ADD") and not ins.heredocs:
-        words = [w for w in args.split() if not w.startswith("--") and w != "\\"]
+        words = [w.strip("\"'") for w in args.split() if w != "\\"]
+        stage = next((w for w in words if w.startswith("--from=")), None)
+        words = [w for w in words if not w.startswith("--")]
         if len(words) >= 2:
-            dest = posixpath.join(state.workdir, words[-1].strip("\"'"))
-            state.copies += [(src.strip("\"'"), dest) for src in words[:-1]]
+            dest = posixpath.join(state.workdir, words[-1])
+            for src in words[:-1]:
+                if stage is not None:  # wheels built in another stage
+                    scanner.copy(
+                        src, dest if not dest.endswith("/") else posixpath.join(dest, posixpath.basename(src))
+                    )
+                else:
+                    state.copies.append((src, dest))
     elif ins.keyword == "RUN":
-        yield from _run(index, ins, state, scanner)
+        _run(index, ins, state, scanner)
 
 
 def _assign(ins: Instruction, args: str, state: _State) -> None:
@@ -180,9 +216,9 @@ def _assign(ins: Instruction, args: str, state: _State) -> None:
     if not pairs and ins.keyword == "ENV":  # legacy "ENV NAME value"
         m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)\s+(.*)", body, re.S)
         pairs = [(m.group(1), m.group(2).strip())] if m else []
-    known = state.at(ins.start)
     for name, quoted in pairs:
-        state.variables.append((ins.start, name, _shell.expand(quoted.strip("\"'"), known).text))
+        exp = _bash.expand(quoted.strip("\"'"), state.variables)
+        state.variables.set(name, exp.texts)
 
 
 def _image_to_repo(state: _State) -> Callable[[str, int], str | None]:
@@ -201,35 +237,38 @@ def _image_to_repo(state: _State) -> Callable[[str, int], str | None]:
     return mapping
 
 
-def _run(index: TextIndex, ins: Instruction, state: _State, scanner: _shell.Scanner) -> Iterator[Parsed]:
-    text = ins.masked
-    start = _args_start(text, ins.args, ins.end)
-    variables_before = len(state.variables)
-    if text.startswith("[", start):
-        yield from _exec_form(index, text, start, ins.end, scanner)
-        return
-    spans = [(start, ins.end)]
-    if ins.heredocs and re.match(r"<<-?['\"]?\w+['\"]?\s*$", text[start : ins.end]):
-        spans = list(ins.heredocs)  # RUN <<EOF: the body is the script
-    for a, b in spans:
-        for cmd in _shell.commands(text, a, b):
-            for name, value, off in _shell.assignments(cmd):
-                state.variables.append((off, name, _shell.expand(value, state.at(off)).text))
-            yield from scanner.records(cmd)
-    # Shell variables die with the RUN; ARG and ENV values live on.
-    del state.variables[variables_before:]
+def _run(index: TextIndex, ins: Instruction, state: _State, scanner: _shell.Scanner) -> None:
+    body = ins.body
+    skip = _args_start(body, 0)
+    start = ins.args + skip
+    for flag in _FLAG.finditer(body, 0, skip):  # --mount=type=bind,from=build,src=/wheels,target=/w
+        mount = dict(
+            p.partition("=")[::2] for p in flag.group().removeprefix("--mount=").strip("\"'").split(",")
+        )
+        if flag.group().startswith("--mount=") and "from" in mount:
+            source = mount.get("source") or mount.get("src") or "/"
+            scanner.copy(
+                source, mount.get("target") or mount.get("dst") or mount.get("destination") or source
+            )
+    # Shell variables die with the RUN; ARG and ENV values live on, as does WORKDIR (not cd).
+    shell = _bash.State(state.variables.child(), state.workdir)
+    if body.startswith("[", skip):
+        _exec_form(index, body[skip:], start, scanner, shell)
+    elif ins.heredocs and re.fullmatch(r"<<-?['\"]?\w+['\"]?\s*", body[skip:]):
+        for a, b in ins.heredocs:  # RUN <<EOF: the body is the script
+            scanner.run(a, b, shell)
+    else:  # heredocs given to a command are read as the shell reads them: data, or a script for bash
+        scanner.run(start, ins.last, shell, text=body[skip:] + index.text[ins.end : ins.last])
 
 
-def _exec_form(
-    index: TextIndex, text: str, start: int, end: int, scanner: _shell.Scanner
-) -> Iterator[Parsed]:
-    raw = text[start:end]
+def _exec_form(index: TextIndex, raw: str, start: int, scanner: _shell.Scanner, shell: _bash.State) -> None:
     try:
         items = json.loads(raw.replace("\\\n", ""))
     except json.JSONDecodeError:
         return  # not JSON: Docker runs it through the shell as written
     if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
         return
+    text, end = index.text, start + len(raw)
     words, pos = [], start
     for item in items:
         q = text.find(json.dumps(item), pos, end)
@@ -237,6 +276,6 @@ def _exec_form(
         close = text.find('"', q + 1, end)
         while close > 0 and text[close - 1] == "\\":
             close = text.find('"', close + 1, end)
-        words.append(_shell.Word(item, q, close + 1, quoted=True))
+        words.append(_bash.Word(item, q, close + 1, quoted=True))
         pos = close + 1
-    yield from scanner.records(_shell.Command(words))
+    scanner.exec_form(words, shell)

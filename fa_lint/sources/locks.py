@@ -11,7 +11,7 @@ from typing import Any
 
 from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _reqs, _toml
-from fa_lint.sources._tables import WrongType, text, wrong_type
+from fa_lint.sources._tables import WrongType, entry_text, text, wrong_type
 from fa_lint.sources._text import excerpt
 from fa_lint.sources._toml import TomlDoc
 
@@ -52,7 +52,8 @@ def parse(
             if not skip(pkg):
                 yield entry(doc, (key, i), pkg, source, tool, url(pkg), scope(pkg))
         except WrongType as exc:
-            yield wrong_type(doc, (key, i), exc, f"{key} {excerpt(pkg['name'])}")
+            what = f"{key} {excerpt(pkg['name'])}"
+            yield wrong_type(doc, (key, i), exc, what, entry_text(pkg["name"], pkg))
 
 
 def entry(

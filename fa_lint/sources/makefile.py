@@ -6,15 +6,44 @@ import re
 from collections.abc import Iterator
 
 from fa_lint.model import Parsed
-from fa_lint.sources import shell
+from fa_lint.sources import _bash, _shell
 from fa_lint.sources._text import TextIndex
 
 NAME = "makefile"
 PATTERNS: tuple[str, ...] = ()  # never picked up by walking; only files named on the command line
 
 _DEFINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*(?::::=|::=|:=|\?=|\+=|=)[ \t]*(.*?)[ \t]*$", re.M)
+_RECIPE = re.compile(r"^(\t[ \t]*)([@+-]*)")
+
+
+def recipes(text: str) -> Iterator[tuple[int, int, str]]:
+    """Each recipe line (tab-led, with its ``\\`` continuations) as make hands it to its own shell:
+    start and end offsets, and the text without make's ``@``/``-``/``+`` prefix (same length)."""
+    start = 0
+    lines = text.split("\n")
+    n = 0
+    while n < len(lines):
+        m = _RECIPE.match(lines[n])
+        offset = start
+        if m is None:
+            start += len(lines[n]) + 1
+            n += 1
+            continue
+        shell = [m.group(1) + " " * len(m.group(2)) + lines[n][m.end() :]]
+        while lines[n].rstrip("\r").endswith("\\") and n + 1 < len(lines):
+            start += len(lines[n]) + 1
+            n += 1
+            shell.append(lines[n])
+        start += len(lines[n]) + 1
+        n += 1
+        body = "\n".join(shell)
+        yield offset, offset + len(body), body
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
     variables = {m.group(1): m.group(2) for m in _DEFINE.finditer(text)}
-    yield from shell.scan(TextIndex(path, text), NAME, variables=variables, make=True)
+    scanner = _shell.Scanner(TextIndex(path, text), NAME)
+    for start, end, shell in recipes(text):  # each line its own shell: a cd ends with its line
+        scanner.run(start, end, _bash.State(_bash.Scope(values=variables)), text=shell, make=True)
+        yield from scanner.drain()
+    yield from scanner.finish()

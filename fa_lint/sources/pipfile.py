@@ -44,12 +44,17 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             version = value.get("version", "*") if isinstance(value, dict) else value
             markers = value.get("markers") if isinstance(value, dict) else None
             if not isinstance(version, str):
-                yield problem(doc, where, f"version of {excerpt(name)} must be a string")
+                yield problem(doc, where, f"version of {excerpt(name)} must be a string", entry=True)
                 continue
             try:
                 spec = specifier(version)
             except InvalidSpecifier:
-                yield problem(doc, where, f"invalid version specifier {excerpt(version)} for {excerpt(name)}")
+                yield problem(
+                    doc,
+                    where,
+                    f"invalid version specifier {excerpt(version)} for {excerpt(name)}",
+                    entry=True,
+                )
                 continue
             start, end = doc.key_location(where)
             yield Requirement(

@@ -7,7 +7,7 @@ from typing import Any
 
 from fa_lint.model import Kind, Location, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _json, _reqs
-from fa_lint.sources._tables import WrongType
+from fa_lint.sources._tables import WrongType, entry_text
 from fa_lint.sources._tables import text as field
 from fa_lint.sources._text import excerpt
 
@@ -31,13 +31,15 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         for name, entry in table.items():
             where = doc.index.location(*_json.key_span(doc, (section, name)))
             if not isinstance(entry, dict):
-                yield ParseProblem(where, f"entry for {excerpt(name)} must be an object")
+                yield ParseProblem(
+                    where, f"entry for {excerpt(name)} must be an object", entry_text(name, entry)
+                )
                 continue
             try:
                 yield from _entry(name, entry, where, scope)
             except WrongType as exc:
                 bad = doc.index.location(*_json.key_span(doc, (section, name, *exc.path)))
-                yield ParseProblem(bad, f"entry for {excerpt(name)}: {exc}")
+                yield ParseProblem(bad, f"entry for {excerpt(name)}: {exc}", entry_text(name, entry))
 
 
 def _entry(name: str, entry: dict[str, Any], where: Location, scope: str) -> Iterator[Parsed]:

@@ -1,4 +1,4 @@
-"""pyproject.toml: PEP 621 and PEP 735 tables, build-system, and the uv, PDM and Poetry tables."""
+"""pyproject.toml: PEP 621 and PEP 735 tables, build-system, and the uv, PDM, Poetry and pixi tables."""
 
 from __future__ import annotations
 
@@ -8,10 +8,23 @@ from typing import Any
 from packaging.dependency_groups import resolve_dependency_groups
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, normalize
-from fa_lint.sources import _toml
+from fa_lint.model import BuildConfig, Kind, Parsed, ParseProblem, Requirement, normalize
+from fa_lint.sources import _toml, pixi
 from fa_lint.sources._poetry import PoetryConstraintError, specifiers
-from fa_lint.sources._tables import WrongType, get, problem, source_table, strings, table, text, wrong_type
+from fa_lint.sources._tables import (
+    WrongType,
+    entry_text,
+    get,
+    problem,
+    source_table,
+    strings,
+    subtable,
+    table,
+    text,
+    texts,
+    typed,
+    wrong_type,
+)
 from fa_lint.sources._text import excerpt
 from fa_lint.sources._toml import TomlDoc, TomlPath
 
@@ -42,6 +55,42 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     for group in table(doc, ("tool", "pdm", "dev-dependencies")):
         yield from strings(doc, ("tool", "pdm", "dev-dependencies", group), NAME, scope=f"group:{group}")
     yield from poetry(doc)
+    yield from pixi.tables(doc, ("tool", "pixi"), "project", NAME)
+    yield from _build_configs(doc)
+
+
+def _build_configs(doc: TomlDoc) -> Iterator[Parsed]:
+    """``[tool.uv]`` and ``[tool.poetry]``: the tools that build this project's sdists, and how."""
+    uv = get(doc.data, ("tool", "uv"))
+    if isinstance(uv, dict):
+        no_isolation: set[str] = set()
+        torch_for: set[str] = set()
+        try:  # uv refuses a setting of the wrong type; what was read before it still counts
+            no_isolation.update(normalize(n) for n in texts(uv, "no-build-isolation-package"))
+            if typed(uv, ("no-build-isolation",), bool, "a boolean"):
+                no_isolation.add("*")
+            for package in subtable(uv, "extra-build-dependencies"):
+                deps = typed(uv, ("extra-build-dependencies", package), list, "an array") or []
+                if any(_names_torch(d, ("extra-build-dependencies", package, i)) for i, d in enumerate(deps)):
+                    torch_for.add(normalize(package))
+        except WrongType as exc:
+            yield wrong_type(doc, ("tool", "uv"), exc, "[tool.uv]")
+        start, end = doc.key_location(("tool", "uv"))
+        yield BuildConfig(doc.index.location(start, end), "uv", frozenset(no_isolation), frozenset(torch_for))
+    if isinstance(get(doc.data, ("tool", "poetry")), dict):
+        start, end = doc.key_location(("tool", "poetry"))
+        yield BuildConfig(doc.index.location(start, end), "poetry")
+
+
+def _names_torch(dep: Any, path: TomlPath) -> bool:
+    """An extra build dependency on torch: ``"torch==2.6.0"`` or ``{requirement = "torch", ...}``."""
+    if isinstance(dep, dict):
+        path, dep = (*path, "requirement"), dep.get("requirement")
+    if not isinstance(dep, str):
+        raise WrongType(path, "a requirement string")
+    name = dep.split(";", 1)[0].strip()
+    end = next((i for i, c in enumerate(name) if not (c.isalnum() or c in "._-")), len(name))
+    return normalize(name[:end]) in ("torch", "pytorch")
 
 
 def _python(doc: TomlDoc, path: TomlPath, poetry: bool = False) -> Iterator[Parsed]:
@@ -52,7 +101,7 @@ def _python(doc: TomlDoc, path: TomlPath, poetry: bool = False) -> Iterator[Pars
     try:
         alternatives = specifiers(value) if poetry else (SpecifierSet(value),)
     except (PoetryConstraintError, InvalidSpecifier):
-        yield problem(doc, path, f"invalid Python version constraint {excerpt(value)}")
+        yield problem(doc, path, f"invalid Python version constraint {excerpt(value)}", entry=True)
         return
     start, end = doc.value_location(path) if not poetry else doc.key_location(path)
     yield Requirement(
@@ -101,6 +150,8 @@ def _uv_sources(doc: TomlDoc) -> Iterator[Parsed]:
             where = (*base, name, i) if isinstance(entry, list) else (*base, name)
             if isinstance(item, dict):
                 yield from source_table(doc, where, name, item, "uv:sources", NAME)
+            else:
+                yield problem(doc, where, f"source of {excerpt(name)} must be a table", entry=True)
 
 
 def poetry(doc: TomlDoc, source: str = NAME) -> Iterator[Parsed]:
@@ -133,18 +184,18 @@ def _poetry_entry(
             constraint = text(value, "version") or "*"
             markers, python = text(value, "markers"), text(value, "python")
         except WrongType as exc:
-            yield wrong_type(doc, where, exc, f"Poetry dependency {excerpt(name)}")
+            yield wrong_type(doc, where, exc, f"Poetry dependency {excerpt(name)}", entry_text(name, value))
             return
         marker = " and ".join(m for m in (markers, python and f"python {python}") if m) or None
     else:
         constraint, marker = value, None
     if not isinstance(constraint, str):
-        yield problem(doc, where, f"Poetry constraint for {excerpt(name)} must be a string")
+        yield problem(doc, where, f"Poetry constraint for {excerpt(name)} must be a string", entry=True)
         return
     try:
         alternatives = specifiers(constraint)
     except PoetryConstraintError as exc:
-        yield problem(doc, where, str(exc))
+        yield problem(doc, where, str(exc), entry=True)
         return
     start, end = doc.key_location(where)
     yield Requirement(

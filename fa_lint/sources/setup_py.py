@@ -4,20 +4,23 @@ Strings reach ``install_requires``, ``extras_require`` and ``setup_requires`` di
 module-level names (``GPU = [...]``, ``extras["gpu"] = [...]``, ``reqs += [...]``). A flash-attn
 string with a version or URL anywhere else in a list or call (a helper such as
 ``add_unique(reqs, ["flash-attn>=2.0"])``) counts too; a bare "flash_attn" outside requirement
-keywords does not, since ``packages=["flash_attn"]`` names a module, not a requirement.
+keywords does not, since ``packages=["flash_attn"]`` names a module, not a requirement. A bare name
+handed to a function of the file (transformers' ``deps_list("flash_attn")``) is a key into the
+file's own table of pinned strings, and stands for the one there.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-import warnings
-from collections import defaultdict
 from collections.abc import Iterator
 
-from fa_lint.model import FLASH_ATTN, Parsed, ParseProblem, Requirement
-from fa_lint.sources import _reqs
-from fa_lint.sources._text import PYTHON_LINES, TextIndex, line_starts
+from packaging.requirements import InvalidRequirement
+from packaging.requirements import Requirement as Pep508
+
+from fa_lint.model import FLASH_ATTN, Parsed, ParseProblem, Requirement, mentions_flash_attn, normalize
+from fa_lint.sources import _pyast, _reqs
+from fa_lint.sources._pyast import Flow, PythonIndex
 
 NAME = "setup.py"
 PATTERNS = ("setup.py",)
@@ -27,114 +30,89 @@ KEYWORDS = {
     "tests_require": "tests",
     "extras_require": "extra",
 }
-_QUOTE = re.compile(r"[rRuUbBfF]*('''|\"\"\"|'|\")")
 
 
-class _Flow:
-    """Module-level names and the expressions assigned or added to them."""
+class _Reacher:
+    """The string literals an expression handed to ``setup()`` reaches, each with its scope."""
 
     def __init__(self, tree: ast.Module) -> None:
-        self.values: dict[str, list[tuple[ast.expr, str | None]]] = defaultdict(list)
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for t in targets:
-                    if isinstance(t, ast.Name):
-                        self.values[t.id].append((node.value, None))
-                    elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
-                        key = t.slice.value if isinstance(t.slice, ast.Constant) else None
-                        self.values[t.value.id].append((node.value, key if isinstance(key, str) else None))
-            elif (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name)
-                and node.func.attr in ("append", "extend", "add")
-            ):
-                for arg in node.args:
-                    self.values[node.func.value.id].append((arg, None))
+        self.flow = Flow(tree)
+        self.table = _table(tree)
+        self.out: dict[int, tuple[ast.Constant, str]] = {}
+
+    def strings(self, node: ast.expr, scope: str, seen: set[str]) -> None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            self.out.setdefault(id(node), (node, scope))
+        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            for elt in node.elts:
+                self.strings(elt.value if isinstance(elt, ast.Starred) else elt, scope, seen)
+        elif isinstance(node, ast.Starred):
+            self.strings(node.value, scope, seen)
+        elif isinstance(node, ast.BinOp):
+            self.strings(node.left, scope, seen)
+            self.strings(node.right, scope, seen)
+        elif isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values, strict=True):
+                key = k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else None
+                self.strings(v, f"extra:{key}" if scope == "extra" and key is not None else scope, seen)
+        elif isinstance(node, ast.Call):
+            helper = isinstance(node.func, ast.Name) and node.func.id in self.flow.functions
+            for arg in node.args:
+                self.strings(self._looked_up(arg) if helper else arg, scope, seen)
+        elif isinstance(node, ast.Name) and node.id not in seen:
+            seen.add(node.id)
+            for value, key in self.flow.values.get(node.id, []):
+                self.strings(value, f"extra:{key}" if scope == "extra" and key is not None else scope, seen)
+
+    def _looked_up(self, arg: ast.expr) -> ast.expr:
+        """transformers' pattern: ``deps_list("torch")`` returns the ``"torch>=2.0"`` of a table."""
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            return self.table.get(normalize(arg.value.strip()), arg)
+        return arg
 
 
-def _strings(
-    node: ast.expr, scope: str, flow: _Flow, out: dict[int, tuple[ast.Constant, str]], seen: set[str]
-) -> None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        out.setdefault(id(node), (node, scope))
-    elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-        for elt in node.elts:
-            _strings(elt.value if isinstance(elt, ast.Starred) else elt, scope, flow, out, seen)
-    elif isinstance(node, ast.Starred):
-        _strings(node.value, scope, flow, out, seen)
-    elif isinstance(node, ast.BinOp):
-        _strings(node.left, scope, flow, out, seen)
-        _strings(node.right, scope, flow, out, seen)
-    elif isinstance(node, ast.Dict):
-        for k, v in zip(node.keys, node.values, strict=True):
-            key = k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else None
-            _strings(v, f"extra:{key}" if scope == "extra" and key is not None else scope, flow, out, seen)
-    elif isinstance(node, ast.Call):
-        for arg in node.args:
-            _strings(arg, scope, flow, out, seen)
-    elif isinstance(node, ast.Name) and node.id not in seen:
-        seen.add(node.id)
-        for value, key in flow.values.get(node.id, []):
-            sub = f"extra:{key}" if scope == "extra" and key is not None else scope
-            _strings(value, sub, flow, out, seen)
-
-
-def _offset(index: TextIndex, starts: list[int], line: int, byte_col: int) -> int:
-    """The offset of an ast position: Python's own line (a lone "\r" ends one) and a UTF-8 byte column."""
-    start = starts[min(line, len(starts)) - 1]
-    text = index.text[start : start + byte_col]  # a character is at least one byte
-    return start + len(text.encode()[:byte_col].decode(errors="ignore"))
-
-
-def _span(index: TextIndex, starts: list[int], node: ast.Constant) -> tuple[int, int]:
-    """Offsets of a string literal's text, without prefix and quotes."""
-
-    def offset(line: int, byte_col: int) -> int:
-        return _offset(index, starts, line, byte_col)
-
-    start = offset(node.lineno, node.col_offset)
-    end = offset(node.end_lineno or node.lineno, node.end_col_offset or node.col_offset)
-    m = _QUOTE.match(index.text, start)
-    if m and node.lineno == node.end_lineno and index.text[end - 1 : end] == m.group(1)[-1]:
-        return m.end(), end - len(m.group(1))
-    return start, end
+def _table(tree: ast.Module) -> dict[str, ast.Constant]:
+    """Requirement strings with a version or URL in the file's lists, by package name."""
+    out: dict[str, ast.Constant] = {}
+    for node in ast.walk(tree):
+        for elt in node.elts if isinstance(node, (ast.List, ast.Tuple, ast.Set)) else []:
+            if isinstance(elt, ast.Constant) and isinstance(elt.value, str):
+                try:
+                    req = Pep508(elt.value)
+                except InvalidRequirement:
+                    continue
+                if req.specifier or req.url:
+                    out.setdefault(normalize(req.name), elt)
+    return out
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    index = TextIndex(path, text)
-    starts = line_starts(text, PYTHON_LINES)
-    try:
-        # '\d' in a plain string is a SyntaxWarning on 3.12+: Python's complaint, not the user's problem here
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text, filename=path)
-    except SyntaxError as exc:
-        line = starts[min(exc.lineno or 1, len(starts)) - 1]
-        start = min(line + max((exc.offset or 1) - 1, 0), len(text))  # a character column
-        yield ParseProblem(index.location(start, start), f"setup.py has a syntax error: {exc.msg}")
+    index = PythonIndex(path, text)
+    tree = _pyast.parse(index, "setup.py")
+    if isinstance(tree, ParseProblem):
+        yield tree
         return
-    flow = _Flow(tree)
-    reached: dict[int, tuple[ast.Constant, str]] = {}
+    reacher = _Reacher(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and (
             getattr(node.func, "id", None) == "setup" or getattr(node.func, "attr", None) == "setup"
         ):
             for kw in node.keywords:
                 if kw.arg in KEYWORDS:
-                    _strings(kw.value, KEYWORDS[kw.arg], flow, reached, set())
+                    reacher.strings(kw.value, KEYWORDS[kw.arg], set())
+    reached = reacher.out
     for const, scope in reached.values():
-        start, end = _span(index, starts, const)
+        start, end = _pyast.span(index, const)
         rec = _reqs.at(index, start, end, NAME, scope=scope)
-        # Only requirements: name-following can reach strings that are not meant as requirements
-        # (a file name handed to a reader function), and those are no fault of the file.
-        if isinstance(rec, Requirement):
+        # Name-following can reach strings that are not meant as requirements (a file name handed to
+        # a reader function): those are no fault of the file. One that names flash-attn but is no
+        # PEP 508 string ("flash-attn --no-build-isolation") makes pip fail, and is reported.
+        if isinstance(rec, Requirement) or mentions_flash_attn(str(const.value)):
             yield rec
-    yield from _elsewhere(tree, index, starts, set(reached))
+    yield from _elsewhere(tree, index, set(reached))
 
 
-def _elsewhere(tree: ast.Module, index: TextIndex, starts: list[int], reached: set[int]) -> Iterator[Parsed]:
+def _elsewhere(tree: ast.Module, index: PythonIndex, reached: set[int]) -> Iterator[Parsed]:
     """Pinned flash-attn strings in lists or call arguments that never reach setup() by name."""
     for node in ast.walk(tree):
         elts: list[ast.expr] = []
@@ -147,7 +125,7 @@ def _elsewhere(tree: ast.Module, index: TextIndex, starts: list[int], reached: s
                 continue
             if not re.match(r"\s*flash[-_.]attn\s*(?:[<>=!~@;\[]|$)", elt.value, re.I):
                 continue
-            start, end = _span(index, starts, elt)
+            start, end = _pyast.span(index, elt)
             rec = _reqs.at(index, start, end, NAME, scope="project")
             if isinstance(rec, Requirement) and rec.name == FLASH_ATTN and (rec.specifier or rec.url):
                 reached.add(id(elt))

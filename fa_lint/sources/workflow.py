@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import yaml
+from packaging.specifiers import SpecifierSet
 
-from fa_lint.model import Parsed, ParseProblem
-from fa_lint.sources import _yaml, shell
+from fa_lint.model import Kind, Parsed, ParseProblem, Requirement
+from fa_lint.sources import _bash, _shell, _yaml
+from fa_lint.sources._text import TextIndex
 
 NAME = "workflow"
 PATTERNS = (".github/workflows/*.yml", ".github/workflows/*.yaml")
+_EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
@@ -19,16 +23,46 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         yield doc
         return
     index, root = doc
+    # One scanner for the file: its commands are numbered in order, and a job's steps share a machine.
+    scanner = _shell.Scanner(index, NAME)
     top_env = _yaml.scalars(_yaml.get(root, "env"))
     for job_name, job in _yaml.items(_yaml.get(root, "jobs")):
         job_env = {**top_env, **_yaml.scalars(_yaml.get(job, "env"))}
         steps = _yaml.get(job, "steps")
         if not isinstance(steps, yaml.SequenceNode):
             continue
+        scanner.scope = f"job:{job_name}"
         for step in steps.value:
+            yield from _setup_python(index, text, step, f"job:{job_name}")
             run = _yaml.get(step, "run")
             if not isinstance(run, yaml.ScalarNode):
                 continue
             env = {**job_env, **_yaml.scalars(_yaml.get(step, "env"))}
             start, end = _yaml.span(run, text)
-            yield from shell.scan(index, NAME, start, end, variables=env, scope=f"job:{job_name}")
+            # GitHub replaces ${{ }} before the shell runs: to the parser it is one unknown word
+            script = _EXPRESSION.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text[start:end])
+            scanner.run(start, end, _bash.State(_bash.Scope(values=env)), text=script)
+            yield from scanner.drain()
+    yield from scanner.finish()
+
+
+def _setup_python(index: TextIndex, text: str, step: yaml.Node, scope: str) -> Iterator[Parsed]:
+    """``uses: actions/setup-python`` with one ``python-version``: the Python the job's steps run."""
+    uses = _yaml.get(step, "uses")
+    if not isinstance(uses, yaml.ScalarNode) or not str(uses.value).startswith("actions/setup-python@"):
+        return
+    node = _yaml.get(_yaml.get(step, "with"), "python-version")
+    value = str(node.value).strip() if isinstance(node, yaml.ScalarNode) else ""
+    m = re.fullmatch(r"(3\.[0-9]+)(?:\.[0-9]+)?", value)  # not a list, an expression or "3.x"
+    if node is None or m is None:
+        return
+    start, end = _yaml.span(node, text)
+    yield Requirement(
+        "python",
+        value,
+        index.location(start, end),
+        NAME,
+        specifier=SpecifierSet(f"=={m.group(1)}.*"),
+        kind=Kind.CONSTRAINT,
+        scope=scope,
+    )

@@ -203,12 +203,55 @@ class Verification:
                 installed=listed,
                 target=name,
             )
+        origin, said = self._origin(name)
         return self._check(
             "distributions",
             "pass",
-            f"{summary}; flash-attn {version} has block_table (since {first})",
+            f"{summary}; flash-attn {version} has block_table (since {first}); {said}",
             installed=listed,
             target=name,
+            origin=origin,
+        )
+
+    def _origin(self, name: str) -> tuple[str, str]:
+        """Whether the installed flash-attn is a release wheel or a local build, and what says so.
+
+        PEP 610's direct_url.json tells a URL, a VCS checkout or a local folder; an install from an
+        index (PyPI's sdist, whose setup.py fetched a release wheel or compiled) leaves none, and
+        then the compiled extension tells: the release workflow builds on GitHub's runners, whose
+        paths the compiler writes into it.
+        """
+        out = self.probe("origin", {"name": name})
+        info = out.result if out.ok and isinstance(out.result, dict) else {}
+        direct = info.get("direct_url") or {}
+        url = str(direct.get("url", ""))
+        file = url.rsplit("/", 1)[-1]
+        if "dir_info" in direct:
+            editable = " (editable)" if direct["dir_info"].get("editable") else ""
+            return "local-build", f"a local build from {url}{editable}"
+        if "vcs_info" in direct:
+            commit = str(direct["vcs_info"].get("commit_id", ""))[:12]
+            return "local-build", f"a local build from {direct['vcs_info'].get('vcs', 'vcs')} {url}@{commit}"
+        if file.endswith(".whl"):
+            release = "/Dao-AILab/flash-attention/releases/download/" in url and "+cu" in file
+            return (
+                ("release-wheel", f"the release wheel {file}") if release else ("wheel", f"the wheel {url}")
+            )
+        built = info.get("built_on_runner")
+        how = f" from {url}" if url else " from an index"
+        if built is True:
+            return (
+                "release-wheel",
+                f"a release wheel (installed{how}: its extension was built on a GitHub runner)",
+            )
+        if built is False:
+            return (
+                "local-build",
+                f"a local build (installed{how}: its extension was compiled outside the release workflow)",
+            )
+        return (
+            "unknown",
+            f"installed{how}; no compiled extension found to tell a release wheel from a local build",
         )
 
     # -- 3 --------------------------------------------------------------------------------------
@@ -389,6 +432,8 @@ class Verification:
         torch = self.probe("torch")
         if not torch.ok:
             return self._check("kernel", "fail", f"torch is not importable: {torch.crash or torch.error}")
+        sm = torch.result.get("capability")
+        capability = f"sm_{sm[0]}{sm[1]}" if isinstance(sm, list) and len(sm) == 2 else None
         if not torch.result["cuda_available"]:
             status: Status = "fail" if self.require_gpu else "skip"
             return self._check(
@@ -416,7 +461,8 @@ class Verification:
         }
         out = self.probe("kernel", args, timeout=max(self.probe.timeout, 600))
         if not out.ok:
-            return self._check("kernel", "fail", out.crash or out.error or "probe failed")
+            reason = out.crash or out.error or "probe failed"
+            return self._check("kernel", "fail", f"{reason} (on {capability})", capability=capability)
         if "skipped" in out.result:
             return self._check("kernel", "fail" if self.require_gpu else "skip", out.result["skipped"])
         results = out.result["results"]
@@ -427,6 +473,7 @@ class Verification:
             f"{appended[r['cache_appended']]}{r['ms']:.3f} ms"
             for r in results
         )
+        device = f"{out.result['device']} ({capability})" if capability else out.result["device"]
         return self._check(
-            "kernel", "fail" if bad else "pass", f"{out.result['device']}: {figures}", **out.result
+            "kernel", "fail" if bad else "pass", f"{device}: {figures}", capability=capability, **out.result
         )

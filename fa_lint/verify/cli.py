@@ -11,6 +11,7 @@ import os
 import shutil
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 from fa_lint import __version__
@@ -34,7 +35,10 @@ def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="fa-lint verify", description=__doc__.splitlines()[0] if __doc__ else None)
     where = p.add_mutually_exclusive_group()
     where.add_argument(
-        "--python", metavar="PATH", help="interpreter to probe (default: the one running fa-lint)"
+        "--python",
+        metavar="PATH",
+        help="interpreter to probe, e.g. .venv/bin/python (default: the active virtual or conda "
+        "environment's, else the one running fa-lint)",
     )
     where.add_argument(
         "--requirements",
@@ -92,6 +96,48 @@ def render_json(python: str, checks: list[Check]) -> str:
     return json.dumps(doc, indent=2, default=str) + "\n"
 
 
+def _env_python(prefix: str, conda: bool) -> str:
+    if os.name == "nt":
+        return os.path.join(prefix, "python.exe" if conda else os.path.join("Scripts", "python.exe"))
+    return os.path.join(prefix, "bin", "python")
+
+
+def isolated(prefix: str) -> str | None:
+    """The installer whose private environment ``prefix`` is, where it is one: never the project's."""
+    parts = Path(prefix).parts
+    if "pre-commit" in parts or any(p.startswith("py_env-") for p in parts):
+        return "pre-commit"
+    if "pipx" in parts or ".pipx" in parts:
+        return "pipx"
+    if "uv" in parts:
+        return "uv"
+    return None
+
+
+def interpreter(err: TextIO) -> str:
+    """The interpreter to probe without --python: the project's where one is active, else fa-lint's own.
+
+    A pipx, uv tool or pre-commit install runs fa-lint in an environment of its own, which holds no
+    flash-attn; an activated virtual or conda environment is the project's.
+    """
+    for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        active = os.environ.get(var)
+        if active and os.path.realpath(active) != os.path.realpath(sys.prefix):
+            python = _env_python(active, conda=var == "CONDA_PREFIX")
+            if os.path.exists(python):
+                err.write(f"fa-lint verify: probing {python}, the active environment's ({var}); ")
+                err.write("--python picks another\n")
+                return python
+    kind = isolated(sys.prefix)
+    if kind:
+        err.write(
+            f"fa-lint verify: warning: probing fa-lint's own interpreter {sys.executable}, in the isolated "
+            f"environment {kind} installed it in, not your project's: pass the project's interpreter with "
+            "--python PATH (e.g. --python .venv/bin/python)\n"
+        )
+    return sys.executable
+
+
 def _verify(args: argparse.Namespace, python: str, err: TextIO, extra: list[Check]) -> list[Check]:
     def progress(i: int, n: int, title: str) -> None:
         err.write(f"[{i}/{n}] {title}...\n")
@@ -113,7 +159,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             checks = _from_requirements(args, err)
             python = f"throw-away venv from {args.requirements}"
         else:
-            python = args.python or sys.executable
+            python = args.python or interpreter(err)
             if shutil.which(python) is None and not os.path.isfile(python):
                 raise _Usage(f"no such interpreter: {python}")
             checks = _verify(args, python, err, [])

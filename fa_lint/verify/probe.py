@@ -70,6 +70,48 @@ def step_env(_: Dict[str, Any]) -> Dict[str, Any]:
     }
 
 
+# flash-attn's release workflow builds its wheels on GitHub-hosted runners, whose checkout is
+# /home/runner/work/<repo>/<repo>: the compiler records source paths (TORCH_CHECK messages carry
+# __FILE__), so a release-built extension holds that path and a local build holds its own.
+RUNNER_PATH = b"/home/runner/work/"
+_CHUNK = 1 << 24
+
+
+def _holds(path: str, needle: bytes) -> bool:
+    with open(path, "rb") as f:
+        tail = b""
+        while True:
+            block = f.read(_CHUNK)
+            if not block:
+                return False
+            seen = tail + block
+            if needle in seen:
+                return True
+            tail = seen[-(len(needle) - 1) :]  # a needle split across two reads
+
+
+def step_origin(args: Dict[str, Any]) -> Dict[str, Any]:
+    """Where an installed distribution came from: direct_url.json, WHEEL, and its compiled extensions."""
+    dist = _distribution(args["name"])
+    if dist is None:
+        return {}
+    direct = dist.read_text("direct_url.json")
+    wheel = dist.read_text("WHEEL") or ""
+    fields = dict(line.split(":", 1) for line in wheel.splitlines() if ":" in line)
+    extensions = [
+        str(dist.locate_file(rel)) for rel in dist.files or () if str(rel).endswith((".so", ".pyd"))
+    ]
+    found = [path for path in extensions if os.path.isfile(path)]
+    return {
+        "direct_url": json.loads(direct) if direct else None,
+        "wheel": {
+            k.strip(): v.strip() for k, v in fields.items() if k.strip() in ("Generator", "Root-Is-Purelib")
+        },
+        "extensions": [os.path.basename(p) for p in found],
+        "built_on_runner": any(_holds(p, RUNNER_PATH) for p in found) if found else None,
+    }
+
+
 def function_params(source: str) -> Dict[str, List[str]]:
     """Parameter names of every module-level function, by function name, read with ast."""
     out: Dict[str, List[str]] = {}
@@ -360,6 +402,7 @@ def step_kernel(args: Dict[str, Any]) -> Dict[str, Any]:
 
 STEPS = {
     "env": step_env,
+    "origin": step_origin,
     "source": step_source,
     "torch": step_torch,
     "import": step_import,

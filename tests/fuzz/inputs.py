@@ -191,6 +191,27 @@ LINE_FORMATS: dict[str, st.SearchStrategy[str]] = {
     "makefile": _lines(
         "FA := ", "install:\n\t", "\tpip install ", "\t@pip install -r ", "x = $(FA)", ".PHONY: "
     ),
+    "tox": st.tuples(
+        st.sampled_from(["[tox]\nenvlist = py{310,311}-{cpu,gpu}\n", ""]),
+        _lines(
+            "[testenv]\ndeps =\n    ",
+            "[testenv:gpu]\ndeps = ",
+            "    gpu: ",
+            "    !cpu: ",
+            "    -r ",
+            "    -c ",
+            "    {[testenv]deps}",
+            "commands = pip install ",
+            "install_command = pip install -c ",
+            "    ",
+        ),
+    ).map("".join),
+    "nox": st.tuples(
+        _lines("import nox\n", "FA = ", "@nox.session\n", "# "),
+        st.lists(_REQ.map(repr), max_size=4).map(", ".join),
+        st.sampled_from(["session.install(", "session.run('pip', 'install', ", "session.conda_install("]),
+    ).map(lambda t: f"{t[0]}\n@nox.session\ndef s(session):\n    {t[2]}{t[1]})\n"),
+    "python-version": _lines("3.11", "3.12.4", "cpython@3.10", "pypy3.10", "# ", "system"),
 }
 NAMES = {"makefile": "Makefile"}
 
@@ -277,7 +298,71 @@ _LOCK = st.fixed_dictionaries(
     {"package": _maybe(st.lists(_PACKAGE, max_size=4))}, optional={"version": _VALUE}
 )
 
+_PIXI_TABLES = st.fixed_dictionaries(
+    {},
+    optional={
+        "dependencies": _maybe(_DEPENDENCIES),
+        "pypi-dependencies": _maybe(_DEPENDENCIES),
+        "target": _maybe(
+            st.dictionaries(st.sampled_from(["linux-64", "osx-arm64"]), _DEPENDENCIES, max_size=1)
+        ),
+    },
+)
+_PIXI = st.builds(
+    lambda tables, features, envs: {**tables, **({"feature": features} if features else {}), **envs},
+    _PIXI_TABLES,
+    _maybe(st.dictionaries(st.sampled_from(["gpu", "cpu"]), _PIXI_TABLES, max_size=2)),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "environments": _maybe(
+                st.dictionaries(
+                    st.sampled_from(["default", "gpu", "cuda"]),
+                    _maybe(
+                        st.one_of(
+                            st.lists(st.sampled_from(["gpu", "cpu"]), max_size=2),
+                            st.fixed_dictionaries(
+                                {},
+                                optional={
+                                    "features": _maybe(st.lists(st.sampled_from(["gpu", "cpu"]))),
+                                    "no-default-feature": _maybe(st.booleans()),
+                                },
+                            ),
+                        )
+                    ),
+                    max_size=2,
+                )
+            )
+        },
+    ),
+)
+_YAML_LOCK = st.fixed_dictionaries(
+    {
+        "package": _maybe(
+            st.lists(
+                st.fixed_dictionaries(
+                    {"name": _maybe(st.sampled_from(["flash-attn", "pytorch", "python", "x"]))},
+                    optional={
+                        "version": _maybe(st.sampled_from(["2.4.2", "2.6.3", "x", ""])),
+                        "manager": _maybe(st.sampled_from(["conda", "pip"])),
+                        "platform": _maybe(st.sampled_from(["linux-64", "osx-arm64"])),
+                        "url": _maybe(st.sampled_from(REQUIREMENTS[-14:-6])),
+                        "conda": _maybe(
+                            st.just("https://conda.anaconda.org/x/flash-attn-2.6.3-py312h_0.conda")
+                        ),
+                        "pypi": _maybe(st.sampled_from(REQUIREMENTS[-14:-6])),
+                    },
+                ),
+                max_size=4,
+            )
+        )
+    },
+)
+
 STRUCTURED: dict[str, tuple[str, st.SearchStrategy[Any]]] = {
+    "pixi": ("toml", _PIXI),
+    "conda-lock": ("yaml", _YAML_LOCK),
+    "pixi.lock": ("yaml", _YAML_LOCK.map(lambda d: {"version": 6, "packages": d.get("package")})),
     "pyproject": (
         "toml",
         st.fixed_dictionaries(
@@ -321,9 +406,30 @@ STRUCTURED: dict[str, tuple[str, st.SearchStrategy[Any]]] = {
                                         "sources": _maybe(_DEPENDENCIES),
                                         "constraint-dependencies": _STRINGS,
                                         "override-dependencies": _STRINGS,
+                                        "no-build-isolation": _maybe(st.booleans()),
+                                        "no-build-isolation-package": _STRINGS,
+                                        "extra-build-dependencies": _maybe(
+                                            st.dictionaries(
+                                                st.sampled_from(["flash-attn", "x"]),
+                                                _maybe(
+                                                    st.lists(
+                                                        st.one_of(
+                                                            _REQ,
+                                                            st.fixed_dictionaries(
+                                                                {"requirement": _maybe(_REQ)},
+                                                                optional={"match-runtime": _VALUE},
+                                                            ),
+                                                        ),
+                                                        max_size=2,
+                                                    )
+                                                ),
+                                                max_size=2,
+                                            )
+                                        ),
                                     },
                                 )
                             ),
+                            "pixi": _maybe(_PIXI),
                             "fa-lint": _maybe(
                                 st.fixed_dictionaries(
                                     {},

@@ -1,0 +1,225 @@
+"""``--new-from-rev REV``: only the findings a change brings, as golangci-lint's option of that name.
+
+A finding is new when REV had no finding with its fingerprint (``report._common.fingerprint``: no line
+numbers, so a finding that merely moved is not new), or fewer of them; and every finding on a line the
+change touched (``git diff -U0 REV``) is shown, since those are the lines a reviewer looks at.
+
+REV's files come from git itself (``git ls-tree`` and ``git cat-file --batch``, never the network),
+written to a temporary folder and checked there with the same settings; ``git archive`` would drop what
+``.gitattributes`` marks ``export-ignore``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import dataclasses
+import os
+import re
+import subprocess
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from fa_lint.engine import MAX_BYTES, Report
+from fa_lint.model import Finding, Location
+from fa_lint.report._common import fingerprint
+
+
+class RevisionError(Exception):
+    """Not in a git repository, git missing, or a revision git does not know: a usage error."""
+
+
+@dataclass(frozen=True)
+class Filtered:
+    report: Report
+    hidden: int  # findings REV already had, on lines the change left alone
+
+
+def _git(args: Sequence[str], cwd: str, data: bytes | None = None) -> bytes:
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, input=data, capture_output=True, check=False)
+    except OSError as exc:
+        raise RevisionError(f"--new-from-rev needs git: {exc.strerror or exc}") from None
+    if proc.returncode:
+        message = proc.stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"]
+        raise RevisionError(message[-1])
+    return proc.stdout
+
+
+def toplevel(cwd: str = ".") -> str:
+    """The repository's top folder (real path); a clear error outside any repository."""
+    try:
+        out = _git(["rev-parse", "--show-toplevel"], cwd)
+    except RevisionError as exc:
+        if "needs git" in str(exc):
+            raise
+        raise RevisionError(
+            f"--new-from-rev: {os.path.abspath(cwd)} is not inside a git repository"
+        ) from None
+    return os.path.realpath(os.fsdecode(out.rstrip(b"\n")))
+
+
+def commit(rev: str, top: str) -> str:
+    """The commit REV names; a clear error when git knows no such revision."""
+    if not rev or rev.startswith("-"):  # never an option to git
+        raise RevisionError(f"--new-from-rev: {rev!r} is not a revision")
+    try:
+        out = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"], top)
+    except RevisionError:
+        raise RevisionError(f"--new-from-rev: unknown revision {rev!r} (fetched?)") from None
+    return out.decode().strip()
+
+
+def _materialise(sha: str, top: str, into: str) -> None:
+    """Write every file of ``sha``'s tree under ``into``.
+
+    A file larger than fa-lint reads becomes a sparse file of its size: the check reports it as too
+    large at REV just as it does now, and its bytes never need reading.
+    """
+    small: list[tuple[str, bytes]] = []
+    links: set[str] = set()
+    for entry in filter(None, _git(["ls-tree", "-r", "-z", "-l", "--full-tree", sha], top).split(b"\0")):
+        meta, raw = entry.split(b"\t", 1)
+        mode, kind, blob, size = meta.split()
+        if kind != b"blob":  # a submodule's files are not in this repository
+            continue
+        path = os.path.join(into, os.fsdecode(raw))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if mode == b"120000":
+            links.add(path)
+            small.append((path, blob))
+        elif int(size) > MAX_BYTES:
+            with open(path, "wb") as f:
+                f.truncate(int(size))
+        else:
+            small.append((path, blob))
+    data = _git(["cat-file", "--batch"], top, b"".join(blob + b"\n" for _, blob in small))
+    at = 0
+    for path, _ in small:
+        header_end = data.index(b"\n", at)
+        length = int(data[at:header_end].rsplit(b" ", 1)[1])
+        body = data[header_end + 1 : header_end + 1 + length]
+        at = header_end + 1 + length + 1
+        if path in links:
+            with contextlib.suppress(OSError):  # no symlinks here: what the link names is checked
+                os.symlink(os.fsdecode(body), path)
+            continue
+        with open(path, "wb") as f:
+            f.write(body)
+    os.mkdir(os.path.join(into, ".git"))  # where .gitignore lookups stop, as in the real repository
+
+
+_HUNK = re.compile(rb"^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def _unquote(path: bytes) -> bytes:
+    """git's C-style quoting of unusual file names ("a\\tb", octal UTF-8 bytes)."""
+    if path.startswith(b'"') and path.endswith(b'"'):
+        return codecs.escape_decode(path[1:-1])[0]
+    return path
+
+
+# Prefixes spelled out: diff.noprefix and diff.mnemonicPrefix in a user's config would change them.
+_DIFF = ("diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/")
+
+
+def touched(rev: str, top: str) -> dict[str, set[int]]:
+    """The lines of each file the working tree changed since ``rev``, by real path."""
+    diff = _git([*_DIFF, "--end-of-options", rev, "--"], top)
+    out: dict[str, set[int]] = {}
+    lines: set[int] | None = None
+    left = 0  # lines of the current hunk still to skip: an added line may itself start with "+++ "
+    for line in diff.split(b"\n"):
+        if left:
+            left -= not line.startswith(b"\\")  # "\ No newline at end of file" is no line of the hunk
+            continue
+        if line.startswith(b"diff --git "):
+            lines = None
+        elif line.startswith(b"+++ b/") or line.startswith(b'+++ "b/'):
+            name = _unquote(line[4:].rstrip(b"\t"))[2:]
+            lines = out.setdefault(os.path.realpath(os.path.join(top, os.fsdecode(name))), set())
+        elif lines is not None and (m := _HUNK.match(line)):
+            old, start, new = (int(g) if g is not None else 1 for g in m.groups())
+            lines.update(range(start, start + new))
+            left = old + new
+    return out
+
+
+def _on(loc: Location, changed: dict[str, set[int]]) -> bool:
+    lines = changed.get(os.path.realpath(loc.path), set())
+    return any(n in lines for n in range(loc.line, max(loc.end_line, loc.line) + 1))
+
+
+@contextmanager
+def _inside(folder: str) -> Iterator[None]:
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(here)
+
+
+Relocate = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """What REV had: how many findings of each fingerprint, and the lines the change touched since."""
+
+    known: Counter[str]
+    changed: dict[str, set[int]]
+
+    def narrow(self, report: Report) -> Filtered:
+        """The findings on (or naming, as a related location) a changed line, and the new ones.
+
+        Findings alike in all but their line share a fingerprint: when a change adds one more, those on
+        the lines it touched count as the new ones, and only a shortfall is made up from the last of the
+        others (a copy added elsewhere, e.g. by a file-wide edit).
+        """
+        groups: dict[str, list[int]] = {}
+        for i, f in enumerate(report.findings):
+            groups.setdefault(fingerprint(f), []).append(i)
+        keep: set[int] = set()
+        for fp, members in groups.items():
+            on = [i for i in members if self._touches(report.findings[i])]
+            rest = [i for i in members if i not in on]
+            extra = len(members) - self.known[fp] - len(on)
+            keep.update(on, rest[len(rest) - extra :] if extra > 0 else ())
+        kept = tuple(f for i, f in enumerate(report.findings) if i in keep)
+        return Filtered(dataclasses.replace(report, findings=kept), len(report.findings) - len(kept))
+
+    def _touches(self, f: Finding) -> bool:
+        return any(_on(loc, self.changed) for loc in (f.location, *f.related))
+
+
+def against(rev: str, paths: Sequence[str], check: Callable[[list[str], Relocate], Report]) -> Baseline:
+    """REV's findings, checked as the current run checks ``paths``, and the lines changed since.
+
+    ``check(paths, relocate)`` runs the current check in REV's tree, which is the current folder while
+    it runs; ``relocate`` maps an absolute path inside the repository (a config's folder) into that tree.
+    """
+    top = toplevel()
+    sha = commit(rev, top)
+    changed = touched(sha, top)
+    here = os.path.relpath(os.path.realpath(os.getcwd()), top)
+    with tempfile.TemporaryDirectory(prefix="fa-lint-rev-") as tmp:
+        _materialise(sha, top, tmp)
+
+        def relocate(path: str) -> str:
+            real = os.path.realpath(path)
+            if os.path.isabs(path) and (real == top or real.startswith(top + os.sep)):
+                return os.path.join(tmp, os.path.relpath(real, top))
+            return path
+
+        cwd = os.path.join(tmp, here)
+        known: Counter[str] = Counter()
+        if os.path.isdir(cwd):  # else the folder is new since REV, and so is every finding in it
+            with _inside(cwd):
+                existing = [p for p in map(relocate, paths) if os.path.lexists(p)]
+                if existing:
+                    known = Counter(map(fingerprint, check(existing, relocate).findings))
+    return Baseline(known, changed)

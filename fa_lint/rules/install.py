@@ -1,0 +1,371 @@
+"""FAL011, FAL012: whether flash-attn installs as a prebuilt wheel, and whether it can build at all."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from fa_lint import toolchain
+from fa_lint.environments import Environment
+from fa_lint.kb import Release
+from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
+from fa_lint.resolve import Verdict
+from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._text import fit, subject
+from fa_lint.rules._wheels import fits, lacking, missing, span, stable
+from fa_lint.rules.versions import JUDGED
+from fa_lint.toolchain import TORCH, Toolchain
+
+NO_PREBUILT_WHEEL = Rule(
+    "FAL011",
+    "no-prebuilt-wheel",
+    Severity.WARNING,
+    "No flash-attn release the requirement admits has a prebuilt wheel for the environment's "
+    "torch/CPython/CUDA, so pip compiles it from source.",
+)
+BUILD_ISOLATION = Rule(
+    "FAL012",
+    "build-isolation",
+    Severity.ERROR,
+    "flash-attn is built where torch cannot be seen (an isolated PEP 517 build, or no torch installed "
+    "before it), so its setup.py fails with ModuleNotFoundError: No module named 'torch'.",
+)
+RULES = (NO_PREBUILT_WHEEL, BUILD_ISOLATION)
+# The requirements these rules read: a stage's pip and setuptools decide how pip builds flash-attn,
+# and its toolchain which wheels fit.
+PACKAGES = frozenset({FLASH_ATTN, "pip", "setuptools"}) | toolchain.PACKAGES
+
+COMPILE = (
+    "compiling flash-attn needs nvcc matching torch's CUDA, ninja, tens of GB of RAM and an hour or more "
+    "(FLASH_ATTENTION_FORCE_BUILD=TRUE forces this path; there are no Windows or macOS wheels)"
+)
+NO_TORCH = (
+    "flash-attn has no pyproject.toml and its setup.py imports torch first, so a build that cannot "
+    "see the installed torch fails with \"ModuleNotFoundError: No module named 'torch'\""
+)
+PIP_RULE = (
+    "pip >= 25.3 always builds with PEP 517, isolated unless --no-build-isolation; pip 23.1-25.2 "
+    "(22.1-23.0) do so when setuptools or wheel (setuptools) is missing, and otherwise fall back to "
+    "the legacy 'setup.py bdist_wheel', which sees torch"
+)
+PIP_253 = Version("25.3")
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    yield from _no_wheel(ctx)
+    yield from _isolation(ctx)
+
+
+# --- FAL011 ----------------------------------------------------------------------------------------
+
+
+def _no_wheel(ctx: Context) -> Iterator[Finding]:
+    seen: set[Location] = set()
+    for env in ctx.environments:
+        tools = ctx.toolchain(env)
+        if tools.torch is None:
+            continue
+        # an install a later one replaces still runs, and still compiles
+        replaced = tuple(r for r in env.superseded if r.name == FLASH_ATTN)
+        for req in (*env.of(FLASH_ATTN), *replaced, *env.of(FLASH_ATTN, locked=True)):
+            if req.location in seen or not _from_index(req) or ctx.satisfied_by(req) is not None:
+                continue
+            a = ctx.assessment(req)
+            paged = [r for r in a.admitted if ctx.policy.good(r)]
+            if not paged or a.newer or a.verdict is Verdict.UNKNOWN:
+                continue  # no paged KV at all is FAL001's; past the KB nothing is known
+            if any(fits(r, tools) is not False for r in paged):
+                continue  # one has a wheel, or fa-lint cannot tell
+            seen.add(req.location)
+            yield _no_wheel_finding(ctx, env, req, paged, tools)
+
+
+def _from_index(req: Requirement) -> bool:
+    """An sdist from an index, where setup.py looks for a wheel: not a URL, a conda build, a variable."""
+    if req.kind not in JUDGED or req.unresolved or (req.tool == "conda" and req.scope != "pip"):
+        return False
+    if req.version is not None and req.version.local:
+        return False  # a local build from a wheel index (==2.5.8+cu122): not the release's wheels
+    return req.url is None
+
+
+def _no_wheel_finding(
+    ctx: Context, env: Environment, req: Requirement, paged: list[Release], tools: Toolchain
+) -> Finding:
+    torch = tools.torch
+    assert torch is not None
+    combo = lacking(paged[-1], tools)  # the release a resolver picks from the range
+    near = _nearest(ctx, paged, tools)
+    template, parts = (f"flash-attn {paged[0]}", {}) if len(paged) == 1 else subject(req)
+    fix = f"use flash-attn=={near}" if near else "no release with paged KV has one"
+    headline = fit(
+        f"{template} has no prebuilt wheel for {{combo}}: pip compiles it; {fix}", combo=combo, **parts
+    )
+    said = [f"torch {torch.value} from {torch.where}"]
+    said += [f"CPython {tools.python.value} from {tools.python.where}"] if tools.python else []
+    said += [f"CUDA {tools.cuda.value} from {tools.cuda.where}"] if tools.cuda else []
+    notes = [
+        missing(paged[0], tools)
+        if len(paged) == 1
+        else f"none of {len(paged)} admitted releases with paged KV has one",
+        COMPILE,
+        "; ".join(said),
+    ]
+    if near is not None and near.wheels is not None:
+        w = near.wheels
+        built = w.built_against(torch.value)
+        notes.append(
+            f"{near} has wheels for torch {span(w.torch)}, CPython {span(w.python)}, CUDA builds "
+            f"{', '.join('cu' + c for c in w.cuda)}"
+            + (f" (its torch {torch.value} wheel was built against the pre-release {built})" if built else "")
+        )
+    help_ = f"require flash-attn=={near}" if near else "use a torch some release has wheels for"
+    return NO_PREBUILT_WHEEL.finding(
+        req.location,
+        headline,
+        package=FLASH_ATTN,
+        requirement=req.raw,
+        admitted=tuple(str(r) for r in paged),
+        environment=env.name,
+        notes=tuple(notes),
+        help=help_,
+    )
+
+
+def _nearest(ctx: Context, paged: list[Release], tools: Toolchain) -> Release | None:
+    """The good release closest to the admitted ones that has a wheel here (a released-torch build first)."""
+    key = ("nearest", paged[0].version, paged[-1].version, tools)
+    if key not in ctx.memo:
+        ctx.memo[key] = _closest(ctx, paged, tools)
+    found: Release | None = ctx.memo[key]
+    return found
+
+
+def _closest(ctx: Context, paged: list[Release], tools: Toolchain) -> Release | None:
+    order = list(ctx.kb.installable)
+    lo, hi = order.index(paged[0]), order.index(paged[-1])
+    candidates = [r for r in order if ctx.policy.good(r) and not r.version.is_prerelease]
+    for good in (stable, lambda r, t: bool(fits(r, t))):
+        found = [r for r in candidates if good(r, tools)]
+        if found:
+            # nearest by position in the release list; a tie goes to the newer one
+            return min(
+                found,
+                key=lambda r: (min(abs(order.index(r) - lo), abs(order.index(r) - hi)), -order.index(r)),
+            )
+    return None
+
+
+# --- FAL012 ----------------------------------------------------------------------------------------
+
+
+def _isolation(ctx: Context) -> Iterator[Finding]:
+    seen: set[Location] = set()
+    for env in ctx.environments:
+        replaced = tuple(r for r in env.superseded if r.name == FLASH_ATTN)  # it still runs, and builds
+        for req in (*env.of(FLASH_ATTN), *replaced):
+            if req.kind not in (Kind.INSTALL, Kind.OVERRIDE) or _prebuilt(ctx, req, env):
+                continue
+            found = (
+                _command(ctx, env, req)
+                if req.options is not None and req.options.installer
+                else _project(ctx, env, req)
+            )
+            if found is not None and found.location not in seen:
+                seen.add(found.location)
+                yield found
+
+
+def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
+    """A wheel file or URL builds nothing; nor does a uv source that points at one (looked for once
+    per environment, not once per requirement)."""
+    if req.url is not None and req.url.split("#", 1)[0].split("?", 1)[0].endswith(".whl"):
+        return True
+    key = ("wheel source", id(env))
+    if key not in ctx.memo:
+        ctx.memo[key] = any(
+            r.kind is Kind.SOURCE and r.url is not None and r.url.split("#", 1)[0].endswith(".whl")
+            for r in env.of(FLASH_ATTN)
+        )
+    found: bool = ctx.memo[key]
+    return found
+
+
+@dataclass(frozen=True)
+class _Stage:
+    """What a stage or script installs at which step, read once for all its flash-attn installs."""
+
+    # (step, True) for each install of torch, (step, False) for each certain uninstall, ascending
+    torch: tuple[tuple[int, bool], ...]
+    pip: tuple[Requirement, ...]  # installs of pip itself, by step
+    setuptools: int | None  # the first step that installs setuptools
+    steps: frozenset[int]  # every install or uninstall command with a package fa-lint read
+
+    @classmethod
+    def of(cls, env: Environment) -> _Stage:
+        reqs = sorted((*env.members, *env.superseded), key=lambda r: r.step)
+        setuptools = [r.step for r in reqs if r.name == "setuptools"]
+        removed = [(u.step, False) for u in env.removed if u.name in TORCH and not u.possible]
+        return cls(
+            tuple(sorted([*((r.step, True) for r in reqs if r.name in TORCH), *removed])),
+            tuple(r for r in reqs if r.name == "pip"),
+            setuptools[0] if setuptools else None,
+            # a wheel's build command too: installed at a later step, it was read at its own
+            frozenset(s for r in reqs for s in (r.step, r.options.step if r.options else 0))
+            | {u.step for u in env.removed},
+        )
+
+    def torch_before(self, step: int, image: bool) -> bool:
+        """Whether torch is there when command ``step`` runs: the last torch command before it installs
+        it, or there is none and the base image has torch."""
+        i = bisect.bisect_left(self.torch, (step, False))
+        return self.torch[i - 1][1] if i else image
+
+    def torch_at(self, step: int) -> bool:
+        return (step, True) in self.torch
+
+    def opaque_before(self, step: int) -> bool:
+        """An earlier install command fa-lint read nothing from (``pip install -e .``, a ``-r`` file
+        it cannot see, another stage's): it may have installed torch."""
+        return any(s not in self.steps for s in range(1, step))
+
+    def pip_before(self, step: int) -> Requirement | None:
+        i = bisect.bisect_left([r.step for r in self.pip], step)
+        return self.pip[i - 1] if i else None
+
+
+def _stage(ctx: Context, env: Environment) -> _Stage:
+    key = ("stage", id(env))
+    if key not in ctx.memo:
+        ctx.memo[key] = _Stage.of(env)
+    found: _Stage = ctx.memo[key]
+    return found
+
+
+def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None:
+    options = req.options
+    assert options is not None
+    if options.installer == "conda" or ctx.satisfied_by(req) is not None:
+        return None  # conda installs a build; a satisfied install builds nothing
+    direct = options.command is None or options.command.path == req.location.path
+    where = req.location if direct else options.command
+    assert where is not None
+    stage = _stage(ctx, env)
+    step = options.step or req.step  # where it is built: a 'pip wheel' before the install that takes it
+    if options.build in ("no-isolation", "legacy"):
+        if stage.torch_before(step, any(i.has_torch for i in env.images)):
+            return None
+        if stage.opaque_before(step):
+            return None  # 'pip install -e .' then flash-attn: the project's own torch, most likely
+        same = stage.torch_at(step)
+        bare = bool(env.images) and all(i.has_torch is False for i in env.images)
+        notes = [NO_TORCH]
+        if same:
+            notes.append("pip reads flash-attn's setup.py before it installs the torch of the same command")
+        if not bare:
+            notes.append("unless the machine or base image already has torch")
+        return BUILD_ISOLATION.finding(
+            where,
+            "flash-attn is built without isolation, but no torch is installed before it; install torch first",
+            severity=Severity.ERROR if bare else Severity.WARNING,
+            package=FLASH_ATTN,
+            requirement=req.raw,
+            environment=env.name,
+            notes=tuple(notes),
+            help="install torch (pip install torch) in a command before the one that builds flash-attn",
+        )
+    certain, why = _isolated(options.installer, options.build, env, stage, step)
+    flag = {"pdm": "--no-isolation", "build": "--no-isolation"}.get(options.installer, "--no-build-isolation")
+    if options.installer == "poetry":
+        certain, why = True, "Poetry builds every sdist in isolation and has no option to turn it off"
+        flag = ""
+    built = "is built" if certain else "may be built"
+    action = f"add {flag} after installing torch" if flag else "install it with pip --no-build-isolation"
+    headline = f"flash-attn {built} in isolation, where torch is missing; {action}"
+    return BUILD_ISOLATION.finding(
+        where,
+        headline,
+        severity=Severity.ERROR if certain else Severity.WARNING,
+        package=FLASH_ATTN,
+        requirement=req.raw,
+        environment=env.name,
+        notes=(NO_TORCH, why),
+        help=f"install torch first, then flash-attn with {flag or 'pip install --no-build-isolation'}",
+    )
+
+
+def _isolated(installer: str, build: str, env: Environment, stage: _Stage, step: int) -> tuple[bool, str]:
+    """Whether the build is certainly isolated, and why (or why it depends on the pip version)."""
+    if installer == "uv":
+        return True, "uv builds every sdist in isolation unless told --no-build-isolation"
+    if installer == "pdm":
+        return True, "PDM builds every sdist in isolation unless told --no-isolation"
+    if installer == "build":
+        return True, "python -m build builds in isolation unless told --no-isolation (-n)"
+    if build == "pep517":
+        return True, "--use-pep517 builds in isolation"
+    pip = stage.pip_before(step)
+    if pip is not None and _at_least(pip, PIP_253):
+        return True, f"'{pip.raw}' ({pip.location}) installs pip >= 25.3, which always isolates"
+    new = [i for i in env.images if i.python and Version(i.python) >= Version("3.12")]
+    if new and not (stage.setuptools is not None and stage.setuptools < step):
+        image = new[0]
+        return True, (
+            f"{image.reference} (Python {image.python}) has no setuptools, so every pip isolates the build"
+        )
+    return False, PIP_RULE
+
+
+def _at_least(req: Requirement, version: Version) -> bool:
+    """Every pip this requirement can install is at least ``version`` (an upgrade gets the newest)."""
+    if not str(req.specifier) and req.version is None:
+        return req.upgrade  # 'pip install -U pip': the newest pip, past 25.3 since October 2025
+    return req.version_range.intersection(SpecifierSet(f"<{version}").to_range()).is_empty
+
+
+def _project(ctx: Context, env: Environment, req: Requirement) -> Finding | None:
+    """A uv or Poetry project that lists flash-attn: its tool builds the sdist in isolation."""
+    if req.source != "pyproject" or req.scope == "build-system":
+        return None
+    configs = [b for b in ctx.builds if b.location.path == req.location.path]
+    tools = {b.tool for b in configs} | {r.tool for r in env.locked if r.tool in ("uv", "poetry")}
+    uv = next((b for b in configs if b.tool == "uv"), None)
+    if "uv" in tools and not _uv_allows(uv):
+        return BUILD_ISOLATION.finding(
+            req.location,
+            "uv builds flash-attn in isolation, where torch is missing; "
+            'set [tool.uv] no-build-isolation-package = ["flash-attn"]',
+            package=FLASH_ATTN,
+            requirement=req.raw,
+            environment=env.name,
+            notes=(
+                NO_TORCH,
+                "uv builds every sdist in isolation unless [tool.uv] no-build-isolation-package names it "
+                "or [tool.uv.extra-build-dependencies] gives it torch",
+            ),
+            help='add [tool.uv.extra-build-dependencies] flash-attn = [{ requirement = "torch", '
+            'match-runtime = true }], or no-build-isolation-package = ["flash-attn"] with torch '
+            "a dependency",
+        )
+    if "poetry" in tools and "uv" not in tools:
+        return BUILD_ISOLATION.finding(
+            req.location,
+            "Poetry builds flash-attn in isolation, where torch is missing; use a wheel URL for it",
+            package=FLASH_ATTN,
+            requirement=req.raw,
+            environment=env.name,
+            notes=(NO_TORCH, "Poetry builds every sdist in isolation and has no option to turn it off"),
+            help='point flash-attn at a release wheel (flash-attn = { url = "...whl" }), or install it '
+            "outside Poetry with 'pip install --no-build-isolation flash-attn'",
+        )
+    return None
+
+
+def _uv_allows(config: BuildConfig | None) -> bool:
+    if config is None:
+        return False
+    return bool({"*", FLASH_ATTN} & config.no_isolation) or FLASH_ATTN in config.torch_for

@@ -1,0 +1,93 @@
+"""Reading Python files with ``ast``, never running them: string literals located in the text, and
+the values module-level names are given (``GPU = [...]``, ``reqs.append(...)``).
+
+Shared by setup.py and noxfile.py.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from collections import defaultdict
+
+from fa_lint.model import ParseProblem
+from fa_lint.sources._text import PYTHON_LINES, TextIndex, line_starts
+
+_QUOTE = re.compile(r"[rRuUbBfF]*('''|\"\"\"|'|\")")
+
+
+class PythonIndex(TextIndex):
+    """A Python file's ``TextIndex`` that also knows where Python's own lines start: ast numbers lines
+    as the tokenizer breaks them (a lone "\r" ends one, a form feed does not), fa-lint's end at "\n"
+    (see ``_text``), so positions cross over as offsets."""
+
+    def __init__(self, path: str, text: str) -> None:
+        super().__init__(path, text)
+        self.python_starts = line_starts(text, PYTHON_LINES)
+
+    def python_line(self, line: int) -> int:
+        """The offset where Python's 1-based ``line`` starts (clamped to the text)."""
+        return self.python_starts[min(max(line, 1), len(self.python_starts)) - 1]
+
+
+def parse(index: PythonIndex, what: str) -> ast.Module | ParseProblem:
+    """The module's tree, or where Python's own parser stops (``what`` names the file kind)."""
+    try:
+        # '\d' in a plain string is a SyntaxWarning on 3.12+: Python's complaint, not the user's problem here
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(index.text, filename=index.path)
+    except SyntaxError as exc:
+        start = min(index.python_line(exc.lineno or 1) + max((exc.offset or 1) - 1, 0), len(index.text))
+        return ParseProblem(index.location(start, start), f"{what} has a syntax error: {exc.msg}")
+
+
+class Flow:
+    """Names and the expressions assigned or added to them, anywhere in the tree."""
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.values: dict[str, list[tuple[ast.expr, str | None]]] = defaultdict(list)
+        self.functions = {
+            n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        self.values[t.id].append((node.value, None))
+                    elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+                        key = t.slice.value if isinstance(t.slice, ast.Constant) else None
+                        self.values[t.value.id].append((node.value, key if isinstance(key, str) else None))
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.attr in ("append", "extend", "add")
+            ):
+                for arg in node.args:
+                    self.values[node.func.value.id].append((arg, None))
+
+
+def offset(index: PythonIndex, line: int, byte_col: int) -> int:
+    """The text offset of an ast position: Python's own line, and a column of UTF-8 bytes."""
+    start = index.python_line(line)
+    text = index.text[start : start + byte_col]  # a character is at least one byte
+    return start + len(text.encode()[:byte_col].decode(errors="ignore"))
+
+
+def node_span(index: PythonIndex, node: ast.expr) -> tuple[int, int]:
+    """Offsets of an expression's whole text."""
+    start = offset(index, node.lineno, node.col_offset)
+    end = offset(index, node.end_lineno or node.lineno, node.end_col_offset or node.col_offset)
+    return start, end
+
+
+def span(index: PythonIndex, node: ast.expr) -> tuple[int, int]:
+    """Offsets of a string literal's text, without prefix and quotes."""
+    start, end = node_span(index, node)
+    m = _QUOTE.match(index.text, start)
+    if m and node.lineno == node.end_lineno and index.text[end - 1 : end] == m.group(1)[-1]:
+        return m.end(), end - len(m.group(1))
+    return start, end

@@ -1,0 +1,3 @@
+#!/bin/sh
+set -e
+pip install "flash-attn==${FA_VERSION}" --no-build-isolation

@@ -1,0 +1,279 @@
+"""The Renovate preset, judged by Renovate's own code where it is installed, and its regexes by Python's.
+
+Renovate (npm package ``renovate``) needs Node >= 24: tests/node_tools.py says where these tests look
+for both. Without them the tests that run Renovate skip, saying why; the regex tests always run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from fa_lint import bots, kb
+from fa_lint.resolve import Policy
+from tests import node_tools
+from tests.conftest import REPO
+
+PRESET = REPO / "presets" / "renovate" / "flash-attn.json"
+PROBE = Path(__file__).parent / "renovate" / "probe.mjs"
+
+
+def _renovate() -> tuple[str, Path] | str:
+    """(node, renovate's package folder), or why they cannot be had."""
+    try:
+        node = node_tools.node(24)
+        return node, node_tools.package("renovate", "dist/config-validator.js", "renovate-config-validator")
+    except LookupError as exc:
+        return f"Renovate: {exc}"
+
+
+FOUND = _renovate()
+needs_renovate = pytest.mark.skipif(isinstance(FOUND, str), reason=str(FOUND))
+
+
+class Probe:
+    """Renovate's own functions, through tests/renovate/probe.mjs, one JSON request a line."""
+
+    def __init__(self, node: str, package: Path) -> None:
+        self.proc = subprocess.Popen(
+            [node, str(PROBE), str(package)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,  # Renovate's notes about its logger and regex engine
+            text=True,
+        )
+
+    def __call__(self, op: str, **args: Any) -> Any:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps({"op": op, **args}) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())
+
+
+@pytest.fixture(scope="module")
+def renovate() -> Iterator[Probe]:
+    assert not isinstance(FOUND, str)
+    probe = Probe(*FOUND)
+    yield probe
+    assert probe.proc.stdin is not None
+    probe.proc.stdin.close()
+    probe.proc.wait(timeout=60)
+
+
+def _preset() -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(PRESET.read_text())
+    return doc
+
+
+def _managers() -> dict[str, dict[str, Any]]:
+    """The preset's custom managers by the MATCH key of their one match string."""
+    by_patterns = {v: k for k, v in bots.MATCH.items()}
+    return {by_patterns[tuple(m["matchStrings"])]: m for m in _preset()["customManagers"]}
+
+
+# (manager, file, line, the value Renovate should read, or None where it must read nothing)
+CASES = [
+    ("docker-arg", "Dockerfile", "ARG FLASH_ATTN_VERSION=2.4.2", "2.4.2"),
+    ("docker-arg", "Dockerfile", "ARG FLASH_ATTN_VERSION=2.7.4.post1", "2.7.4.post1"),
+    ("docker-arg", "docker/Dockerfile.cuda", 'ARG FLASH_ATTN_VERSION="2.5.6"', "2.5.6"),
+    ("docker-arg", "Containerfile", "ENV FLASH_ATTENTION_VERSION 2.3.6", "2.3.6"),
+    ("docker-arg", "serve.Dockerfile", "  env flash_attn_version=2.6.3", "2.6.3"),
+    ("docker-arg", "Dockerfile", "ARG FLASH_ATTN_CUDA_ARCHS=90", None),  # no version
+    ("docker-arg", "Dockerfile", "ARG FLASH_ATTN_3_VERSION=3.0.0b1", None),  # flash-attn-3, another package
+    ("docker-arg", "Dockerfile", 'ARG FLASH_ATTN_WHEEL_URL="https://example.com/fa.whl"', None),
+    ("docker-arg", "Dockerfile", "ARG FLASH_ATTN_VERSION", None),  # no default
+    ("docker-arg", "Dockerfile", "ARG FLASH_ATTN_VERSION=${FA}", None),
+    ("pip-install", "Dockerfile", "RUN pip install flash-attn==2.4.2 --no-build-isolation", "2.4.2"),
+    ("pip-install", "Dockerfile", "RUN pip install --no-cache-dir 'flash-attn>=2.3'", "2.3"),
+    ("pip-install", "Dockerfile", 'RUN python -m pip install "flash_attn>=2.3,<2.6"', ">=2.3,<2.6"),
+    (
+        "pip-install",
+        "Dockerfile",
+        "RUN pip3 install -U \\\n    torch==2.3.1 \\\n    flash-attn==2.5.8",
+        "2.5.8",
+    ),
+    ("pip-install", "Dockerfile", "RUN uv pip install --system 'flash-attn[cuda]~=2.4.0'", "~=2.4.0"),
+    ("pip-install", "scripts/install.sh", "pip install flash-attn==2.3.6 --no-build-isolation", "2.3.6"),
+    ("pip-install", "Dockerfile", "RUN pip install flash-attn==${FLASH_ATTN_VERSION}", None),
+    ("pip-install", "Dockerfile", "RUN pip install my-flash-attn==1.0", None),
+    ("pip-install", "Dockerfile", "RUN pip install torch\nflash-attn==2.4.2", None),  # not one command
+    ("pip-install", "Dockerfile", "RUN pip install flash-attn-3==3.0.0", None),
+    ("pip-install", "Dockerfile", "RUN pip install 'flash-attn==2.5.*'", "==2.5.*"),
+    ("pip-install", "Dockerfile", 'RUN pip install "flash-attn >=2.3 ,<3"', ">=2.3 ,<3"),
+    ("pip-install", "Dockerfile", "RUN pip install 'flash-attn>2.3'", ">2.3"),
+    ("pip-install", "Dockerfile", "RUN pip install flash-attn===2.4.2", "===2.4.2"),
+    ("pip-install", "install.sh", "pip install flash-attn>=2.5.6;", "2.5.6"),
+    ("constraint", "constraints.txt", "flash-attn==2.4.2", "2.4.2"),
+    ("constraint", "requirements/constraints-gpu.txt", "flash_attn>=2.3  # cluster", "2.3"),
+    ("constraint", "constraints.in", "Flash-Attn<2.6,>=2.3 ; sys_platform == 'linux'", "<2.6,>=2.3"),
+    ("constraint", "constraints.txt", "flash-attn==2.4.2 --hash=sha256:" + "0" * 64, None),  # stale hash
+    ("constraint", "constraints.txt", "flash-attn==2.4.2 \\\n    --hash=sha256:" + "0" * 64, None),
+    ("constraint", "constraints.txt", "flash-attn-3==3.0.0", None),
+    ("constraint", "constraints.txt", "flash-attn ~= 2.4", "~= 2.4"),
+    ("constraint", "constraints.txt", "flash-attn!=2.5.0", "!=2.5.0"),
+    ("constraint", "constraints.txt", "# flash-attn==2.4.2", None),
+]
+
+
+def _python(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern.replace("(?<", "(?P<"))  # the one spelling Python's re lacks
+
+
+@pytest.mark.parametrize(("manager", "file", "line", "value"), CASES)
+def test_each_regex_reads_the_version_from_real_looking_lines(
+    manager: str, file: str, line: str, value: str | None
+) -> None:
+    content = f"# before\n{line}\n# after\n"
+    # One value, by exactly one of the manager's match strings, as Renovate applies them all.
+    assert _values(manager, content) == ([] if value is None else [value])
+    assert _values(manager, content.replace("\n", "\r\n")) == _values(manager, content)
+
+
+def _values(manager: str, text: str) -> list[str]:
+    return [m.group("currentValue") for p in bots.MATCH[manager] for m in _python(p).finditer(text)]
+
+
+def test_the_regexes_use_only_what_re2_and_javascript_both_accept() -> None:
+    for pattern in (p for patterns in bots.MATCH.values() for p in patterns):
+        assert not re.search(r"\(\?[=!]|\(\?<[=!]|\\[1-9]|\(\?P", pattern), pattern  # lookarounds, backrefs
+
+
+def test_two_pins_in_one_file_are_two_updates() -> None:
+    text = "flash-attn==2.4.2 ; python_version < '3.11'\nflash-attn==2.5.6 ; python_version >= '3.11'\n"
+    assert _values("constraint", text) == ["2.4.2", "2.5.6"]
+
+
+def test_the_preset_is_generated_from_the_knowledge_base() -> None:
+    (rule,) = _preset()["packageRules"]
+    assert rule["matchPackageNames"] == ["flash-attn"] and rule["matchDatasources"] == ["pypi"]
+    assert rule["rangeStrategy"] == "bump"
+    assert {m["depNameTemplate"] for m in _preset()["customManagers"]} == {"flash-attn"}
+    assert set(_managers()) == set(bots.MATCH)
+
+
+@needs_renovate
+def test_renovate_config_validator_accepts_the_preset(tmp_path: Path) -> None:
+    assert not isinstance(FOUND, str)
+    node, package = FOUND
+    validator = [node, str(package / "dist" / "config-validator.js"), "--no-global", "--strict"]
+    proc = subprocess.run([*validator, str(PRESET)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "validated successfully" in proc.stdout + proc.stderr
+    broken = _preset()
+    broken["customManagers"][0]["matchStrings"] = ["(?<currentValue>unclosed"]
+    (tmp_path / "renovate.json").write_text(json.dumps(broken))
+    proc = subprocess.run(
+        [*validator, str(tmp_path / "renovate.json")], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode != 0  # the validator really checks the regexes
+
+
+@needs_renovate
+def test_allowed_versions_by_renovates_pep440(renovate: Probe) -> None:
+    (rule,) = _preset()["packageRules"]
+    assert renovate("isValid", value=rule["allowedVersions"]) is True
+    base = kb.load()
+    policy = Policy.default(base)
+    for release in base.installable:
+        assert renovate(
+            "matches", version=str(release.version), range=rule["allowedVersions"]
+        ) is policy.good(release), release.version
+
+
+@needs_renovate
+@pytest.mark.parametrize(
+    "current",
+    [">=2.3", ">=2.0,<3", ">=2.4.2", "~=2.4", "==2.4.2", ">=2.3,!=2.4.0", "<2.6,>=2.3", ">=1.0.9"],
+)
+def test_bump_leaves_no_release_without_paged_kv(renovate: Probe, current: str) -> None:
+    base = kb.load()
+    policy = Policy.default(base)
+    newest = str(
+        base.newest.version
+    )  # what Renovate proposes: the newest release allowedVersions lets through
+    assert any(not policy.good(r) for r in base.installable if r.version in SpecifierSet(current))
+    replaced = renovate(
+        "newValue", currentValue=current, rangeStrategy="replace", currentVersion="2.3.0", newVersion=newest
+    )
+    bumped = renovate(
+        "newValue", currentValue=current, rangeStrategy="bump", currentVersion="2.3.0", newVersion=newest
+    )
+    if current in (">=2.3", ">=2.4.2", ">=1.0.9"):
+        assert replaced == current  # Renovate's default strategy leaves a low floor alone: hence bump
+    admitted = [r for r in base.installable if r.version in SpecifierSet(bumped)]
+    assert Version(newest) in {r.version for r in admitted}, bumped
+    assert all(policy.good(r) for r in admitted), (current, bumped)
+
+
+@needs_renovate
+@pytest.mark.parametrize(("manager", "file", "line", "value"), CASES)
+def test_renovates_regex_manager_reads_the_same_lines(
+    renovate: Probe, manager: str, file: str, line: str, value: str | None
+) -> None:
+    config = _managers()[manager]
+    assert renovate("files", config=config, files=[file]) == [file]
+    deps = renovate("extract", config=config, file=file, content=f"# before\n{line}\n# after\n")
+    if value is None:
+        assert deps == []
+        return
+    (dep,) = deps
+    assert (dep["depName"], dep["packageName"], dep["datasource"], dep["versioning"]) == (
+        "flash-attn",
+        "flash-attn",
+        "pypi",
+        "pep440",
+    )
+    assert dep["currentValue"] == value
+    assert "skipReason" not in dep
+
+
+@needs_renovate
+def test_managers_look_only_at_their_files(renovate: Probe) -> None:
+    files = [
+        "Dockerfile",
+        "docker/Dockerfile.gpu",
+        "build.dockerfile",
+        "Containerfile",
+        "install.sh",
+        "scripts/setup.bash",
+        "constraints.txt",
+        "ci/constraints-cuda.in",
+        "requirements.txt",
+        "pyproject.toml",
+        "docs/Dockerfile.md",
+        "constraints.md",
+    ]
+    m = _managers()
+    docker = [
+        "Dockerfile",
+        "docker/Dockerfile.gpu",
+        "build.dockerfile",
+        "Containerfile",
+        "docs/Dockerfile.md",
+    ]
+    assert sorted(renovate("files", config=m["docker-arg"], files=files)) == sorted(docker)
+    assert sorted(renovate("files", config=m["pip-install"], files=files)) == sorted(
+        [*docker, "install.sh", "scripts/setup.bash"]
+    )
+    assert sorted(renovate("files", config=m["constraint"], files=files)) == [
+        "ci/constraints-cuda.in",
+        "constraints.txt",
+    ]
+
+
+@needs_renovate
+def test_bump_leaves_a_strict_floor_alone(renovate: Probe) -> None:
+    # Renovate's pep440 bump does not move '>' (docs/pull-requests.md says so): fa-lint --fix does.
+    newest = str(kb.load().newest.version)
+    bumped = renovate(
+        "newValue", currentValue=">2.3", rangeStrategy="bump", currentVersion="2.3.1", newVersion=newest
+    )
+    assert bumped == ">2.3"
