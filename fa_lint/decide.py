@@ -66,7 +66,7 @@ def apply(
     per_file: PerFile = (),
     root: str = ".",
 ) -> tuple[list[Finding], int]:
-    lines = {path: text.split("\n") for path, text in texts.items()}
+    lines: dict[str, list[str]] = {}  # split only for files with findings
     ignore = tuple(ignore)
     ignored: dict[str, tuple[str, ...]] = {}  # per file, computed once
     kept, dropped = [], 0
@@ -78,7 +78,9 @@ def apply(
         if (f.code, f.location) in seen or not selected(f.code, select, ignored[path]):
             continue
         seen.add((f.code, f.location))
-        if suppressed(f, lines.get(f.location.path, [])):
+        if path not in lines:
+            lines[path] = texts[path].split("\n") if path in texts else []
+        if suppressed(f, lines[path]):
             dropped += 1
         else:
             kept.append(f)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import os
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -17,7 +17,7 @@ from fa_lint.environments import SEQUENTIAL, Environment
 from fa_lint.kb import KnowledgeBase
 from fa_lint.kb import transformers as tf
 from fa_lint.model import BuildConfig, Finding, Include, Location, ParseProblem, Requirement, Severity
-from fa_lint.resolve import Assessment, Policy, assess
+from fa_lint.resolve import Assessment, Policy, assess, assessed_as
 
 DOCS = "https://github.com/fa-lint/fa-lint/blob/main/docs/"
 DOCS_URL = DOCS + "rules/{code}.md"
@@ -48,7 +48,7 @@ class Context:
     policy: Policy
     requirements: tuple[Requirement, ...]
     problems: tuple[ParseProblem, ...] = ()
-    unfollowed: tuple[Include, ...] = ()
+    unfollowed: tuple[tuple[Include, str], ...] = ()  # includes fa-lint did not read, and why
     environments: tuple[Environment, ...] = ()
     transformers: tf.TransformersFacts = field(default_factory=tf.load)
     builds: tuple[BuildConfig, ...] = ()  # [tool.uv], [tool.poetry]: how projects build sdists
@@ -57,20 +57,20 @@ class Context:
     def _by_location(self) -> dict[Location, list[Environment]]:
         index: dict[Location, list[Environment]] = defaultdict(list)
         for env in self.environments:
-            for r in (*env.members, *env.locked, *env.superseded):
-                if env not in index[r.location]:
-                    index[r.location].append(env)
+            for loc in dict.fromkeys(r.location for r in (*env.members, *env.locked, *env.superseded)):
+                index[loc].append(env)
         return index
 
     @functools.cached_property
-    def _assessments(self) -> dict[Location, Assessment]:
+    def _assessments(self) -> dict[Hashable, Assessment]:
         return {}
 
     def assessment(self, req: Requirement) -> Assessment:
-        """What one requirement admits; computed once however many rules ask."""
-        found = self._assessments.get(req.location)
+        """What one requirement admits; computed once however many rules ask, and once for equal ones."""
+        key = assessed_as(req)
+        found = self._assessments.get(key)
         if found is None:
-            found = self._assessments[req.location] = assess(req, self.kb, self.policy)
+            found = self._assessments[key] = assess(req, self.kb, self.policy)
         return found
 
     @functools.cached_property
@@ -128,10 +128,24 @@ class Context:
         own = [e for e in envs if e.name.startswith(req.location.path)] or envs
         return min(own, key=lambda e: len(e.members)).name if own else None
 
+    @functools.cached_property
+    def _pins(self) -> dict[tuple[tuple[int, ...], str], tuple[Version, Requirement | None] | None]:
+        return {}
+
     def pinned(self, req: Requirement, name: str) -> tuple[Version, Requirement | None] | None:
-        """The one version of ``name`` the environments of ``req`` pin, and where (None: an image)."""
+        """The one version of ``name`` the environments of ``req`` pin, and where (None: an image).
+
+        Worked out once per set of environments: every requirement of a file shares the same set.
+        """
+        envs = self.environments_of(req)
+        key = (tuple(map(id, envs)), name)
+        if key not in self._pins:
+            self._pins[key] = self._pinned(envs, name)
+        return self._pins[key]
+
+    def _pinned(self, envs: list[Environment], name: str) -> tuple[Version, Requirement | None] | None:
         found: dict[Version, Requirement | None] = {}
-        for env in self.environments_of(req):
+        for env in envs:
             for other in (*env.of(name, locked=True), *env.of(name)):
                 v = exact(other)
                 if v is not None:

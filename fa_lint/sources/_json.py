@@ -78,6 +78,15 @@ class JsonDoc:
     spans: dict[TomlPath, Span]
 
 
+def key_span(doc: JsonDoc, path: TomlPath) -> tuple[int, int]:
+    """Offsets of a member's quoted key (escapes as written), or of the nearest enclosing member's."""
+    while path and path not in doc.spans:
+        path = path[:-1]
+    start = doc.spans[path].key if path else 0
+    m = _STRING.match(doc.index.text, start)
+    return start, m.end() if m else start
+
+
 def load(path: str, text: str) -> JsonDoc | ParseProblem:
     index = TextIndex(path, text)
     try:

@@ -15,14 +15,17 @@ from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 from fa_lint.model import Kind, Location, ParseProblem, Requirement, normalize
-from fa_lint.sources._text import TextIndex
+from fa_lint.sources._text import TextIndex, excerpt
 
 # "name-version-..." at the start of a wheel or sdist file name; for names packaging refuses, such
 # as a wheel whose tags are shell variables (flash_attn-2.7.4-$PY-$PY-linux_x86_64.whl).
+# re.ASCII: "\d" alone also matches other scripts' digits ("v٣.3"), which no version may hold.
 _ARCHIVE = re.compile(
-    r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-.*)?\.(?:whl|tar\.gz|zip|tar\.bz2)$"
+    r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-.*)?\.(?:whl|tar\.gz|zip|tar\.bz2)$", re.ASCII
 )
-_TAG = re.compile(r"^v?(\d+(?:\.\d+)*(?:\.post\d+)?)$")
+_TAG = re.compile(r"^v?(\d+(?:\.\d+)*(?:\.post\d+)?)$", re.ASCII)
+_TAG_ARCHIVE = re.compile(r"/archive/(?:refs/tags/)?(v?[\d.]+(?:\.post\d+)?)\.(?:tar\.gz|zip)$", re.ASCII)
+_NO_EXTRAS: frozenset[str] = frozenset()  # shared: each empty frozenset() is a new 216-byte object
 _VCS_SCHEMES = ("git+", "hg+", "svn+", "bzr+")
 # Repositories whose source builds the flash-attn distribution.
 FLASH_REPOS = {"flash-attention", "flash_attention", "flash-attn"}
@@ -124,7 +127,7 @@ def version_from_url(url: str) -> Version | None:
     if found:
         return found[1]
     # GitHub tag archives: .../archive/refs/tags/v2.5.0.tar.gz
-    m = re.search(r"/archive/(?:refs/tags/)?(v?[\d.]+(?:\.post\d+)?)\.(?:tar\.gz|zip)$", _url_path(url))
+    m = _TAG_ARCHIVE.search(_url_path(url))
     return tag_version(m.group(1)) if m else None
 
 
@@ -165,10 +168,10 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
         url, _, marker = stripped.partition(";")
         url = url.strip()
         if (why := invalid_url(url)) is not None:
-            return ParseProblem(location, f"invalid URL {url!r}: {why}", stripped)
+            return ParseProblem(location, f"invalid URL {excerpt(url)}: {why}", stripped)
         name = name_from_url(url)
         if name is None:
-            return ParseProblem(location, f"cannot tell which package {url!r} installs", stripped)
+            return ParseProblem(location, f"cannot tell which package {excerpt(url)} installs", stripped)
         return Requirement(
             name=name,
             raw=stripped,
@@ -183,10 +186,11 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
         req = Pep508(stripped)
     except InvalidRequirement as exc:
         return ParseProblem(
-            location, f"invalid requirement {stripped!r}: {str(exc).splitlines()[0]}", stripped
+            location, f"invalid requirement {excerpt(stripped)}: {str(exc).splitlines()[0]}", stripped
         )
     if req.url and (why := invalid_url(req.url)) is not None:
-        return ParseProblem(location, f"invalid URL {req.url!r} in {stripped!r}: {why}", stripped)
+        message = f"invalid URL {excerpt(req.url)} in {excerpt(stripped)}: {why}"
+        return ParseProblem(location, message, stripped)
     link, markers = req.url, str(req.marker) if req.marker else None
     if link and markers is None:
         link, markers = _glued_marker(link)
@@ -200,7 +204,7 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
         version=version,
         url=link,
         marker=markers,
-        extras=frozenset(req.extras),
+        extras=frozenset(req.extras) if req.extras else _NO_EXTRAS,
         **fields,
     )
 
@@ -229,7 +233,9 @@ def exact(
     try:
         v = Version(version)
     except InvalidVersion:
-        return ParseProblem(location, f"invalid version {version!r} for {name}", f"{name} {version}")
+        return ParseProblem(
+            location, f"invalid version {excerpt(version)} for {excerpt(name)}", f"{name} {version}"
+        )
     return Requirement(
         name=normalize(name),
         raw=f"{name}=={version}",

@@ -11,6 +11,8 @@ from typing import Any
 
 from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _reqs, _toml
+from fa_lint.sources._tables import WrongType, entry_text, text, wrong_type
+from fa_lint.sources._text import excerpt
 from fa_lint.sources._toml import TomlDoc
 
 Package = dict[str, Any]
@@ -44,8 +46,14 @@ def parse(
         yield ParseProblem(doc.index.location(start, end), f"{key} must be an array of tables")
         return
     for i, pkg in enumerate(packages):
-        if isinstance(pkg, dict) and isinstance(pkg.get("name"), str) and not skip(pkg):
-            yield entry(doc, (key, i), pkg, source, tool, url(pkg), scope(pkg))
+        if not (isinstance(pkg, dict) and isinstance(pkg.get("name"), str)):
+            continue
+        try:
+            if not skip(pkg):
+                yield entry(doc, (key, i), pkg, source, tool, url(pkg), scope(pkg))
+        except WrongType as exc:
+            what = f"{key} {excerpt(pkg['name'])}"
+            yield wrong_type(doc, (key, i), exc, what, entry_text(pkg["name"], pkg))
 
 
 def entry(
@@ -61,8 +69,8 @@ def entry(
     start, end = doc.key_location((*where, "name"))
     location = doc.index.location(start, end)
     name = pkg["name"]
-    version = pkg.get("version")
-    if isinstance(version, str):
+    version = text(pkg, "version")
+    if version is not None:
         return _reqs.exact(name, version, location, source, tool=tool, url=url, scope=scope)
     return Requirement(
         normalize(name),
@@ -75,8 +83,3 @@ def entry(
         tool=tool,
         scope=scope,
     )
-
-
-def table(pkg: Package, key: str) -> dict[str, Any]:
-    value = pkg.get(key)
-    return value if isinstance(value, dict) else {}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 import functools
 import optparse
 import re
@@ -13,7 +12,7 @@ from typing import Any
 
 from fa_lint.model import FLASH_ATTN, Include, InstallOptions, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _reqs
-from fa_lint.sources._text import TextIndex
+from fa_lint.sources._text import SPLITLINES, TextIndex, excerpt, line_starts
 
 NAME = "requirements"
 PATTERNS = (
@@ -41,6 +40,10 @@ _LEAD = re.compile(r"\s*(?:(?:-e|--editable)(?:\s*=\s*|\s+))?")
 # pip ends a requirement at an option ("--hash=...") or a comment, which needs whitespace before "#".
 _TAIL = re.compile(r"\s+(?:--?[A-Za-z]|#)|\s*\\$")
 _ENV_VAR = re.compile(r"\$\{[A-Za-z0-9_]+\}")
+_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what ends a line for str.splitlines()
+_HASH_OPTION = re.compile(r"(?<!\S)--(?:h|requi)")  # --hash, --require-hashes, or a prefix of them
+# -i/--index-url, --extra-index-url, -f/--find-links, or a prefix of them
+_INDEX_OPTION = re.compile(r"(?<!\S)(?:-[if]|--(?:i|ex|f))")
 _NAME = re.compile(r"\s*(?:(?:-e|--editable)\s+)?([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
@@ -98,48 +101,63 @@ def sniff(head: str, *, complete: bool) -> bool:
     return bool(entries) and all(_SNIFF.match(s) for s in entries)
 
 
+def _whole_install(text: str) -> tuple[bool, InstallOptions | None]:
+    """What a file's options say of the whole install, wherever they stand: one --hash (or
+    --require-hashes) puts it in pip's hash-checking mode, and index options (-i, --extra-index-url,
+    -f) apply to every requirement.
+
+    A pass of its own, before any requirement is read, so that requirements can be handed on one at a
+    time; only lines with such an option (or a prefix optparse accepts for one) go through the parser.
+    """
+    wanted = [p for p in (_HASH_OPTION, _INDEX_OPTION) if p.search(text)]
+    hashed = False
+    urls: list[str] = []
+    if wanted:
+        import pip_requirements_parser as prp
+
+        line_parser = _line_parser()
+        for numbered in prp.preprocess(text):
+            if isinstance(numbered, prp.CommentLine) or not any(p.search(numbered.line) for p in wanted):
+                continue
+            try:
+                args, options, _ = line_parser(numbered.line)
+            except Exception:  # the library raises bare Exceptions on bad lines; the main pass reports them
+                continue
+            hashed = hashed or bool(options.hashes or options.require_hashes)
+            if not args:  # an option line: pip takes no index options on a requirement's line
+                urls += filter(None, [options.index_url, *(options.extra_index_urls or [])])
+                urls += options.find_links or []
+            if hashed and _HASH_OPTION in wanted:
+                wanted.remove(_HASH_OPTION)
+                if not wanted:
+                    break
+    return hashed, InstallOptions(index_urls=tuple(urls)) if urls else None
+
+
 def parse(path: str, text: str) -> Iterator[Parsed]:
     import pip_requirements_parser as prp
 
     index = TextIndex(path, text)
-    lines = text.splitlines()  # the library numbers lines this way
-    items = list(_items(text))
-    # One --hash (or --require-hashes) puts the whole install in pip's hash-checking mode.
-    hashed = any(
-        getattr(item, "hash_options", None)
-        or (isinstance(item, prp.OptionLine) and item.options.get("require_hashes"))
-        for item in items
-    )
-    # Index options apply to the whole install, wherever they stand in the file.
-    urls = tuple(_index_urls(items))
-    options = InstallOptions(index_urls=urls) if urls else None
-    for item in items:
+    starts = [*line_starts(text, SPLITLINES), len(text)]  # pip numbers lines with str.splitlines()
+    hashed, options = _whole_install(text)
+    for item in _items(text):  # one at a time: the library's records weigh ~2 KB a line
         number = item.requirement_line.line_number
-        physical = lines[number - 1] if number <= len(lines) else ""
+        at = starts[min(number, len(starts)) - 1]  # where pip's line starts
+        physical = text[at : starts[min(number, len(starts) - 1)]].rstrip(_BREAKS)
         if isinstance(item, prp.IncorrectRequirementLine):
             continue  # options pip ignores with a warning, not an error
         if isinstance(item, prp.InvalidRequirementLine):
-            yield from _invalid(index, number, physical, item.requirement_line.line, item.error_message)
+            yield from _invalid(index, at, physical, item.requirement_line.line, item.error_message)
         elif isinstance(item, prp.OptionLine):
-            where = index.whole_line(number)
+            where = index.location(at, at + len(physical))
             for target in item.options.get("requirements", []):
                 yield Include(where, target)
             for target in item.options.get("constraints", []):
                 yield Include(where, target, constraint=True)
         elif isinstance(item, prp.InstallRequirement):
-            rec = _requirement(index, number, physical, item)
+            rec = _requirement(index, at, physical, item, hashed, options)
             if rec is not None:
-                yield dataclasses.replace(rec, hash_checked=hashed, options=options)
-
-
-def _index_urls(items: list[Any]) -> Iterator[str]:
-    import pip_requirements_parser as prp
-
-    for item in items:
-        if isinstance(item, prp.OptionLine):
-            opts = item.options
-            yield from filter(None, [opts.get("index_url"), *(opts.get("extra_index_urls") or [])])
-            yield from opts.get("find_links") or []
+                yield rec
 
 
 def _span(line: str) -> tuple[int, int]:
@@ -150,7 +168,9 @@ def _span(line: str) -> tuple[int, int]:
     return s, e
 
 
-def _requirement(index: TextIndex, number: int, physical: str, item: Any) -> Requirement | None:
+def _requirement(
+    index: TextIndex, at: int, physical: str, item: Any, hashed: bool, options: InstallOptions | None
+) -> Requirement | None:
     name = normalize(item.req.name) if item.req else None
     if name is None and item.link is not None:
         name = _reqs.name_from_url(item.link.url)
@@ -160,15 +180,13 @@ def _requirement(index: TextIndex, number: int, physical: str, item: Any) -> Req
     logical = item.requirement_line.line
     ls, le = _span(logical)
     raw = logical[ls:le]
-    start = index.offset(number, s + 1)
-    end = index.offset(number, e + 1)
-    rec = _reqs.parse(raw, index.location(start, end), NAME)
+    rec = _reqs.parse(raw, index.location(at + s, at + e), NAME, hash_checked=hashed, options=options)
     return rec if isinstance(rec, Requirement) else None
 
 
-def _invalid(index: TextIndex, number: int, physical: str, logical: str, message: str) -> Iterator[Parsed]:
+def _invalid(index: TextIndex, at: int, physical: str, logical: str, message: str) -> Iterator[Parsed]:
     s, e = _span(physical)
-    where = index.location(index.offset(number, s + 1), index.offset(number, e + 1))
+    where = index.location(at + s, at + e)
     var = _ENV_VAR.search(logical)
     if var:
         # pip substitutes ${VAR} from the environment at install time; only that environment knows.
@@ -181,4 +199,4 @@ def _invalid(index: TextIndex, number: int, physical: str, logical: str, message
         return
     first = message.strip().splitlines()[0] if message.strip() else "invalid line"
     first = re.sub(r"^(Invalid requirement:\s*:?\s*)+", "", first)
-    yield ParseProblem(where, f"pip cannot parse {logical.strip()!r}: {first}", logical.strip())
+    yield ParseProblem(where, f"pip cannot parse {excerpt(logical)}: {first}", logical.strip())
