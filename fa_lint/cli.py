@@ -7,6 +7,7 @@ Exit codes: 0 no error findings, 1 at least one error finding (warnings too with
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import os
 import sys
@@ -245,11 +246,13 @@ def _use_color(choice: str, stream: TextIO) -> bool:
 
 
 def _config(args: argparse.Namespace) -> config.Config:
-    if not args.isolated:
-        path = args.config or config.find()
-        if path:
-            return config.load(path)
-    return config.Config()
+    if args.isolated:
+        return config.Config()
+    if args.config:
+        return config.load(args.config)
+    path, skipped = config.find()
+    found = config.load(path) if path else config.Config()
+    return dataclasses.replace(found, problems=skipped)
 
 
 def _min_version(args: argparse.Namespace, cfg: config.Config) -> Version | None:
@@ -289,10 +292,17 @@ def bot_config(args: argparse.Namespace, out: TextIO) -> int:
 MAX_FIX_PASSES = 4  # a fix can make another possible: quoting a word, then raising its floor
 
 
+def _say(err: TextIO, message: str) -> None:
+    """One line on stderr; its paths, fix titles and reasons can come from checked files."""
+    from fa_lint.report._common import printable
+
+    err.write(f"fa-lint: {printable(message)}\n")
+
+
 def _skipped(outcomes: list[Outcome], err: TextIO) -> None:
     for o in outcomes:
         for f, why in o.skipped:
-            err.write(f"fa-lint: not fixed: {f.location}: {f.title}: {why}\n")
+            _say(err, f"not fixed: {f.location}: {f.title}: {why}")
 
 
 def _diff(report: Report, unsafe: bool, out: TextIO, err: TextIO) -> int:
@@ -354,7 +364,7 @@ def _fix(
         n = sum(fixed.values())
         err.write(f"fa-lint: fixed {plural(n, 'finding')} in {plural(len(fixed), 'file')}\n")
     for hint in hints:
-        err.write(f"fa-lint: relock: {hint}\n")
+        _say(err, f"relock: {hint}")
     held = 0 if unsafe else len({f.fix for f in report.findings if f.fix is not None and not f.fix.safe})
     return report, ShownFixes(tuple(edits), done=True, held=held)
 
@@ -371,7 +381,8 @@ def _baseline(rev: str, paths: list[str], settings: Settings) -> Baseline:
     from fa_lint import engine, newfromrev
 
     def at_rev(moved: list[str], relocate: newfromrev.Relocate) -> Report:
-        return engine.check(moved, dataclasses.replace(settings, root=relocate(settings.root)))
+        # The configuration's problems are the working tree's: REV's copy of them would hide them.
+        return engine.check(moved, dataclasses.replace(settings, root=relocate(settings.root), problems=()))
 
     try:
         return newfromrev.against(rev, paths, at_rev)
@@ -394,6 +405,7 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         respect_gitignore=cfg.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore,
         per_file_ignores=cfg.per_file_ignores,
         root=cfg.root,
+        problems=cfg.problems,
     )
     paths = args.paths or ["."]
     given = None
@@ -417,7 +429,7 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise _UsageError("--statistics prints a table: use --format text, concise or json")
     missing = [p for p in paths if not os.path.exists(p) and not (given and p in given)]
     if missing:
-        err.write(f"fa-lint: no such file or folder: {', '.join(missing)}\n")
+        _say(err, f"no such file or folder: {', '.join(missing)}")
         return EXIT_USAGE
     base = _baseline(rev, paths, settings) if rev else None
     hidden = 0
@@ -440,9 +452,9 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     elif args.show_fixes:
         shown = _would_fix(report, args.unsafe_fixes, err)
     if not report.files and (args.format not in LISTING or args.statistics):  # the listings say so
-        err.write(f"fa-lint: no dependency files found in {', '.join(paths)}; nothing to check\n")
+        _say(err, f"no dependency files found in {', '.join(paths)}; nothing to check")
     if hidden:
-        err.write(f"fa-lint: --new-from-rev {rev}: left out {hidden} finding(s) {rev} already had\n")
+        _say(err, f"--new-from-rev {rev}: left out {hidden} finding(s) {rev} already had")
     fixable = given is None  # --fix cannot take standard input
     if args.statistics:
         text = _statistics(report, args.format, args.unsafe_fixes, fixable)
@@ -472,17 +484,10 @@ def _statistics(report: Report, fmt: str, unsafe: bool, fixable: bool) -> str:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    # A run makes many small objects and frees them by reference count; the cyclic collector would
-    # only rescan, every few hundred allocations, everything imported and read so far (some 5% of a
-    # run). It is off while fa-lint runs, imports and output included (engine.check pauses it for
-    # library callers), and as it was afterwards.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    from fa_lint._gc import fewer_collections  # imports, checks and output: the whole run
+
+    with fewer_collections():
         return _main(argv, out, err)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def entry() -> int:
@@ -521,10 +526,10 @@ def _main(argv: Sequence[str] | None, out: TextIO | None, err: TextIO | None) ->
             return EXIT_OK
         return lint(args, out, err)
     except _UsageError as exc:
-        err.write(f"fa-lint: error: {exc}\n")
+        _say(err, f"error: {exc}")
         return EXIT_USAGE
     except config.ConfigError as exc:
-        err.write(f"fa-lint: configuration error: {exc}\n")
+        _say(err, f"configuration error: {exc}")
         return EXIT_USAGE
     except SystemExit as exc:  # argparse's --help
         return int(exc.code or 0)
@@ -536,8 +541,6 @@ def _main(argv: Sequence[str] | None, out: TextIO | None, err: TextIO | None) ->
         err.write("fa-lint: interrupted\n")
         return EXIT_USAGE
     except Exception as exc:  # the contract is exit 2 and a message, never a traceback
-        err.write(
-            f"fa-lint: internal error: {type(exc).__name__}: {exc}\n"
-            "Please report it with the file that caused it.\n"
-        )
+        _say(err, f"internal error: {type(exc).__name__}: {exc}")
+        err.write("Please report it with the file that caused it.\n")
         return EXIT_USAGE

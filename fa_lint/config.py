@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+if TYPE_CHECKING:  # the model is loaded with the checker, not for --version
+    from fa_lint.model import ParseProblem
 
 KEYS = {
     "min-version": str,
@@ -42,6 +40,7 @@ class Config:
     respect_gitignore: bool = True
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, code prefixes)
     new_from_rev: str | None = None
+    problems: tuple[ParseProblem, ...] = ()  # pyproject.toml files that could not be read, located
 
     @property
     def root(self) -> str:
@@ -49,21 +48,52 @@ class Config:
         return os.path.dirname(os.path.abspath(self.path)) if self.path else os.getcwd()
 
 
-def find(start: str = ".") -> str | None:
-    """The nearest pyproject.toml at or above ``start`` that has a [tool.fa-lint] table."""
+def _read(path: str) -> dict[str, Any] | ParseProblem:
+    """A pyproject.toml as data, or where it cannot be read, located the way the lint run locates it."""
+    from fa_lint.engine import read_text, too_deep
+    from fa_lint.model import ParseProblem
+    from fa_lint.sources import _toml
+
+    text = read_text(path)
+    if isinstance(text, ParseProblem):
+        return text
+    try:
+        doc = _toml.load(path, text)
+    except RecursionError:  # tomllib recurses once per level of nesting
+        return too_deep(path)
+    if isinstance(doc, ParseProblem):
+        return doc
+    tool = doc.data.get("tool", {})
+    if not isinstance(tool, dict):
+        start, end = doc.key_location(("tool",))
+        where = doc.index.location(start, end)
+        return ParseProblem(where, "tool must be a table")
+    return tool
+
+
+def find(start: str = ".") -> tuple[str | None, tuple[ParseProblem, ...]]:
+    """The nearest pyproject.toml at or above ``start`` with a [tool.fa-lint] table, and the
+    pyproject.toml files passed over on the way because they cannot be read (each located).
+
+    A pyproject.toml that cannot be read is not fa-lint's configuration (no tool reads it either);
+    it must not stop a run that checks other files, so the search goes on above it.
+    """
+    from fa_lint.model import ParseProblem
+
     here = os.path.abspath(start)
+    skipped: list[ParseProblem] = []
     while True:
         candidate = os.path.join(here, "pyproject.toml")
         if os.path.isfile(candidate):
-            try:
-                with open(candidate, "rb") as f:
-                    if "fa-lint" in tomllib.load(f).get("tool", {}):
-                        return candidate
-            except (OSError, tomllib.TOMLDecodeError, RecursionError):
-                pass  # an unreadable pyproject is a finding of the lint run, not a config source
+            tool = _read(os.path.relpath(candidate))
+            if isinstance(tool, ParseProblem):
+                message = f"{tool.message}; fa-lint read no configuration from this file"
+                skipped.append(ParseProblem(tool.location, message))
+            elif "fa-lint" in tool:
+                return candidate, tuple(skipped)
         parent = os.path.dirname(here)
         if parent == here:
-            return None
+            return None, tuple(skipped)
         here = parent
 
 
@@ -75,11 +105,13 @@ def parse_version(text: str, where: str) -> Version:
 
 
 def load(path: str) -> Config:
-    try:
-        with open(path, "rb") as f:
-            table = tomllib.load(f).get("tool", {}).get("fa-lint", {})
-    except (OSError, tomllib.TOMLDecodeError, RecursionError) as exc:
-        raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
+    """The [tool.fa-lint] table of ``path``; an invalid one is fa-lint's own error (exit 2), as in ruff."""
+    from fa_lint.model import ParseProblem
+
+    tool = _read(path)
+    if isinstance(tool, ParseProblem):
+        raise ConfigError(f"{tool.location}: cannot read configuration: {tool.message}")
+    table = tool.get("fa-lint", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.fa-lint] must be a table")
     unknown = sorted(set(table) - set(KEYS))

@@ -68,7 +68,7 @@ def apply(
     per_file: PerFile = (),
     root: str = ".",
 ) -> tuple[list[Finding], int]:
-    lines: dict[str, list[str]] = {}  # split as findings come: most files have none
+    lines: dict[str, list[str]] = {}  # split only for files with findings
     ignore = tuple(ignore)
     ignored: dict[str, tuple[str, ...]] = {}  # per file, computed once
     kept, dropped = [], 0

@@ -227,7 +227,7 @@ class GitIgnore:
         if folder not in self._folders:
             try:
                 with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as f:
-                    spec: GitIgnoreSpec | None = _spec(f.read().splitlines())
+                    spec: GitIgnoreSpec | None = _spec(f.read().split("\n"))  # git's lines
             except OSError:  # none there
                 spec = None
             self._folders[folder] = (spec, os.path.exists(os.path.join(folder, ".git")))

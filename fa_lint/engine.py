@@ -4,21 +4,32 @@ from __future__ import annotations
 
 import codecs
 import dataclasses
-import gc
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections import deque
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from packaging.version import Version
 
 from fa_lint import decide, kb
+from fa_lint._gc import fewer_collections
 from fa_lint.discover import GitIgnore, Target, classify, detect, discover, walk
 from fa_lint.environments import LOCKS, PAIRS, build
-from fa_lint.model import BuildConfig, FileResult, Finding, Include, Kind, Location, ParseProblem, Requirement
+from fa_lint.model import (
+    BuildConfig,
+    FileResult,
+    Finding,
+    Include,
+    Kind,
+    Location,
+    Parsed,
+    ParseProblem,
+    Requirement,
+)
 from fa_lint.resolve import Policy
-from fa_lint.rules import CHECKS, Context, settle
+from fa_lint.rules import CHECKS, PACKAGES, Context, settle
 from fa_lint.sources import SOURCES
-from fa_lint.sources._text import TextIndex
+from fa_lint.sources._text import TextIndex, excerpt
 
 MAX_BYTES = 16 * 1024 * 1024
 
@@ -33,6 +44,7 @@ class Settings:
     per_file_ignores: decide.PerFile = ()
     root: str = "."  # the folder per_file_ignores globs are relative to
     respect_gitignore: bool = True
+    problems: tuple[ParseProblem, ...] = ()  # found reading the configuration; reported as FAL900
 
 
 @dataclass(frozen=True)
@@ -83,15 +95,35 @@ def decode(path: str, data: bytes) -> str | ParseProblem:
         return _problem(path, f"file is not valid UTF-8 (byte 0x{data[exc.start]:02x})", line, column)
 
 
+def too_deep(path: str) -> ParseProblem:
+    return _problem(path, "file nests too deeply to read (thousands of levels of brackets)")
+
+
+def _kept(records: Iterable[Parsed]) -> Iterator[Parsed]:
+    """Requirements of packages no rule reads are dropped as they are parsed (see rules.PACKAGES), all
+    but the first of each install step and scope: some rules ask whether a command, a file or a lock
+    installs anything at all (an install of something may have brought torch), not what."""
+    if PACKAGES is None:
+        yield from records
+        return
+    steps: set[tuple[int, str]] = set()
+    for r in records:
+        if not isinstance(r, Requirement) or r.name in PACKAGES:
+            yield r
+        elif (r.step, r.scope) not in steps:
+            steps.add((r.step, r.scope))
+            yield r
+
+
 def parse_file(path: str, source: str, data: bytes | None = None) -> FileResult:
     """One file's records; ``data`` stands in for the file's bytes (text piped to --stdin-filename)."""
     text = read_text(path) if data is None else decode(path, data)
     if isinstance(text, ParseProblem):
         return FileResult(path, source, None, (text,))
     try:
-        records = tuple(SOURCES[source].parse(path, text))
+        records = tuple(_kept(SOURCES[source].parse(path, text)))
     except RecursionError:  # the readers (json, tomllib, PyYAML) recurse once per level of nesting
-        records = (_problem(path, "file nests too deeply to read (thousands of levels of brackets)"),)
+        records = (too_deep(path),)
     except Exception as exc:  # a parser bug must cost one file, never the run
         records = (
             _problem(path, f"internal error while parsing ({type(exc).__name__}: {exc}); please report it"),
@@ -135,17 +167,45 @@ def companions(targets: list[Target], ignored: GitIgnore | None = None) -> list[
     return out
 
 
-def _project_root(path: str) -> str:
-    """Where a named file's project ends: its repository's top, else the current folder when the
-    file is inside it, else the file's own folder."""
-    start = folder = os.path.dirname(os.path.abspath(path))
-    while not os.path.exists(os.path.join(folder, ".git")):
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            cwd = os.getcwd()
-            return cwd if start == cwd or start.startswith(cwd + os.sep) else start
-        folder = parent
-    return folder
+def project_root(path: str = ".") -> str:
+    """The folder a checked path's includes may reach, and where the files that include a named one
+    are looked for: the top of the git repository that holds it (the folder with ``.git``); outside
+    any repository the current folder when the path is inside it, else the folder named (a file's own).
+    """
+    start = os.path.realpath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+    here = start
+    while not os.path.exists(os.path.join(here, ".git")):
+        parent = os.path.dirname(here)
+        if parent == here:
+            cwd = os.path.realpath(os.getcwd())
+            return cwd if os.path.commonpath([start, cwd]) == cwd else start
+        here = parent
+    return here
+
+
+def _off_limits(path: str, roots: Collection[str]) -> str | None:
+    """Where ``path`` lies when fa-lint must not read it for a file it checks, or None.
+
+    pip reads any path an include names; a pull request could name ``/etc/shadow`` or ``.git/config``
+    (where actions/checkout keeps its token) and have the lines fa-lint cannot parse echoed into CI
+    logs. So files are read only inside the project root, never in ``.git``, symbolic links resolved.
+    """
+    if "\0" in path:  # no file name holds one (realpath raises on it): it names nothing to read
+        return None
+    real = os.path.realpath(path)
+    root = next((r for r in roots if os.path.commonpath([real, r]) == r), None)
+    if root is None:
+        return "outside the project root"
+    named = os.path.relpath(os.path.abspath(path), root).split(os.sep)
+    if ".git" in named or ".git" in os.path.relpath(real, root).split(os.sep):
+        return "inside .git"
+    return None
+
+
+def _walked_link_off_limits(t: Target, roots: Collection[str]) -> str | None:
+    """Where a file found by walking a folder lies, when it is a symbolic link out of ``roots``: a
+    walk never leaves the folder it was given but through one."""
+    return _off_limits(t.path, roots) if not t.explicit and os.path.islink(t.path) else None
 
 
 def _key(path: str) -> str:
@@ -216,17 +276,19 @@ def _manifests_beside(named: list[Target], taken: set[str], ignored: GitIgnore |
 def _pool(
     named: list[Target], exclude: tuple[str, ...], ignored: GitIgnore | None, walked: Iterable[str]
 ) -> Iterator[Target]:
-    """Every dependency file of the named files' projects, one walk per project root."""
+    """Every dependency file of the named files' projects, one walk per project root (``project_root``,
+    the bound of includes too), without the symbolic links out of it that ``load`` would not read."""
     done = [_key(w).rstrip(os.sep) for w in walked]
     # each root once, its paths written as the first named file in it is (absolute or relative),
     # so that an include resolves to the very path the named file was loaded under
     roots: dict[str, bool] = {}
     for t in named:
-        roots.setdefault(_project_root(t.path), os.path.isabs(t.path))
+        roots.setdefault(project_root(t.path), os.path.isabs(t.path))
     for root, absolute in roots.items():
         key = _key(root)
         if not any(key == w or key.startswith(w + os.sep) for w in done):
-            yield from walk(root if absolute else os.path.relpath(root), exclude, ignored)
+            found = walk(root if absolute else os.path.relpath(root), exclude, ignored)
+            yield from (t for t in found if _walked_link_off_limits(t, [root]) is None)
 
 
 def _bytes(path: str) -> bytes:
@@ -258,21 +320,32 @@ def load(
     targets: Iterable[Target],
     given: Mapping[str, bytes] | None = None,
     parsed: Mapping[str, FileResult] | None = None,
-) -> tuple[dict[str, FileResult], list[ParseProblem], list[Include]]:
+    roots: Collection[str] = (),
+) -> tuple[dict[str, FileResult], list[ParseProblem], list[tuple[Include, str]]]:
     """Parse every target and, transitively, every file they include (each file once).
 
     ``given`` holds bytes to use instead of reading a path (standard input, for one); ``parsed``
-    holds files already parsed.
+    holds files already parsed. Includes are followed only inside ``roots`` (the ``project_root`` of
+    the current folder by default); the ones left are returned with the reason. A file found by
+    walking a folder is left the same way when it is a symbolic link out of them; a file named on
+    the command line is read wherever it is.
     """
     given = given or {}
     parsed = parsed or {}
+    roots = [os.path.realpath(r) for r in roots] or [project_root()]
     files: dict[str, FileResult] = {}
     problems: list[ParseProblem] = []
-    unfollowed: list[Include] = []
-    queue = [(t.path, t.source) for t in targets]
-    asked = {t.path for t in targets}  # files something installs from, not only constrains with
+    unfollowed: list[tuple[Include, str]] = []
+    queue: deque[tuple[str, str]] = deque()
+    for t in targets:
+        where = None if t.path in given else _walked_link_off_limits(t, roots)
+        if where is None:
+            queue.append((t.path, t.source))
+        else:
+            unfollowed.append((Include(Location(t.path, 1, 1, 1, 1), t.path), f"it links to a file {where}"))
+    asked = {path for path, _ in queue}  # files something installs from, not only constrains with
     while queue:
-        path, source = queue.pop(0)
+        path, source = queue.popleft()
         if path in files:
             continue
         result = files[path] = parsed.get(path) or parse_file(path, source, given.get(path))
@@ -280,9 +353,14 @@ def load(
             if not isinstance(rec, Include):
                 continue
             if "://" in rec.target:
-                unfollowed.append(rec)
+                unfollowed.append((rec, "fa-lint never fetches URLs"))
                 continue
             target = _include_path(path, rec.target)
+            where = _off_limits(target, roots)
+            if where is not None:
+                if not rec.optional:  # an optional path names a file inside an image, not this one
+                    unfollowed.append((rec, f"it is {where}"))
+                continue
             if os.path.isfile(target):
                 if not rec.constraint:
                     asked.add(target)
@@ -290,7 +368,9 @@ def load(
             elif rec.optional:
                 continue  # a path inside an image or on another machine; nothing to read here
             else:
-                problems.append(ParseProblem(rec.location, f"included file {rec.target!r} does not exist"))
+                problems.append(
+                    ParseProblem(rec.location, f"included file {excerpt(rec.target)} does not exist")
+                )
     problems += _cycles(files)
     for path in set(files) - asked:  # reached only through -c: every line is a constraint
         f = files[path]
@@ -304,8 +384,14 @@ def load(
     return files, problems, unfollowed
 
 
+_CHAIN = 8  # files of a cycle named in its message, around an ellipsis
+
+
 def _cycles(files: dict[str, FileResult]) -> list[ParseProblem]:
-    """pip recurses into -r/-c includes without a guard; a cycle makes it crash."""
+    """pip recurses into -r/-c includes without a guard; a cycle makes it crash.
+
+    A depth-first walk with its own stack, not Python's: an include chain may be thousands deep.
+    """
     edges = {
         path: [
             (rec, _include_path(path, rec.target))
@@ -316,22 +402,36 @@ def _cycles(files: dict[str, FileResult]) -> list[ParseProblem]:
     }
     found: dict[Location, ParseProblem] = {}
     done: set[str] = set()
-
-    def visit(path: str, stack: list[str]) -> None:
-        if path in done:
-            return
-        stack.append(path)
-        for rec, target in edges.get(path, []):
-            if target in stack:
-                chain = " -> ".join([*stack[stack.index(target) :], target])
-                found.setdefault(rec.location, ParseProblem(rec.location, f"include cycle: {chain}"))
-            elif target in edges:
-                visit(target, stack)
-        stack.pop()
-        done.add(path)
-
-    for path in edges:
-        visit(path, [])
+    for start, first in edges.items():
+        if start in done:
+            continue
+        stack = [start]  # the chain of includes being walked
+        on_stack = {start: 0}  # each file of the chain, at its depth
+        todo = [iter(first)]
+        while todo:
+            step = next(todo[-1], None)
+            if step is None:
+                finished = stack.pop()
+                done.add(finished)
+                del on_stack[finished]
+                todo.pop()
+                continue
+            rec, target = step
+            if target in on_stack:
+                chain = [*stack[on_stack[target] :], target]
+                if len(chain) > _CHAIN:
+                    chain = [
+                        *chain[: _CHAIN // 2],
+                        f"... ({len(chain) - _CHAIN} more)",
+                        *chain[-_CHAIN // 2 :],
+                    ]
+                found.setdefault(
+                    rec.location, ParseProblem(rec.location, f"include cycle: {' -> '.join(chain)}")
+                )
+            elif target in edges and target not in done:
+                on_stack[target] = len(stack)
+                stack.append(target)
+                todo.append(iter(edges[target]))
     return list(found.values())
 
 
@@ -356,23 +456,14 @@ def check(
     paths: Iterable[str], settings: Settings | None = None, given: Mapping[str, bytes] | None = None
 ) -> Report:
     """Check files and folders; ``given`` maps a path to bytes to check in place of the file's."""
-    # A check makes many small objects and frees them by reference count; the cyclic collector would
-    # only rescan all it keeps, more often the more files there are (cli.main pauses it too).
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _check(paths, settings, given)
-    finally:
-        if enabled:
-            gc.enable()
+    with fewer_collections():
+        return _check(list(paths), settings or Settings(), given)
 
 
-def _check(paths: Iterable[str], settings: Settings | None, given: Mapping[str, bytes] | None) -> Report:
-    settings = settings or Settings()
+def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | None) -> Report:
     base = kb.load()
     policy = Policy(settings.min_version) if settings.min_version else Policy.default(base)
     ignored = GitIgnore() if settings.respect_gitignore else None
-    paths = list(paths)
     targets = list(discover(paths, settings.exclude, ignored, settings.force_exclude))
     context = companions(targets, ignored)
     named = [t for t in targets if t.explicit and t.path != "-"]  # a bare "-" is stdin, no file
@@ -380,7 +471,9 @@ def _check(paths: Iterable[str], settings: Settings | None, given: Mapping[str, 
     if named:
         walked = [p for p in paths if os.path.isdir(p)]
         context += includers(named, [*targets, *context], settings.exclude, ignored, parsed, walked)
-    files, problems, unfollowed = load([*targets, *context], given, parsed)
+    roots = {project_root(p) for p in paths}
+    files, problems, unfollowed = load([*targets, *context], given, parsed, roots)
+    problems += settings.problems
     # Files read only for context (a lock beside a manifest, a file that includes a named one):
     # their findings are reported only when they involve a checked file (a FAL004 or FAL006 whose
     # related locations are in one), as the same run over the whole project would report them.
@@ -395,7 +488,7 @@ def _check(paths: Iterable[str], settings: Settings | None, given: Mapping[str, 
                 problems.append(rec)
             elif isinstance(rec, BuildConfig):
                 configs.append(rec)
-    environments = build(files)
+    environments = build(files, {t.path for t in (*targets, *context)})
     ctx = Context(
         base,
         policy,

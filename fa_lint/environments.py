@@ -14,10 +14,11 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
-from typing import NamedTuple
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
-from fa_lint.model import FileResult, Group, Image, Include, Kind, Requirement, Uninstall
+from fa_lint.model import FileResult, Group, Image, Include, Kind, Parsed, Requirement, Uninstall
 
 MANIFESTS = {"pyproject", "setup.cfg", "setup.py", "pipfile"}
 LOCKS = {"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pipfile.lock", "conda-lock", "pixi.lock"}
@@ -31,7 +32,11 @@ PAIRS = {
 }
 
 
-class Environment(NamedTuple):
+_SCAN = 32  # an environment of up to this many requirements is scanned rather than indexed
+
+
+@dataclass(frozen=True, slots=True)
+class Environment:
     name: str
     members: tuple[Requirement, ...]  # what the manifest side asks for, every package
     locked: tuple[Requirement, ...] = ()  # what its lockfile pins, every package
@@ -40,9 +45,33 @@ class Environment(NamedTuple):
     # (later install, the earlier one it leaves in place): pip without --upgrade keeps what satisfies it
     satisfied: tuple[tuple[Requirement, Requirement], ...] = ()
     removed: tuple[Uninstall, ...] = ()  # a stage's or script's uninstalls, in command order
+    # members (False) and locked (True) by package name, and by identity: built on first use for a large
+    # environment, where a scan per question would cost n squared; a small one is scanned instead
+    _index: dict[tuple[bool, bool], Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def _group(self, locked: bool) -> tuple[Requirement, ...]:
+        return self.locked if locked else self.members
 
     def of(self, name: str, *, locked: bool = False) -> tuple[Requirement, ...]:
-        return tuple(r for r in (self.locked if locked else self.members) if r.name == name)
+        group = self._group(locked)
+        if len(group) <= _SCAN:
+            return tuple(r for r in group if r.name == name)
+        if (locked, False) not in self._index:
+            by_name: dict[str, list[Requirement]] = defaultdict(list)
+            for r in group:
+                by_name[r.name].append(r)
+            self._index[locked, False] = {n: tuple(found) for n, found in by_name.items()}
+        found: tuple[Requirement, ...] = self._index[locked, False].get(name, ())
+        return found
+
+    def holds(self, req: Requirement, *, locked: bool = False) -> bool:
+        """Whether this very requirement (not only an equal one) is a member, or a lock entry."""
+        group = self._group(locked)
+        if len(group) <= _SCAN:
+            return any(r is req for r in group)
+        if (locked, True) not in self._index:
+            self._index[locked, True] = frozenset(map(id, group))  # the members keep the ids alive
+        return id(req) in self._index[locked, True]
 
 
 def label(path: str, scope: str) -> str:
@@ -82,16 +111,30 @@ def _include_target(path: str, inc: Include) -> str:
 def _closure(
     path: str, files: Mapping[str, FileResult], seen: set[str], constraint: bool
 ) -> list[Requirement]:
-    """A requirements file with everything its -r/-c lines pull in; -c turns installs into limits."""
-    if path in seen or path not in files:
-        return []
-    seen.add(path)
+    """A requirements file with everything its -r/-c lines pull in; -c turns installs into limits.
+
+    Depth first, in file order, as pip reads them; with a stack of its own, not Python's, since an
+    include chain may be thousands of files deep.
+    """
     out: list[Requirement] = []
-    for rec in files[path].records:
-        if isinstance(rec, Requirement):
-            out.append(dataclasses.replace(rec, kind=Kind.CONSTRAINT) if constraint else rec)
-        elif isinstance(rec, Include) and "://" not in rec.target:
-            out += _closure(_include_target(path, rec), files, seen, constraint or rec.constraint)
+    reading: list[tuple[str, Iterator[Parsed], bool]] = []  # the files open, each where it stopped
+
+    def open_(p: str, limits: bool) -> None:
+        if p not in seen and p in files:
+            seen.add(p)
+            reading.append((p, iter(files[p].records), limits))
+
+    open_(path, constraint)
+    while reading:
+        here, records, limits = reading[-1]
+        for rec in records:
+            if isinstance(rec, Requirement):
+                out.append(dataclasses.replace(rec, kind=Kind.CONSTRAINT) if limits else rec)
+            elif isinstance(rec, Include) and "://" not in rec.target:
+                open_(_include_target(here, rec), limits or rec.constraint)
+                break  # read what it includes first, then go on from here
+        else:
+            reading.pop()
     return out
 
 
@@ -261,7 +304,10 @@ def _locks(entry: Requirement, group: Group) -> bool:
     return not users or group.name in users
 
 
-def build(files: Mapping[str, FileResult]) -> tuple[Environment, ...]:
+def build(files: Mapping[str, FileResult], checked: Collection[str] | None = None) -> tuple[Environment, ...]:
+    """The environments of the loaded files. A requirements file is one of its own when it is among
+    ``checked`` (None: every file); one reached only through includes is part of the ones that include
+    it. Otherwise a chain of n includes would make n environments of up to n files each."""
     envs: list[Environment] = []
     folders = lock_folders(files)
     paired = {
@@ -282,6 +328,6 @@ def build(files: Mapping[str, FileResult]) -> tuple[Environment, ...]:
                 envs.append(Environment(path, (), tuple(_requirements(f))))
         elif f.source == "conda":
             envs.append(_conda(path, files, folders))
-        else:  # requirements files: the file and its -r/-c chain
+        elif checked is None or path in checked:  # requirements files: the file and its -r/-c chain
             envs.append(Environment(path, tuple(_closure(path, files, set(), False))))
     return tuple(envs)

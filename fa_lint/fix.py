@@ -35,12 +35,18 @@ class Outcome:
     skipped: tuple[tuple[Fix, str], ...] = ()
 
     def diff(self) -> str:
-        old = self.before.decode("utf-8-sig").splitlines(keepends=True)
-        new = self.after.decode("utf-8-sig").splitlines(keepends=True)
+        old = _lines(self.before.decode("utf-8-sig"))
+        new = _lines(self.after.decode("utf-8-sig"))
         lines = difflib.unified_diff(old, new, f"a/{self.path}", f"b/{self.path}")
         return "".join(
             line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
         )
+
+
+def _lines(text: str) -> list[str]:
+    """Lines as diff and patch count them: ended by "\n" only (a U+2028 or a form feed is text)."""
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
 
 
 def wanted(findings: Iterable[Finding], unsafe: bool) -> dict[str, list[Fix]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from fa_lint import kb
 from fa_lint.kb import Build, Release
@@ -18,8 +18,16 @@ COLUMNS = ("release", "date", "paged KV", "page block", "torch wheels", "CPython
 NIGHTLY = "*"  # marks a torch whose wheels were built against a nightly of it
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """argparse's message quotes what was typed (``unrecognized arguments: ...``): escaped here."""
+        from fa_lint.report._common import printable
+
+        super().error(printable(message))
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="fa-lint releases",
         description="Every flash-attn release: date, paged KV, the page-block multiple, and the prebuilt "
         "wheels its setup.py can fetch (torch, CPython, CUDA), from fa-lint's knowledge base.",

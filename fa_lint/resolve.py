@@ -7,7 +7,7 @@ knowledge base), never over the numbers written in the specifier.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from typing import NamedTuple
 
 from packaging.ranges import VersionRange
@@ -76,6 +76,20 @@ def assess_version(version: Version, kb: KnowledgeBase, policy: Policy) -> Asses
         bad = (release,) if release else ()
         return Assessment(Verdict.BAD, bad, (), bad, exact=version)
     return Assessment(Verdict.OK, (release,), (release,), (), exact=version)
+
+
+def assessed_as(req: Requirement) -> Hashable:
+    """What ``assess`` reads of a requirement (keep the two together): equal keys, equal assessments,
+    so a file that repeats a requirement is assessed once."""
+    alternatives = tuple(map(str, req.alternatives))
+    return (
+        bool(req.unresolved),
+        req.version,
+        req.url is None,
+        str(req.specifier),
+        alternatives,
+        req.tool == "conda",
+    )
 
 
 def assess(req: Requirement, kb: KnowledgeBase, policy: Policy) -> Assessment:

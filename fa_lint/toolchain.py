@@ -28,6 +28,7 @@ from fa_lint.environments import Environment
 from fa_lint.model import Image, Requirement
 
 TORCH = ("torch", "pytorch")  # pytorch: conda's name for it
+PACKAGES = frozenset({*TORCH, "python"})  # the requirements a toolchain is read from (rules.PACKAGES)
 _PYTORCH_INDEX = re.compile(
     r"download\.pytorch\.org/whl/(?:nightly/|test/)?(cu[0-9]+|cpu|rocm[0-9.]+)(?:/|$)"
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections import Counter
@@ -9,22 +10,78 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from fa_lint import __version__
-from fa_lint.model import Finding
+from fa_lint.model import Finding, Location
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
 
 
-_UNPRINTABLE = r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]"  # compiled on first need
+# Control characters (tab aside), every Unicode line break, bidi embeddings/overrides/isolates (which
+# reorder what a reader sees) and lone surrogates (which no UTF-8 encoder or strict JSON parser accepts).
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# GitHub Actions reads a line as a workflow command when it starts with "::" (after blanks), and, in
+# the legacy form, when "##[" appears anywhere in it (actions/runner ActionCommand.TryParseV2/TryParse).
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_COMMAND = re.compile(r"^(\s*):(?=:)|(?<=##)\[")
 
 
 def printable(text: str) -> str:
-    """Text from a checked file made safe to print: control characters, line breaks and lone surrogates
-    become visible escapes, so no input can start a new output line, a terminal sequence or a workflow
+    """Text from a checked file made safe to print: control characters, line breaks, bidi controls and
+    lone surrogates become visible escapes, and the openings of GitHub workflow commands lose a
+    character to one, so no input can start a new output line, a terminal sequence or a workflow
     command, and every encoder (UTF-8 stdout, strict JSON parsers) accepts the result."""
-    if text.isprintable():  # nothing to escape (each character the pattern matches is unprintable)
+    if text.isprintable() and "::" not in text and "##[" not in text:  # the common case: nothing to do
         return text
-    return re.sub(_UNPRINTABLE, lambda m: ascii(m.group())[1:-1], text)
+    text = _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], text)
+    return _COMMAND.sub(lambda m: "\\x5b" if m.group(1) is None else m.group(1) + "\\x3a", text)
+
+
+def escaped(f: Finding) -> Finding:
+    """``f`` with every string that can come from a checked file, or a file's name, made printable.
+
+    A fix's replacement text stays exact, for the tools that apply it (the JSON writers encode it, see
+    ``unforgeable``), but for lone surrogates: no UTF-8 file can take those, and strict parsers refuse them.
+    """
+
+    def where(loc: Location) -> Location:
+        return loc._replace(path=printable(loc.path))
+
+    fix = f.fix and dataclasses.replace(
+        f.fix,
+        location=where(f.fix.location),
+        title=printable(f.fix.title),
+        new=_SURROGATE.sub(lambda m: ascii(m.group())[1:-1], f.fix.new),
+    )
+    return dataclasses.replace(
+        f,
+        location=where(f.location),
+        message=printable(f.message),
+        package=f.package and printable(f.package),
+        requirement=f.requirement and printable(f.requirement),
+        admitted=f.admitted and tuple(map(printable, f.admitted)),
+        environment=f.environment and printable(f.environment),
+        related=tuple(map(where, f.related)),
+        fix=fix,
+        notes=tuple(map(printable, f.notes)),
+        help=printable(f.help),
+    )
+
+
+def unforgeable(json_text: str) -> str:
+    """JSON text with "##[" written "##\\u005b": the same string to any JSON reader, but no line of it
+    reads as a legacy GitHub workflow command when a CI log shows the report. Outside strings JSON has
+    no "#", and a string's "##[" is written as is, so this finds every one. Nothing else in indented,
+    ASCII-only JSON can: control characters are escaped, and no line starts with a string's "::"."""
+    return json_text.replace("##[", "##\\u005b")
+
+
+def encoded(text: str) -> bytes:
+    """The bytes a string stands for, never raising: a file name's undecodable bytes (which Python
+    carries as lone surrogates) as they were on disk; any other lone surrogate as UTF-8 would write it."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
 
 
 def counts(report: Report) -> dict[str, int]:
@@ -58,13 +115,13 @@ def fingerprint(f: Finding) -> str:
     key = "\0".join((f.code, path, f.requirement or "", f.environment or "", f.message, *f.notes))
     key = re.sub(r"(?<![\w./-])\./", "", key.replace(os.getcwd() + os.sep, ""))
     key = _POSITION.sub("", key)
-    return _digest(key)
+    return _digest(encoded(key))
 
 
-def _digest(text: str) -> str:
+def _digest(data: bytes) -> str:
     import hashlib  # SARIF and GitLab only: not every run pays for OpenSSL
 
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    return hashlib.sha256(data).hexdigest()[:32]
 
 
 # A message that names another requirement says where it is (FAL004: '... (constraints.txt:3:1)'):
@@ -84,7 +141,7 @@ def fingerprints(findings: Iterable[Finding]) -> list[str]:
     for f in findings:
         fp = fingerprint(f)
         seen[fp] += 1
-        out.append(fp if seen[fp] == 1 else _digest(f"{fp}\0{seen[fp]}"))
+        out.append(fp if seen[fp] == 1 else _digest(f"{fp}\0{seen[fp]}".encode()))
     return out
 
 

@@ -8,6 +8,7 @@ character its visible escape; the marker is measured in the same cells, so it st
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -18,6 +19,7 @@ CONTEXT = 2  # lines shown before and after the span, as ruff shows them
 WIDTH = 120  # cells of a source line shown; a longer line is cut around the span
 SPAN_LINES = 6  # a longer span shows its first and last lines
 _ELLIPSIS = "..."
+_LEGACY_COMMAND = re.compile(r"(?<=##)\[")
 
 Style = Callable[[str, str], str]  # (role, text) -> text; roles: "gutter", "marker"
 
@@ -44,6 +46,16 @@ def _cell(ch: str) -> _Cell:
     if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
         return _Cell(ch, 0)
     return _Cell(ch, 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1)
+
+
+def _cells(text: str) -> list[_Cell]:
+    """The cells of a stretch of a line. ``printable`` sees one character at a time here, so the
+    opening of a legacy workflow command ("##[", read anywhere in a line of a CI log) is broken here."""
+    cells = [_cell(ch) for ch in text]
+    for m in _LEGACY_COMMAND.finditer(text):
+        shown = printable(text[m.start() - 2 : m.end()])[2:]
+        cells[m.start()] = _Cell(shown, len(shown))
+    return cells
 
 
 def _window(cells: list[_Cell], start: int, whole: bool) -> tuple[int, int]:
@@ -75,7 +87,7 @@ def _marked(line: str, start: int, end: int) -> tuple[str, int, int]:
     end = max(min(end, len(line)), start)
     # Only the characters around the span can be shown: measure those, however long the line.
     lo, hi = max(start - WIDTH, 0), min(start + 2 * WIDTH, len(line))
-    cells = [_cell(ch) for ch in line[lo:hi]]
+    cells = _cells(line[lo:hi])
     start, end = start - lo, min(end, hi) - lo
     first, last = _window(cells, start, whole=lo == 0 and hi == len(line))
     shown = "".join(c.text for c in cells[first:last])

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fa_lint.model import Finding, Severity
+from fa_lint.report._common import escaped
 from fa_lint.report.text import summary
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ def _property(text: str) -> str:
 
 
 def annotation(f: Finding) -> str:
+    f = escaped(f)
     loc = f.location
     props = {
         "file": loc.path,

@@ -10,7 +10,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from fa_lint.model import Finding, Severity
-from fa_lint.report._common import details, fingerprints, relative
+from fa_lint.report._common import details, escaped, fingerprints, relative, unforgeable
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
@@ -20,6 +20,7 @@ SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "
 
 
 def _issue(f: Finding, fp: str) -> dict[str, Any]:
+    f = escaped(f)
     loc = f.location
     more = details(f)
     return {
@@ -37,4 +38,4 @@ def _issue(f: Finding, fp: str) -> dict[str, Any]:
 
 def render(report: Report, **_: object) -> str:
     issues = [_issue(f, fp) for f, fp in zip(report.findings, fingerprints(report.findings), strict=True)]
-    return json.dumps(issues, indent=2) + "\n"
+    return unforgeable(json.dumps(issues, indent=2)) + "\n"

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import TYPE_CHECKING, Any
 
 from fa_lint.model import Finding, Fix, Location
-from fa_lint.report._common import counts, knowledge_base, tool
+from fa_lint.report._common import counts, escaped, knowledge_base, printable, tool, unforgeable
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
@@ -35,6 +36,7 @@ def _fix(fix: Fix | None) -> dict[str, Any] | None:
 
 
 def finding(f: Finding) -> dict[str, Any]:
+    f = escaped(f)
     return {
         "code": f.code,
         "name": f.name,
@@ -58,8 +60,15 @@ def render(report: Report, **_: object) -> str:
         "version": SCHEMA_VERSION,
         "tool": tool(),
         "knowledge_base": knowledge_base(report),
-        "files": list(report.files),
-        "findings": [finding(f) for f in report.findings],
+        "files": [printable(p) for p in report.files],
+        "findings": [],
         "summary": {"files": len(report.files), **counts(report), "suppressed": report.suppressed},
     }
-    return json.dumps(doc, indent=2) + "\n"
+    text = json.dumps(doc, indent=2) + "\n"
+    if not report.findings:
+        return unforgeable(text)
+    # What json.dumps(indent=2) writes for the whole list, one finding at a time: it would otherwise
+    # hold a small string for every token of every finding at once (~8 KB a finding).
+    items = ",\n".join(textwrap.indent(json.dumps(finding(f), indent=2), "    ") for f in report.findings)
+    head, tail = text.split('"findings": []', 1)
+    return unforgeable(f'{head}"findings": [\n{items}\n  ]{tail}')

@@ -13,7 +13,17 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from fa_lint.model import Finding, Location, Severity
-from fa_lint.report._common import details, fingerprints, knowledge_base, printable, relative, tool
+from fa_lint.report._common import (
+    details,
+    encoded,
+    escaped,
+    fingerprints,
+    knowledge_base,
+    printable,
+    relative,
+    tool,
+    unforgeable,
+)
 from fa_lint.rules import RULES, page
 
 if TYPE_CHECKING:
@@ -28,8 +38,9 @@ LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "n
 def _artifact(path: str) -> dict[str, str]:
     rel = relative(path)
     if rel is None:  # outside the run's folder: only an absolute URI can name it
-        return {"uri": Path(path).as_uri()}
-    return {"uri": quote(rel), "uriBaseId": ROOT}
+        return {"uri": Path(path).as_uri()}  # bytes-safe: it percent-encodes os.fsencode(path)
+    # The file name's bytes, percent-encoded: undecodable ones included, so the URI still names the file.
+    return {"uri": quote(encoded(rel)), "uriBaseId": ROOT}
 
 
 def _location(loc: Location, message: str | None = None) -> dict[str, Any]:
@@ -65,11 +76,12 @@ def _message(f: Finding) -> dict[str, str]:
 
 
 def _result(f: Finding, index: dict[str, int], fp: str) -> dict[str, Any]:
+    shown = escaped(f)  # what is read; locations keep the real paths, for their URIs
     out: dict[str, Any] = {
         "ruleId": f.code,
         "ruleIndex": index[f.code],
         "level": LEVEL[f.severity],
-        "message": _message(f),
+        "message": _message(shown),
         "locations": [_location(f.location)],
         "partialFingerprints": {"faLint/v1": fp},
     }
@@ -77,28 +89,30 @@ def _result(f: Finding, index: dict[str, int], fp: str) -> dict[str, Any]:
         out["relatedLocations"] = [
             {"id": i, **_location(r, "related flash-attn requirement")} for i, r in enumerate(f.related, 1)
         ]
-    if f.fix is not None:
+    if f.fix is not None and shown.fix is not None:
         region = _location(f.fix.location)["physicalLocation"]
         out["fixes"] = [
             {
-                "description": {"text": f.fix.title + ("" if f.fix.safe else " (unsafe: --unsafe-fixes)")},
+                "description": {
+                    "text": shown.fix.title + ("" if f.fix.safe else " (unsafe: --unsafe-fixes)")
+                },
                 "artifactChanges": [
                     {
                         "artifactLocation": region["artifactLocation"],
                         "replacements": [
-                            {"deletedRegion": region["region"], "insertedContent": {"text": f.fix.new}}
+                            {"deletedRegion": region["region"], "insertedContent": {"text": shown.fix.new}}
                         ],
                     }
                 ],
             }
         ]
     props = {
-        "notes": list(f.notes) or None,
-        "help": f.help or None,
-        "package": f.package,
-        "requirement": f.requirement,
-        "admitted": list(f.admitted) if f.admitted is not None else None,
-        "environment": f.environment,
+        "notes": list(shown.notes) or None,
+        "help": shown.help or None,
+        "package": shown.package,
+        "requirement": shown.requirement,
+        "admitted": list(shown.admitted) if shown.admitted is not None else None,
+        "environment": shown.environment,
     }
     kept = {k: v for k, v in props.items() if v is not None}
     if kept:
@@ -140,10 +154,10 @@ def render(report: Report, **_: object) -> str:
             for f, fp in zip(report.findings, fingerprints(report.findings), strict=True)
         ],
         "properties": {
-            "files": list(report.files),
+            "files": [printable(p) for p in report.files],
             "suppressed": report.suppressed,
             "knowledgeBase": knowledge_base(report),
         },
     }
     doc = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json.dumps(doc, indent=2) + "\n"
+    return unforgeable(json.dumps(doc, indent=2)) + "\n"

@@ -116,7 +116,7 @@ def shown_fixes(fixes: ShownFixes) -> list[str]:
 def summary(report: Report, *, fixable: bool = True) -> str:
     """'Found 1 error, 2 warnings, 0 info in 3 files.' or 'All checks passed: ...'."""
     if not report.files:  # "all checks passed" would claim checks that never ran
-        return f"No dependency files found under {', '.join(report.paths) or '.'}"
+        return f"No dependency files found under {printable(', '.join(report.paths) or '.')}"
     c = counts(report)
     text = (
         f"{plural(c['error'], 'error')}, {plural(c['warning'], 'warning')}, {c['info']} info "

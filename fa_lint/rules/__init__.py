@@ -7,10 +7,21 @@ import re
 from fa_lint.rules import environment, files, install, shell, versions, wheel
 from fa_lint.rules._base import DOCS, Check, Context, Rule
 from fa_lint.rules._fixes import settle
+from fa_lint.sources._reqs import SUBDIRECTORIES
 
 FAMILIES = (versions, environment, wheel, install, shell, files)
 CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)
 RULES: dict[str, Rule] = dict(sorted((r.code, r) for f in FAMILIES for r in f.RULES))
+# The packages some rule reads. The engine keeps the requirement records of these only, so memory
+# follows what can be found, not the size of the files (a 16 MB requirements file of other packages).
+# A family that does not declare PACKAGES reads every package, and then every record is kept. The
+# flash-attn family's records (flash-attn-3 and -4 too, which no rule judges yet) are always kept:
+# they show that every mention of flash-attn was read.
+PACKAGES: frozenset[str] | None = (
+    frozenset(SUBDIRECTORIES.values()).union(*(f.PACKAGES for f in FAMILIES))
+    if all(hasattr(f, "PACKAGES") for f in FAMILIES)
+    else None
+)
 
 
 def page(code: str, links: str = DOCS) -> str:
@@ -29,4 +40,4 @@ def page(code: str, links: str = DOCS) -> str:
     return f"# {code} `{rule.name}`\n\n**Severity:** {rule.severity.value}\n\n{body}"
 
 
-__all__ = ["CHECKS", "RULES", "Context", "Rule", "page", "settle"]
+__all__ = ["CHECKS", "PACKAGES", "RULES", "Context", "Rule", "page", "settle"]

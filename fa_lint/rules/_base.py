@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import os
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from packaging.version import Version
@@ -15,7 +15,7 @@ from fa_lint import toolchain
 from fa_lint.environments import SEQUENTIAL, Environment
 from fa_lint.kb import KnowledgeBase
 from fa_lint.model import BuildConfig, Finding, Include, Location, ParseProblem, Requirement, Severity
-from fa_lint.resolve import Assessment, Policy, assess
+from fa_lint.resolve import Assessment, Policy, assess, assessed_as
 
 if TYPE_CHECKING:
     from fa_lint.kb.transformers import TransformersFacts
@@ -51,7 +51,7 @@ class Context:
         policy: Policy,
         requirements: tuple[Requirement, ...],
         problems: tuple[ParseProblem, ...] = (),
-        unfollowed: tuple[Include, ...] = (),
+        unfollowed: tuple[tuple[Include, str], ...] = (),
         environments: tuple[Environment, ...] = (),
         builds: tuple[BuildConfig, ...] = (),
     ) -> None:
@@ -59,7 +59,7 @@ class Context:
         self.policy = policy
         self.requirements = requirements
         self.problems = problems
-        self.unfollowed = unfollowed
+        self.unfollowed = unfollowed  # includes fa-lint did not read, and why
         self.environments = environments
         self.builds = builds  # [tool.uv], [tool.poetry]: how projects build sdists
 
@@ -74,21 +74,17 @@ class Context:
     def _by_location(self) -> dict[Location, list[Environment]]:
         index: dict[Location, list[Environment]] = defaultdict(list)
         for env in self.environments:
-            for r in (*env.members, *env.locked, *env.superseded):
-                there = index[r.location]
-                # by name first: comparing whole environments costs as much as their requirements
-                if not any(e.name == env.name and e == env for e in there):
-                    there.append(env)
+            for loc in dict.fromkeys(r.location for r in (*env.members, *env.locked, *env.superseded)):
+                index[loc].append(env)
         return index
 
     @functools.cached_property
-    def _assessments(self) -> dict[tuple[object, ...], Assessment]:
+    def _assessments(self) -> dict[Hashable, Assessment]:
         return {}
 
     def assessment(self, req: Requirement) -> Assessment:
-        """What one requirement admits; computed once for all requirements that say the same."""
-        # everything ``assess`` reads: a project repeats its pins, in many files
-        key = (bool(req.unresolved), req.version, req.url is None, req.specifier, req.alternatives, req.tool)
+        """What one requirement admits; computed once however many rules ask, and once for equal ones."""
+        key = assessed_as(req)
         found = self._assessments.get(key)
         if found is None:
             found = self._assessments[key] = assess(req, self.kb, self.policy)
@@ -149,10 +145,24 @@ class Context:
         own = [e for e in envs if e.name.startswith(req.location.path)] or envs
         return min(own, key=lambda e: len(e.members)).name if own else None
 
+    @functools.cached_property
+    def _pins(self) -> dict[tuple[tuple[int, ...], str], tuple[Version, Requirement | None] | None]:
+        return {}
+
     def pinned(self, req: Requirement, name: str) -> tuple[Version, Requirement | None] | None:
-        """The one version of ``name`` the environments of ``req`` pin, and where (None: an image)."""
+        """The one version of ``name`` the environments of ``req`` pin, and where (None: an image).
+
+        Worked out once per set of environments: every requirement of a file shares the same set.
+        """
+        envs = self.environments_of(req)
+        key = (tuple(map(id, envs)), name)
+        if key not in self._pins:
+            self._pins[key] = self._pinned(envs, name)
+        return self._pins[key]
+
+    def _pinned(self, envs: list[Environment], name: str) -> tuple[Version, Requirement | None] | None:
         found: dict[Version, Requirement | None] = {}
-        for env in self.environments_of(req):
+        for env in envs:
             for other in (*env.of(name, locked=True), *env.of(name)):
                 v = exact(other)
                 if v is not None:

@@ -234,7 +234,7 @@ def quote_word(req: Requirement) -> Fix | None:
     if not req.redirected or loc.line != loc.end_line:
         return None
     old = req.raw + req.redirected  # the redirect starts where the word ends
-    span = dataclasses.replace(loc, end_column=loc.end_column + len(req.redirected))
+    span = loc._replace(end_column=loc.end_column + len(req.redirected))
     return Fix(span, old, f'"{old}"', f'quote it: "{old}"', True, req.source, old)
 
 

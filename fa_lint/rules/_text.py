@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 HEADLINE = 120
 TRANSFORMERS = "transformers"
+PACKAGES = frozenset({TRANSFORMERS})  # the requirements the notes read (rules.PACKAGES)
 
 # How each lock's tool moves its flash-attn entry, and how it relocks after the manifest changed.
 RELOCK = {

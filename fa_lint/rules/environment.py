@@ -8,6 +8,7 @@ from fa_lint.environments import Environment
 from fa_lint.kb import PAGED_KV
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Location, Requirement, Severity
 from fa_lint.resolve import Assessment, Verdict, assess_range, intersect
+from fa_lint.rules import _text
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import breaks, count, fit, quoted, releases, relock_all, subject
 from fa_lint.rules.versions import JUDGED
@@ -25,6 +26,7 @@ STALE_LOCK = Rule(
     "A lockfile pins a flash-attn version that its manifest no longer admits.",
 )
 RULES = (ENVIRONMENT_PAGED_KV_MISSING, STALE_LOCK)
+PACKAGES = frozenset({FLASH_ATTN}) | _text.PACKAGES  # the requirements these rules read (notes: transformers)
 _ASKS = (Kind.INSTALL, Kind.OVERRIDE, Kind.SOURCE)
 
 

@@ -27,6 +27,12 @@ INCLUDE_NOT_FOLLOWED = Rule(
     "An included requirements file that fa-lint did not read (a URL, or a path outside the repository).",
 )
 RULES = (UNREADABLE, SKIPPED_ENTRY, INCLUDE_NOT_FOLLOWED)
+PACKAGES: frozenset[str] = frozenset()  # no requirement: parse problems and includes
+# Why an include inside the checkout is not read when pip would read it.
+_BOUNDED = (
+    "pip would read it; fa-lint reads nothing outside the project root or inside .git, so that a pull "
+    "request cannot have it print a file of the CI runner (.git/config holds actions/checkout's token)"
+)
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -48,13 +54,12 @@ def check(ctx: Context) -> Iterator[Finding]:
             notes=(whole,) if headline != whole else (),
             help="fix the file where the headline says, or leave it out (`--exclude`) if it pins nothing",
         )
-    for inc in ctx.unfollowed:
+    for inc, why in ctx.unfollowed:
         url = "://" in inc.target
-        why = "fa-lint never fetches URLs" if url else "it is outside the checked tree"
         yield INCLUDE_NOT_FOLLOWED.finding(
             inc.location,
             fit(f"included `{{target}}` was not checked ({why}); check it separately", target=inc.target),
-            notes=("the requirements in that file went unchecked",),
+            notes=("the requirements in that file went unchecked", *(() if url else (_BOUNDED,))),
             help="check the included file on its own" + (", or vendor it into the repository" if url else ""),
         )
 

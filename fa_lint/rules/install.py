@@ -9,6 +9,7 @@ from typing import NamedTuple
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from fa_lint import toolchain
 from fa_lint.environments import Environment
 from fa_lint.kb import Release
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
@@ -34,6 +35,9 @@ BUILD_ISOLATION = Rule(
     "before it), so its setup.py fails with ModuleNotFoundError: No module named 'torch'.",
 )
 RULES = (NO_PREBUILT_WHEEL, BUILD_ISOLATION)
+# The requirements these rules read: a stage's pip and setuptools decide how pip builds flash-attn,
+# and its toolchain which wheels fit.
+PACKAGES = frozenset({FLASH_ATTN, "pip", "setuptools"}) | toolchain.PACKAGES
 
 COMPILE = (
     "compiling flash-attn needs nvcc matching torch's CUDA, ninja, tens of GB of RAM and an hour or more "
@@ -164,7 +168,7 @@ def _isolation(ctx: Context) -> Iterator[Finding]:
     for env in ctx.environments:
         replaced = tuple(r for r in env.superseded if r.name == FLASH_ATTN)  # it still runs, and builds
         for req in (*env.of(FLASH_ATTN), *replaced):
-            if req.kind not in (Kind.INSTALL, Kind.OVERRIDE) or _prebuilt(req, env):
+            if req.kind not in (Kind.INSTALL, Kind.OVERRIDE) or _prebuilt(ctx, req, env):
                 continue
             found = (
                 _command(ctx, env, req)
@@ -176,14 +180,19 @@ def _isolation(ctx: Context) -> Iterator[Finding]:
                 yield found
 
 
-def _prebuilt(req: Requirement, env: Environment) -> bool:
-    """A wheel file or URL builds nothing; nor does a uv source that points at one."""
+def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
+    """A wheel file or URL builds nothing; nor does a uv source that points at one (looked for once
+    per environment, not once per requirement)."""
     if req.url is not None and req.url.split("#", 1)[0].split("?", 1)[0].endswith(".whl"):
         return True
-    return any(
-        r.kind is Kind.SOURCE and r.url is not None and r.url.split("#", 1)[0].endswith(".whl")
-        for r in env.of(FLASH_ATTN)
-    )
+    key = ("wheel source", id(env))
+    if key not in ctx.memo:
+        ctx.memo[key] = any(
+            r.kind is Kind.SOURCE and r.url is not None and r.url.split("#", 1)[0].endswith(".whl")
+            for r in env.of(FLASH_ATTN)
+        )
+    found: bool = ctx.memo[key]
+    return found
 
 
 class _Stage(NamedTuple):

@@ -16,6 +16,7 @@ UNQUOTED_SPECIFIER = Rule(
     "An unquoted '>' or '<' in a shell pip install is a redirect, so the version constraint is lost.",
 )
 RULES = (UNQUOTED_SPECIFIER,)
+PACKAGES = frozenset({FLASH_ATTN})  # the requirements this rule reads
 
 
 def check(ctx: Context) -> Iterator[Finding]:

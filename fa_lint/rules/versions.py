@@ -7,9 +7,11 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from fa_lint import toolchain
 from fa_lint.kb import PAGED_KV, Release, versions
 from fa_lint.model import FLASH_ATTN, Finding, Fix, Kind, Requirement, Severity
 from fa_lint.resolve import Assessment, Policy, Verdict, assess_range, intersect
+from fa_lint.rules import _text
 from fa_lint.rules._base import Context, Rule, exact
 from fa_lint.rules._fixes import bump_pin, floor_for, raise_floor, target
 from fa_lint.rules._text import breaks, count, fit, fix, help_for, quoted, releases, subject
@@ -45,6 +47,9 @@ VERSION_UNKNOWN = Rule(
     "The file does not say which flash-attn version it installs.",
 )
 RULES = (PAGED_KV_MISSING, PAGED_KV_NOT_GUARANTEED, NO_SUCH_RELEASE, NEWER_THAN_KB, VERSION_UNKNOWN)
+# The requirements these rules read: their notes name transformers, their fixes pick a release with a
+# wheel for the environment's toolchain.
+PACKAGES = frozenset({FLASH_ATTN}) | _text.PACKAGES | toolchain.PACKAGES
 # Lock and source entries say what installs; constraints only narrow what something else asks for.
 JUDGED = (Kind.INSTALL, Kind.OVERRIDE, Kind.SOURCE, Kind.LOCK)
 
@@ -66,13 +71,13 @@ def _unique(reqs: Iterable[Requirement]) -> list[Requirement]:
 
 def _locked(req: Requirement, ctx: Context) -> list[Requirement]:
     """flash-attn entries of the lockfile that pins this manifest requirement's environments."""
-    envs = [e for e in ctx.environments_of(req) if any(r is req for r in e.members)]
+    envs = [e for e in ctx.environments_of(req) if e.holds(req)]
     return _unique(r for env in envs for r in env.of(FLASH_ATTN, locked=True))
 
 
 def _manifest(req: Requirement, ctx: Context) -> list[Requirement]:
     """The manifest's flash-attn requirements for the environments this lock entry pins."""
-    envs = [e for e in ctx.environments_of(req) if any(r is req for r in e.locked)]
+    envs = [e for e in ctx.environments_of(req) if e.holds(req, locked=True)]
     return _unique(r for env in envs for r in env.of(FLASH_ATTN))
 
 

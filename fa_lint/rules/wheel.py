@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from fa_lint import toolchain
 from fa_lint.environments import Environment
 from fa_lint.model import FLASH_ATTN, Finding, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
@@ -18,6 +19,7 @@ WHEEL_ABI_MISMATCH = Rule(
     "A prebuilt flash-attn wheel built for another torch, C++ ABI or CPython than its environment has.",
 )
 RULES = (WHEEL_ABI_MISMATCH,)
+PACKAGES = frozenset({FLASH_ATTN}) | toolchain.PACKAGES  # the requirements this rule reads
 
 _LABEL = re.compile(
     r"(?:cu(?P<cuda>\d+))?torch(?P<torch>\d+\.\d+)(?:\.\d+)?(?:cxx11abi(?P<abi>TRUE|FALSE))?", re.I

@@ -85,6 +85,7 @@ def _utf8_len(c: str) -> int:
 
 # An escaped < or > standing alone, as in `[ "$v" \< "3.0" ]` (a string comparison).
 _ESCAPED_ANGLE = re.compile(r"(?<=[ \t])\\[<>](?=[ \t])")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff\ud800-\udfff]")  # 4-byte UTF-8, and lone surrogates
 
 
 class Chunk:
@@ -107,6 +108,10 @@ class Chunk:
         # tree-sitter-bash knows no `\<` or `\>` operator in `[ "$v" \< "3.0" ]` and runs the lines
         # after it into one command; to the parser it is `==`, a test it knows, of the same length.
         self.seen = _ESCAPED_ANGLE.sub("==", text if parse is None else parse)
+        # tree-sitter-bash 0.25 can read past its tables, and crash the process, on a "{" followed by
+        # a character outside the BMP (tree-sitter/tree-sitter-bash#337). To the parser any such
+        # character is U+FFFD, a word character of the same count: the words are read from ``text``.
+        self.seen = _ASTRAL.sub("\ufffd", self.seen)
         seen = self.seen
         self.data = seen.encode("utf-8", "surrogatepass")
         self._starts = None if seen.isascii() else list(itertools.accumulate(map(_utf8_len, seen), initial=0))

@@ -12,6 +12,7 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from fa_lint.model import Location, ParseProblem, Requirement, normalize
+from fa_lint.sources._text import excerpt
 
 _SPEC = re.compile(
     r"^\s*(?:[^\s:]+::)?(?P<name>[A-Za-z0-9_.-]+)\s*(?:\[(?P<bracket>[^\]]*)\])?\s*(?P<version>.*?)\s*$"
@@ -52,7 +53,7 @@ def specifiers(version: str) -> tuple[SpecifierSet, ...]:
 def matchspec(text: str, location: Location, source: str, **fields: Any) -> Requirement | ParseProblem:
     m = _SPEC.match(text)
     if not m:
-        return ParseProblem(location, f"invalid conda package spec {text!r}", text.strip())
+        return ParseProblem(location, f"invalid conda package spec {excerpt(text)}", text.strip())
     version = m["version"]
     bracket = re.search(r"version\s*=\s*['\"]?([^'\",]+(?:,[^'\"]+)*)['\"]?", m["bracket"] or "")
     if bracket:
@@ -65,7 +66,7 @@ def matchspec(text: str, location: Location, source: str, **fields: Any) -> Requ
     try:
         alternatives = specifiers(version)
     except InvalidSpecifier:
-        return ParseProblem(location, f"invalid version in conda spec {text!r}", text.strip())
+        return ParseProblem(location, f"invalid version in conda spec {excerpt(text)}", text.strip())
     return Requirement(
         name=pypi_name(m["name"]),
         raw=text.strip(),

@@ -135,12 +135,24 @@ class _Scanner:
 
 
 class JsonDoc:
-    __slots__ = ("data", "index", "keys")
+    __slots__ = ("complete", "data", "index", "keys")
 
-    def __init__(self, data: Any, index: Cursor, keys: dict[JsonPath, int]) -> None:
+    def __init__(self, data: Any, index: Cursor, keys: dict[JsonPath, int], complete: bool) -> None:
         self.data = data
         self.index = index
         self.keys = keys  # where object members' keys start (their opening quote)
+        self.complete = complete  # whether ``keys`` holds every member's, at any depth
+
+
+def key_span(doc: JsonDoc, path: JsonPath) -> tuple[int, int]:
+    """Offsets of a member's quoted key (escapes as written), or of the nearest enclosing member's."""
+    if path not in doc.keys and not doc.complete:  # deeper than ``load`` placed keys: place them all
+        doc.keys, doc.complete = _scanned(doc.index.text) or doc.keys, True
+    while path and path not in doc.keys:
+        path = path[:-1]
+    start = doc.keys[path] if path else 0
+    m = _STRING.match(doc.index.text, start)
+    return start, m.end() if m else start
 
 
 def load(path: str, text: str, depth: int = 2) -> JsonDoc | ParseProblem:
@@ -151,8 +163,16 @@ def load(path: str, text: str, depth: int = 2) -> JsonDoc | ParseProblem:
     except json.JSONDecodeError as exc:
         return ParseProblem(index.location(exc.pos, exc.pos), f"invalid JSON: {exc.msg}")
     keys = _matched(text, data, depth)
-    if keys is None:
-        scanner = _Scanner(text)
+    if keys is not None:
+        return JsonDoc(data, index, keys, complete=False)
+    return JsonDoc(data, index, _scanned(text) or {}, complete=True)
+
+
+def _scanned(text: str) -> dict[JsonPath, int] | None:
+    """Every member's key, placed by the scanner; None when the nesting is too deep for it."""
+    scanner = _Scanner(text)
+    try:
         scanner.value(())
-        keys = scanner.keys
-    return JsonDoc(data, index, keys)
+    except RecursionError:
+        return None
+    return scanner.keys

@@ -12,12 +12,26 @@ import warnings
 from collections import defaultdict
 
 from fa_lint.model import ParseProblem
-from fa_lint.sources._text import TextIndex
+from fa_lint.sources._text import PYTHON_LINES, TextIndex, line_starts
 
 _QUOTE = re.compile(r"[rRuUbBfF]*('''|\"\"\"|'|\")")
 
 
-def parse(index: TextIndex, what: str) -> ast.Module | ParseProblem:
+class PythonIndex(TextIndex):
+    """A Python file's ``TextIndex`` that also knows where Python's own lines start: ast numbers lines
+    as the tokenizer breaks them (a lone "\r" ends one, a form feed does not), fa-lint's end at "\n"
+    (see ``_text``), so positions cross over as offsets."""
+
+    def __init__(self, path: str, text: str) -> None:
+        super().__init__(path, text)
+        self.python_starts = line_starts(text, PYTHON_LINES)
+
+    def python_line(self, line: int) -> int:
+        """The offset where Python's 1-based ``line`` starts (clamped to the text)."""
+        return self.python_starts[min(max(line, 1), len(self.python_starts)) - 1]
+
+
+def parse(index: PythonIndex, what: str) -> ast.Module | ParseProblem:
     """The module's tree, or where Python's own parser stops (``what`` names the file kind)."""
     try:
         # '\d' in a plain string is a SyntaxWarning on 3.12+: Python's complaint, not the user's problem here
@@ -25,7 +39,7 @@ def parse(index: TextIndex, what: str) -> ast.Module | ParseProblem:
             warnings.simplefilter("ignore")
             return ast.parse(index.text, filename=index.path)
     except SyntaxError as exc:
-        start = index.offset(exc.lineno or 1, exc.offset or 1)
+        start = min(index.python_line(exc.lineno or 1) + max((exc.offset or 1) - 1, 0), len(index.text))
         return ParseProblem(index.location(start, start), f"{what} has a syntax error: {exc.msg}")
 
 
@@ -56,20 +70,21 @@ class Flow:
                     self.values[node.func.value.id].append((arg, None))
 
 
-def offset(index: TextIndex, line: int, byte_col: int) -> int:
-    """The text offset of an ast position (ast columns count UTF-8 bytes)."""
-    text = index.line_text(line)
-    return index.offset(line, len(text.encode()[:byte_col].decode(errors="ignore")) + 1)
+def offset(index: PythonIndex, line: int, byte_col: int) -> int:
+    """The text offset of an ast position: Python's own line, and a column of UTF-8 bytes."""
+    start = index.python_line(line)
+    text = index.text[start : start + byte_col]  # a character is at least one byte
+    return start + len(text.encode()[:byte_col].decode(errors="ignore"))
 
 
-def node_span(index: TextIndex, node: ast.expr) -> tuple[int, int]:
+def node_span(index: PythonIndex, node: ast.expr) -> tuple[int, int]:
     """Offsets of an expression's whole text."""
     start = offset(index, node.lineno, node.col_offset)
     end = offset(index, node.end_lineno or node.lineno, node.end_col_offset or node.col_offset)
     return start, end
 
 
-def span(index: TextIndex, node: ast.expr) -> tuple[int, int]:
+def span(index: PythonIndex, node: ast.expr) -> tuple[int, int]:
     """Offsets of a string literal's text, without prefix and quotes."""
     start, end = node_span(index, node)
     m = _QUOTE.match(index.text, start)

@@ -10,16 +10,20 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from fa_lint.model import Kind, Location, ParseProblem, Requirement, normalize
-from fa_lint.sources._text import TextIndex
+from fa_lint.sources._text import TextIndex, excerpt
 
 if TYPE_CHECKING:
     import urllib.parse
 
 # "name-version-..." at the start of a wheel or sdist file name; for names packaging refuses, such
-# as a wheel whose tags are shell variables (flash_attn-2.7.4-$PY-$PY-linux_x86_64.whl). These two
-# compile when a URL or a tag first needs them (re caches them).
-_ARCHIVE = r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-.*)?\.(?:whl|tar\.gz|zip|tar\.bz2)$"
-_TAG = r"^v?(\d+(?:\.\d+)*(?:\.post\d+)?)$"
+# as a wheel whose tags are shell variables (flash_attn-2.7.4-$PY-$PY-linux_x86_64.whl).
+# re.ASCII: "\d" alone also matches other scripts' digits ("v٣.3"), which no version may hold.
+_ARCHIVE = re.compile(
+    r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-.*)?\.(?:whl|tar\.gz|zip|tar\.bz2)$", re.ASCII
+)
+_TAG = re.compile(r"^v?(\d+(?:\.\d+)*(?:\.post\d+)?)$", re.ASCII)
+_TAG_ARCHIVE = re.compile(r"/archive/(?:refs/tags/)?(v?[\d.]+(?:\.post\d+)?)\.(?:tar\.gz|zip)$", re.ASCII)
+_NO_EXTRAS: frozenset[str] = frozenset()  # shared: each empty frozenset() is a new 216-byte object
 _VCS_SCHEMES = ("git+", "hg+", "svn+", "bzr+")
 # Repositories whose source builds the flash-attn distribution.
 FLASH_REPOS = {"flash-attention", "flash_attention", "flash-attn"}
@@ -44,7 +48,7 @@ def wheel_name(filename: str) -> WheelName | None:
     try:
         name, version, _build, tags = parse_wheel_filename(filename)
     except (InvalidWheelFilename, InvalidVersion):
-        m = re.match(_ARCHIVE, filename)
+        m = _ARCHIVE.match(filename)
         found = _archive_version(m["version"]) if m else None
         return WheelName(normalize(m["name"]), found, "") if m and found else None
     tag = next(iter(sorted(tags, key=str)), None)
@@ -96,7 +100,7 @@ def archive_name(url: str) -> tuple[str, Version] | None:
     wheel = wheel_name(base)
     if wheel:
         return wheel.name, wheel.version
-    m = re.match(_ARCHIVE, base)
+    m = _ARCHIVE.match(base)
     version = _archive_version(m["version"]) if m else None
     return (normalize(m["name"]), version) if m and version else None
 
@@ -124,7 +128,7 @@ def vcs_ref(url: str) -> str | None:
 
 def tag_version(ref: str | None) -> Version | None:
     """A release version from a tag name such as ``v2.5.0``; None for branches and commits."""
-    m = re.match(_TAG, ref or "")
+    m = _TAG.match(ref or "")
     return Version(m.group(1)) if m else None
 
 
@@ -135,7 +139,7 @@ def version_from_url(url: str) -> Version | None:
     if found:
         return found[1]
     # GitHub tag archives: .../archive/refs/tags/v2.5.0.tar.gz
-    m = re.search(r"/archive/(?:refs/tags/)?(v?[\d.]+(?:\.post\d+)?)\.(?:tar\.gz|zip)$", _url_path(url))
+    m = _TAG_ARCHIVE.search(_url_path(url))
     return tag_version(m.group(1)) if m else None
 
 
@@ -182,10 +186,10 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
         url, _, marker = stripped.partition(";")
         url = url.strip()
         if (why := invalid_url(url)) is not None:
-            return ParseProblem(location, f"invalid URL {url!r}: {why}", stripped)
+            return ParseProblem(location, f"invalid URL {excerpt(url)}: {why}", stripped)
         name = name_from_url(url)
         if name is None:
-            return ParseProblem(location, f"cannot tell which package {url!r} installs", stripped)
+            return ParseProblem(location, f"cannot tell which package {excerpt(url)} installs", stripped)
         return Requirement(
             name=name,
             raw=raw,
@@ -198,10 +202,10 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
         )
     read = _pep508(stripped)
     if isinstance(read, str):
-        return ParseProblem(location, f"invalid requirement {stripped!r}: {read}", stripped)
+        return ParseProblem(location, f"invalid requirement {excerpt(stripped)}: {read}", stripped)
     name, specifier, link, markers, extras = read
     if link and (why := invalid_url(link)) is not None:
-        return ParseProblem(location, f"invalid URL {link!r} in {stripped!r}: {why}", stripped)
+        return ParseProblem(location, f"invalid URL {excerpt(link)} in {excerpt(stripped)}: {why}", stripped)
     if link and markers is None:
         link, markers = _glued_marker(link)
     version = version_from_url(link) if link else None
@@ -235,7 +239,13 @@ def _pep508(text: str) -> Pep508 | str:
     except InvalidRequirement as exc:
         return str(exc).splitlines()[0]
     marker = str(req.marker) if req.marker else None
-    return normalize(req.name), req.specifier, req.url, marker, frozenset(req.extras)
+    return (
+        normalize(req.name),
+        req.specifier,
+        req.url,
+        marker,
+        frozenset(req.extras) if req.extras else _NO_EXTRAS,
+    )
 
 
 def _glued_marker(url: str) -> tuple[str, str | None]:
@@ -264,7 +274,9 @@ def exact(
     try:
         v = Version(version)
     except InvalidVersion:
-        return ParseProblem(location, f"invalid version {version!r} for {name}", f"{name} {version}")
+        return ParseProblem(
+            location, f"invalid version {excerpt(version)} for {excerpt(name)}", f"{name} {version}"
+        )
     return Requirement(
         name=normalize(name),
         raw=f"{name}=={version}",

@@ -3,11 +3,77 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _reqs
+from fa_lint.sources._text import excerpt
 from fa_lint.sources._toml import TomlDoc, TomlPath
+
+T = TypeVar("T")
+
+
+class WrongType(Exception):
+    """A value of the wrong TOML or JSON type at ``path`` (below the entry being read).
+
+    Raised by the typed accessors below and turned into a located ``ParseProblem`` by the reader of
+    the entry, so one bad field costs that entry only, however deep the accessor sits.
+    """
+
+    def __init__(self, path: TomlPath, expected: str) -> None:
+        super().__init__(f"{'.'.join(map(str, path))} must be {expected}")
+        self.path = path
+
+
+def typed(data: Any, path: TomlPath, kind: type[T], expected: str) -> T | None:
+    """The value at ``path`` in ``data``; None when absent; ``WrongType`` when present but not ``kind``."""
+    for n, key in enumerate(path):
+        if not isinstance(data, dict):
+            raise WrongType(path[:n], "a table")
+        data = data.get(key)
+        if data is None:
+            return None
+    if not isinstance(data, kind):
+        raise WrongType(path, expected)
+    return data
+
+
+def text(data: Any, *path: str) -> str | None:
+    return typed(data, path, str, "a string")
+
+
+def subtable(data: Any, *path: str) -> dict[str, Any]:
+    return typed(data, path, dict, "a table") or {}
+
+
+def texts(data: Any, *path: str) -> list[str]:
+    """An array of strings (uv's resolution-markers); absent is empty."""
+    value = typed(data, path, list, "an array of strings") or []
+    if not all(isinstance(x, str) for x in value):
+        raise WrongType(path, "an array of strings")
+    return value
+
+
+def wrong_type(doc: TomlDoc, where: TomlPath, exc: WrongType, what: str, entry: str = "") -> ParseProblem:
+    """``exc`` as a problem located at the offending key below ``where``; ``entry`` is the one entry it
+    costs (``entry_text``), or empty for a setting that is no entry."""
+    start, end = doc.key_location((*where, *exc.path))
+    return ParseProblem(doc.index.location(start, end), f"{what}: {exc}", entry)
+
+
+def entry_text(name: str, item: Any) -> str:
+    """An entry read from data, for ``ParseProblem.entry``: its name and every string in it, which
+    is what tells whether it names flash-attn (a git URL of flash-attention does)."""
+    strings, pending = [name], [item]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            strings.append(value)
+        elif isinstance(value, dict):
+            pending += [*value.keys(), *value.values()]
+        elif isinstance(value, list):
+            pending += value
+    return " ".join(strings)
 
 
 def get(data: Any, path: TomlPath) -> Any:
@@ -54,13 +120,17 @@ def source_table(
     doc: TomlDoc, where: TomlPath, name: str, item: dict[str, Any], scope: str, source: str
 ) -> Iterator[Parsed]:
     """A table that says where a package comes from: git tag/rev, URL, or path."""
-    url = item.get("url") or item.get("path") or item.get("file")
-    git = item.get("git")
+    try:
+        url = text(item, "url") or text(item, "path") or text(item, "file")
+        git = text(item, "git")
+        ref = text(item, "tag") or text(item, "rev") or text(item, "branch") or text(item, "ref")
+    except WrongType as exc:
+        yield wrong_type(doc, where, exc, f"source of {excerpt(name)}", entry_text(name, item))
+        return
     if git:
-        ref = item.get("tag") or item.get("rev") or item.get("branch")
-        version = _reqs.tag_version(str(ref)) if ref else None
+        version = _reqs.tag_version(ref) if ref else None
         raw = f"{name} @ git+{git}" + (f"@{ref}" if ref else "")
-    elif isinstance(url, str):
+    elif url:
         version = _reqs.version_from_url(url)
         raw = f"{name} @ {url}"
     else:
@@ -72,7 +142,7 @@ def source_table(
         location=doc.index.location(start, end),
         source=source,
         version=version,
-        url=f"git+{git}" if git else str(url),
+        url=f"git+{git}" if git else url,
         kind=Kind.SOURCE,
         scope=scope,
     )

@@ -1,13 +1,37 @@
-"""Offsets in a file's text to 1-based line and column, the way every format reports positions."""
+"""Offsets in a file's text to 1-based line and column, the way every format reports positions.
+
+One line model for every format: a line ends at "\n" (a "\r" before it is part of the line ending),
+as git, diff and GitHub count lines, so annotations, suppression comments and fixes all agree. A
+reader that numbers lines its own way (pip splits on every Unicode line break, Python also on a lone
+"\r") turns its (line, column) into an offset with ``line_starts`` first; only offsets cross over.
+"""
 
 from __future__ import annotations
 
 import bisect
 import re
+from array import array
 
 from fa_lint.model import Location
 
 _NEWLINE = re.compile("\n")
+# Where str.splitlines() breaks, which is how pip numbers the lines of a requirements file.
+SPLITLINES = re.compile("\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+# Where Python's tokenizer breaks (ast line numbers): a form feed is whitespace there.
+PYTHON_LINES = re.compile("\r\n|\r|\n")
+EXCERPT = 32  # the most characters of a file's text that a diagnostic quotes
+
+
+def excerpt(text: str) -> str:
+    """``text`` quoted for a diagnostic: escaped (``repr``) and cut to ``EXCERPT`` characters, so a
+    message points at the offending text without echoing whole lines of a file (an included secret)."""
+    text = text.strip()
+    return repr(text) if len(text) <= EXCERPT else f"{text[:EXCERPT]!r}..."
+
+
+def line_starts(text: str, breaks: re.Pattern[str]) -> list[int]:
+    """The offset where each line starts, for a reader that ends lines at ``breaks``."""
+    return [0, *(m.end() for m in breaks.finditer(text))]
 
 
 class TextIndex:
@@ -16,7 +40,8 @@ class TextIndex:
     def __init__(self, path: str, text: str) -> None:
         self.path = path
         self.text = text
-        self._starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+        self._starts = array("q", [0])  # 8 bytes a line, not a list of int objects
+        self._starts.extend(m.end() for m in _NEWLINE.finditer(text))
 
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self._starts, offset) - 1

@@ -116,7 +116,7 @@ class _Scanner:
             else:
                 m = _BARE.match(self.s, self.i)
                 assert m is not None
-                keys.append(m.group())
+                keys.append(sys.intern(m.group()))  # "name", "version": one string each, not one a key
             self.i = m.end()
             self._blank()
             if self.s.startswith(".", self.i):

@@ -17,15 +17,91 @@ def document(path: str, text: str) -> tuple[TextIndex, yaml.Node | None] | Parse
     return root if isinstance(root, ParseProblem) else (index, root)
 
 
+# What aliases may add to a document, counted as if each were written out: one per node, plus the
+# characters of each scalar. PyYAML shares an aliased node, but every reader that walks the graph
+# (conda's pip: lists, a workflow's steps, each run: script) pays for each alias again, so a small
+# file of nested aliases ("billion laughs") would cost minutes and gigabytes.
+ALIAS_BUDGET = 1_000_000
+
+
+class AliasBudgetExceeded(yaml.YAMLError):
+    def __init__(self, event: yaml.Event, why: str) -> None:
+        super().__init__(why)
+        self.offset = event.start_mark.index if event.start_mark else 0
+        self.why = why
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe composer, which also counts what each alias stands for, and stops past the budget."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.added = 0
+        self.open: set[str] = set()  # anchors of the nodes being composed
+        self.weights: dict[int, int] = {}  # id(node) -> its weight written out; nodes stay alive here
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event: yaml.Event = self.peek_event()  # type: ignore[no-untyped-call]
+        anchor: str | None = getattr(event, "anchor", None)
+        if isinstance(event, yaml.AliasEvent):
+            if anchor in self.open:
+                raise AliasBudgetExceeded(event, "an alias refers to the node that contains it")
+            if anchor in self.anchors:
+                self.added += self._weight(self.anchors[anchor])
+                if self.added > ALIAS_BUDGET:
+                    why = f"aliases expand this document past {ALIAS_BUDGET:,} nodes and characters"
+                    raise AliasBudgetExceeded(event, why)
+            return super().compose_node(parent, index)
+        if anchor is not None:
+            self.open.add(anchor)
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.open.discard(anchor)
+
+    def _weight(self, node: yaml.Node) -> int:
+        """The node written out: a complete node, so its graph has no cycle; each node is weighed once."""
+        pending = [node]
+        while pending:
+            top = pending[-1]
+            if id(top) in self.weights:
+                pending.pop()
+                continue
+            children = _children(top)
+            todo = [c for c in children if id(c) not in self.weights]
+            if todo:
+                pending += todo
+                continue
+            pending.pop()
+            own = 1 + (len(str(top.value)) if isinstance(top, yaml.ScalarNode) else 0)
+            self.weights[id(top)] = own + sum(self.weights[id(c)] for c in children)
+        return self.weights[id(node)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
 def load(index: TextIndex) -> yaml.Node | ParseProblem | None:
     try:
-        return yaml.compose(index.text, Loader=yaml.SafeLoader)
+        loader = _Loader(index.text)  # its reader refuses some characters at once
+        try:
+            return loader.get_single_node()
+        finally:
+            loader.dispose()
+    except AliasBudgetExceeded as exc:
+        return ParseProblem(index.location(exc.offset, exc.offset), f"YAML not read: {exc.why}")
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         start = mark.index if mark is not None else 0
         return ParseProblem(index.location(start, start), f"invalid YAML: {exc.problem or exc.context}")
-    except yaml.YAMLError as exc:
-        return ParseProblem(index.location(0, 0), f"invalid YAML: {exc}")
+    except yaml.reader.ReaderError as exc:
+        at, why = exc.position, f"invalid YAML: character #x{exc.character:04x} is not allowed"
+        return ParseProblem(index.location(at, at), why)
 
 
 def items(node: yaml.Node | None) -> Iterator[tuple[str, yaml.Node]]:

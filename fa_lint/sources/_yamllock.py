@@ -16,7 +16,7 @@ import yaml
 
 from fa_lint.model import ParseProblem
 from fa_lint.sources import _yaml
-from fa_lint.sources._text import TextIndex
+from fa_lint.sources._text import TextIndex, excerpt
 
 _ITEM = re.compile(r"^( *)- ")
 _KEY = re.compile(r"([A-Za-z_][\w.-]*):(?:[ \t]+(.*?))?[ \t]*$")
@@ -72,7 +72,7 @@ def entries(index: TextIndex, key: str) -> Iterator[Entry | ParseProblem]:
                 _field(fields, line, pos, indent)
             elif indent <= (item or 0):
                 if indent == 0 and not _TOP.match(line):
-                    what = f"not a line of a YAML lockfile: {stripped[:60]!r} (a merge conflict?)"
+                    what = f"not a line of a YAML lockfile: {excerpt(stripped)} (a merge conflict?)"
                     yield ParseProblem(index.location(pos, end), what)
                     return
                 if indent < (item or 0) or not dash:

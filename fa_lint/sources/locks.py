@@ -21,7 +21,8 @@ from typing import Any
 
 from fa_lint.model import Kind, Location, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _reqs, _toml
-from fa_lint.sources._text import Cursor
+from fa_lint.sources._tables import WrongType, entry_text, text, wrong_type
+from fa_lint.sources._text import Cursor, excerpt
 from fa_lint.sources._toml import TomlDoc
 
 if sys.version_info >= (3, 11):
@@ -74,7 +75,12 @@ def parse(
         yield ParseProblem(doc.index.location(start, end), f"{key} must be an array of tables")
         return
     for i, pkg in enumerate(packages):
-        rec = record(pkg, functools.partial(_located, doc, (key, i, "name")))
+        try:
+            rec = record(pkg, functools.partial(_located, doc, (key, i, "name")))
+        except WrongType as exc:  # record() has checked the name
+            what = f"{key} {excerpt(pkg['name'])}"
+            yield wrong_type(doc, (key, i), exc, what, entry_text(pkg["name"], pkg))
+            continue
         if rec is not None:
             yield rec
 
@@ -127,7 +133,7 @@ def _by_table(path: str, text: str, key: str, record: Record) -> list[Parsed] | 
             rec = record(value[0], lambda: cursor.location(*_name_span(table, key, start)))  # noqa: B023
             if rec is not None:
                 out.append(rec)
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, WrongType):  # a value of the wrong type is located by the whole read
         return None
     return out
 
@@ -148,8 +154,8 @@ def _name_span(table: str, key: str, offset: int) -> tuple[int, int]:
 def entry(location: Location, pkg: Package, source: str, tool: str, url: str | None, scope: str) -> Parsed:
     """One locked package, located at its ``name = ...`` line."""
     name = pkg["name"]
-    version = pkg.get("version")
-    if isinstance(version, str):
+    version = text(pkg, "version")
+    if version is not None:
         return _reqs.exact(name, version, location, source, tool=tool, url=url, scope=scope)
     return Requirement(
         normalize(name),
@@ -162,8 +168,3 @@ def entry(location: Location, pkg: Package, source: str, tool: str, url: str | N
         tool=tool,
         scope=scope,
     )
-
-
-def table(pkg: Package, key: str) -> dict[str, Any]:
-    value = pkg.get(key)
-    return value if isinstance(value, dict) else {}

@@ -15,8 +15,7 @@ from collections.abc import Iterator
 
 from fa_lint.model import FLASH_ATTN, Parsed, ParseProblem, Requirement
 from fa_lint.sources import _bash, _pyast, _shell
-from fa_lint.sources._pyast import Flow
-from fa_lint.sources._text import TextIndex
+from fa_lint.sources._pyast import Flow, PythonIndex
 
 NAME = "nox"
 _PREFIX = {"install": ("pip", "install"), "conda_install": ("conda", "install"), "run": (), "run_install": ()}
@@ -24,7 +23,7 @@ _NAMES_FLASH_ATTN = re.compile(r"flash[-_.]?attn", re.I)  # in a variable's name
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    index = TextIndex(path, text)
+    index = PythonIndex(path, text)
     tree = _pyast.parse(index, "noxfile.py")
     if isinstance(tree, ParseProblem):
         yield tree
@@ -36,7 +35,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
 
 
 class _Reader:
-    def __init__(self, index: TextIndex, flow: Flow) -> None:
+    def __init__(self, index: PythonIndex, flow: Flow) -> None:
         self.index = index
         self.flow = flow
         # Names the file binds to one string, and only ever that one: their value is known.

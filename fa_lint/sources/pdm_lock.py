@@ -6,14 +6,16 @@ from collections.abc import Iterator
 
 from fa_lint.model import Parsed
 from fa_lint.sources import locks
+from fa_lint.sources._tables import text
 
 NAME = "pdm.lock"
 
 
 def _url(pkg: locks.Package) -> str | None:
-    if pkg.get("git"):
-        return f"git+{pkg['git']}@{pkg.get('ref') or pkg.get('revision') or ''}".rstrip("@")
-    return pkg.get("url")
+    git = text(pkg, "git")
+    if git:
+        return f"git+{git}@{text(pkg, 'ref') or text(pkg, 'revision') or ''}".rstrip("@")
+    return text(pkg, "url")
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:

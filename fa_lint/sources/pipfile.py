@@ -10,6 +10,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from fa_lint.model import Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _toml
 from fa_lint.sources._tables import get, problem, source_table
+from fa_lint.sources._text import excerpt
 
 NAME = "pipfile"
 SECTIONS = {"packages": "packages", "dev-packages": "dev-packages"}
@@ -37,18 +38,22 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         for name, value in table.items():
             where = (section, name)
             if isinstance(value, dict) and ({"git", "path", "file", "url"} & value.keys()):
-                item = {**value, "url": value.get("file") or value.get("url"), "tag": value.get("ref")}
-                yield from source_table(doc, where, name, item, scope, NAME)
+                yield from source_table(doc, where, name, value, scope, NAME)
                 continue
             version = value.get("version", "*") if isinstance(value, dict) else value
             markers = value.get("markers") if isinstance(value, dict) else None
             if not isinstance(version, str):
-                yield problem(doc, where, f"version of {name} must be a string", entry=True)
+                yield problem(doc, where, f"version of {excerpt(name)} must be a string", entry=True)
                 continue
             try:
                 spec = specifier(version)
             except InvalidSpecifier:
-                yield problem(doc, where, f"invalid version specifier {version!r} for {name}", entry=True)
+                yield problem(
+                    doc,
+                    where,
+                    f"invalid version specifier {excerpt(version)} for {excerpt(name)}",
+                    entry=True,
+                )
                 continue
             start, end = doc.key_location(where)
             yield Requirement(

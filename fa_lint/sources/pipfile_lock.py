@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
-from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, normalize
+from fa_lint.model import Kind, Location, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _json, _reqs
+from fa_lint.sources._tables import WrongType, entry_text
+from fa_lint.sources._tables import text as field
+from fa_lint.sources._text import excerpt
 
 NAME = "pipfile.lock"
 SECTIONS = {"default": "packages", "develop": "dev-packages"}
@@ -24,26 +28,38 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         if not isinstance(table, dict):
             continue
         for name, entry in table.items():
-            key = doc.keys[(section, name)]
-            where = doc.index.location(key, key + len(name) + 2)
+            where = doc.index.location(*_json.key_span(doc, (section, name)))
             if not isinstance(entry, dict):
-                yield ParseProblem(where, f"entry for {name} must be an object")
-                continue
-            version = entry.get("version")
-            if isinstance(version, str) and version.startswith("=="):
-                yield _reqs.exact(name, version[2:], where, NAME, tool="pipenv", scope=scope)
-            elif entry.get("git") or entry.get("file") or entry.get("path"):
-                url = entry.get("file") or entry.get("path")
-                if entry.get("git"):
-                    url = f"git+{entry['git']}@{entry.get('ref') or ''}".rstrip("@")
-                yield Requirement(
-                    normalize(name),
-                    f"{name} @ {url}",
-                    where,
-                    NAME,
-                    url=str(url),
-                    version=_reqs.version_from_url(str(url)),
-                    kind=Kind.LOCK,
-                    tool="pipenv",
-                    scope=scope,
+                yield ParseProblem(
+                    where, f"entry for {excerpt(name)} must be an object", entry_text(name, entry)
                 )
+                continue
+            try:
+                yield from _entry(name, entry, where, scope)
+            except WrongType as exc:
+                bad = doc.index.location(*_json.key_span(doc, (section, name, *exc.path)))
+                yield ParseProblem(bad, f"entry for {excerpt(name)}: {exc}", entry_text(name, entry))
+
+
+def _entry(name: str, entry: dict[str, Any], where: Location, scope: str) -> Iterator[Parsed]:
+    version = field(entry, "version")
+    git = field(entry, "git")
+    url = (
+        f"git+{git}@{field(entry, 'ref') or ''}".rstrip("@")
+        if git
+        else field(entry, "file") or field(entry, "path")
+    )
+    if version and version.startswith("=="):
+        yield _reqs.exact(name, version[2:], where, NAME, tool="pipenv", scope=scope)
+    elif url:
+        yield Requirement(
+            normalize(name),
+            f"{name} @ {url}",
+            where,
+            NAME,
+            url=url,
+            version=_reqs.version_from_url(url),
+            kind=Kind.LOCK,
+            tool="pipenv",
+            scope=scope,
+        )

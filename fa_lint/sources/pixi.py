@@ -16,7 +16,18 @@ from packaging.specifiers import InvalidSpecifier
 
 from fa_lint.model import Group, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _conda, _toml
-from fa_lint.sources._tables import get, problem, source_table, table
+from fa_lint.sources._tables import (
+    WrongType,
+    entry_text,
+    get,
+    problem,
+    source_table,
+    table,
+    texts,
+    typed,
+    wrong_type,
+)
+from fa_lint.sources._text import excerpt
 from fa_lint.sources._toml import TomlDoc, TomlPath
 from fa_lint.sources.pipfile import specifier
 
@@ -37,22 +48,33 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
 def tables(doc: TomlDoc, base: TomlPath, default: str, source: str) -> Iterator[Parsed]:
     """Every dependency table of a pixi manifest under ``base``; the default feature is ``default``."""
     yield from _feature(doc, base, default, source)
+    yield from _not_a_table(doc, (*base, "feature"))
     for feature in table(doc, (*base, "feature")):
         yield from _feature(doc, (*base, "feature", feature), f"feature:{feature}", source)
 
 
 def _feature(doc: TomlDoc, base: TomlPath, scope: str, source: str) -> Iterator[Parsed]:
     places: list[tuple[TomlPath, str | None]] = [(base, None)]
+    yield from _not_a_table(doc, (*base, "target"))
     for platform in table(doc, (*base, "target")):
         os_name = _OS.get(platform.split("-", 1)[0])
         marker = f'sys_platform == "{os_name}"' if os_name else None
         places.append(((*base, "target", platform), marker))
     for where, marker in places:
+        for key in (*CONDA, "pypi-dependencies"):
+            yield from _not_a_table(doc, (*where, key))
         for key in CONDA:
             for name in table(doc, (*where, key)):
                 yield from _conda_entry(doc, (*where, key, name), name, scope, marker, source)
         for name in table(doc, (*where, "pypi-dependencies")):
             yield from _pypi_entry(doc, (*where, "pypi-dependencies", name), name, scope, marker, source)
+
+
+def _not_a_table(doc: TomlDoc, path: TomlPath) -> Iterator[Parsed]:
+    """pixi refuses a manifest whose dependency tables are of another type; so does fa-lint, located."""
+    value = get(doc.data, path)
+    if value is not None and not isinstance(value, dict):
+        yield problem(doc, path, f"{'.'.join(map(str, path))} must be a table")
 
 
 def _conda_entry(
@@ -61,7 +83,7 @@ def _conda_entry(
     value = get(doc.data, where)
     version = value.get("version", "*") if isinstance(value, dict) else value
     if not isinstance(version, str):
-        yield problem(doc, where, f"version of {name} must be a string", entry=True)
+        yield problem(doc, where, f"version of {excerpt(name)} must be a string", entry=True)
         return
     start, end = doc.key_location(where)
     rec = _conda.matchspec(f"{name} {version}", doc.index.location(start, end), source, scope=scope)
@@ -80,14 +102,20 @@ def _pypi_entry(
         return
     version = value.get("version", "*") if isinstance(value, dict) else value
     if not isinstance(version, str):
-        yield problem(doc, where, f"version of {name} must be a string", entry=True)
+        yield problem(doc, where, f"version of {excerpt(name)} must be a string", entry=True)
         return
     try:
         spec = specifier(version)
     except InvalidSpecifier:
-        yield problem(doc, where, f"invalid version specifier {version!r} for {name}", entry=True)
+        yield problem(
+            doc, where, f"invalid version specifier {excerpt(version)} for {excerpt(name)}", entry=True
+        )
         return
-    extras = value.get("extras", []) if isinstance(value, dict) else []
+    try:
+        extras = texts(value, "extras") if isinstance(value, dict) else []
+    except WrongType as exc:
+        yield wrong_type(doc, where, exc, f"PyPI dependency {excerpt(name)}", entry_text(name, value))
+        return
     start, end = doc.key_location(where)
     yield Requirement(
         normalize(name),
@@ -96,7 +124,7 @@ def _pypi_entry(
         source,
         specifier=spec,
         marker=marker,
-        extras=frozenset(e for e in extras if isinstance(e, str)),
+        extras=frozenset(extras),
         scope=scope,
     )
 
@@ -106,12 +134,20 @@ def _environments(doc: TomlDoc) -> Iterator[Parsed]:
     if not isinstance(envs, dict) or "default" not in envs:
         yield Group(doc.index.location(0, 0), "env:default", ("default",))
     if not isinstance(envs, dict):
+        if envs is not None:
+            yield problem(doc, ("environments",), "environments must be a table")
         return
     for env, value in envs.items():
-        features = value.get("features", []) if isinstance(value, dict) else value
-        alone = isinstance(value, dict) and value.get("no-default-feature") is True
-        if not isinstance(features, list):
+        base: TomlPath = ("environments", env) if isinstance(value, dict) else ("environments",)
+        try:  # pixi refuses an environment of the wrong shape
+            if isinstance(value, dict):
+                features = texts(value, "features")
+                alone = bool(typed(value, ("no-default-feature",), bool, "a boolean"))
+            else:
+                features, alone = texts(envs, env), False
+        except WrongType as exc:
+            yield wrong_type(doc, base, exc, f"pixi environment {excerpt(env)}")
             continue
-        scopes = ([] if alone else ["default"]) + [f"feature:{f}" for f in features if isinstance(f, str)]
+        scopes = ([] if alone else ["default"]) + [f"feature:{f}" for f in features]
         start, end = doc.key_location(("environments", env))
         yield Group(doc.index.location(start, end), f"env:{env}", tuple(scopes))

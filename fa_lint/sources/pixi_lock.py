@@ -28,7 +28,7 @@ def _environments(text: str) -> dict[str, list[str]]:
     found: dict[str, list[str]] = defaultdict(list)
     block = _ENVIRONMENTS.search(text)
     env = None
-    for line in block.group(1).splitlines() if block else []:
+    for line in block.group(1).split("\n") if block else []:
         if m := _ENV.match(line):
             env = m.group(1).strip("'\"")
         elif (m := _USES.match(line)) and env is not None and env not in found[m.group(1)]:

@@ -6,16 +6,17 @@ from collections.abc import Iterator
 
 from fa_lint.model import Parsed
 from fa_lint.sources import locks
+from fa_lint.sources._tables import text
 
 NAME = "poetry.lock"
 
 
 def _url(pkg: locks.Package) -> str | None:
-    source = locks.table(pkg, "source")
-    if source.get("type") == "git":
-        ref = source.get("reference") or source.get("resolved_reference") or ""
-        return f"git+{source.get('url')}@{ref}".rstrip("@")
-    return source.get("url") if source.get("type") in ("url", "file") else None
+    kind, url = text(pkg, "source", "type"), text(pkg, "source", "url")
+    if kind == "git":
+        ref = text(pkg, "source", "reference") or text(pkg, "source", "resolved_reference") or ""
+        return f"git+{url}@{ref}".rstrip("@")
+    return url if kind in ("url", "file") else None
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:

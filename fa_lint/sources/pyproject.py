@@ -10,7 +10,21 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from fa_lint.model import BuildConfig, Kind, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _toml
 from fa_lint.sources._poetry import PoetryConstraintError, specifiers
-from fa_lint.sources._tables import get, problem, source_table, strings, table
+from fa_lint.sources._tables import (
+    WrongType,
+    entry_text,
+    get,
+    problem,
+    source_table,
+    strings,
+    subtable,
+    table,
+    text,
+    texts,
+    typed,
+    wrong_type,
+)
+from fa_lint.sources._text import excerpt
 from fa_lint.sources._toml import TomlDoc, TomlPath
 
 NAME = "pyproject"
@@ -50,18 +64,18 @@ def _build_configs(doc: TomlDoc) -> Iterator[Parsed]:
     """``[tool.uv]`` and ``[tool.poetry]``: the tools that build this project's sdists, and how."""
     uv = get(doc.data, ("tool", "uv"))
     if isinstance(uv, dict):
-        names = uv.get("no-build-isolation-package")
-        no_isolation = (
-            {normalize(n) for n in names if isinstance(n, str)} if isinstance(names, list) else set()
-        )
-        if uv.get("no-build-isolation") is True:
-            no_isolation.add("*")
-        extra = uv.get("extra-build-dependencies")
-        torch_for = {
-            normalize(package)
-            for package, deps in (extra.items() if isinstance(extra, dict) else ())
-            if isinstance(deps, list) and any(_names_torch(d) for d in deps)
-        }
+        no_isolation: set[str] = set()
+        torch_for: set[str] = set()
+        try:  # uv refuses a setting of the wrong type; what was read before it still counts
+            no_isolation.update(normalize(n) for n in texts(uv, "no-build-isolation-package"))
+            if typed(uv, ("no-build-isolation",), bool, "a boolean"):
+                no_isolation.add("*")
+            for package in subtable(uv, "extra-build-dependencies"):
+                deps = typed(uv, ("extra-build-dependencies", package), list, "an array") or []
+                if any(_names_torch(d, ("extra-build-dependencies", package, i)) for i, d in enumerate(deps)):
+                    torch_for.add(normalize(package))
+        except WrongType as exc:
+            yield wrong_type(doc, ("tool", "uv"), exc, "[tool.uv]")
         start, end = doc.key_location(("tool", "uv"))
         yield BuildConfig(doc.index.location(start, end), "uv", frozenset(no_isolation), frozenset(torch_for))
     if isinstance(get(doc.data, ("tool", "poetry")), dict):
@@ -69,12 +83,13 @@ def _build_configs(doc: TomlDoc) -> Iterator[Parsed]:
         yield BuildConfig(doc.index.location(start, end), "poetry")
 
 
-def _names_torch(dep: Any) -> bool:
+def _names_torch(dep: Any, path: TomlPath) -> bool:
     """An extra build dependency on torch: ``"torch==2.6.0"`` or ``{requirement = "torch", ...}``."""
-    text = dep.get("requirement") if isinstance(dep, dict) else dep
-    if not isinstance(text, str):
-        return False
-    name = text.split(";", 1)[0].strip()
+    if isinstance(dep, dict):
+        path, dep = (*path, "requirement"), dep.get("requirement")
+    if not isinstance(dep, str):
+        raise WrongType(path, "a requirement string")
+    name = dep.split(";", 1)[0].strip()
     end = next((i for i, c in enumerate(name) if not (c.isalnum() or c in "._-")), len(name))
     return normalize(name[:end]) in ("torch", "pytorch")
 
@@ -87,7 +102,7 @@ def _python(doc: TomlDoc, path: TomlPath, poetry: bool = False) -> Iterator[Pars
     try:
         alternatives = specifiers(value) if poetry else (SpecifierSet(value),)
     except (PoetryConstraintError, InvalidSpecifier):
-        yield problem(doc, path, f"invalid Python version constraint {value!r}", entry=True)
+        yield problem(doc, path, f"invalid Python version constraint {excerpt(value)}", entry=True)
         return
     start, end = doc.value_location(path) if not poetry else doc.key_location(path)
     yield Requirement(
@@ -115,7 +130,7 @@ def _dependency_groups(doc: TomlDoc) -> Iterator[Parsed]:
             resolve_dependency_groups(groups, group)
         except Exception as exc:  # packaging reports cycles and bad shapes, several at once in a group
             causes = "; ".join(str(e) for e in getattr(exc, "exceptions", [exc]))
-            yield problem(doc, ("dependency-groups", group), f"dependency group {group!r}: {causes}")
+            yield problem(doc, ("dependency-groups", group), f"dependency group {excerpt(group)}: {causes}")
             continue
         seen = {normalize(group)}
         pending = [group]
@@ -138,6 +153,8 @@ def _uv_sources(doc: TomlDoc) -> Iterator[Parsed]:
             where = (*base, name, i) if isinstance(entry, list) else (*base, name)
             if isinstance(item, dict):
                 yield from source_table(doc, where, name, item, "uv:sources", NAME)
+            else:
+                yield problem(doc, where, f"source of {excerpt(name)} must be a table", entry=True)
 
 
 def poetry(doc: TomlDoc, source: str = NAME) -> Iterator[Parsed]:
@@ -166,17 +183,17 @@ def _poetry_entry(
         yield from source_table(doc, where, name, value, scope, source)
         return
     if isinstance(value, dict):
-        constraint = value.get("version", "*")
-        marker = (
-            " and ".join(
-                m for m in (value.get("markers"), value.get("python") and f"python {value['python']}") if m
-            )
-            or None
-        )
+        try:
+            constraint = text(value, "version") or "*"
+            markers, python = text(value, "markers"), text(value, "python")
+        except WrongType as exc:
+            yield wrong_type(doc, where, exc, f"Poetry dependency {excerpt(name)}", entry_text(name, value))
+            return
+        marker = " and ".join(m for m in (markers, python and f"python {python}") if m) or None
     else:
         constraint, marker = value, None
     if not isinstance(constraint, str):
-        yield problem(doc, where, f"Poetry constraint for {name} must be a string", entry=True)
+        yield problem(doc, where, f"Poetry constraint for {excerpt(name)} must be a string", entry=True)
         return
     try:
         alternatives = specifiers(constraint)

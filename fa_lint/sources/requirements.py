@@ -10,7 +10,6 @@ the whole file to the library. tests/test_sources.py checks that both readings a
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import re
 from collections.abc import Callable, Iterator
@@ -18,7 +17,7 @@ from typing import Any
 
 from fa_lint.model import FLASH_ATTN, Include, InstallOptions, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _reqs
-from fa_lint.sources._text import TextIndex
+from fa_lint.sources._text import SPLITLINES, TextIndex, excerpt, line_starts
 
 NAME = "requirements"
 
@@ -34,6 +33,10 @@ _LEAD = re.compile(r"\s*(?:(?:-e|--editable)(?:\s*=\s*|\s+))?")
 # pip ends a requirement at an option ("--hash=...") or a comment, which needs whitespace before "#".
 _TAIL = re.compile(r"\s+(?:--?[A-Za-z]|#)|\s*\\$")
 _ENV_VAR = re.compile(r"\$\{[A-Za-z0-9_]+\}")
+_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what ends a line for str.splitlines()
+_HASH_OPTION = re.compile(r"(?<!\S)--(?:h|requi)")  # --hash, --require-hashes, or a prefix of them
+# -i/--index-url, --extra-index-url, -f/--find-links, or a prefix of them
+_INDEX_OPTION = re.compile(r"(?<!\S)(?:-[if]|--(?:i|ex|f))")
 _NAME = re.compile(r"\s*(?:(?:-e|--editable)\s+)?([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 # What a plain line may be. A requirement: a name, extras, a version part, then anything after ";"
@@ -113,86 +116,131 @@ def sniff(head: str, *, complete: bool) -> bool:
     return bool(entries) and all(_SNIFF.match(s) for s in entries)
 
 
+def _whole_install(text: str) -> tuple[bool, InstallOptions | None]:
+    """What a file's options say of the whole install, wherever they stand: one --hash (or
+    --require-hashes) puts it in pip's hash-checking mode, and index options (-i, --extra-index-url,
+    -f) apply to every requirement.
+
+    A pass of its own, before any requirement is read, so that requirements can be handed on one at a
+    time; only lines with such an option (or a prefix optparse accepts for one) go through the parser.
+    """
+    wanted = [p for p in (_HASH_OPTION, _INDEX_OPTION) if p.search(text)]
+    hashed = False
+    urls: list[str] = []
+    if wanted:
+        import pip_requirements_parser as prp
+
+        line_parser = _line_parser()
+        for numbered in prp.preprocess(text):
+            if isinstance(numbered, prp.CommentLine) or not any(p.search(numbered.line) for p in wanted):
+                continue
+            try:
+                args, options, _ = line_parser(numbered.line)
+            except Exception:  # the library raises bare Exceptions on bad lines; the main pass reports them
+                continue
+            hashed = hashed or bool(options.hashes or options.require_hashes)
+            if not args:  # an option line: pip takes no index options on a requirement's line
+                urls += filter(None, [options.index_url, *(options.extra_index_urls or [])])
+                urls += options.find_links or []
+            if hashed and _HASH_OPTION in wanted:
+                wanted.remove(_HASH_OPTION)
+                if not wanted:
+                    break
+    return hashed, InstallOptions(index_urls=tuple(urls)) if urls else None
+
+
 def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
-    lines = text.splitlines()  # the library numbers lines this way
-    plain = _plain(index, lines)
-    return iter(plain) if plain is not None else _pip(index, lines)
+    if all(_plain(line) is not None for _, line in _lines(text)):
+        return _read_plain(index, text)
+    return _pip(index, text)
 
 
-def _plain(index: TextIndex, lines: list[str]) -> list[Parsed] | None:
-    """The records of a file of plain lines; None when a line needs pip's parser."""
-    out: list[Parsed] = []
-    urls: list[str] = []  # index options, in the order _index_urls gives them
-    for number, physical in enumerate(lines, start=1):
-        if physical.endswith("\\"):
-            return None
-        # as the library splits a line: text, then a comment, each stripped
-        parts = [p.strip() for p in _COMMENT.split(physical) if p.strip()]
-        logical = parts[0] if parts and not parts[0].startswith("#") else ""
-        if not logical:
-            continue
-        option = _OPTION.fullmatch(logical)
-        if option is not None:
-            constraint = _INCLUDES.get(option["option"] or "")
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """Each line and the offset it starts at, as pip numbers them (str.splitlines()), one at a time."""
+    at = 0
+    for m in SPLITLINES.finditer(text):
+        yield at, text[at : m.start()]
+        at = m.end()
+    if at < len(text):
+        yield at, text[at:]
+
+
+def _plain(physical: str) -> str | re.Match[str] | None:
+    """A plain line's logical text (empty for a comment or a blank), or the option it is; None when
+    the line needs pip's parser."""
+    if physical.endswith("\\"):
+        return None
+    # as the library splits a line: text, then a comment, each stripped
+    parts = [p.strip() for p in _COMMENT.split(physical) if p.strip()]
+    logical = parts[0] if parts and not parts[0].startswith("#") else ""
+    if not logical:
+        return ""
+    option = _OPTION.fullmatch(logical)
+    if option is not None:
+        return option
+    head = logical.split(";", 1)[0].rstrip()
+    if not _PLAIN.fullmatch(logical) or " -" in logical or _ARCHIVE.search(head):
+        return None
+    return logical
+
+
+def _read_plain(index: TextIndex, text: str) -> Iterator[Parsed]:
+    """The records of a file whose every line is plain (``_plain``), one line at a time.
+
+    Two passes (``parse`` has checked every line) rather than one that collects records and gives up
+    at the first line that is not plain: a file's records are handed on as they are read, so memory
+    stays flat however long the file is.
+    """
+    urls: list[str] = []  # index options apply to the whole install, wherever they stand in the file
+    for _, line in _lines(text):
+        option = _plain(line)
+        if isinstance(option, re.Match) and option["option"] in _INDEXES:
+            urls.append(option["value"])
+    options = InstallOptions(index_urls=tuple(urls)) if urls else None
+    for at, physical in _lines(text):
+        logical = _plain(physical)
+        if isinstance(logical, re.Match):
+            constraint = _INCLUDES.get(logical["option"] or "")
             if constraint is not None:
-                out.append(Include(index.whole_line(number), option["value"], constraint=constraint))
-            elif option["option"] in _INDEXES:
-                urls.append(option["value"])
-            continue
-        head = logical.split(";", 1)[0].rstrip()
-        if not _PLAIN.fullmatch(logical) or " -" in logical or _ARCHIVE.search(head):
-            return None
-        rec = _requirement(index, number, physical, logical)
-        if rec is None or rec.url is not None:
-            return None  # packaging refuses it: the library says how pip does
-        out.append(rec)
-    if urls:  # they apply to the whole install, wherever they stand in the file
-        options = InstallOptions(index_urls=tuple(urls))
-        return [dataclasses.replace(r, options=options) if isinstance(r, Requirement) else r for r in out]
-    return out
+                yield Include(index.location(at, at + len(physical)), logical["value"], constraint=constraint)
+        elif logical:
+            rec = _requirement(index, at, physical, logical, False, options)
+            if rec is not None and rec.url is None:
+                yield rec
+            else:  # packaging refuses it, or reads a URL: pip's parser says how pip reads the line
+                yield from _pip(index, physical, at, options)
 
 
-def _pip(index: TextIndex, lines: list[str]) -> Iterator[Parsed]:
+def _pip(
+    index: TextIndex, text: str, base: int = 0, options: InstallOptions | None = None
+) -> Iterator[Parsed]:
+    """The records pip-requirements-parser reads in ``text``, which starts at offset ``base`` of the
+    file (a single line of a plain file, whose ``options`` the caller knows)."""
     import pip_requirements_parser as prp
 
-    items = list(_items(index.text))
-    # One --hash (or --require-hashes) puts the whole install in pip's hash-checking mode.
-    hashed = any(
-        getattr(item, "hash_options", None)
-        or (isinstance(item, prp.OptionLine) and item.options.get("require_hashes"))
-        for item in items
-    )
-    # Index options apply to the whole install, wherever they stand in the file.
-    urls = tuple(_index_urls(items))
-    options = InstallOptions(index_urls=urls) if urls else None
-    for item in items:
+    starts = [*line_starts(text, SPLITLINES), len(text)]  # pip numbers lines with str.splitlines()
+    hashed, found = _whole_install(text)
+    options = options or found
+    for item in _items(text):  # one at a time: the library's records weigh ~2 KB a line
         number = item.requirement_line.line_number
-        physical = lines[number - 1] if number <= len(lines) else ""
+        at = starts[min(number, len(starts)) - 1]  # where pip's line starts
+        physical = text[at : starts[min(number, len(starts) - 1)]].rstrip(_BREAKS)
+        at += base
         if isinstance(item, prp.IncorrectRequirementLine):
             continue  # options pip ignores with a warning, not an error
         if isinstance(item, prp.InvalidRequirementLine):
-            yield from _invalid(index, number, physical, item.requirement_line.line, item.error_message)
+            yield from _invalid(index, at, physical, item.requirement_line.line, item.error_message)
         elif isinstance(item, prp.OptionLine):
-            where = index.whole_line(number)
+            where = index.location(at, at + len(physical))
             for target in item.options.get("requirements", []):
                 yield Include(where, target)
             for target in item.options.get("constraints", []):
                 yield Include(where, target, constraint=True)
         elif isinstance(item, prp.InstallRequirement):
-            rec = _named(index, number, physical, item)
+            rec = _named(index, at, physical, item, hashed, options)
             if rec is not None:
-                yield dataclasses.replace(rec, hash_checked=hashed, options=options)
-
-
-def _index_urls(items: list[Any]) -> Iterator[str]:
-    import pip_requirements_parser as prp
-
-    for item in items:
-        if isinstance(item, prp.OptionLine):
-            opts = item.options
-            yield from filter(None, [opts.get("index_url"), *(opts.get("extra_index_urls") or [])])
-            yield from opts.get("find_links") or []
+                yield rec
 
 
 def _span(line: str) -> tuple[int, int]:
@@ -203,29 +251,31 @@ def _span(line: str) -> tuple[int, int]:
     return s, e
 
 
-def _named(index: TextIndex, number: int, physical: str, item: Any) -> Requirement | None:
+def _named(
+    index: TextIndex, at: int, physical: str, item: Any, hashed: bool, options: InstallOptions | None
+) -> Requirement | None:
     name = normalize(item.req.name) if item.req else None
     if name is None and item.link is not None:
         name = _reqs.name_from_url(item.link.url)
     if name is None:
         return None  # a local project path such as "-e ."; nothing fa-lint can judge
-    return _requirement(index, number, physical, item.requirement_line.line)
+    return _requirement(index, at, physical, item.requirement_line.line, hashed, options)
 
 
-def _requirement(index: TextIndex, number: int, physical: str, logical: str) -> Requirement | None:
-    """The requirement of one line, located at its text on the physical line."""
+def _requirement(
+    index: TextIndex, at: int, physical: str, logical: str, hashed: bool, options: InstallOptions | None
+) -> Requirement | None:
+    """The requirement of one line, located at its text on the physical line starting at ``at``."""
     s, e = _span(physical)
     ls, le = _span(logical)
     raw = logical[ls:le]
-    start = index.offset(number, s + 1)
-    end = index.offset(number, e + 1)
-    rec = _reqs.parse(raw, index.location(start, end), NAME)
+    rec = _reqs.parse(raw, index.location(at + s, at + e), NAME, hash_checked=hashed, options=options)
     return rec if isinstance(rec, Requirement) else None
 
 
-def _invalid(index: TextIndex, number: int, physical: str, logical: str, message: str) -> Iterator[Parsed]:
+def _invalid(index: TextIndex, at: int, physical: str, logical: str, message: str) -> Iterator[Parsed]:
     s, e = _span(physical)
-    where = index.location(index.offset(number, s + 1), index.offset(number, e + 1))
+    where = index.location(at + s, at + e)
     var = _ENV_VAR.search(logical)
     if var:
         # pip substitutes ${VAR} from the environment at install time; only that environment knows.
@@ -238,4 +288,4 @@ def _invalid(index: TextIndex, number: int, physical: str, logical: str, message
         return
     first = message.strip().splitlines()[0] if message.strip() else "invalid line"
     first = re.sub(r"^(Invalid requirement:\s*:?\s*)+", "", first)
-    yield ParseProblem(where, f"pip cannot parse {logical.strip()!r}: {first}", logical.strip())
+    yield ParseProblem(where, f"pip cannot parse {excerpt(logical)}: {first}", logical.strip())

@@ -20,8 +20,7 @@ from packaging.requirements import Requirement as Pep508
 
 from fa_lint.model import FLASH_ATTN, Parsed, ParseProblem, Requirement, mentions_flash_attn, normalize
 from fa_lint.sources import _pyast, _reqs
-from fa_lint.sources._pyast import Flow
-from fa_lint.sources._text import TextIndex
+from fa_lint.sources._pyast import Flow, PythonIndex
 
 NAME = "setup.py"
 KEYWORDS = {
@@ -87,7 +86,7 @@ def _table(tree: ast.Module) -> dict[str, ast.Constant]:
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    index = TextIndex(path, text)
+    index = PythonIndex(path, text)
     tree = _pyast.parse(index, "setup.py")
     if isinstance(tree, ParseProblem):
         yield tree
@@ -112,7 +111,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     yield from _elsewhere(tree, index, set(reached))
 
 
-def _elsewhere(tree: ast.Module, index: TextIndex, reached: set[int]) -> Iterator[Parsed]:
+def _elsewhere(tree: ast.Module, index: PythonIndex, reached: set[int]) -> Iterator[Parsed]:
     """Pinned flash-attn strings in lists or call arguments that never reach setup() by name."""
     for node in ast.walk(tree):
         elts: list[ast.expr] = []

@@ -6,37 +6,35 @@ from collections.abc import Iterator
 
 from fa_lint.model import Parsed
 from fa_lint.sources import _reqs, locks
+from fa_lint.sources._tables import subtable, text, texts
 
 NAME = "uv.lock"
 
 
 def _url(pkg: locks.Package) -> str | None:
-    source = locks.table(pkg, "source")
-    if isinstance(source.get("git"), str):
-        import urllib.parse
+    git = text(pkg, "source", "git")
+    if git is not None:
+        import urllib.parse  # git sources only
 
         # uv writes git sources as "https://host/repo?tag=v2.5.0#<commit>"
-        parts = _reqs.split_url(str(source["git"]))
+        parts = _reqs.split_url(git)
         if parts is None:  # an unclosed IPv6 host; the later checks see it as a URL with no version
-            return f"git+{source['git']}"
+            return f"git+{git}"
         query = urllib.parse.parse_qs(parts.query)
         ref = (query.get("tag") or query.get("rev") or query.get("branch") or [parts.fragment])[0]
         base = urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
         return f"git+{base}@{ref}" if ref else f"git+{base}"
-    for key in ("url", "path", "directory"):
-        if isinstance(source.get(key), str):
-            return str(source[key])
-    return None
+    return text(pkg, "source", "url") or text(pkg, "source", "path") or text(pkg, "source", "directory")
 
 
 def _scope(pkg: locks.Package) -> str:
-    markers = pkg.get("resolution-markers")
-    return "lock; " + " or ".join(map(str, markers)) if markers else "lock"
+    markers = texts(pkg, "resolution-markers")
+    return "lock; " + " or ".join(markers) if markers else "lock"
 
 
 def _project(pkg: locks.Package) -> bool:
     """The project itself or a workspace member, not a dependency."""
-    source = locks.table(pkg, "source")
+    source = subtable(pkg, "source")
     return "editable" in source or "virtual" in source
 
 

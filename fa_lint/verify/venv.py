@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from fa_lint.discover import Target
-from fa_lint.engine import load
+from fa_lint.engine import load, project_root
 from fa_lint.model import FLASH_ATTN, Requirement
 
 
@@ -33,7 +33,7 @@ class InstallError(Exception):
 
 
 def _lines(path: str, name: str) -> list[str]:
-    files, _, _ = load([Target(path, "requirements", explicit=True)])
+    files, _, _ = load([Target(path, "requirements", explicit=True)], roots=[project_root(path)])
     return [r.raw for f in files.values() for r in f.records if isinstance(r, Requirement) and r.name == name]
 
 

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""How fa-lint's cost grows with its input, as ratios measured in one run (issue 15's targets).
+
+    python benchmarks/scaling.py [--only NAME ...] [--repeat N] [--keep DIR]
+
+Each input is written here, then checked by a whole ``python -m fa_lint --format json`` in a child
+process of its own, timed by the child's CPU time (user + system, which other processes on a busy
+machine disturb less than wall time) and its peak memory (the child's ``ru_maxrss``). A target is a
+ratio between two sizes of the same input, or a memory bound; the run exits 1 when one is missed.
+The figures of the last run are in docs/reliability.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+# The child reports its own peak memory; RUSAGE_CHILDREN would give the largest child so far.
+_CHILD = (
+    "import os, resource, sys\n"
+    "from fa_lint.cli import main\n"
+    "with open(os.devnull, 'w') as out:\n"
+    "    main(sys.argv[1:], out=out, err=out)\n"
+    "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+)
+MB = 1024  # ru_maxrss is in KiB on Linux
+
+
+@dataclass(frozen=True)
+class Measure:
+    cpu: float  # seconds
+    wall: float
+    peak_kib: int
+
+
+def measure(folder: Path, args: list[str], repeat: int) -> Measure:
+    """The cheapest of ``repeat`` runs of fa-lint in ``folder``."""
+    runs = []
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, "-c", _CHILD, "--isolated", "--format", "json", *args],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode != 0:
+            raise SystemExit(f"fa-lint failed in {folder}: {proc.stderr}")
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        runs.append(Measure(cpu, wall, int(proc.stderr.split()[-1])))
+    return min(runs, key=lambda m: m.cpu)
+
+
+# --- inputs: each writes its files into an empty folder and returns the arguments to check them ------
+
+
+def flash_attn_lines(n: int) -> Callable[[Path], list[str]]:
+    def write(folder: Path) -> list[str]:
+        (folder / "requirements.txt").write_text("flash-attn==2.4.2\n" * n)
+        return ["requirements.txt"]
+
+    return write
+
+
+def one_line_files(n: int) -> Callable[[Path], list[str]]:
+    def write(folder: Path) -> list[str]:
+        for i in range(n):
+            sub = folder / f"d{i // 1000}"
+            sub.mkdir(exist_ok=True)
+            pin = "flash-attn==2.4.2" if i % 100 == 0 else "flash-attn==2.6.3"
+            (sub / f"requirements-{i}.txt").write_text(pin + "\n")
+        return ["."]
+
+    return write
+
+
+def mixed_requirements(size: int) -> Callable[[Path], list[str]]:
+    """Hashed pins, extras with markers, URLs, comments; a flash-attn line every thousand."""
+
+    def write(folder: Path) -> list[str]:
+        pins = ["flash-attn==2.4.2", "flash-attn>=2.0", "flash-attn==2.6.3", "flash-attn>=2.5,<3"]
+        lines, total, i = [], 0, 0
+        while total < size:
+            kind = i % 5
+            if i % 1000 == 0:
+                line = pins[i // 1000 % 4]
+            elif kind == 0:
+                line = f"package-{i}=={i % 7}.{i % 13}.{i % 5} \\\n    --hash=sha256:{i:064x}"
+            elif kind == 1:
+                line = f"# comment {i} " + "x" * 40
+            elif kind == 2:
+                line = f"lib_{i}[extra]>={i % 9}.0; python_version >= '3.{i % 12}'"
+            elif kind == 3:
+                line = f"tool-{i} @ https://example.com/tool-{i}-1.0.tar.gz"
+            else:
+                line = f"name{i}~={i % 4}.{i % 10}"
+            lines.append(line + "\n")
+            total += len(line) + 1
+            i += 1
+        (folder / "requirements.txt").write_text("".join(lines))
+        return ["requirements.txt"]
+
+    return write
+
+
+def uv_lock(n: int) -> Callable[[Path], list[str]]:
+    def write(folder: Path) -> list[str]:
+        packages = "".join(f'\n[[package]]\nname = "pkg-{i}"\nversion = "1.{i % 100}.0"\n' for i in range(n))
+        flash_attn = '\n[[package]]\nname = "flash-attn"\nversion = "2.4.2"\n'
+        (folder / "uv.lock").write_text(f"version = 1\n{packages}{flash_attn}")
+        return ["uv.lock"]
+
+    return write
+
+
+def include_chain(n: int) -> Callable[[Path], list[str]]:
+    def write(folder: Path) -> list[str]:
+        for i in range(n - 1):
+            (folder / f"r{i}.txt").write_text(f"-r r{i + 1}.txt\n")
+        (folder / f"r{n - 1}.txt").write_text("flash-attn==2.4.2\n")
+        return ["r0.txt"]
+
+    return write
+
+
+def yaml_aliases(n: int) -> Callable[[Path], list[str]]:
+    def write(folder: Path) -> list[str]:
+        pip = "".join(f"    - flash-attn>=2.{i % 9}\n" for i in range(1000))
+        (folder / "environment.yml").write_text(f"x: &p\n  pip:\n{pip}dependencies:\n" + "  - *p\n" * n)
+        return ["environment.yml"]
+
+    return write
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    small: tuple[str, Callable[[Path], list[str]]] | None  # the baseline of a ratio target, if any
+    big: tuple[str, Callable[[Path], list[str]]]
+    max_ratio: float | None = None  # big's CPU time over small's
+    max_peak_mb: int | None = None  # big's peak memory
+
+
+CASES = (
+    Case(
+        "flash-attn-lines",
+        ("6,400 lines", flash_attn_lines(6_400)),
+        ("64,000 lines", flash_attn_lines(64_000)),
+        max_ratio=10,
+    ),
+    Case(
+        "files",
+        ("10,000 files", one_line_files(10_000)),
+        ("100,000 files", one_line_files(100_000)),
+        max_ratio=11,
+    ),
+    Case("16mb-requirements", None, ("16 MB requirements", mixed_requirements(16_000_000)), max_peak_mb=300),
+    Case("uv-lock", ("20,000 packages", uv_lock(20_000)), ("200,000 packages", uv_lock(200_000))),
+    Case("include-chain", ("1,000 files", include_chain(1_000)), ("10,000 files", include_chain(10_000))),
+    Case("yaml-aliases", ("2,000 aliases", yaml_aliases(2_000)), ("20,000 aliases", yaml_aliases(20_000))),
+)
+
+
+def run(case: Case, work: Path, repeat: int) -> bool:
+    measured: dict[str, Measure] = {}
+    for size in (case.small, case.big):
+        if size is None:
+            continue
+        label, write = size
+        folder = work / case.name / label.replace(" ", "-").replace(",", "")
+        folder.mkdir(parents=True)
+        measured[label] = m = measure(folder, write(folder), repeat)
+        figures = f"{m.cpu:>8.2f}s cpu {m.wall:>8.2f}s wall {m.peak_kib / MB:>7.0f} MB peak"
+        print(f"{case.name:<18} {label:<20} {figures}", flush=True)
+    ok = True
+    big = measured[case.big[0]]
+    if case.small is not None:
+        ratio = big.cpu / measured[case.small[0]].cpu
+        verdict = "" if case.max_ratio is None else f" (target <= {case.max_ratio}x)"
+        ok = case.max_ratio is None or ratio <= case.max_ratio
+        print(f"{case.name:<18} {'ratio':<20} {ratio:>8.1f}x{verdict}{'' if ok else '  MISSED'}")
+    if case.max_peak_mb is not None:
+        fits = big.peak_kib / MB <= case.max_peak_mb
+        target = f"target <= {case.max_peak_mb} MB{'' if fits else '  MISSED'}"
+        print(f"{case.name:<18} {'peak memory':<20} {target}")
+        ok = ok and fits
+    return ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", action="append", choices=[c.name for c in CASES], help="run only these cases")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per size; the cheapest counts (default 1)")
+    ap.add_argument("--keep", metavar="DIR", help="write the inputs here and keep them (default: a temp dir)")
+    args = ap.parse_args(argv)
+    cases = [c for c in CASES if not args.only or c.name in args.only]
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(args.keep or tmp)
+        os.makedirs(work, exist_ok=True)
+        results = [run(case, work, args.repeat) for case in cases]
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
