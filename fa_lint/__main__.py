@@ -11,6 +11,6 @@ import sys
 if not getattr(sys.flags, "safe_path", False) and sys.path and sys.path[0] == os.getcwd():
     del sys.path[0]
 
-from fa_lint.cli import main
+from fa_lint.cli import entry
 
-sys.exit(main())
+sys.exit(entry())

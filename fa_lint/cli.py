@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from packaging.version import Version
 
@@ -29,7 +30,34 @@ FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab")
 LISTING = ("text", "concise")  # the formats --statistics and --show-fixes print in (json: --statistics too)
 
 
+class _Help(argparse.HelpFormatter):
+    """argparse's formatter, told the terminal's width as ``shutil.get_terminal_size`` finds it.
+
+    argparse makes a formatter for every argument it adds, and each asks shutil for the width: shutil
+    (with bz2, lzma and zlib) imported on every run, for text that only ``--help`` shows.
+    """
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_columns() - 2)
+
+
+def _columns() -> int:
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0 and sys.__stdout__ is not None:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(formatter_class=_Help, **kwargs)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
         raise _UsageError(message)
@@ -364,7 +392,7 @@ def _baseline(rev: str, paths: list[str], settings: Settings) -> Baseline:
 
 def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from fa_lint import engine
-    from fa_lint.report import FORMATS as RENDER
+    from fa_lint.report import renderer
 
     cfg = _config(args)
     min_version = _min_version(args, cfg)
@@ -432,7 +460,7 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         text = _statistics(report, args.format, args.unsafe_fixes, fixable)
     else:
         color = not args.output_file and _use_color(args.color, out)
-        text = RENDER[args.format](
+        text = renderer(args.format)(
             report, color=color, fixable=fixable, fixes=shown if args.show_fixes else None
         )
     _write(text, args.output_file, out)
@@ -456,6 +484,24 @@ def _statistics(report: Report, fmt: str, unsafe: bool, fixable: bool) -> str:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    from fa_lint._gc import fewer_collections  # imports, checks and output: the whole run
+
+    with fewer_collections():
+        return _main(argv, out, err)
+
+
+def entry() -> int:
+    """The ``fa-lint`` command: ``main()`` in a process that ends with it.
+
+    At exit Python looks for reference cycles among every object still alive (10 ms and more after
+    a large file); none of them outlives the process, so they are frozen out of that search.
+    """
+    code = main()
+    gc.freeze()
+    return code
+
+
+def _main(argv: Sequence[str] | None, out: TextIO | None, err: TextIO | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     out, err = out or sys.stdout, err or sys.stderr
     try:

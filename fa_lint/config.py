@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
 
-from fa_lint.model import ParseProblem
+if TYPE_CHECKING:  # the model is loaded with the checker, not for --version
+    from fa_lint.model import ParseProblem
 
 KEYS = {
     "min-version": str,
@@ -50,6 +51,7 @@ class Config:
 def _read(path: str) -> dict[str, Any] | ParseProblem:
     """A pyproject.toml as data, or where it cannot be read, located the way the lint run locates it."""
     from fa_lint.engine import read_text, too_deep
+    from fa_lint.model import ParseProblem
     from fa_lint.sources import _toml
 
     text = read_text(path)
@@ -76,6 +78,8 @@ def find(start: str = ".") -> tuple[str | None, tuple[ParseProblem, ...]]:
     A pyproject.toml that cannot be read is not fa-lint's configuration (no tool reads it either);
     it must not stop a run that checks other files, so the search goes on above it.
     """
+    from fa_lint.model import ParseProblem
+
     here = os.path.abspath(start)
     skipped: list[ParseProblem] = []
     while True:
@@ -102,6 +106,8 @@ def parse_version(text: str, where: str) -> Version:
 
 def load(path: str) -> Config:
     """The [tool.fa-lint] table of ``path``; an invalid one is fa-lint's own error (exit 2), as in ruff."""
+    from fa_lint.model import ParseProblem
+
     tool = _read(path)
     if isinstance(tool, ParseProblem):
         raise ConfigError(f"{tool.location}: cannot read configuration: {tool.message}")

@@ -6,13 +6,13 @@ import fnmatch
 import os
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import PurePath
 
 from fa_lint.model import Finding
 
 # flake8's bare or coded noqa comment, and fa-lint's own "# fa-lint: ignore[FAL001]".
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,?\s*[A-Z]+[0-9]+)*))?", re.I)
-_OWN = re.compile(r"#\s*fa-lint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.I)
+# Patterns, compiled the first time a finding's line has a comment.
+_NOQA = r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,?\s*[A-Z]+[0-9]+)*))?"
+_OWN = r"#\s*fa-lint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?"
 
 
 def selected(code: str, select: Iterable[str], ignore: Iterable[str]) -> bool:
@@ -27,7 +27,7 @@ PerFile = tuple[tuple[str, tuple[str, ...]], ...]  # (glob, code prefixes), as [
 
 def file_ignores(path: str, per_file: PerFile, root: str) -> tuple[str, ...]:
     """The code prefixes ignored in ``path``: globs match its path relative to ``root``, or its name."""
-    rel = PurePath(os.path.relpath(os.path.abspath(path), root)).as_posix()
+    rel = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
     name = os.path.basename(path)
     return tuple(
         code
@@ -39,9 +39,11 @@ def file_ignores(path: str, per_file: PerFile, root: str) -> tuple[str, ...]:
 
 def suppressions(line: str) -> set[str] | None:
     """Codes a comment on this line suppresses; an empty set means all; None means none."""
+    if "#" not in line:
+        return None
     codes: set[str] | None = None
     for pattern in (_NOQA, _OWN):
-        for m in pattern.finditer(line):
+        for m in re.finditer(pattern, line, re.I):
             listed = m.group("codes")
             if not listed or not listed.strip():
                 return set()

@@ -8,11 +8,12 @@ import os
 import re
 import warnings
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-
-from pathspec import GitIgnoreSpec
+from typing import TYPE_CHECKING, NamedTuple
 
 from fa_lint.sources import SNIFFED, SOURCES
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 SKIP_DIRS = frozenset(
     {
@@ -39,8 +40,7 @@ SKIP_DIRS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(NamedTuple):
     path: str
     source: str  # a key of SOURCES
     explicit: bool  # named on the command line (or by pre-commit), not found by walking
@@ -55,11 +55,22 @@ def _regex(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"(^|/)(" + "|".join(_glob_regex(p) for p in patterns) + r")$")
 
 
+@functools.cache
+def _tails(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """What a path must end with for a glob to match it: the glob's text after its last wildcard."""
+    return tuple(re.split(r"[*?\]]", p)[-1] for p in patterns)
+
+
+def _matches(patterns: tuple[str, ...], posix: str) -> bool:
+    # The tails first: most (format, path) pairs differ there, and need no regex compiled or run.
+    return posix.endswith(_tails(patterns)) and _regex(patterns).search(posix) is not None
+
+
 def detect(path: str) -> str | None:
     """The format a file's name says it is, or None when the catalogue does not know the name."""
     posix = _posix(path)
     for name, source in SOURCES.items():
-        if _regex(source.PATTERNS).search(posix):
+        if _matches(source.patterns, posix):
             return name
     return None
 
@@ -68,7 +79,7 @@ def candidate(path: str) -> str | None:
     """The format a file may be, by a name that needs a look at its head to be sure (``*.in``)."""
     posix = _posix(path)
     for name, source in SNIFFED.items():
-        if _regex(source.CANDIDATES).search(posix):
+        if _matches(source.candidates, posix):
             return name
     return None
 
@@ -167,8 +178,8 @@ def _glob_regex(glob: str) -> str:
 def pattern_regex() -> str:
     """One regular expression, for pre-commit's ``files``, that matches what ``detect`` knows and
     every ``candidate`` (fa-lint looks at the head of those it is handed, as it does when walking)."""
-    patterns = [p for source in SOURCES.values() for p in source.PATTERNS]
-    patterns += [p for source in SNIFFED.values() for p in source.CANDIDATES]
+    patterns = [p for source in SOURCES.values() for p in source.patterns]
+    patterns += [p for source in SNIFFED.values() for p in source.candidates]
     return _regex(tuple(patterns)).pattern
 
 
@@ -181,6 +192,8 @@ def is_skipped_dir(entry: os.DirEntry[str]) -> bool:
 
 def _spec(lines: list[str]) -> GitIgnoreSpec:
     """The patterns of a .gitignore; a line pathspec cannot compile is skipped, as git skips it."""
+    from pathspec import GitIgnoreSpec  # only for a tree that has a .gitignore
+
     with warnings.catch_warnings():  # re's FutureWarning about '[[' in a pattern is not ours to print
         warnings.simplefilter("ignore")
         try:
@@ -196,7 +209,6 @@ def _spec(lines: list[str]) -> GitIgnoreSpec:
             return GitIgnoreSpec.from_lines(good)
 
 
-@dataclass
 class GitIgnore:
     """What the repository's ``.gitignore`` files leave out, as git reads them.
 
@@ -206,7 +218,9 @@ class GitIgnore:
     ``.git/info/exclude`` and the global excludes file are not read.
     """
 
-    _folders: dict[str, tuple[GitIgnoreSpec | None, bool]] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self._folders: dict[str, tuple[GitIgnoreSpec | None, bool]] = {}
+        self._chains: dict[str, tuple[tuple[str, GitIgnoreSpec], ...]] = {}
 
     def _folder(self, folder: str) -> tuple[GitIgnoreSpec | None, bool]:
         """The folder's .gitignore, and whether it is a repository's top."""
@@ -219,20 +233,24 @@ class GitIgnore:
             self._folders[folder] = (spec, os.path.exists(os.path.join(folder, ".git")))
         return self._folders[folder]
 
+    def _chain(self, folder: str) -> tuple[tuple[str, GitIgnoreSpec], ...]:
+        """The .gitignore files that speak for the paths in ``folder``, deepest first."""
+        found = self._chains.get(folder)
+        if found is None:
+            spec, top = self._folder(folder)
+            parent = os.path.dirname(folder)
+            above = () if top or parent == folder else self._chain(parent)
+            found = self._chains[folder] = ((folder, spec), *above) if spec is not None else above
+        return found
+
     def __call__(self, path: str, is_dir: bool = False) -> bool:
         target = os.path.abspath(path)
-        folder = os.path.dirname(target)
-        while True:
-            spec, top = self._folder(folder)
-            if spec is not None:
-                rel = os.path.relpath(target, folder).replace(os.sep, "/") + ("/" if is_dir else "")
-                include = spec.check_file(rel).include
-                if include is not None:
-                    return include
-            parent = os.path.dirname(folder)
-            if top or parent == folder:
-                return False
-            folder = parent
+        for folder, spec in self._chain(os.path.dirname(target)):
+            rel = os.path.relpath(target, folder).replace(os.sep, "/") + ("/" if is_dir else "")
+            include = spec.check_file(rel).include
+            if include is not None:
+                return include
+        return False
 
 
 def excluded(path: str, exclude: tuple[str, ...]) -> bool:

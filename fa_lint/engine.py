@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import codecs
-import contextlib
 import dataclasses
-import gc
 import os
 from collections import deque
-from collections.abc import Collection, Generator, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from packaging.version import Version
 
 from fa_lint import decide, kb
+from fa_lint._gc import fewer_collections
 from fa_lint.discover import GitIgnore, Target, classify, detect, discover, walk
 from fa_lint.environments import LOCKS, PAIRS, build
 from fa_lint.model import (
@@ -453,25 +452,11 @@ def _settled(findings: Iterable[Finding], texts: dict[str, str]) -> list[Finding
     return out
 
 
-@contextlib.contextmanager
-def _fewer_collections() -> Generator[None, None, None]:
-    """A run holds every record it reads until it reports, and makes next to no cyclic garbage; with
-    CPython's default thresholds the cyclic collector rescans those records again and again, a cost
-    that grows faster than the input (issue 15's scaling targets). Young collections are made rarer
-    while the run lasts."""
-    before = gc.get_threshold()
-    gc.set_threshold(max(before[0], 50_000), *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-
-
 def check(
     paths: Iterable[str], settings: Settings | None = None, given: Mapping[str, bytes] | None = None
 ) -> Report:
     """Check files and folders; ``given`` maps a path to bytes to check in place of the file's."""
-    with _fewer_collections():
+    with fewer_collections():
         return _check(list(paths), settings or Settings(), given)
 
 

@@ -78,11 +78,26 @@ def label(path: str, scope: str) -> str:
     return path if not scope or scope == "lock" else f"{path} [{scope}]"
 
 
-def paired_locks(path: str, source: str, files: Mapping[str, FileResult]) -> list[str]:
-    """The loaded lockfiles that pin a manifest: a lock format it pairs with, in the same folder."""
+def paired_locks(
+    path: str, source: str, files: Mapping[str, FileResult], folders: Mapping[str, list[str]] | None = None
+) -> list[str]:
+    """The loaded lockfiles that pin a manifest: a lock format it pairs with, in the same folder.
+
+    ``folders`` (``lock_folders(files)``) spares looking through every file for each manifest.
+    """
     folder = os.path.dirname(path)
     kinds = PAIRS.get(source, frozenset())
-    return [p for p, f in files.items() if f.source in kinds and os.path.dirname(p) == folder]
+    found = files if folders is None else folders.get(folder, [])
+    return [p for p in found if files[p].source in kinds and os.path.dirname(p) == folder]
+
+
+def lock_folders(files: Mapping[str, FileResult]) -> dict[str, list[str]]:
+    """The loaded lockfiles of each folder."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for path, f in files.items():
+        if f.source in LOCKS:
+            out[os.path.dirname(path)].append(path)
+    return out
 
 
 def _requirements(f: FileResult) -> list[Requirement]:
@@ -123,7 +138,9 @@ def _closure(
     return out
 
 
-def _manifest(path: str, f: FileResult, files: Mapping[str, FileResult]) -> Iterable[Environment]:
+def _manifest(
+    path: str, f: FileResult, files: Mapping[str, FileResult], folders: Mapping[str, list[str]]
+) -> Iterable[Environment]:
     reqs = _requirements(f)
     for rec in f.records:  # setup.cfg "file:" and conda "-r" style includes
         if isinstance(rec, Include) and "://" not in rec.target:
@@ -137,7 +154,7 @@ def _manifest(path: str, f: FileResult, files: Mapping[str, FileResult]) -> Iter
     shared = [r for s in ("uv:constraints", "uv:overrides", "uv:sources") for r in by_scope.get(s, [])]
     base_scope = "packages" if f.source == "pipfile" else "project"
     base = by_scope.get(base_scope, [])
-    locked = [r for lp in paired_locks(path, f.source, files) for r in _requirements(files[lp])]
+    locked = [r for lp in paired_locks(path, f.source, files, folders) for r in _requirements(files[lp])]
     yield Environment(
         label(path, base_scope),
         (*base, *shared, *by_scope.get("python", [])),
@@ -229,12 +246,12 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
         )
 
 
-@dataclass
 class _InPlace:
     """What one package may be after the commands so far: alternatives, newest last."""
 
-    groups: list[list[Requirement]]
-    settled: bool = True  # one certain install, and nothing possible since
+    def __init__(self, groups: list[list[Requirement]], settled: bool = True) -> None:
+        self.groups = groups
+        self.settled = settled  # one certain install, and nothing possible since
 
     def certain(self) -> Requirement | None:
         if self.settled and len(self.groups) == 1 and len(self.groups[0]) == 1:
@@ -252,17 +269,19 @@ def _keeps(earlier: Requirement, later: Requirement) -> bool:
     )
 
 
-def _conda(path: str, files: Mapping[str, FileResult]) -> Environment:
+def _conda(path: str, files: Mapping[str, FileResult], folders: Mapping[str, list[str]]) -> Environment:
     """conda installs its own packages first, then runs pip over them: pip's version of a package wins."""
     members = _closure(path, files, set(), False)
     by_pip = {r.name for r in members if r.scope == "pip" or r.source != "conda"}
     replaced = [r for r in members if r.scope == "conda" and r.name in by_pip]
     kept = tuple(r for r in members if not any(r is x for x in replaced))
-    locked = tuple(r for lp in paired_locks(path, "conda", files) for r in _requirements(files[lp]))
+    locked = tuple(r for lp in paired_locks(path, "conda", files, folders) for r in _requirements(files[lp]))
     return Environment(path, kept, locked, superseded=tuple(replaced))
 
 
-def _groups(path: str, f: FileResult, files: Mapping[str, FileResult]) -> Iterable[Environment]:
+def _groups(
+    path: str, f: FileResult, files: Mapping[str, FileResult], folders: Mapping[str, list[str]]
+) -> Iterable[Environment]:
     """A file that names its installs (pixi environments, tox testenvs): each one installs what the
     scopes it lists ask for, their included files with them."""
     by_scope: dict[str, list[Requirement]] = defaultdict(list)
@@ -273,7 +292,7 @@ def _groups(path: str, f: FileResult, files: Mapping[str, FileResult]) -> Iterab
             target = _include_target(path, rec)
             included = _closure(target, files, set(), rec.constraint)
             by_scope[rec.scope] += [dataclasses.replace(r, scope=rec.scope) for r in included]
-    locked = [r for lp in paired_locks(path, f.source, files) for r in _requirements(files[lp])]
+    locked = [r for lp in paired_locks(path, f.source, files, folders) for r in _requirements(files[lp])]
     for group in (rec for rec in f.records if isinstance(rec, Group)):
         members = tuple(r for scope in group.scopes for r in by_scope.get(scope, []))
         yield Environment(label(path, group.name), members, tuple(r for r in locked if _locks(r, group)))
@@ -290,21 +309,25 @@ def build(files: Mapping[str, FileResult], checked: Collection[str] | None = Non
     ``checked`` (None: every file); one reached only through includes is part of the ones that include
     it. Otherwise a chain of n includes would make n environments of up to n files each."""
     envs: list[Environment] = []
+    folders = lock_folders(files)
     paired = {
-        lp for path, f in files.items() if f.source in PAIRS for lp in paired_locks(path, f.source, files)
+        lp
+        for path, f in files.items()
+        if f.source in PAIRS
+        for lp in paired_locks(path, f.source, files, folders)
     }
     for path, f in files.items():
         if any(isinstance(rec, Group) for rec in f.records):
-            envs += _groups(path, f, files)
+            envs += _groups(path, f, files, folders)
         elif f.source in MANIFESTS:
-            envs += _manifest(path, f, files)
+            envs += _manifest(path, f, files, folders)
         elif f.source in SEQUENTIAL:
             envs += _sequential(path, f, files)
         elif f.source in LOCKS:
             if path not in paired:
                 envs.append(Environment(path, (), tuple(_requirements(f))))
         elif f.source == "conda":
-            envs.append(_conda(path, files))
+            envs.append(_conda(path, files, folders))
         elif checked is None or path in checked:  # requirements files: the file and its -r/-c chain
             envs.append(Environment(path, tuple(_closure(path, files, set(), False))))
     return tuple(envs)

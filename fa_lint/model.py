@@ -1,37 +1,56 @@
 """The records every layer shares: where a thing is, what a file asks for, what fa-lint found.
 
 Only the standard library and ``packaging`` here; everything else depends on this module.
+
+Records that code derives new ones from (``dataclasses.replace``) are frozen dataclasses; the others
+are NamedTuples, as immutable, which cost a tenth as much to define on every start.
 """
 
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 FLASH_ATTN = "flash-attn"
 # flash-attn, flash_attn, Flash.Attn, flash-attn-3, flash_attn_4 or the flash-attention repository (a
 # version may follow: flash_attn-2.5.8+cu122...whl), but not a longer name that merely contains one
 # (vllm-flash-attn, flash_attn_interface, flash-attn-fused-dense, FLASH_ATTN_CUDA_ARCHS).
-_MENTION = re.compile(
-    r"(?<![A-Za-z0-9_.-])flash[-_.]+(?:attn(?:[-_.]+[34])?|attention)(?![A-Za-z0-9_]|[-.](?!git\b)[A-Za-z])",
-    re.I,
+# (A pattern, compiled on first use: most runs never ask.)
+_MENTION = (
+    r"(?<![A-Za-z0-9_.-])flash[-_.]+(?:attn(?:[-_.]+[34])?|attention)(?![A-Za-z0-9_]|[-.](?!git\b)[A-Za-z])"
 )
 
 
+@functools.lru_cache(maxsize=4096)
+def _range(specifier: SpecifierSet) -> VersionRange:
+    """A specifier's range, built once per specifier (equal ones admit the same versions): building
+    it costs more than most questions asked of it, and a project repeats its specifiers."""
+    return specifier.to_range()
+
+
 def normalize(name: str) -> str:
-    """PEP 503 name: ``Flash_Attn`` and ``flash.attn`` are both ``flash-attn``."""
-    return str(canonicalize_name(name))
+    """PEP 503 name: ``Flash_Attn`` and ``flash.attn`` are both ``flash-attn``.
+
+    PEP 503's ``re.sub(r"[-_.]+", "-", name).lower()``, computed as ``packaging.utils.canonicalize_name``
+    does: that module imports packaging.tags (subprocess, platform, logging), a tenth of a lockfile's
+    run, for these lines.
+    """
+    value = name.lower().replace("_", "-").replace(".", "-")
+    while "--" in value:
+        value = value.replace("--", "-")
+    return value
 
 
 def mentions_flash_attn(text: str) -> bool:
     """Whether text names flash-attn, its FA3/FA4 packages (any PEP 503 spelling) or its repository."""
-    return _MENTION.search(text) is not None
+    return re.search(_MENTION, text, re.I) is not None
 
 
 class Severity(str, enum.Enum):
@@ -54,9 +73,10 @@ class Kind(str, enum.Enum):
     LOCK = "lock"  # a lockfile entry: exactly what installs
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Location:
-    """A span in a file; lines and columns are 1-based, the end column exclusive."""
+class Location(NamedTuple):
+    """A span in a file; lines and columns are 1-based, the end column exclusive. Ordered as its
+    fields are (a tuple's order), and made by the thousand: a tuple is the cheapest record to create
+    and import (a frozen dataclass with order costs a millisecond of start-up)."""
 
     path: str
     line: int
@@ -68,8 +88,7 @@ class Location:
         return f"{self.path}:{self.line}:{self.column}"
 
 
-@dataclass(frozen=True, slots=True)
-class InstallOptions:
+class InstallOptions(NamedTuple):
     """What an install command (or a requirements file's option lines) says beyond the requirements."""
 
     installer: str = ""  # "pip", "uv", "poetry", "pdm", "conda"; "" when no command says (a file)
@@ -126,13 +145,13 @@ class Requirement:
     def version_range(self) -> VersionRange:
         """Every version this requirement admits, as packaging's range algebra sees it."""
         if self.version is not None:
-            return SpecifierSet(f"=={self.version.public}").to_range()
+            return _range(SpecifierSet(f"=={self.version.public}"))
         if self.alternatives:
             out = VersionRange.empty()
             for alt in self.alternatives:
-                out = out.union(alt.to_range())
+                out = out.union(_range(alt))
             return out
-        return self.specifier.to_range()
+        return _range(self.specifier)
 
     @property
     def constraint_text(self) -> str:
@@ -178,8 +197,7 @@ class Uninstall:
     possible: bool = False  # as Requirement.possible: a possible uninstall removes nothing for sure
 
 
-@dataclass(frozen=True, slots=True)
-class Image:
+class Image(NamedTuple):
     """What a Dockerfile's base image brings: ``FROM python:3.11``, ``FROM pytorch/pytorch:2.3.0-...``."""
 
     location: Location
@@ -192,8 +210,7 @@ class Image:
     has_torch: bool | None = None  # whether torch comes installed; None when the image is not known
 
 
-@dataclass(frozen=True, slots=True)
-class BuildConfig:
+class BuildConfig(NamedTuple):
     """A project tool's table (``[tool.uv]``, ``[tool.poetry]``): how it builds the sdists it installs."""
 
     location: Location
@@ -202,8 +219,7 @@ class BuildConfig:
     torch_for: frozenset[str] = frozenset()  # packages whose extra build dependencies bring torch
 
 
-@dataclass(frozen=True, slots=True)
-class Group:
+class Group(NamedTuple):
     """One install a file composes from some of its scopes: a pixi environment, a tox testenv."""
 
     location: Location
@@ -211,8 +227,7 @@ class Group:
     scopes: tuple[str, ...]  # the scopes whose requirements and includes it installs
 
 
-@dataclass(frozen=True, slots=True)
-class ParseProblem:
+class ParseProblem(NamedTuple):
     """A file, or part of one, fa-lint could not read. Data, never an exception."""
 
     location: Location

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from packaging.ranges import VersionRange
 from packaging.version import InvalidVersion, Version
@@ -17,8 +17,7 @@ from fa_lint.kb import PAGED_KV, KnowledgeBase, Release
 from fa_lint.model import Requirement
 
 
-@dataclass(frozen=True, slots=True)
-class Policy:
+class Policy(NamedTuple):
     """What counts as good enough: paged KV, and at least ``min_version``."""
 
     min_version: Version
@@ -28,8 +27,8 @@ class Policy:
         return cls(kb.first_with(PAGED_KV).version)
 
     def good(self, release: Release, version: Version | None = None) -> bool:
-        v = Version((version or release.version).public)
-        return release.has(PAGED_KV) and v >= self.min_version
+        v = version or release.version
+        return release.has(PAGED_KV) and (Version(v.public) if v.local else v) >= self.min_version
 
 
 class Verdict(enum.Enum):
@@ -41,8 +40,7 @@ class Verdict(enum.Enum):
     UNKNOWN = "unknown"  # the file does not say which version
 
 
-@dataclass(frozen=True, slots=True)
-class Assessment:
+class Assessment(NamedTuple):
     verdict: Verdict
     admitted: tuple[Release, ...] = ()
     good: tuple[Release, ...] = ()
@@ -61,8 +59,9 @@ def _verdict(good: int, bad: int, newer: bool) -> Verdict:
 
 def assess_range(rng: VersionRange, kb: KnowledgeBase, policy: Policy) -> Assessment:
     admitted = kb.admitted(rng)
-    good = tuple(r for r in admitted if policy.good(r))
-    bad = tuple(r for r in admitted if not policy.good(r))
+    judged = [(r, policy.good(r)) for r in admitted]
+    good = tuple(r for r, ok in judged if ok)
+    bad = tuple(r for r, ok in judged if not ok)
     newer = kb.admits_newer(rng)
     return Assessment(_verdict(len(good), len(bad), newer), admitted, good, bad, newer)
 

@@ -15,9 +15,10 @@ Anything not said is unknown (None), and the rules that read this say nothing ab
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
@@ -34,14 +35,12 @@ _PYTORCH_INDEX = re.compile(
 _LABEL = re.compile(r"^(cu[0-9]+|cpu|rocm[0-9.]+)")
 
 
-@dataclass(frozen=True, slots=True)
-class Known:
+class Known(NamedTuple):
     value: str
     where: str  # what says so: "requirements.txt:3:1", "the base image pytorch/pytorch:2.4.0-..."
 
 
-@dataclass(frozen=True)
-class Toolchain:
+class Toolchain(NamedTuple):
     torch: Known | None = None  # major.minor: "2.3"
     cuda: Known | None = None  # torch's CUDA, "12.1"; or "cpu", "rocm6.1"
     python: Known | None = None  # one minor, "3.11"; else the constraints as written, ">=3.10"
@@ -60,14 +59,22 @@ def exact(req: Requirement) -> Version | None:
         return None
 
 
-def minors(rng: VersionRange, majors: Iterable[int] = (1, 2, 3)) -> list[str]:
-    """The major.minor series a range reaches into (``>=3.10,<3.12`` -> 3.10, 3.11)."""
-    return [
+@functools.lru_cache(maxsize=1024)
+def minors(rng: VersionRange, majors: tuple[int, ...] = (1, 2, 3)) -> tuple[str, ...]:
+    """The major.minor series a range reaches into (``>=3.10,<3.12`` -> 3.10, 3.11); a project's
+    environments ask about the same few ranges over and over."""
+    return tuple(
         f"{major}.{minor}"
         for major in majors
+        if not rng.intersection(_series(major)).is_empty
         for minor in range(40)
-        if not rng.intersection(SpecifierSet(f"=={major}.{minor}.*").to_range()).is_empty
-    ]
+        if not rng.intersection(_series(major, minor)).is_empty
+    )
+
+
+@functools.cache
+def _series(major: int, minor: int | None = None) -> VersionRange:
+    return SpecifierSet(f"=={major}.*" if minor is None else f"=={major}.{minor}.*").to_range()
 
 
 def single_minor(rng: VersionRange) -> str | None:

@@ -300,7 +300,7 @@ def test_sdist_and_wheel_build_and_pass_twine_check(tmp_path: Path) -> None:
         metadata = z.read(f"fa_lint-{__version__}.dist-info/METADATA").decode()
         entry_points = z.read(f"fa_lint-{__version__}.dist-info/entry_points.txt").decode()
     assert f"\nVersion: {__version__}\n" in metadata
-    assert "fa-lint = fa_lint.cli:main" in entry_points
+    assert "fa-lint = fa_lint.cli:entry" in entry_points
     assert "fa_lint/py.typed" in names and any(
         n.startswith("fa_lint/kb/") and n.endswith(".json") for n in names
     )

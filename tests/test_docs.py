@@ -48,11 +48,11 @@ def test_formats_page_lists_every_source_and_pattern() -> None:
     page = (DOCS / "formats.md").read_text()
     for name, source in SOURCES.items():
         assert f"| `{name}` |" in page, name
-        for pattern in source.PATTERNS:
+        for pattern in source.patterns:
             assert f"`{pattern}`" in page, pattern
     for name, sniffed in SNIFFED.items():
         row = next(line for line in page.splitlines() if line.startswith(f"| `{name}` |"))
-        for pattern in sniffed.CANDIDATES:
+        for pattern in sniffed.candidates:
             assert f"`{pattern}`" in row.split("sniffed:", 1)[1], pattern
 
 

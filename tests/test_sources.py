@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from fa_lint.model import Kind
-from tests.conftest import DATA, includes, parse, problems, reqs, span
+from fa_lint.model import Kind, Parsed
+from fa_lint.sources._text import TextIndex
+from tests.conftest import DATA, SHARED, includes, parse, problems, reqs, span
 
 
 def table(source: str, path: Path, name: str | None = "flash-attn") -> list[tuple[object, ...]]:
@@ -406,3 +407,256 @@ def test_poetry_constraints_agree_with_poetry_core() -> None:
             assert any(s.contains(v, prereleases=True) for s in ours) == theirs.allows(
                 poetry.Version.parse(str(v))
             ), (term, str(v))
+
+
+def _both_readings(text: str) -> tuple[list[Parsed] | None, list[Parsed]]:
+    """A requirements file read line by line without pip-requirements-parser (None when some line
+    needs it), and read by the library."""
+    from fa_lint.sources import requirements
+
+    index = TextIndex("requirements.txt", text)
+    plain = None
+    if all(requirements._plain(line) is not None for _, line in requirements._lines(text)):
+        plain = list(requirements._read_plain(index, text))
+    return plain, list(requirements._pip(index, text))
+
+
+PLAIN_LINES = [
+    "flash-attn==2.6.3",
+    "Flash_Attn >= 2.5 , < 3  # the first with block_table",
+    "torch[cuda, dev] ~= 2.4.0 ; sys_platform == 'linux' and python_version >= \"3.10\"",
+    "numpy (>=1.26,<2)",
+    "zope.interface",
+    "flash-attn===2.5.8",
+    "flash-attn==2.5.*;python_version<'3.13'",
+    "   # a comment only",
+    "",
+    "-r base.txt",
+    "-c constraints.txt",
+    "--requirement=dev.txt",
+    "--constraint ../constraints.txt",
+    "-r=other.txt",
+    "--extra-index-url https://download.pytorch.org/whl/cu121",
+    "-i https://pypi.org/simple",
+    "--find-links=./wheels",
+    "--trusted-host example.com",
+    "--pre",
+    "--no-index",
+]
+PIP_LINES = [
+    "flash-attn==2.4.2 --hash=sha256:" + "0" * 64,
+    "--require-hashes",
+    "-e git+https://github.com/Dao-AILab/flash-attention@v2.5.0#egg=flash-attn",
+    "flash-attn @ https://example.com/flash_attn-2.5.0-cp311-cp311-linux_x86_64.whl",
+    "flash_attn-2.5.8-cp311-cp311-linux_x86_64.whl",
+    "flash-attn === 2.5.whl",
+    "./local/project",
+    "flash-attn==${FA_VERSION}",
+    "flash-attn>=2.5 \\\n    ; sys_platform == 'linux'",
+    "--extra-index https://example.com/simple",  # optparse takes the abbreviation; the library knows
+    "-rbase.txt",
+    "--only-binary :all:",
+    "flash-attn=2.4.2",  # not an operator: the library's message says so
+    "flash-attn#2.4.2",
+]
+
+
+@pytest.mark.parametrize("line", PLAIN_LINES)
+def test_plain_lines_are_read_as_the_library_reads_them(line: str) -> None:
+    plain, pip = _both_readings(f"numpy==1.26.4\n{line}\nflash-attn>=2.5.0  # last\n")
+    assert plain is not None
+    assert plain == pip
+
+
+@pytest.mark.parametrize("line", PIP_LINES)
+def test_lines_in_pip_syntax_are_read_by_the_library(line: str) -> None:
+    text = f"numpy==1.26.4\n{line}\n"
+    plain, pip = _both_readings(text)
+    # a line packaging refuses ("flash-attn=2.4.2") may look plain: the library reads that line alone
+    assert plain is None or plain == pip
+    assert list(parse("requirements", "requirements.txt", text)) == pip
+    assert pip  # the library reads them, to records or located problems
+
+
+def test_both_readings_agree_on_every_requirements_file() -> None:
+    from fa_lint.discover import detect
+
+    roots = [DATA, SHARED / "corpus" / "files"]
+    files = [p for root in roots if root.is_dir() for p in sorted(root.rglob("*")) if p.is_file()]
+    taken = 0
+    for path in files:
+        if detect(str(path)) != "requirements":
+            continue
+        plain, pip = _both_readings(path.read_text(encoding="utf-8", errors="replace"))
+        if plain is not None:
+            assert plain == pip, path
+            taken += 1
+    assert taken >= 5  # the plain reading does take real files
+
+
+def test_both_readings_agree_on_random_lines() -> None:
+    pieces = [
+        *PLAIN_LINES,
+        *PIP_LINES,
+        "flash-attn [gpu]>=2.5",
+        "flash-attn>=2.5[gpu]",
+        "foo.tar.gz",
+        "foo[x].zip",
+        "foo ; ",
+        "foo; extra == 'a;b'",
+        "foo;python_version>'3' -x",
+        "foo\t--hash=sha256:00",
+        "-r",
+        "-c  spaced.txt",
+        "--index-url=",
+        "torch==2.4.0+cu121",
+        "transformers>=4.44,!=4.45.0",
+        "a==1 # x # y",
+        "#!comment",
+        "  flash-attn==2.6.3  ",
+    ]
+    rng = random.Random(14)
+    for _ in range(300):
+        text = "\n".join(rng.choice(pieces) for _ in range(rng.randint(1, 6))) + rng.choice(["", "\n"])
+        plain, pip = _both_readings(text)
+        if plain is not None:
+            assert plain == pip, text
+
+
+LOCK_BLOCKS = [
+    'version = 1\nrequires-python = ">=3.10"\n',
+    '\n[[package]]\nname = "flash-attn"\nversion = "2.4.2"\nsource = { registry = "https://pypi.org/simple" }\n',
+    '\n[[package]]\nversion = "2.3.0"\nname="torch" # the name after the version\n'
+    'dependencies = [\n    { name = "numpy" },\n]\n',
+    "\n[[package]]\nname = 'transformers'\nversion = '4.44.2'\n\n[package.metadata]\nrequires-python = '>=3.9'\n"
+    '\n[[package.metadata.requires-dist]]\nname = "tokenizers"\n',
+    '\n[[package]]\n  name = "indented"\nversion = "1.0"\n',
+    '\n[[package]]\n"name" = "quoted"\nversion = "1.0"\n',
+    '\n[[package]]\ndescription = """\nname = "in a string"\n[[package]]\n"""\nname = "after-a-string"\n'
+    'version = "1.0"\n',
+    '\n[[package]]\nsummary = """\nname = "in a string"\n"""\nname = "after-a-string"\nversion = "1.0"\n',
+    '\n[[package]]\nname = "bad-version"\nversion = "not a version"\n',
+    '\n[[package]]\nversion = "1.0"\n',
+    "\n[[package]]\nname = 3\n",
+    '\n[[package]]\nname = "nested"\nversion = "1.0"\nwheels = [\n[1, 2],\n]\n',
+    '\n[[package]]\nname = "flash-attn"\nversion = \n',
+    '\n[metadata]\nlock-version = "2.0"\n\n[metadata.files]\nflash-attn = []\n',
+    '\n[options]\nexclude-newer = "2024-01-01T00:00:00Z"\n',
+    '\n[package]\nname = "a table, not an array"\n',
+    'package = [{ name = "inline", version = "1.0" }]\n',
+    '\n[[ package ]]\nname = "spaced-header"\nversion = "1.0"\n',
+]
+
+
+def _lock_readings(
+    source: str, text: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[Parsed], list[Parsed], bool]:
+    """A lock read one table at a time, read whole, and whether it could be read by table."""
+    from fa_lint.sources import SOURCES, locks
+
+    path = {"uv.lock": "uv.lock", "poetry.lock": "poetry.lock", "pdm.lock": "pdm.lock"}[source]
+    by_table = locks._by_table
+    taken = by_table(path, text, "package", lambda pkg, where: None) is not None
+    parts = list(SOURCES[source].parse(path, text))
+    with monkeypatch.context() as m:
+        m.setattr(locks, "_by_table", lambda *args: None)
+        whole = list(SOURCES[source].parse(path, text))
+    return parts, whole, taken
+
+
+def test_locks_read_by_table_as_they_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    roots = [DATA, SHARED / "corpus" / "files"]
+    names = {"uv.lock": "uv.lock", "poetry.lock": "poetry.lock", "pdm.lock": "pdm.lock"}
+    files = [p for root in roots if root.is_dir() for p in sorted(root.rglob("*")) if p.name in names]
+    assert files
+    for path in files:
+        parts, whole, taken = _lock_readings(names[path.name], path.read_text(encoding="utf-8"), monkeypatch)
+        assert taken, path
+        assert parts == whole, path
+
+
+@pytest.mark.parametrize("block", LOCK_BLOCKS)
+@pytest.mark.parametrize("source", ["uv.lock", "poetry.lock", "pdm.lock"])
+def test_lock_blocks_read_by_table_as_whole(source: str, block: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = LOCK_BLOCKS[0] + block + LOCK_BLOCKS[1]
+    parts, whole, _ = _lock_readings(source, text, monkeypatch)
+    assert parts == whole
+    crlf, crlf_whole, _ = _lock_readings(source, text.replace("\n", "\r\n"), monkeypatch)
+    assert crlf == crlf_whole
+
+
+def test_ordinary_locks_are_read_by_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    ordinary = [LOCK_BLOCKS[i] for i in (0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 13, 14, 17)]
+    _, _, taken = _lock_readings("uv.lock", "".join(ordinary), monkeypatch)
+    assert taken
+    # a table header in a string or an array, a part tomllib refuses, a table defined twice, entries
+    # written inline
+    odd = [[*ordinary, LOCK_BLOCKS[n]] for n in (6, 11, 12, 15)] + [[LOCK_BLOCKS[16], *ordinary]]
+    for blocks in odd:
+        _, _, taken = _lock_readings("uv.lock", "".join(blocks), monkeypatch)
+        assert not taken, blocks
+
+
+def test_locks_read_by_table_as_whole_for_random_documents(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(14)
+    for _ in range(150):
+        text = "".join(rng.choice(LOCK_BLOCKS) for _ in range(rng.randint(1, 6)))
+        parts, whole, _ = _lock_readings("uv.lock", text, monkeypatch)
+        assert parts == whole, text
+
+
+JSON_DOCUMENTS = [
+    '{"default": {"flash-attn": {"version": "==2.4.2", "hashes": ["sha256:00"]}}, "develop": {}}',
+    '{\n    "_meta": {"requires": {"python_version": "3.11"}, "sources": [{"name": "pypi"}]},\n'
+    '    "default": {\n        "torch": {\n            "version": "==2.4.0"\n        }\n    }\n}',
+    '{"default": {"a": {"version": "==1"}, "a": {"version": "==2"}}}',  # a key twice: json keeps one
+    '{"default": {"quo\\"ted": {"version": "==1"}, "b": {"markers": "x\\": y"}}}',
+    '{"default": {"caf\\u00e9": {"version": "==1"}, "sp ace" : {"version": "==2"}}}',
+    '{"default": {"a": {"nested": [{"k": {"deep": 1}}, [], {}], "v": "\\":"}}}',
+    '[{"default": 1}, {"x": {"y": {"z": 2}}}]',
+    '"a string"',
+    "{}",
+]
+
+
+@pytest.mark.parametrize("text", JSON_DOCUMENTS)
+def test_json_keys_found_in_one_pass_are_where_the_scanner_puts_them(text: str) -> None:
+    import json
+
+    from fa_lint.sources import _json
+
+    scanner = _json._Scanner(text)
+    scanner.value(())
+    matched = _json._matched(text, json.loads(text), 2)
+    if matched is not None:
+        assert matched == {p: o for p, o in scanner.keys.items() if len(p) <= 2}
+
+
+def test_json_keys_in_one_pass_for_every_pipfile_lock(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fa_lint.sources import _json
+
+    roots = [DATA, SHARED / "corpus" / "files"]
+    files = [p for root in roots if root.is_dir() for p in sorted(root.rglob("Pipfile.lock"))]
+    assert files
+    for path in [*files, *JSON_DOCUMENTS]:
+        text = path.read_text(encoding="utf-8") if isinstance(path, Path) else path
+        found = parse("pipfile.lock", "Pipfile.lock", text)
+        with monkeypatch.context() as m:
+            m.setattr(_json, "_matched", lambda *args: None)
+            assert parse("pipfile.lock", "Pipfile.lock", text) == found, path
+        if isinstance(path, Path):
+            import json
+
+            assert _json._matched(text, json.loads(text), 2) is not None, path
+
+
+def test_normalize_is_pep_503_as_packaging_computes_it() -> None:
+    from packaging.utils import canonicalize_name
+
+    from fa_lint.model import normalize
+
+    rng = random.Random(503)
+    names = ["Flash_Attn", "flash.attn", "FLASH--attn", "a_-._b", "", "-x-", "Ünïcode.Name"]
+    names += ["".join(rng.choice("aZ9-_.") for _ in range(rng.randint(0, 10))) for _ in range(2000)]
+    for name in names:
+        assert normalize(name) == canonicalize_name(name), name

@@ -80,6 +80,16 @@ def test_control_characters_show_escaped_and_cannot_reach_the_terminal() -> None
     assert _marker_under(rows, "\\x07# x") == "flash-attn==2.4.2"
 
 
+def test_printable_escapes_every_character_its_pattern_names() -> None:
+    # printable() returns text that str.isprintable() accepts as it is, without the pattern
+    import re
+
+    from fa_lint.report._common import _UNPRINTABLE, printable
+
+    every = [chr(n) for n in range(0x110000)]
+    assert [c for c in every if printable(c) != c] == [c for c in every if re.fullmatch(_UNPRINTABLE, c)]
+
+
 def test_crlf_lines_lose_the_carriage_return() -> None:
     rows = _frame("torch\r\nflash-attn==2.4.2\r\n", 2, 1, 2, 18)
     assert rows[2] == "2 | flash-attn==2.4.2" and not any("\r" in r or "\\r" in r for r in rows)

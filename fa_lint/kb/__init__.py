@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from importlib import resources
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
@@ -24,8 +24,7 @@ PAGED_KV = "paged-kv"
 KVCACHE = "kvcache"
 
 
-@dataclass(frozen=True, slots=True)
-class Release:
+class Release(NamedTuple):
     version: Version
     uploaded: str | None
     yanked: bool
@@ -90,8 +89,11 @@ class KnowledgeBase:
 
     def admits_newer(self, versions: VersionRange) -> bool:
         """Whether the range reaches past the newest release fa-lint knows of."""
-        later = SpecifierSet(f">{self.newest.version}").to_range()
-        return not versions.intersection(later).is_empty
+        return not versions.intersection(self._later).is_empty
+
+    @functools.cached_property
+    def _later(self) -> VersionRange:
+        return SpecifierSet(f">{self.newest.version}").to_range()
 
     def at(self, version: Version) -> Release | None:
         """The release whose code an arbitrary version carries: exact, else the newest one below it.
@@ -130,8 +132,19 @@ def from_dict(doc: dict[str, Any]) -> KnowledgeBase:
 
 @functools.cache
 def load() -> KnowledgeBase:
-    text = resources.files(__name__).joinpath("flash_attn.json").read_text(encoding="utf-8")
-    return from_dict(json.loads(text))
+    return from_dict(json.loads(data("flash_attn.json")))
+
+
+def data(name: str) -> bytes:
+    """A data file of this package, read by the loader that imported it (from a folder or a zip alike).
+
+    What ``pkgutil.get_data`` does, without the imports of it or ``importlib.resources`` (zipfile,
+    tempfile, shutil...) on every run, for one read.
+    """
+    read = getattr(__spec__.loader, "get_data", None)
+    if read is None:
+        raise FileNotFoundError(name)
+    return bytes(read(os.path.join(os.path.dirname(__file__), name)))
 
 
 __all__ = ["KVCACHE", "PAGED_KV", "Build", "KnowledgeBase", "Release", "Wheels", "load", "versions"]

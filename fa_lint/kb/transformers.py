@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
-from importlib import resources
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.version import Version
 
 
-@dataclass(frozen=True, slots=True)
-class TransformersFacts:
+class TransformersFacts(NamedTuple):
     continuous_batching: Version  # generation.continuous_batching exists
     key_check: Version  # PagedAttentionCache.get_block_table_key raises the ValueError ...
     key_check_until: Version | None  # ... until this release, where the lookup is no longer called
@@ -62,5 +59,6 @@ def from_dict(doc: dict[str, Any]) -> TransformersFacts:
 
 @functools.cache
 def load() -> TransformersFacts:
-    text = resources.files("fa_lint.kb").joinpath("transformers.json").read_text(encoding="utf-8")
-    return from_dict(json.loads(text))
+    from fa_lint.kb import data
+
+    return from_dict(json.loads(data("transformers.json")))

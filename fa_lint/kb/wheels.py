@@ -13,14 +13,13 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from packaging.version import InvalidVersion, Version
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Build:
+class Build(NamedTuple):
     """One prebuilt wheel, by the parts of its name that vary."""
 
     torch: str  # major.minor, as the name writes it: "2.3"
@@ -34,7 +33,8 @@ class Wheels:
     """The prebuilt wheels of one release; ``fetched`` False: its setup.py fetches none."""
 
     fetched: bool
-    builds: frozenset[Build] = frozenset()
+    # The release workflow's build matrix as the knowledge base holds it: axes and excludes
+    matrix: Mapping[str, Any] = field(default_factory=dict, repr=False)
     # torch major.minor -> the torch pre-release its wheels were built against, where the matrix
     # names a nightly (2.3.0.dev20240126) rather than a release of that minor
     nightly: Mapping[str, str] | None = None
@@ -44,6 +44,29 @@ class Wheels:
     cuda_digits: int = 2  # 2: cu118, 1: cu12
     platforms: tuple[str, ...] = ()
     evidence: Mapping[str, Any] | None = None
+
+    @functools.cached_property
+    def builds(self) -> frozenset[Build]:
+        """Every combination of the matrix its excludes leave: worked out the first time a rule asks
+        (the knowledge base holds thousands, and most runs ask about one release or none)."""
+        d = self.matrix
+        if not d:
+            return frozenset()
+        axes = [
+            [(t["version"], t["minor"]) for t in d["torch"]],
+            d["python"],
+            [(c["version"], c["name"]) for c in d["cuda"]],
+            d["cxx11_abi"],
+            d["os"],
+        ]
+        # an exclude takes out every combination that has all its (axis, value) pairs
+        excludes = [frozenset(e.items()) for e in d["exclude"]]
+        builds = set()
+        for (torch, minor), python, (cuda, name), abi, runner in itertools.product(*axes):
+            combo = {("torch", torch), ("python", python), ("cuda", cuda), ("cxx11_abi", abi), ("os", runner)}
+            if not any(e <= combo for e in excludes):
+                builds.add(Build(minor, python, name, abi.upper() == "TRUE"))
+        return frozenset(builds)
 
     @functools.cached_property
     def torch(self) -> tuple[str, ...]:
@@ -100,33 +123,17 @@ def _key(text: str) -> tuple[int, ...]:
     return tuple(int(p) if p.isdigit() else -1 for p in text.split("."))
 
 
-def _matches(exclude: Mapping[str, str], combo: Mapping[str, str]) -> bool:
-    return all(combo.get(axis) == value for axis, value in exclude.items())
-
-
 def from_dict(d: Mapping[str, Any] | None) -> Wheels | None:
     if d is None:
         return None
     if not d.get("fetched"):
         return Wheels(False, evidence=d.get("evidence"))
-    builds = set()
-    axes = [
-        [(t["version"], t["minor"]) for t in d["torch"]],
-        d["python"],
-        [(c["version"], c["name"]) for c in d["cuda"]],
-        d["cxx11_abi"],
-        d["os"],
-    ]
-    for (torch, minor), python, (cuda, name), abi, runner in itertools.product(*axes):
-        combo = {"torch": torch, "python": python, "cuda": cuda, "cxx11_abi": abi, "os": runner}
-        if not any(_matches(e, combo) for e in d["exclude"]):
-            builds.add(Build(minor, python, name, abi.upper() == "TRUE"))
     released = {t["minor"] for t in d["torch"] if not t["nightly"]}
     nightly = {t["minor"]: t["version"] for t in d["torch"] if t["nightly"] and t["minor"] not in released}
     rule = d["name_rule"]
     return Wheels(
         True,
-        frozenset(builds),
+        d,
         nightly,
         dict(rule["cuda_map"]),
         int(rule["cuda_digits"]),

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
-
-from fa_lint.report import github, gitlab, json_format, sarif, text
 
 Renderer = Callable[..., str]
 
-FORMATS: dict[str, Renderer] = {
-    "text": text.render,
-    "concise": text.concise,
-    "json": json_format.render,
-    "sarif": sarif.render,
-    "github": github.render,
-    "gitlab": gitlab.render,
+# format: (module, function); a run imports the one writer it prints with
+FORMATS: dict[str, tuple[str, str]] = {
+    "text": ("text", "render"),
+    "concise": ("text", "concise"),
+    "json": ("json_format", "render"),
+    "sarif": ("sarif", "render"),
+    "github": ("github", "render"),
+    "gitlab": ("gitlab", "render"),
 }
+
+
+def renderer(fmt: str) -> Renderer:
+    module, function = FORMATS[fmt]
+    found: Renderer = getattr(importlib.import_module(f"{__name__}.{module}"), function)
+    return found

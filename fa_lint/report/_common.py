@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 import re
 from collections import Counter
 from collections.abc import Iterable
-from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from fa_lint import __version__
@@ -32,6 +30,8 @@ def printable(text: str) -> str:
     lone surrogates become visible escapes, and the openings of GitHub workflow commands lose a
     character to one, so no input can start a new output line, a terminal sequence or a workflow
     command, and every encoder (UTF-8 stdout, strict JSON parsers) accepts the result."""
+    if text.isprintable() and "::" not in text and "##[" not in text:  # the common case: nothing to do
+        return text
     text = _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], text)
     return _COMMAND.sub(lambda m: "\\x5b" if m.group(1) is None else m.group(1) + "\\x3a", text)
 
@@ -44,7 +44,7 @@ def escaped(f: Finding) -> Finding:
     """
 
     def where(loc: Location) -> Location:
-        return dataclasses.replace(loc, path=printable(loc.path))
+        return loc._replace(path=printable(loc.path))
 
     fix = f.fix and dataclasses.replace(
         f.fix,
@@ -115,7 +115,13 @@ def fingerprint(f: Finding) -> str:
     key = "\0".join((f.code, path, f.requirement or "", f.environment or "", f.message, *f.notes))
     key = re.sub(r"(?<![\w./-])\./", "", key.replace(os.getcwd() + os.sep, ""))
     key = _POSITION.sub("", key)
-    return hashlib.sha256(encoded(key)).hexdigest()[:32]
+    return _digest(encoded(key))
+
+
+def _digest(data: bytes) -> str:
+    import hashlib  # SARIF and GitLab only: not every run pays for OpenSSL
+
+    return hashlib.sha256(data).hexdigest()[:32]
 
 
 # A message that names another requirement says where it is (FAL004: '... (constraints.txt:3:1)'):
@@ -135,12 +141,14 @@ def fingerprints(findings: Iterable[Finding]) -> list[str]:
     for f in findings:
         fp = fingerprint(f)
         seen[fp] += 1
-        out.append(fp if seen[fp] == 1 else hashlib.sha256(f"{fp}\0{seen[fp]}".encode()).hexdigest()[:32])
+        out.append(fp if seen[fp] == 1 else _digest(f"{fp}\0{seen[fp]}".encode()))
     return out
 
 
 def relative(path: str) -> str | None:
     """``path`` as a POSIX path relative to the folder fa-lint ran in; None when it lies outside."""
+    from pathlib import Path, PurePath  # not every run pays for pathlib (urllib.parse, ipaddress)
+
     p = Path(path)
     if p.is_absolute():
         try:

@@ -9,9 +9,8 @@ character its visible escape; the marker is measured in the same cells, so it st
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from fa_lint.model import Location
 from fa_lint.report._common import printable
@@ -29,8 +28,7 @@ def plain(_role: str, text: str) -> str:
     return text
 
 
-@dataclass(frozen=True, slots=True)
-class _Cell:
+class _Cell(NamedTuple):
     text: str  # what the terminal shows for one character of the line
     width: int
 
@@ -41,6 +39,10 @@ def _cell(ch: str) -> _Cell:
     shown = printable(ch)
     if shown != ch:
         return _Cell(shown, len(shown))
+    if ch.isascii():  # printable ASCII: one narrow cell, no need to load the Unicode database
+        return _Cell(ch, 1)
+    import unicodedata
+
     if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
         return _Cell(ch, 0)
     return _Cell(ch, 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1)

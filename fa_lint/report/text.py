@@ -7,8 +7,7 @@ Every string taken from a checked file passes through ``printable``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from fa_lint.model import Finding, Fix, Severity
 from fa_lint.report import frame
@@ -21,8 +20,7 @@ _COLOR = {Severity.ERROR: "\033[1;31m", Severity.WARNING: "\033[1;33m", Severity
 _BOLD, _BLUE, _CYAN, _RESET = "\033[1m", "\033[1;34m", "\033[1;36m", "\033[0m"
 
 
-@dataclass(frozen=True, slots=True)
-class ShownFixes:
+class ShownFixes(NamedTuple):
     """What ``--show-fixes`` lists: the edits ``--fix`` made, or would make, each with its finding."""
 
     edits: tuple[tuple[Finding, Fix], ...]
@@ -30,8 +28,7 @@ class ShownFixes:
     held: int = 0  # unsafe fixes left out, for want of --unsafe-fixes
 
 
-@dataclass(frozen=True, slots=True)
-class _Paint:
+class _Paint(NamedTuple):
     on: bool
 
     def __call__(self, code: str, text: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from importlib import resources
 
 from fa_lint.rules import environment, files, install, shell, versions, wheel
 from fa_lint.rules._base import DOCS, Check, Context, Rule
@@ -32,6 +31,8 @@ def page(code: str, links: str = DOCS) -> str:
     wheel; ``docs/rules/CODE.md`` is generated from it (with ``links=""``, keeping its links relative).
     Elsewhere (a terminal, a SARIF viewer) ``links`` makes them absolute: the docs folder's URL.
     """
+    from importlib import resources  # only for `fa-lint rule` and SARIF: it costs a few imports
+
     rule = RULES[code]
     body = resources.files(__name__).joinpath(f"pages/{code}.md").read_text(encoding="utf-8")
     if links:

@@ -7,24 +7,24 @@ import functools
 import os
 from collections import defaultdict
 from collections.abc import Hashable, Iterator
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from packaging.version import Version
 
 from fa_lint import toolchain
 from fa_lint.environments import SEQUENTIAL, Environment
 from fa_lint.kb import KnowledgeBase
-from fa_lint.kb import transformers as tf
 from fa_lint.model import BuildConfig, Finding, Include, Location, ParseProblem, Requirement, Severity
 from fa_lint.resolve import Assessment, Policy, assess, assessed_as
+
+if TYPE_CHECKING:
+    from fa_lint.kb.transformers import TransformersFacts
 
 DOCS = "https://github.com/fa-lint/fa-lint/blob/main/docs/"
 DOCS_URL = DOCS + "rules/{code}.md"
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     code: str
     name: str
     severity: Severity
@@ -42,16 +42,33 @@ class Rule:
 exact = toolchain.exact  # the single version a requirement fixes
 
 
-@dataclass(frozen=True)
 class Context:
-    kb: KnowledgeBase
-    policy: Policy
-    requirements: tuple[Requirement, ...]
-    problems: tuple[ParseProblem, ...] = ()
-    unfollowed: tuple[tuple[Include, str], ...] = ()  # includes fa-lint did not read, and why
-    environments: tuple[Environment, ...] = ()
-    transformers: tf.TransformersFacts = field(default_factory=tf.load)
-    builds: tuple[BuildConfig, ...] = ()  # [tool.uv], [tool.poetry]: how projects build sdists
+    """What the rules read: the knowledge base and policy, and everything the checked files say."""
+
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        policy: Policy,
+        requirements: tuple[Requirement, ...],
+        problems: tuple[ParseProblem, ...] = (),
+        unfollowed: tuple[tuple[Include, str], ...] = (),
+        environments: tuple[Environment, ...] = (),
+        builds: tuple[BuildConfig, ...] = (),
+    ) -> None:
+        self.kb = kb
+        self.policy = policy
+        self.requirements = requirements
+        self.problems = problems
+        self.unfollowed = unfollowed  # includes fa-lint did not read, and why
+        self.environments = environments
+        self.builds = builds  # [tool.uv], [tool.poetry]: how projects build sdists
+
+    @functools.cached_property
+    def transformers(self) -> TransformersFacts:
+        """What transformers does with flash-attn, read when a finding first explains it."""
+        from fa_lint.kb import transformers
+
+        return transformers.load()
 
     @functools.cached_property
     def _by_location(self) -> dict[Location, list[Environment]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from packaging.ranges import VersionRange
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
@@ -22,26 +22,18 @@ from fa_lint.model import FLASH_ATTN, Fix, Kind, Requirement, pretty
 from fa_lint.resolve import Policy, Verdict, assess_range
 from fa_lint.rules import _wheels
 from fa_lint.rules._base import Context
-from fa_lint.sources import _poetry, pipfile
 from fa_lint.sources._text import TextIndex
 
 SHELL_SOURCES = frozenset({"dockerfile", "shell", "workflow", "makefile"})
+# The patterns below compile when a fix is first built (re caches them): most runs build none.
 # name, optional extras | the version part | an optional marker. Written by hand because packaging's
 # parser keeps no offsets, and the edit must keep the name, extras and marker exactly as written.
-_PARTS = re.compile(
-    r"(?P<head>\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\]\s*)?)(?P<spec>[^;@]*?)(?P<tail>\s*(?:;.*)?)",
-    re.S,
-)
+_PARTS = r"(?P<head>\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\]\s*)?)(?P<spec>[^;@]*?)(?P<tail>\s*(?:;.*)?)"
 # A Poetry or Pipfile table entry as the parsers write its raw text: name = "version".
-_TABLE = re.compile(r'(?P<name>[^\s=]+) = "(?P<version>[^"]*)"')
-_TABLE_READERS: dict[str, Callable[[str], tuple[SpecifierSet, ...]]] = {
-    "pyproject": _poetry.specifiers,
-    "pipfile": lambda text: (pipfile.specifier(text),),
-}
+_TABLE = r'(?P<name>[^\s=]+) = "(?P<version>[^"]*)"'
 
 
-@dataclass(frozen=True)
-class _Written:
+class _Written(NamedTuple):
     """How a requirement's version is written, and how to write another one in its place."""
 
     old: str
@@ -50,7 +42,7 @@ class _Written:
 
 
 def _pep508(req: Requirement) -> _Written | None:
-    m = _PARTS.fullmatch(req.raw)
+    m = re.fullmatch(_PARTS, req.raw, re.S)
     if m is None:
         return None
     written = m["spec"].strip()
@@ -70,9 +62,22 @@ def _pep508(req: Requirement) -> _Written | None:
     return _Written(req.raw, render, "shell" if req.source in SHELL_SOURCES else "")
 
 
+def _table_reader(source: str) -> Callable[[str], tuple[SpecifierSet, ...]] | None:
+    """How a Poetry or Pipfile table entry's version reads; its parser is imported for such an entry."""
+    if source == "pyproject":
+        from fa_lint.sources import _poetry
+
+        return _poetry.specifiers
+    if source == "pipfile":
+        from fa_lint.sources import pipfile
+
+        return lambda text: (pipfile.specifier(text),)
+    return None
+
+
 def _table(req: Requirement) -> _Written | None:
-    m = _TABLE.fullmatch(req.raw)
-    reader = _TABLE_READERS.get(req.source)
+    m = re.fullmatch(_TABLE, req.raw)
+    reader = _table_reader(req.source)
     if m is None or reader is None:
         return None
     try:
@@ -229,17 +234,17 @@ def quote_word(req: Requirement) -> Fix | None:
     if not req.redirected or loc.line != loc.end_line:
         return None
     old = req.raw + req.redirected  # the redirect starts where the word ends
-    span = dataclasses.replace(loc, end_column=loc.end_column + len(req.redirected))
+    span = loc._replace(end_column=loc.end_column + len(req.redirected))
     return Fix(span, old, f'"{old}"', f'quote it: "{old}"', True, req.source, old)
 
 
-_SHELL_SPECIAL = re.compile(r"[\s<>|&;()]")
+_SHELL_SPECIAL = r"[\s<>|&;()]"
 
 
 def _shell(fix: Fix, text: str, start: int, end: int) -> Fix | None:
     before, after = text[start - 1 : start], text[end : end + 1]
     quoted = before in ("'", '"') and before == after
-    if quoted or not _SHELL_SPECIAL.search(fix.new):
+    if quoted or not re.search(_SHELL_SPECIAL, fix.new):
         return dataclasses.replace(fix, context="")
     if not re.search(r'["$`\\]', fix.new):
         return dataclasses.replace(fix, new=f'"{fix.new}"', context="")

@@ -8,15 +8,18 @@ the wording around them. What breaks and for whom goes to the notes, which have 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from fa_lint.kb import KVCACHE, Release
-from fa_lint.kb.transformers import TransformersFacts
 from fa_lint.model import Kind, Requirement
 from fa_lint.resolve import Policy, intersect
 from fa_lint.rules._base import Context
+
+if TYPE_CHECKING:
+    from fa_lint.kb.transformers import TransformersFacts
 
 HEADLINE = 120
 TRANSFORMERS = "transformers"

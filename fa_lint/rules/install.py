@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -195,8 +195,7 @@ def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
     return found
 
 
-@dataclass(frozen=True)
-class _Stage:
+class _Stage(NamedTuple):
     """What a stage or script installs at which step, read once for all its flash-attn installs."""
 
     # (step, True) for each install of torch, (step, False) for each certain uninstall, ascending

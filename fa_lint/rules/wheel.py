@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from packaging.markers import InvalidMarker, Marker, default_environment
-
 from fa_lint import toolchain
 from fa_lint.environments import Environment
 from fa_lint.model import FLASH_ATTN, Finding, Requirement, Severity
@@ -122,6 +120,8 @@ def _problems(
 
 def _marker_allows(marker: str, python: str) -> bool:
     """Whether a marker can hold on some platform when Python is ``python``."""
+    from packaging.markers import InvalidMarker, Marker, default_environment  # for such markers only
+
     try:
         parsed = Marker(marker)
     except InvalidMarker:

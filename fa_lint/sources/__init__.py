@@ -1,82 +1,125 @@
-"""One module per file format, each a ``Source``: name patterns plus ``parse(path, text)``.
+"""One module per file format, each with ``parse(path, text)``, and the catalogue of which file names
+are which format.
 
 A parser returns located records -- requirements, includes and problems -- and never raises on
 bad input, never runs the file, and never touches the network.
+
+The catalogue is data: each format's name patterns and the name of its module, which is imported
+the first time a file of that format is read. A run pays for the parsers (and their libraries:
+PyYAML, tree-sitter, pip-requirements-parser) of the formats it finds, not for all of them.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
-from fa_lint.model import Parsed
-from fa_lint.sources import (
-    conda,
-    conda_lock,
-    dockerfile,
-    makefile,
-    nox,
-    pdm_lock,
-    pipfile,
-    pipfile_lock,
-    pixi,
-    pixi_lock,
-    poetry_lock,
-    pylock,
-    pyproject,
-    python_version,
-    requirements,
-    setup_cfg,
-    setup_py,
-    shell,
-    tox,
-    uv_lock,
-    workflow,
-)
+if TYPE_CHECKING:
+    from fa_lint.model import Parsed
 
 
-class Source(Protocol):
-    NAME: str
-    PATTERNS: tuple[str, ...]
-
+class _Module(Protocol):
     def parse(self, path: str, text: str) -> Iterable[Parsed]: ...
-
-
-class Sniffed(Source, Protocol):
-    """A format some files of other names have too, told apart by a look at their head."""
-
-    CANDIDATES: tuple[str, ...]
 
     def sniff(self, head: str, *, complete: bool) -> bool: ...
 
 
+class Source:
+    """A format: the names that say a file is one, and the module that reads it."""
+
+    def __init__(
+        self, name: str, module: str, patterns: tuple[str, ...], candidates: tuple[str, ...] = ()
+    ) -> None:
+        self.name = name  # the records' ``source``, and the module's NAME
+        self.patterns = patterns  # globs a walk picks files by (pre-commit's ``files`` too)
+        self.candidates = candidates  # names that may be this format; ``sniff`` decides by the head
+        self.module_name = f"{__name__}.{module}"
+
+    @property
+    def module(self) -> _Module:
+        return cast(_Module, importlib.import_module(self.module_name))
+
+    def parse(self, path: str, text: str) -> Iterable[Parsed]:
+        return self.module.parse(path, text)
+
+    def sniff(self, head: str, *, complete: bool) -> bool:
+        """Whether the head of a candidate file shows it is this format."""
+        return self.module.sniff(head, complete=complete)
+
+    def __repr__(self) -> str:
+        return f"Source({self.name!r}, {self.module_name!r})"
+
+
 # Order matters: discovery gives a file to the first source whose pattern matches it.
 SOURCES: dict[str, Source] = {
-    m.NAME: m
-    for m in (
-        pylock,
-        uv_lock,
-        poetry_lock,
-        pdm_lock,
-        pipfile_lock,
-        pixi_lock,
-        conda_lock,
-        pipfile,
-        pyproject,
-        pixi,
-        setup_cfg,
-        setup_py,
-        tox,
-        nox,
-        conda,
-        workflow,
-        dockerfile,
-        shell,
-        requirements,
-        makefile,
-        python_version,
+    s.name: s
+    for s in (
+        Source("pylock", "pylock", ("pylock.toml", "pylock.*.toml")),
+        Source("uv.lock", "uv_lock", ("uv.lock",)),
+        Source("poetry.lock", "poetry_lock", ("poetry.lock",)),
+        Source("pdm.lock", "pdm_lock", ("pdm.lock",)),
+        Source("pipfile.lock", "pipfile_lock", ("Pipfile.lock",)),
+        Source("pixi.lock", "pixi_lock", ("pixi.lock",)),
+        Source(
+            "conda-lock",
+            "conda_lock",
+            ("conda-lock.yml", "conda-lock.yaml", "*.conda-lock.yml", "*.conda-lock.yaml"),
+        ),
+        Source("pipfile", "pipfile", ("Pipfile",)),
+        Source("pyproject", "pyproject", ("pyproject.toml",)),
+        Source("pixi", "pixi", ("pixi.toml",)),
+        Source("setup.cfg", "setup_cfg", ("setup.cfg",)),
+        Source("setup.py", "setup_py", ("setup.py",)),
+        Source("tox", "tox", ("tox.ini",)),
+        Source("nox", "nox", ("noxfile.py",)),
+        Source(
+            "conda",
+            "conda",
+            ("environment.yml", "environment.yaml", "environment[-_.]*.yml", "environment[-_.]*.yaml"),
+            # Other YAML whose name or folder speaks of environments, conda or requirements ("env-gpu.yml",
+            # "conda/cuda.yaml", "requirements.yaml") is a conda file when its head has a top-level
+            # "dependencies:". Workflows are claimed first by their own pattern.
+            tuple(
+                f"{stem}.{ext}"
+                for stem in ("*env*", "*conda*", "*requirements*", "*env*/*", "*conda*/*", "requirements/*")
+                for ext in ("yml", "yaml")
+            ),
+        ),
+        Source("workflow", "workflow", (".github/workflows/*.yml", ".github/workflows/*.yaml")),
+        Source(
+            "dockerfile",
+            "dockerfile",
+            (
+                "Dockerfile",
+                "Dockerfile.*",
+                "*.Dockerfile",
+                "*.dockerfile",
+                "Containerfile",
+                "Containerfile.*",
+            ),
+        ),
+        Source("shell", "shell", ("*.sh", "*.bash")),
+        Source(
+            "requirements",
+            "requirements",
+            (
+                "*requirements*.txt",
+                "*requirements*.in",
+                "requirements/**/*.txt",
+                "requirements*.lock",  # pip-compile, uv pip compile and rye write requirements syntax
+                "constraints*.txt",
+                "constraints*.in",
+                "constraints/*.txt",
+            ),
+            # pip-tools inputs have any name ("dev.in", "base.in"); so do autotools and setuptools
+            # templates (Makefile.in, config.h.in, MANIFEST.in). The head of the file tells them apart.
+            ("*.in",),
+        ),
+        Source("makefile", "makefile", ()),  # picked up only when named on the command line
+        Source("python-version", "python_version", (".python-version",)),
     )
 }
 
 # Names that may be these formats; discovery reads the first few KiB to decide.
-SNIFFED: dict[str, Sniffed] = {m.NAME: m for m in (conda, requirements)}
+SNIFFED: dict[str, Source] = {name: s for name, s in SOURCES.items() if s.candidates}

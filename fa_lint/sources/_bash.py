@@ -26,11 +26,11 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import os
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -44,9 +44,35 @@ _MAX_VALUES = 16  # alternatives kept per variable and per expanded word
 @functools.cache
 def _parser() -> Parser:
     import tree_sitter
+
+    return tree_sitter.Parser(tree_sitter.Language(grammar()))
+
+
+def grammar() -> object:
+    """tree-sitter-bash's grammar, from the extension module of the package that holds it.
+
+    The package's ``__init__`` imports importlib.resources for a highlight query fa-lint never reads,
+    and with it zipfile, tempfile, shutil and pathlib: about 13 ms on every run that reads a shell
+    script, more than reading a 500-line Dockerfile. So ``tree_sitter_bash._binding`` is loaded from
+    the package's folder as the import system loads it, without that ``__init__``; in any other
+    layout, the package is imported.
+    """
+    import importlib.machinery
+    import importlib.util
+
+    package = importlib.util.find_spec("tree_sitter_bash")
+    folders = (package.submodule_search_locations or []) if package else []
+    for path in (
+        os.path.join(f, "_binding" + s) for f in folders for s in importlib.machinery.EXTENSION_SUFFIXES
+    ):
+        spec = importlib.util.spec_from_file_location("tree_sitter_bash._binding", path)
+        if spec is not None and spec.loader is not None and os.path.isfile(path):
+            binding = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(binding)
+            return binding.language()
     import tree_sitter_bash
 
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return tree_sitter_bash.language()
 
 
 # --- positions -----------------------------------------------------------------------------------
@@ -89,6 +115,8 @@ class Chunk:
         seen = self.seen
         self.data = seen.encode("utf-8", "surrogatepass")
         self._starts = None if seen.isascii() else list(itertools.accumulate(map(_utf8_len, seen), initial=0))
+        # ASCII text placed in one stretch of the file: a byte is a character, a character base + it
+        self._flat = self._starts is None and positions is None
 
     def index(self, byte: int) -> int:
         """The character of ``text`` at a byte position of ``data`` (past its end: the end, see ``_tree``)."""
@@ -108,9 +136,13 @@ class Chunk:
 
     def span(self, node: Node) -> tuple[int, int]:
         start, end = self.index(node.start_byte), self.index(node.end_byte)
+        if self._flat:
+            return self.base + start, self.base + max(start, end)
         return self.at(start), self.at(end - 1) + 1 if end > start else self.at(start)
 
     def source(self, node: Node) -> str:
+        if self._flat:  # slicing past the end stops at it, as index() does
+            return self.text[node.start_byte : node.end_byte]
         return self.text[self.index(node.start_byte) : self.index(node.end_byte)]
 
     def part(self, start: int, end: int) -> Chunk:
@@ -123,8 +155,7 @@ class Chunk:
 # --- words -----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Word:
+class Word(NamedTuple):
     text: str  # after quote removal; variable references are kept as written
     start: int  # offsets into the file text
     end: int
@@ -132,12 +163,16 @@ class Word:
     cut: str | None = None  # the redirect operator that ended this word mid-token (flash-attn>=2.5)
 
 
-@dataclass(slots=True)
 class Command:
-    words: list[Word]
-    start: int = 0
-    end: int = 0
-    env: dict[str, str] = field(default_factory=dict)  # VAR=x prefixes: set for this command only
+    __slots__ = ("end", "env", "start", "words")
+
+    def __init__(
+        self, words: list[Word], start: int = 0, end: int = 0, env: dict[str, str] | None = None
+    ) -> None:
+        self.words = words
+        self.start = start
+        self.end = end
+        self.env = {} if env is None else env  # VAR=x prefixes: set for this command only
 
 
 _ESCAPE = re.compile(r"\\(\n|.)", re.S)
@@ -154,12 +189,13 @@ def _value(node: Node, chunk: Chunk) -> str:
     kind = node.type
     raw = chunk.source(node)
     if kind == "word":
-        return _ESCAPE.sub(_unescape, raw)
+        return _ESCAPE.sub(_unescape, raw) if "\\" in raw else raw
     if kind == "raw_string":
         return raw[1:-1] if len(raw) > 1 and raw.endswith("'") else raw[1:]
     if kind in ("string", "translated_string"):
         inner = raw[raw.index('"') + 1 :]
-        return _DQ_ESCAPE.sub(_unescape, inner[:-1] if inner.endswith('"') else inner)
+        inner = inner[:-1] if inner.endswith('"') else inner
+        return _DQ_ESCAPE.sub(_unescape, inner) if "\\" in inner else inner
     if kind == "ansi_c_string":
         return raw[2:-1]
     if kind == "concatenation":
@@ -210,8 +246,7 @@ _VAR = re.compile(
 _OPAQUE = re.compile(r"\$\{\{.*?\}\}|\$\(.*?\)|`[^`]*`|\$\{[^}]*\}")
 
 
-@dataclass(frozen=True, slots=True)
-class Expanded:
+class Expanded(NamedTuple):
     texts: tuple[str, ...]  # every text the word can become (one, unless a branch set it)
     unresolved: str | None  # the first reference with no value
 
@@ -260,13 +295,15 @@ def expand(text: str, scope: Scope, make: bool = False) -> Expanded:
 # --- the walk --------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
 class State:
     """What a command sees: the variables in force and the working directory."""
 
-    scope: Scope
-    cwd: str = "."
-    dirs: list[str] = field(default_factory=list)  # the pushd stack
+    __slots__ = ("cwd", "dirs", "scope")
+
+    def __init__(self, scope: Scope, cwd: str = ".", dirs: list[str] | None = None) -> None:
+        self.scope = scope
+        self.cwd = cwd
+        self.dirs = [] if dirs is None else dirs  # the pushd stack
 
     def fork(self) -> State:
         return State(self.scope.child(), self.cwd, list(self.dirs))
@@ -302,10 +339,10 @@ _TESTS = {"test", "[", "[[", "which", "type", "hash", "grep", "nvidia-smi", "nvc
 _SEQUENCES = {"program", "compound_statement", "do_group", "pipeline", "negated_command"}
 
 
-@dataclass
 class _Function:
-    body: Node
-    called: bool = False  # followed once, at its first call: later calls repeat what it did
+    def __init__(self, body: Node) -> None:
+        self.body = body
+        self.called = False  # followed once, at its first call: later calls repeat what it did
 
 
 class Walk:

@@ -1,36 +1,98 @@
-"""Reading JSON with the position of every value (``json`` gives none), for Pipfile.lock.
+"""Reading JSON with the position of every object member's key (``json`` gives none), for Pipfile.lock.
 
-Like ``_toml``: ``json`` decides validity and meaning, and this scanner, run only on valid JSON,
-records where each member sits, by the same key/index paths.
+``json`` decides validity and meaning. The keys are then found in one pass over the text: in valid
+JSON a quote followed by ``:`` closes a key (inside a string it can only be an escaped quote). They
+are matched, in document order, to the members ``json`` read; should they not match one to one (a
+key written twice in an object, of which ``json`` keeps one; an escaped quote before a colon), a
+scanner that walks the text token by token places them instead.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 from fa_lint.model import ParseProblem
-from fa_lint.sources._text import TextIndex
-from fa_lint.sources._toml import Span, TomlPath
+from fa_lint.sources._text import Cursor
 
+JsonPath = tuple[str | int, ...]
+
+_KEY_END = re.compile(r'"[ \t\r\n]*:')  # a key's closing quote, and the colon after it
 _WS = re.compile(r"[ \t\r\n]*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _SCALAR = re.compile(r"[^\s,\]}]+")
 
 
+def _members(value: Any) -> Iterator[tuple[Any, Any]]:
+    return iter(value.items()) if isinstance(value, dict) else enumerate(value)
+
+
+def _unescaped(written: str) -> str | None:
+    if "\\" not in written:
+        return written
+    try:
+        found: str = json.loads(f'"{written}"')
+    except ValueError:  # not a whole string: the quote found was an escaped one
+        return None
+    return found
+
+
+def _count(value: Any) -> int:
+    """How many object members ``value`` holds, at any depth."""
+    n = len(value) if isinstance(value, dict) else 0
+    for child in value.values() if isinstance(value, dict) else value:
+        if isinstance(child, (dict, list)) and child:
+            n += _count(child)
+    return n
+
+
+def _matched(text: str, data: Any, depth: int) -> dict[JsonPath, int] | None:
+    """Where each member's key starts, down to ``depth``: the keys the expression finds, matched in
+    order to the members of ``data`` (deeper ones counted, not compared); None unless they match."""
+    found = _KEY_END.finditer(text)
+    keys: dict[JsonPath, int] = {}
+
+    def match(value: Any, path: JsonPath) -> bool:
+        for name, child in _members(value):
+            if isinstance(name, str):  # an object's member; list items have no key
+                m = next(found, None)
+                start = text.rfind('"', 0, m.start()) if m else -1
+                if m is None or _unescaped(text[start + 1 : m.start()]) != name:
+                    return False
+                member = (*path, name)
+                keys[member] = start
+            if isinstance(child, (dict, list)) and child:
+                if len(path) + 1 < depth:
+                    if not match(child, (*path, name)):
+                        return False
+                elif (n := _count(child)) and next(itertools.islice(found, n - 1, None), None) is None:
+                    return False
+        return True
+
+    try:
+        if isinstance(data, (dict, list)) and not match(data, ()):
+            return None
+    except RecursionError:  # deeper than the interpreter recurses: the scanner says so
+        return None
+    return keys if next(found, None) is None else None
+
+
 class _Scanner:
+    """Every key's offset, found by walking the text token by token."""
+
     def __init__(self, text: str) -> None:
         self.s = text
         self.i = 0
-        self.spans: dict[TomlPath, Span] = {}
+        self.keys: dict[JsonPath, int] = {}
 
     def _ws(self) -> None:
         m = _WS.match(self.s, self.i)
         self.i = m.end() if m else self.i
 
-    def value(self, path: TomlPath, key_start: int) -> None:
+    def value(self, path: JsonPath) -> None:
         self._ws()
         s, start = self.s, self.i
         if s[start] == "{":
@@ -50,7 +112,9 @@ class _Scanner:
                 self.i = m.end()
                 self._ws()
                 self.i += 1  # ":"
-                self.value((*path, key), kstart)
+                member = (*path, key)
+                self.keys[member] = kstart
+                self.value(member)
         elif s[start] == "[":
             self.i += 1
             n = 0
@@ -62,37 +126,53 @@ class _Scanner:
                 if s[self.i] == ",":
                     self.i += 1
                     continue
-                self.value((*path, n), self.i)
+                self.value((*path, n))
                 n += 1
         else:
             m = (_STRING if s[start] == '"' else _SCALAR).match(s, start)
             assert m is not None
             self.i = m.end()
-        self.spans[path] = Span(key_start, start, self.i)
 
 
-@dataclass(frozen=True, slots=True)
 class JsonDoc:
-    data: Any
-    index: TextIndex
-    spans: dict[TomlPath, Span]
+    __slots__ = ("complete", "data", "index", "keys")
+
+    def __init__(self, data: Any, index: Cursor, keys: dict[JsonPath, int], complete: bool) -> None:
+        self.data = data
+        self.index = index
+        self.keys = keys  # where object members' keys start (their opening quote)
+        self.complete = complete  # whether ``keys`` holds every member's, at any depth
 
 
-def key_span(doc: JsonDoc, path: TomlPath) -> tuple[int, int]:
+def key_span(doc: JsonDoc, path: JsonPath) -> tuple[int, int]:
     """Offsets of a member's quoted key (escapes as written), or of the nearest enclosing member's."""
-    while path and path not in doc.spans:
+    if path not in doc.keys and not doc.complete:  # deeper than ``load`` placed keys: place them all
+        doc.keys, doc.complete = _scanned(doc.index.text) or doc.keys, True
+    while path and path not in doc.keys:
         path = path[:-1]
-    start = doc.spans[path].key if path else 0
+    start = doc.keys[path] if path else 0
     m = _STRING.match(doc.index.text, start)
     return start, m.end() if m else start
 
 
-def load(path: str, text: str) -> JsonDoc | ParseProblem:
-    index = TextIndex(path, text)
+def load(path: str, text: str, depth: int = 2) -> JsonDoc | ParseProblem:
+    """The document, and where its keys start down to ``depth`` (the scanner may place deeper ones)."""
+    index = Cursor(path, text)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         return ParseProblem(index.location(exc.pos, exc.pos), f"invalid JSON: {exc.msg}")
+    keys = _matched(text, data, depth)
+    if keys is not None:
+        return JsonDoc(data, index, keys, complete=False)
+    return JsonDoc(data, index, _scanned(text) or {}, complete=True)
+
+
+def _scanned(text: str) -> dict[JsonPath, int] | None:
+    """Every member's key, placed by the scanner; None when the nesting is too deep for it."""
     scanner = _Scanner(text)
-    scanner.value((), 0)
-    return JsonDoc(data, index, scanner.spans)
+    try:
+        scanner.value(())
+    except RecursionError:
+        return None
+    return scanner.keys

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import re
-import urllib.parse
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from packaging.markers import InvalidMarker, Marker
-from packaging.requirements import InvalidRequirement
-from packaging.requirements import Requirement as Pep508
 from packaging.specifiers import SpecifierSet
-from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 from fa_lint.model import Kind, Location, ParseProblem, Requirement, normalize
 from fa_lint.sources._text import TextIndex, excerpt
+
+if TYPE_CHECKING:
+    import urllib.parse
 
 # "name-version-..." at the start of a wheel or sdist file name; for names packaging refuses, such
 # as a wheel whose tags are shell variables (flash_attn-2.7.4-$PY-$PY-linux_x86_64.whl).
@@ -35,17 +33,18 @@ FLASH_REPOS = {"flash-attention", "flash_attention", "flash-attn"}
 SUBDIRECTORIES = {"": "flash-attn", "hopper": "flash-attn-3", "flash_attn/cute": "flash-attn-4"}
 
 
-@dataclass(frozen=True, slots=True)
-class WheelName:
+class WheelName(NamedTuple):
     name: str
     version: Version
     python: str  # e.g. "cp311", or "" when the file name leaves it unknown
 
 
 def wheel_name(filename: str) -> WheelName | None:
-    filename = urllib.parse.unquote(filename)
+    filename = unquote(filename)
     if not filename.endswith(".whl"):
         return None
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename  # for wheel names only
+
     try:
         name, version, _build, tags = parse_wheel_filename(filename)
     except (InvalidWheelFilename, InvalidVersion):
@@ -56,7 +55,18 @@ def wheel_name(filename: str) -> WheelName | None:
     return WheelName(str(name), version, tag.interpreter if tag else "")
 
 
+def unquote(text: str) -> str:
+    """``%XX`` escapes decoded; urllib (and ipaddress, which it imports) only for text that has one."""
+    if "%" not in text:
+        return text
+    import urllib.parse
+
+    return urllib.parse.unquote(text)
+
+
 def split_url(url: str) -> urllib.parse.SplitResult | None:
+    import urllib.parse
+
     try:
         return urllib.parse.urlsplit(url)
     except ValueError:  # 'https://[::1/x': urlsplit refuses an unclosed IPv6 host
@@ -70,6 +80,8 @@ def _url_path(url: str) -> str:
 
 def invalid_url(url: str) -> str | None:
     """Why pip could not use ``url`` at all, or None."""
+    import urllib.parse
+
     try:
         urllib.parse.urlsplit(url)
     except ValueError as exc:
@@ -79,7 +91,7 @@ def invalid_url(url: str) -> str | None:
 
 def file_name(url: str) -> str:
     """The last path segment of a URL or path, unquoted: where a wheel's name sits."""
-    return urllib.parse.unquote(_url_path(url).rsplit("/", 1)[-1])
+    return unquote(_url_path(url).rsplit("/", 1)[-1])
 
 
 def archive_name(url: str) -> tuple[str, Version] | None:
@@ -150,20 +162,26 @@ def name_from_url(url: str) -> str | None:
     return None
 
 
+_URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|file:|git\+|hg\+|svn\+|bzr\+)", re.I)
+_ARCHIVE_END = re.compile(r"\.(?:whl|tar\.gz|zip|tar\.bz2)$")
+
+
 def looks_like_url(text: str) -> bool:
-    return bool(re.match(r"^(?:[a-z][a-z0-9+.-]*://|file:|git\+|hg\+|svn\+|bzr\+)", text, re.I))
+    return _URL.match(text) is not None
 
 
 def looks_like_archive(text: str) -> bool:
     """A wheel or sdist given by path or file name (not ``name @ url``)."""
     if "@" in text or " " in text:
         return False
-    return bool(re.search(r"\.(?:whl|tar\.gz|zip|tar\.bz2)$", urllib.parse.unquote(text)))
+    return _ARCHIVE_END.search(unquote(text)) is not None
 
 
 def parse(text: str, location: Location, source: str, **fields: Any) -> Requirement | ParseProblem:
-    """A PEP 508 string, a bare URL, or a wheel/sdist path, as one ``Requirement``."""
+    """A PEP 508 string, a bare URL, or a wheel/sdist path, as one ``Requirement``; ``fields`` are
+    the record's others (``raw``: the requirement as written, when it is not ``text``)."""
     stripped = text.strip()
+    raw = fields.pop("raw", stripped)
     if looks_like_url(stripped) or looks_like_archive(stripped.split(";", 1)[0].strip()):
         url, _, marker = stripped.partition(";")
         url = url.strip()
@@ -174,7 +192,7 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
             return ParseProblem(location, f"cannot tell which package {excerpt(url)} installs", stripped)
         return Requirement(
             name=name,
-            raw=stripped,
+            raw=raw,
             location=location,
             source=source,
             url=url,
@@ -182,30 +200,51 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
             marker=marker.strip() or None,
             **fields,
         )
-    try:
-        req = Pep508(stripped)
-    except InvalidRequirement as exc:
-        return ParseProblem(
-            location, f"invalid requirement {excerpt(stripped)}: {str(exc).splitlines()[0]}", stripped
-        )
-    if req.url and (why := invalid_url(req.url)) is not None:
-        message = f"invalid URL {excerpt(req.url)} in {excerpt(stripped)}: {why}"
-        return ParseProblem(location, message, stripped)
-    link, markers = req.url, str(req.marker) if req.marker else None
+    read = _pep508(stripped)
+    if isinstance(read, str):
+        return ParseProblem(location, f"invalid requirement {excerpt(stripped)}: {read}", stripped)
+    name, specifier, link, markers, extras = read
+    if link and (why := invalid_url(link)) is not None:
+        return ParseProblem(location, f"invalid URL {excerpt(link)} in {excerpt(stripped)}: {why}", stripped)
     if link and markers is None:
         link, markers = _glued_marker(link)
     version = version_from_url(link) if link else None
     return Requirement(
-        name=normalize(req.name),
-        raw=stripped,
+        name=name,
+        raw=raw,
         location=location,
         source=source,
-        specifier=req.specifier,
+        specifier=specifier,
         version=version,
         url=link,
         marker=markers,
-        extras=frozenset(req.extras) if req.extras else _NO_EXTRAS,
+        extras=extras,
         **fields,
+    )
+
+
+Pep508 = tuple[str, SpecifierSet, "str | None", "str | None", frozenset[str]]
+
+
+@functools.lru_cache(maxsize=4096)
+def _pep508(text: str) -> Pep508 | str:
+    """packaging's reading of a PEP 508 string (normalised name, specifier, URL, marker, extras), or
+    the first line of why it refuses it. Cached: a project writes the same pins in many files."""
+    # packaging's parser (its tokenizer compiles a dozen patterns) only for the files that need it:
+    # a lockfile's exact versions do not.
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        req = Requirement(text)
+    except InvalidRequirement as exc:
+        return str(exc).splitlines()[0]
+    marker = str(req.marker) if req.marker else None
+    return (
+        normalize(req.name),
+        req.specifier,
+        req.url,
+        marker,
+        frozenset(req.extras) if req.extras else _NO_EXTRAS,
     )
 
 
@@ -215,6 +254,8 @@ def _glued_marker(url: str) -> tuple[str, str | None]:
     head, sep, tail = url.partition(";")
     if not sep:
         return url, None
+    from packaging.markers import InvalidMarker, Marker
+
     try:
         return head, str(Marker(tail))
     except InvalidMarker:

@@ -22,8 +22,7 @@ import fnmatch
 import posixpath
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.specifiers import SpecifierSet
 
@@ -169,8 +168,7 @@ _SHELLS = {"bash", "sh", "zsh", "dash"}
 _VERBS = {"add": "install", "install": "install", "remove": "uninstall", "uninstall": "uninstall"}
 
 
-@dataclass(frozen=True, slots=True)
-class Install:
+class Install(NamedTuple):
     """One packaging command: its tool, what it does and its arguments."""
 
     tool: str  # "pip" (also uv, PDM), "poetry" (its name@constraint words), "conda", "setup.py", "build"
@@ -261,6 +259,7 @@ _INDEX_OPTIONS = {
     "--index",
     "--default-index",
 }
+_VALUED = {*_INDEX_OPTIONS, "--torch-backend", "--no-build-isolation-package"}  # options with a value
 _INDEX_VARIABLES = (
     "PIP_INDEX_URL",
     "PIP_EXTRA_INDEX_URL",
@@ -322,7 +321,7 @@ def install_options(
     args = iter(inst.args)
     for word in args:
         flag, eq, value = word.text.partition("=")
-        if flag in (*_INDEX_OPTIONS, "--torch-backend", "--no-build-isolation-package"):
+        if flag in _VALUED:
             if not eq:
                 following = next(args, None)
                 value = following.text if following else ""
@@ -346,14 +345,14 @@ def _poetry_word(word: Word) -> Word:
     if not at or "://" in constraint or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._\[\],-]*", name.strip()):
         return word
     if constraint.strip() == "latest":
-        return dataclasses.replace(word, text=name.strip())
+        return word._replace(text=name.strip())
     try:
         alternatives = _poetry.specifiers(constraint)
     except _poetry.PoetryConstraintError:
         return word  # left as written: not a requirement fa-lint can read
     if len(alternatives) != 1:
         return word
-    return dataclasses.replace(word, text=f"{name.strip()}{alternatives[0]}")
+    return word._replace(text=f"{name.strip()}{alternatives[0]}")
 
 
 def _option(word: Word, names: tuple[str, ...], args: Iterator[Word]) -> Word | None:
@@ -391,39 +390,45 @@ _GIT_VALUE_ARGS = {
 _COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
 
 
-@dataclass
 class _Clone:
-    url: str
-    ref: str | None = None  # -b TAG or a later checkout
-    ref_at: Location | None = None  # where that ref is written
-    unresolved: str | None = None
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.ref: str | None = None  # -b TAG or a later checkout
+        self.ref_at: Location | None = None  # where that ref is written
+        self.unresolved: str | None = None
 
 
-@dataclass
 class _Wheel:
     """A wheel a command put in a folder, waiting for the install that takes it from there."""
 
-    record: Requirement
-    taken: bool = False
+    def __init__(self, record: Requirement) -> None:
+        self.record = record
+        self.taken = False
 
 
 def _dist_file(name: str, version: str) -> str:
     return f"{name.replace('-', '_')}-{version or '0'}-py3-none-any.whl"
 
 
-@dataclass
 class Scanner:
     """Turns the commands of one file into records; shared by shell, Docker, workflows, Make."""
 
-    index: TextIndex
-    source: str
-    scope: str = ""
-    include_map: Callable[[str, int], str | None] | None = None
-    step: int = 0  # packaging commands seen so far in the file
-    records: list[Parsed] = field(default_factory=list)
-    clones: dict[str, _Clone] = field(default_factory=dict)  # folder -> what was cloned there
-    wheels: dict[str, list[_Wheel]] = field(default_factory=dict)  # folder -> wheels put there
-    fetched: str | None = None  # the ref of the last `git fetch REMOTE REF`, for FETCH_HEAD
+    def __init__(
+        self,
+        index: TextIndex,
+        source: str,
+        scope: str = "",
+        include_map: Callable[[str, int], str | None] | None = None,
+    ) -> None:
+        self.index = index
+        self.source = source
+        self.scope = scope
+        self.include_map = include_map
+        self.step = 0  # packaging commands seen so far in the file
+        self.records: list[Parsed] = []
+        self.clones: dict[str, _Clone] = {}  # folder -> what was cloned there
+        self.wheels: dict[str, list[_Wheel]] = {}  # folder -> wheels put there
+        self.fetched: str | None = None  # the ref of the last `git fetch REMOTE REF`, for FETCH_HEAD
 
     # the walk's entry points
 
@@ -618,14 +623,17 @@ class Scanner:
                 rec = _reqs.parse(text, where, self.source, **self._fields(c))
                 return rec if isinstance(rec, Requirement) else None
             return None
+        # Keep the words as written ("flash-attn==${FA_VER}"); the specifier holds their value.
+        cut = self._cut_text(word) if word.cut else None
+        fields = {"raw": word.text, "redirected": cut, **self._fields(c)}
+        if len(exp.texts) == 1:
+            rec = _reqs.parse(exp.texts[0].strip(), where, self.source, **fields)
+            return rec if isinstance(rec, Requirement) else None
         found = [_reqs.parse(t.strip(), where, self.source) for t in exp.texts]
         recs = [r for r in found if isinstance(r, Requirement)]
         if len(recs) != len(found) or len({r.name for r in recs}) != 1:
             return None
-        rec = recs[0] if len(recs) == 1 else _either(recs)
-        # Keep the words as written ("flash-attn==${FA_VER}"); the specifier holds their value.
-        cut = self._cut_text(word) if word.cut else None
-        return dataclasses.replace(rec, raw=word.text, redirected=cut, **self._fields(c))
+        return dataclasses.replace(recs[0] if len(recs) == 1 else _either(recs), **fields)
 
     def _cut_text(self, word: Word) -> str:
         """What the shell took as a redirect: '>=2.5' in an unquoted flash-attn>=2.5."""
@@ -863,8 +871,7 @@ class Scanner:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class _Context:
+class _Context(NamedTuple):
     """What one command runs with: the shell's state, whether it surely runs, and the command."""
 
     state: State
@@ -872,9 +879,7 @@ class _Context:
     make: bool
     cmd: Command
     upgrade: bool  # -U, --force-reinstall...: it reinstalls what is already there
-    options: InstallOptions = field(
-        default_factory=InstallOptions
-    )  # where packages come from, how sdists build
+    options: InstallOptions = InstallOptions()  # where packages come from, how sdists build
 
 
 def _either(recs: list[Requirement]) -> Requirement:

@@ -66,3 +66,30 @@ class TextIndex:
     def whole_line(self, line: int) -> Location:
         text = self.line_text(line)
         return Location(self.path, line, 1, line, len(text) + 1)
+
+
+class Cursor:
+    """Locations of offsets taken in order, counting lines on the way: a lock's entries located in one
+    pass, without an index of every line (a list as long as the file, for a few offsets)."""
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = text
+        self._offset = 0  # lines are counted up to here
+        self._line = 1
+        self._line_start = 0
+
+    def position(self, offset: int) -> tuple[int, int]:
+        if offset < self._offset:  # an earlier offset: count again from the top
+            self._offset, self._line, self._line_start = 0, 1, 0
+        newlines = self.text.count("\n", self._offset, offset)
+        if newlines:
+            self._line += newlines
+            self._line_start = self.text.rfind("\n", self._offset, offset) + 1
+        self._offset = offset
+        return self._line, offset - self._line_start + 1
+
+    def location(self, start: int, end: int) -> Location:
+        line, col = self.position(start)
+        end_line, end_col = self.position(end)
+        return Location(self.path, line, col, end_line, end_col)

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from fa_lint.model import ParseProblem
 from fa_lint.sources._text import TextIndex
@@ -32,8 +31,7 @@ _LITERAL = re.compile(r"'[^'\n]*'")
 _SCALAR = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:[0-9:.]+(?:[Zz]|[+-]\d{2}:\d{2})?|[^\s,\]}#]+")
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+class Span(NamedTuple):
     key: int  # offset where the key starts (the value's own start for array items)
     start: int  # value start (the opening quote of a string)
     end: int  # value end, exclusive
@@ -188,16 +186,23 @@ class _Scanner:
         self.spans[path] = Span(key_start, start, self.i)
 
 
+def string_at(text: str, start: int) -> re.Match[str] | None:
+    """The one-line basic or literal string that starts at ``start``."""
+    return (_BASIC if text.startswith('"', start) else _LITERAL).match(text, start)
+
+
 def spans(text: str) -> dict[TomlPath, Span]:
     """Where every key and value of a valid TOML document sits."""
     return _Scanner(text).run()
 
 
-@dataclass(frozen=True, slots=True)
 class TomlDoc:
-    data: dict[str, Any]
-    index: TextIndex
-    spans: dict[TomlPath, Span]
+    __slots__ = ("data", "index", "spans")
+
+    def __init__(self, data: dict[str, Any], index: TextIndex, spans: dict[TomlPath, Span]) -> None:
+        self.data = data
+        self.index = index
+        self.spans = spans
 
     def key_location(self, path: TomlPath) -> tuple[int, int]:
         """Offsets of a key-value pair, from the key to the end of its value."""

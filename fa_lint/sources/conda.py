@@ -12,15 +12,6 @@ from fa_lint.sources import _conda, _reqs, _yaml
 from fa_lint.sources._text import TextIndex
 
 NAME = "conda"
-PATTERNS = ("environment.yml", "environment.yaml", "environment[-_.]*.yml", "environment[-_.]*.yaml")
-# Other YAML whose name or folder speaks of environments, conda or requirements ("env-gpu.yml",
-# "conda/cuda.yaml", "requirements.yaml") is a conda file when its head has a top-level
-# "dependencies:". Workflows are claimed first by their own pattern.
-CANDIDATES = tuple(
-    f"{stem}.{ext}"
-    for stem in ("*env*", "*conda*", "*requirements*", "*env*/*", "*conda*/*", "requirements/*")
-    for ext in ("yml", "yaml")
-)
 _TOP_DEPENDENCIES = re.compile(r"^dependencies[ \t]*:", re.M)
 
 _INCLUDE = re.compile(r"^(-r|--requirement|-c|--constraint)(?:\s+|=)(.+)$")

@@ -13,7 +13,6 @@ from fa_lint.sources import _conda, _reqs, _yamllock
 from fa_lint.sources._text import TextIndex
 
 NAME = "conda-lock"
-PATTERNS = ("conda-lock.yml", "conda-lock.yaml", "*.conda-lock.yml", "*.conda-lock.yaml")
 TOOL = "conda-lock"
 
 

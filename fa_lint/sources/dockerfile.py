@@ -13,7 +13,7 @@ import json
 import posixpath
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from packaging.version import Version
 
@@ -22,15 +22,13 @@ from fa_lint.sources import _bash, _shell
 from fa_lint.sources._text import TextIndex
 
 NAME = "dockerfile"
-PATTERNS = ("Dockerfile", "Dockerfile.*", "*.Dockerfile", "*.dockerfile", "Containerfile", "Containerfile.*")
 
 _INSTRUCTION = re.compile(r"^[ \t]*([A-Za-z]+)(?=[ \t]|$)")
 _HEREDOC = re.compile(r"<<(-?)(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
 _FLAG = re.compile(r"--[a-z-]+(?:=(?:\"[^\"]*\"|'[^']*'|\S+))?")
 
 
-@dataclass(frozen=True, slots=True)
-class Instruction:
+class Instruction(NamedTuple):
     keyword: str
     start: int  # offset of the keyword
     args: int  # offset where the arguments start
@@ -42,13 +40,13 @@ class Instruction:
     last: int = 0  # end of the last heredoc terminator line (``end`` when there is none)
 
 
-@dataclass
 class _State:
-    variables: _bash.Scope = field(default_factory=_bash.Scope)  # ARG and ENV values
-    copies: list[tuple[str, str]] = field(default_factory=list)  # (source in context, dest in image)
-    workdir: str = "/"
-    stage: str = "stage:0"
-    stages: int = 0
+    def __init__(self) -> None:
+        self.variables = _bash.Scope()  # ARG and ENV values
+        self.copies: list[tuple[str, str]] = []  # (source in context, dest in image)
+        self.workdir = "/"
+        self.stage = "stage:0"
+        self.stages = 0
 
 
 def _escape(text: str) -> str:

@@ -10,7 +10,6 @@ from fa_lint.sources import _bash, _shell
 from fa_lint.sources._text import TextIndex
 
 NAME = "makefile"
-PATTERNS: tuple[str, ...] = ()  # never picked up by walking; only files named on the command line
 
 _DEFINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*(?::::=|::=|:=|\?=|\+=|=)[ \t]*(.*?)[ \t]*$", re.M)
 _RECIPE = re.compile(r"^(\t[ \t]*)([@+-]*)")

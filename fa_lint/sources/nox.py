@@ -18,7 +18,6 @@ from fa_lint.sources import _bash, _pyast, _shell
 from fa_lint.sources._pyast import Flow, PythonIndex
 
 NAME = "nox"
-PATTERNS = ("noxfile.py",)
 _PREFIX = {"install": ("pip", "install"), "conda_install": ("conda", "install"), "run": (), "run_install": ()}
 _NAMES_FLASH_ATTN = re.compile(r"flash[-_.]?attn", re.I)  # in a variable's name too: FLASH_ATTN_SPEC
 

@@ -13,7 +13,6 @@ from fa_lint.sources._tables import get, problem, source_table
 from fa_lint.sources._text import excerpt
 
 NAME = "pipfile"
-PATTERNS = ("Pipfile",)
 SECTIONS = {"packages": "packages", "dev-packages": "dev-packages"}
 
 

@@ -12,7 +12,6 @@ from fa_lint.sources._tables import text as field
 from fa_lint.sources._text import excerpt
 
 NAME = "pipfile.lock"
-PATTERNS = ("Pipfile.lock",)
 SECTIONS = {"default": "packages", "develop": "dev-packages"}
 
 

@@ -32,7 +32,6 @@ from fa_lint.sources._toml import TomlDoc, TomlPath
 from fa_lint.sources.pipfile import specifier
 
 NAME = "pixi"
-PATTERNS = ("pixi.toml",)
 CONDA = ("dependencies", "host-dependencies", "build-dependencies")
 _OS = {"linux": "linux", "osx": "darwin", "win": "win32"}
 

@@ -17,7 +17,6 @@ from fa_lint.sources import _conda, _reqs, _yamllock
 from fa_lint.sources._text import TextIndex
 
 NAME = "pixi.lock"
-PATTERNS = ("pixi.lock",)
 TOOL = "pixi"
 _ENVIRONMENTS = re.compile(r"^environments:[ \t]*\r?\n((?:[ \t#].*(?:\n|$)|\r?\n)*)", re.M)
 _ENV = re.compile(r"^  ([^\s#][^:]*):[ \t]*\r?$")

@@ -9,7 +9,6 @@ from fa_lint.sources import locks
 from fa_lint.sources._tables import text
 
 NAME = "poetry.lock"
-PATTERNS = ("poetry.lock",)
 
 
 def _url(pkg: locks.Package) -> str | None:

@@ -11,7 +11,6 @@ from fa_lint.model import Parsed, ParseProblem
 from fa_lint.sources import _toml, locks
 
 NAME = "pylock"
-PATTERNS = ("pylock.toml", "pylock.*.toml")
 
 
 def _url(pkg: dict[str, Any]) -> str | None:

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from packaging.dependency_groups import resolve_dependency_groups
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from fa_lint.model import BuildConfig, Kind, Parsed, ParseProblem, Requirement, normalize
-from fa_lint.sources import _toml, pixi
+from fa_lint.sources import _toml
 from fa_lint.sources._poetry import PoetryConstraintError, specifiers
 from fa_lint.sources._tables import (
     WrongType,
@@ -29,7 +28,6 @@ from fa_lint.sources._text import excerpt
 from fa_lint.sources._toml import TomlDoc, TomlPath
 
 NAME = "pyproject"
-PATTERNS = ("pyproject.toml",)
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
@@ -55,7 +53,10 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     for group in table(doc, ("tool", "pdm", "dev-dependencies")):
         yield from strings(doc, ("tool", "pdm", "dev-dependencies", group), NAME, scope=f"group:{group}")
     yield from poetry(doc)
-    yield from pixi.tables(doc, ("tool", "pixi"), "project", NAME)
+    if get(doc.data, ("tool", "pixi")) is not None:
+        from fa_lint.sources import pixi  # imported for a [tool.pixi] table only
+
+        yield from pixi.tables(doc, ("tool", "pixi"), "project", NAME)
     yield from _build_configs(doc)
 
 
@@ -121,6 +122,8 @@ def _dependency_groups(doc: TomlDoc) -> Iterator[Parsed]:
     groups = get(doc.data, ("dependency-groups",))
     if not isinstance(groups, dict):
         return
+    from packaging.dependency_groups import resolve_dependency_groups  # for PEP 735 groups only
+
     for group in groups:
         scope = f"group:{group}"
         try:

@@ -11,7 +11,6 @@ from fa_lint.model import Kind, Parsed, Requirement
 from fa_lint.sources._text import TextIndex
 
 NAME = "python-version"
-PATTERNS = (".python-version",)
 
 # "3.12", "3.12.4", "cpython@3.12", "cpython-3.12.4": CPython. pyenv's other names ("pypy3.10",
 # "system", a virtualenv's name) say nothing fa-lint can use. ASCII digits only.

@@ -1,12 +1,17 @@
-"""pip requirements and constraints files, read with pip-requirements-parser."""
+"""pip requirements and constraints files, read with pip-requirements-parser.
+
+Files whose every line is plain -- a requirement by name, with extras, a version and a marker; ``-r``
+or ``-c`` with a path; an index option; a comment -- are read without it: the library imports
+urllib.request, http.client, email and ssl when it loads (about 30 ms, more than the rest of a small
+run), and on such lines it does nothing but what ``packaging`` does. One line that needs pip's own
+syntax (``--hash``, ``-e``, a URL or path, a ``\\`` continuation, a variable, any other option) sends
+the whole file to the library. tests/test_sources.py checks that both readings agree.
+"""
 
 from __future__ import annotations
 
-import copy
 import functools
-import optparse
 import re
-import shlex
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -15,18 +20,6 @@ from fa_lint.sources import _reqs
 from fa_lint.sources._text import SPLITLINES, TextIndex, excerpt, line_starts
 
 NAME = "requirements"
-PATTERNS = (
-    "*requirements*.txt",
-    "*requirements*.in",
-    "requirements/**/*.txt",
-    "requirements*.lock",  # pip-compile, uv pip compile and rye write requirements syntax
-    "constraints*.txt",
-    "constraints*.in",
-    "constraints/*.txt",
-)
-# pip-tools inputs have any name ("dev.in", "base.in"); so do autotools and setuptools templates
-# (Makefile.in, config.h.in, MANIFEST.in). The head of the file tells them apart.
-CANDIDATES = ("*.in",)
 
 # A line of a requirements file: an option, a local path, a URL, or a name with what may follow it.
 # One operator char is never enough: "CC = gcc" (Makefile.in) and "include x" (MANIFEST.in) fail.
@@ -46,6 +39,24 @@ _HASH_OPTION = re.compile(r"(?<!\S)--(?:h|requi)")  # --hash, --require-hashes, 
 _INDEX_OPTION = re.compile(r"(?<!\S)(?:-[if]|--(?:i|ex|f))")
 _NAME = re.compile(r"\s*(?:(?:-e|--editable)\s+)?([A-Za-z0-9][A-Za-z0-9._-]*)")
 
+# What a plain line may be. A requirement: a name, extras, a version part, then anything after ";"
+# (a marker, which packaging checks); no "@", "/", quotes or "-" before the marker, which pip reads
+# as a URL, a path or an option. An option: the few that take one plain word (or none), exactly as
+# pip spells them (optparse would take an abbreviation; the library reads those).
+_PLAIN = re.compile(
+    r"[A-Za-z0-9][A-Za-z0-9._-]*[ \t]*(?:\[[A-Za-z0-9._, \t-]*\][ \t]*)?[A-Za-z0-9.*+!=<>~,() \t]*(?:;.*)?"
+)
+_OPTION = re.compile(
+    r"(?P<option>-r|--requirement|-c|--constraint|-i|--index-url|--extra-index-url|-f|--find-links"
+    r"|--trusted-host)(?: +|=)(?P<value>[^\s\"'\\=$][^\s\"'\\$]*)|--pre|--no-index|--prefer-binary"
+)
+_INCLUDES = {"-r": False, "--requirement": False, "-c": True, "--constraint": True}  # option: constraint
+_INDEXES = {"-i", "--index-url", "--extra-index-url", "-f", "--find-links"}
+# pip reads a requirement that ends like an archive (extras aside) as a file to install.
+_ARCHIVE = re.compile(r"\.(?:whl|zip|tbz|txz|tlz|tgz|tar|tar\.(?:gz|bz2|xz|lz|lzma))(?:\[[^\]]+\])?$", re.I)
+# pip-requirements-parser's comment syntax: "#" at the start or after whitespace.
+_COMMENT = re.compile(r"(^|\s+)(#.*)$")
+
 
 @functools.cache
 def _line_parser() -> Callable[[str], tuple[str, Any, list[str]]]:
@@ -55,6 +66,10 @@ def _line_parser() -> Callable[[str], tuple[str, Any, list[str]]]:
     append options never share a default list between lines; a deep copy of the defaults per line
     gives the same isolation.
     """
+    import copy
+    import optparse
+    import shlex
+
     import pip_requirements_parser as prp
 
     parser = prp.build_parser()
@@ -135,15 +150,83 @@ def _whole_install(text: str) -> tuple[bool, InstallOptions | None]:
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
+    index = TextIndex(path, text)
+    if all(_plain(line) is not None for _, line in _lines(text)):
+        return _read_plain(index, text)
+    return _pip(index, text)
+
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """Each line and the offset it starts at, as pip numbers them (str.splitlines()), one at a time."""
+    at = 0
+    for m in SPLITLINES.finditer(text):
+        yield at, text[at : m.start()]
+        at = m.end()
+    if at < len(text):
+        yield at, text[at:]
+
+
+def _plain(physical: str) -> str | re.Match[str] | None:
+    """A plain line's logical text (empty for a comment or a blank), or the option it is; None when
+    the line needs pip's parser."""
+    if physical.endswith("\\"):
+        return None
+    # as the library splits a line: text, then a comment, each stripped
+    parts = [p.strip() for p in _COMMENT.split(physical) if p.strip()]
+    logical = parts[0] if parts and not parts[0].startswith("#") else ""
+    if not logical:
+        return ""
+    option = _OPTION.fullmatch(logical)
+    if option is not None:
+        return option
+    head = logical.split(";", 1)[0].rstrip()
+    if not _PLAIN.fullmatch(logical) or " -" in logical or _ARCHIVE.search(head):
+        return None
+    return logical
+
+
+def _read_plain(index: TextIndex, text: str) -> Iterator[Parsed]:
+    """The records of a file whose every line is plain (``_plain``), one line at a time.
+
+    Two passes (``parse`` has checked every line) rather than one that collects records and gives up
+    at the first line that is not plain: a file's records are handed on as they are read, so memory
+    stays flat however long the file is.
+    """
+    urls: list[str] = []  # index options apply to the whole install, wherever they stand in the file
+    for _, line in _lines(text):
+        option = _plain(line)
+        if isinstance(option, re.Match) and option["option"] in _INDEXES:
+            urls.append(option["value"])
+    options = InstallOptions(index_urls=tuple(urls)) if urls else None
+    for at, physical in _lines(text):
+        logical = _plain(physical)
+        if isinstance(logical, re.Match):
+            constraint = _INCLUDES.get(logical["option"] or "")
+            if constraint is not None:
+                yield Include(index.location(at, at + len(physical)), logical["value"], constraint=constraint)
+        elif logical:
+            rec = _requirement(index, at, physical, logical, False, options)
+            if rec is not None and rec.url is None:
+                yield rec
+            else:  # packaging refuses it, or reads a URL: pip's parser says how pip reads the line
+                yield from _pip(index, physical, at, options)
+
+
+def _pip(
+    index: TextIndex, text: str, base: int = 0, options: InstallOptions | None = None
+) -> Iterator[Parsed]:
+    """The records pip-requirements-parser reads in ``text``, which starts at offset ``base`` of the
+    file (a single line of a plain file, whose ``options`` the caller knows)."""
     import pip_requirements_parser as prp
 
-    index = TextIndex(path, text)
     starts = [*line_starts(text, SPLITLINES), len(text)]  # pip numbers lines with str.splitlines()
-    hashed, options = _whole_install(text)
+    hashed, found = _whole_install(text)
+    options = options or found
     for item in _items(text):  # one at a time: the library's records weigh ~2 KB a line
         number = item.requirement_line.line_number
         at = starts[min(number, len(starts)) - 1]  # where pip's line starts
         physical = text[at : starts[min(number, len(starts) - 1)]].rstrip(_BREAKS)
+        at += base
         if isinstance(item, prp.IncorrectRequirementLine):
             continue  # options pip ignores with a warning, not an error
         if isinstance(item, prp.InvalidRequirementLine):
@@ -155,7 +238,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             for target in item.options.get("constraints", []):
                 yield Include(where, target, constraint=True)
         elif isinstance(item, prp.InstallRequirement):
-            rec = _requirement(index, at, physical, item, hashed, options)
+            rec = _named(index, at, physical, item, hashed, options)
             if rec is not None:
                 yield rec
 
@@ -168,7 +251,7 @@ def _span(line: str) -> tuple[int, int]:
     return s, e
 
 
-def _requirement(
+def _named(
     index: TextIndex, at: int, physical: str, item: Any, hashed: bool, options: InstallOptions | None
 ) -> Requirement | None:
     name = normalize(item.req.name) if item.req else None
@@ -176,8 +259,14 @@ def _requirement(
         name = _reqs.name_from_url(item.link.url)
     if name is None:
         return None  # a local project path such as "-e ."; nothing fa-lint can judge
+    return _requirement(index, at, physical, item.requirement_line.line, hashed, options)
+
+
+def _requirement(
+    index: TextIndex, at: int, physical: str, logical: str, hashed: bool, options: InstallOptions | None
+) -> Requirement | None:
+    """The requirement of one line, located at its text on the physical line starting at ``at``."""
     s, e = _span(physical)
-    logical = item.requirement_line.line
     ls, le = _span(logical)
     raw = logical[ls:le]
     rec = _reqs.parse(raw, index.location(at + s, at + e), NAME, hash_checked=hashed, options=options)

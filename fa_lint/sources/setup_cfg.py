@@ -10,7 +10,6 @@ from fa_lint.sources import _ini, _reqs
 from fa_lint.sources._text import TextIndex
 
 NAME = "setup.cfg"
-PATTERNS = ("setup.cfg",)
 OPTIONS = {"install_requires": "project", "setup_requires": "build-system", "tests_require": "tests"}
 
 

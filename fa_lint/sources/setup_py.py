@@ -23,7 +23,6 @@ from fa_lint.sources import _pyast, _reqs
 from fa_lint.sources._pyast import Flow, PythonIndex
 
 NAME = "setup.py"
-PATTERNS = ("setup.py",)
 KEYWORDS = {
     "install_requires": "project",
     "setup_requires": "build-system",

@@ -9,7 +9,6 @@ from fa_lint.sources import _bash, _shell
 from fa_lint.sources._text import TextIndex
 
 NAME = "shell"
-PATTERNS = ("*.sh", "*.bash")
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:

@@ -22,7 +22,6 @@ from fa_lint.sources import _bash, _ini, _reqs, _shell
 from fa_lint.sources._text import TextIndex
 
 NAME = "tox"
-PATTERNS = ("tox.ini",)
 BASE = "testenv"
 INHERITED = ("install_command", "commands_pre", "commands", "commands_post")
 

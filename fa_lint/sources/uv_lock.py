@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import urllib.parse
 from collections.abc import Iterator
 
 from fa_lint.model import Parsed
@@ -10,12 +9,13 @@ from fa_lint.sources import _reqs, locks
 from fa_lint.sources._tables import subtable, text, texts
 
 NAME = "uv.lock"
-PATTERNS = ("uv.lock",)
 
 
 def _url(pkg: locks.Package) -> str | None:
     git = text(pkg, "source", "git")
     if git is not None:
+        import urllib.parse  # git sources only
+
         # uv writes git sources as "https://host/repo?tag=v2.5.0#<commit>"
         parts = _reqs.split_url(git)
         if parts is None:  # an unclosed IPv6 host; the later checks see it as a URL with no version

@@ -13,7 +13,6 @@ from fa_lint.sources import _bash, _shell, _yaml
 from fa_lint.sources._text import TextIndex
 
 NAME = "workflow"
-PATTERNS = (".github/workflows/*.yml", ".github/workflows/*.yaml")
 _EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from fa_lint import config, engine, fix
 from fa_lint.engine import Report
-from fa_lint.report import FORMATS
+from fa_lint.report import FORMATS, renderer
 
 # What no output line may hold: C0/C1 controls but tab and the final newline, Unicode line breaks,
 # bidi controls. A lone surrogate fails the strict UTF-8 encode below.
@@ -57,8 +57,8 @@ def assert_safe(out: str, fmt: str, findings: int) -> None:
 def render_all(report: Report) -> dict[str, str]:
     """Every format's output for one report, each checked with ``assert_safe``."""
     outputs = {}
-    for fmt, render in FORMATS.items():
-        out = render(report, color=False, fixable=True)
+    for fmt in FORMATS:
+        out = renderer(fmt)(report, color=False, fixable=True)
         assert_safe(out, fmt, len(report.findings))
         outputs[fmt] = out
     return outputs

@@ -584,7 +584,7 @@ def name_for(source: str) -> str:
     """A file name that fa-lint reads as ``source``."""
     if source in NAMES:
         return NAMES[source]
-    pattern = SOURCES[source].PATTERNS[0].replace("[-_.]", "-").replace("*", "x")
+    pattern = SOURCES[source].patterns[0].replace("[-_.]", "-").replace("*", "x")
     assert (detect(pattern) or _fallback(pattern)) == source, (source, pattern)
     return pattern
 

@@ -1,0 +1,116 @@
+"""The import budget: what a run loads, so that a heavy module cannot creep back into the default path.
+
+Each run is a fresh interpreter started without ``site`` (whose import hooks, an editable install's
+among them, would load modules first) and told where fa-lint and its dependencies are; what it
+imports from ``main()`` on is compared with what that run has no use for. Speed itself is measured
+in ``benchmarks/bench.py``, never here.
+"""
+
+from __future__ import annotations
+
+import json
+import site
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fa_lint.sources import SOURCES
+from tests.conftest import REPO
+
+# Static mode never imports these (the runtime check does, on a GPU host).
+NEVER = {"torch", "transformers", "flash_attn", "flash_attn_interface"}
+# Libraries a format needs, loaded for a file of that format only.
+PARSERS = {"yaml", "tree_sitter", "tree_sitter_bash", "pip_requirements_parser", "packaging.pylock"}
+# What no ordinary run needs: the network and archive stacks pip-requirements-parser and
+# importlib.resources pull in, hashing (SARIF and GitLab fingerprints), pathlib (SARIF and GitLab
+# paths), the Unicode database (code frames of non-ASCII lines), argparse's shutil.
+STACKS = {
+    "urllib.request",
+    "urllib.parse",
+    "http.client",
+    "email",
+    "ssl",
+    "socket",
+    "importlib.resources",
+    "pkgutil",
+    "zipfile",
+    "tempfile",
+    "shutil",
+    "pathlib",
+    "hashlib",
+    "unicodedata",
+    "optparse",
+}
+FORMATS = {s.module_name for s in SOURCES.values()}
+LAYERS = {"fa_lint.engine", "fa_lint.sources", "fa_lint.rules", "fa_lint.report", "fa_lint.model"}
+
+RUN = """
+import io, json, sys
+sys.path[:0] = json.loads(sys.argv[1])
+before = set(sys.modules)
+from fa_lint.cli import main
+code = main(sys.argv[2:], out=io.StringIO(), err=io.StringIO())
+print(json.dumps({"code": code, "modules": sorted(set(sys.modules) - before)}))
+"""
+
+
+def _loaded(tmp_path: Path, files: dict[str, str], *argv: str) -> set[str]:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    paths = json.dumps([str(REPO), *site.getsitepackages()])
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", RUN, paths, *argv], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    found = json.loads(proc.stdout)
+    assert found["code"] in (0, 1)
+    assert "fa_lint.cli" in found["modules"]  # fa-lint was imported in this run, not before it
+    return set(found["modules"])
+
+
+def _within(modules: set[str], names: set[str]) -> set[str]:
+    """The loaded modules that are, or are inside, one of ``names``."""
+    return {m for m in modules if m in names or any(m.startswith(n + ".") for n in names)}
+
+
+def test_version_loads_no_checker(tmp_path: Path) -> None:
+    loaded = _loaded(tmp_path, {}, "--version")
+    assert not _within(loaded, NEVER | PARSERS | STACKS | LAYERS)
+
+
+def test_a_plain_requirements_file_loads_its_reader_only(tmp_path: Path) -> None:
+    text = "-c constraints.txt\nflash-attn==2.4.2  # pinned\ntorch>=2.3 ; sys_platform == 'linux'\n"
+    loaded = _loaded(tmp_path, {"requirements.txt": text, "constraints.txt": "numpy<2\n"}, "requirements.txt")
+    assert not _within(loaded, NEVER | PARSERS | STACKS)
+    assert _within(loaded, FORMATS) == {"fa_lint.sources.requirements"}
+
+
+def test_pip_syntax_brings_its_parser(tmp_path: Path) -> None:
+    # the budget test sees what it is meant to see: this file needs pip-requirements-parser
+    text = f"flash-attn==2.4.2 --hash=sha256:{'0' * 64}\n"
+    loaded = _loaded(tmp_path, {"requirements.txt": text}, "requirements.txt")
+    assert "pip_requirements_parser" in loaded
+    assert not _within(loaded, NEVER | {"yaml", "tree_sitter"})
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("uv.lock", 'version = 1\n\n[[package]]\nname = "flash-attn"\nversion = "2.4.2"\n'),
+        ("Pipfile.lock", '{"default": {"flash-attn": {"version": "==2.4.2"}}, "develop": {}}'),
+    ],
+)
+def test_a_lock_needs_no_requirement_parser(tmp_path: Path, name: str, text: str) -> None:
+    loaded = _loaded(tmp_path, {name: text}, name)
+    # nor packaging.utils, whose packaging.tags imports subprocess, platform and logging
+    pep508 = {"packaging.requirements", "packaging.markers", "packaging.utils", "packaging.tags"}
+    assert not _within(loaded, NEVER | PARSERS | STACKS | pep508)
+
+
+def test_a_dockerfile_loads_the_grammar_without_its_package(tmp_path: Path) -> None:
+    text = "FROM python:3.11\nRUN pip install --no-cache-dir 'flash-attn==2.4.2' && echo done\n"
+    loaded = _loaded(tmp_path, {"Dockerfile": text}, "Dockerfile")
+    assert "tree_sitter" in loaded
+    assert not _within(loaded, NEVER | STACKS | {"yaml", "tree_sitter_bash", "pip_requirements_parser"})
