@@ -3,6 +3,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,16 @@ from fa_lint.sources import SOURCES
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).parent.parent
 SHARED = REPO.parent / "shared"
+
+
+def check_jsonschema(schema: str, *files: Path) -> subprocess.CompletedProcess[str]:
+    """check-jsonschema (a test dependency) on ``files`` against one of its vendored schemas."""
+    return subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema, *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def parse(source: str, path: str | Path, text: str | None = None) -> list[Parsed]:

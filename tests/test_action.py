@@ -19,7 +19,7 @@ import yaml
 
 from fa_lint import __version__
 from tests import node_tools
-from tests.conftest import REPO
+from tests.conftest import REPO, check_jsonschema
 
 ACTION = REPO / "action.yml"
 PRESET = REPO / "presets" / "github-workflow.yml"
@@ -35,27 +35,17 @@ def _load(path: Path) -> dict[str, Any]:
     return doc
 
 
-def _check_jsonschema(schema: str, *files: Path) -> subprocess.CompletedProcess[str]:
-    pytest.importorskip("check_jsonschema")
-    return subprocess.run(
-        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema, *map(str, files)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 def test_action_is_valid_under_the_github_actions_schema(tmp_path: Path) -> None:
-    r = _check_jsonschema("vendor.github-actions", ACTION)
+    r = check_jsonschema("vendor.github-actions", ACTION)
     assert r.returncode == 0, r.stdout + r.stderr
     broken = _load(ACTION)
     broken["runs"]["using"] = "docker-compose"
     (tmp_path / "action.yml").write_text(yaml.safe_dump(broken))
-    assert _check_jsonschema("vendor.github-actions", tmp_path / "action.yml").returncode == 1
+    assert check_jsonschema("vendor.github-actions", tmp_path / "action.yml").returncode == 1
 
 
 def test_workflows_are_valid_under_the_github_workflows_schema() -> None:
-    r = _check_jsonschema("vendor.github-workflows", *WORKFLOWS)
+    r = check_jsonschema("vendor.github-workflows", *WORKFLOWS)
     assert r.returncode == 0, r.stdout + r.stderr
 
 

@@ -16,7 +16,7 @@ from packaging.specifiers import SpecifierSet
 
 from fa_lint import __version__, kb
 from fa_lint.resolve import Policy
-from tests.conftest import REPO, run
+from tests.conftest import REPO, check_jsonschema, run
 
 PRESETS = REPO / "presets"
 
@@ -93,16 +93,6 @@ def test_bot_config_writes_a_file_and_rejects_bad_input(tmp_path: Path) -> None:
         assert r.code == 2 and r.out == "" and "fa-lint:" in r.err, argv
 
 
-def _check_jsonschema(schema: str, *files: Path) -> subprocess.CompletedProcess[str]:
-    pytest.importorskip("check_jsonschema")
-    return subprocess.run(
-        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema, *map(str, files)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 def test_dependabot_configs_are_valid_under_dependabots_schema(tmp_path: Path) -> None:
     written = [PRESETS / "dependabot.yml"]
     for i, argv in enumerate(
@@ -115,11 +105,11 @@ def test_dependabot_configs_are_valid_under_dependabots_schema(tmp_path: Path) -
         target = tmp_path / f"dependabot-{i}.yml"
         assert run("bot-config", "dependabot", "--isolated", *argv, "-o", str(target)).code == 0
         written.append(target)
-    r = _check_jsonschema("vendor.dependabot", *written)
+    r = check_jsonschema("vendor.dependabot", *written)
     assert r.returncode == 0, r.stdout + r.stderr
     bad = tmp_path / "bad.yml"
     bad.write_text((PRESETS / "dependabot.yml").read_text().replace('"increase"', '"sideways"'))
-    assert _check_jsonschema("vendor.dependabot", bad).returncode == 1
+    assert check_jsonschema("vendor.dependabot", bad).returncode == 1
 
 
 def test_dependabot_raises_floors_and_takes_globbed_directories() -> None:
@@ -144,7 +134,7 @@ def _gitlab_job() -> dict[str, Any]:
 
 
 def test_gitlab_job_is_valid_and_is_the_one_the_docs_show() -> None:
-    r = _check_jsonschema("vendor.gitlab-ci", GITLAB)
+    r = check_jsonschema("vendor.gitlab-ci", GITLAB)
     assert r.returncode == 0, r.stdout + r.stderr
     docs = (REPO / "docs" / "pull-requests.md").read_text()
     block = docs.split("## GitLab merge requests", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]

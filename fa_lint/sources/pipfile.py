@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
@@ -11,6 +12,7 @@ from fa_lint.model import Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _toml
 from fa_lint.sources._tables import get, problem, source_table
 from fa_lint.sources._text import excerpt
+from fa_lint.sources._toml import TomlDoc, TomlPath
 
 NAME = "pipfile"
 SECTIONS = {"packages": "packages", "dev-packages": "dev-packages"}
@@ -42,26 +44,20 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
                 continue
             version = value.get("version", "*") if isinstance(value, dict) else value
             markers = value.get("markers") if isinstance(value, dict) else None
-            if not isinstance(version, str):
-                yield problem(doc, where, f"version of {excerpt(name)} must be a string", entry=True)
-                continue
-            try:
-                spec = specifier(version)
-            except InvalidSpecifier:
-                yield problem(
-                    doc,
-                    where,
-                    f"invalid version specifier {excerpt(version)} for {excerpt(name)}",
-                    entry=True,
-                )
-                continue
-            start, end = doc.key_location(where)
-            yield Requirement(
-                normalize(name),
-                f'{name} = "{version}"',
-                doc.index.location(start, end),
-                NAME,
-                specifier=spec,
-                marker=markers if isinstance(markers, str) else None,
-                scope=scope,
-            )
+            marker = markers if isinstance(markers, str) else None
+            yield versioned(doc, where, name, version, NAME, marker=marker, scope=scope)
+
+
+def versioned(doc: TomlDoc, where: TomlPath, name: str, version: Any, source: str, **fields: Any) -> Parsed:
+    """A ``name = "<Pipfile-style specifier>"`` entry (Pipfile, pixi's pypi-dependencies), located
+    at its key; a problem with the entry when the version is not a string or not a specifier."""
+    if not isinstance(version, str):
+        return problem(doc, where, f"version of {excerpt(name)} must be a string", entry=True)
+    try:
+        spec = specifier(version)
+    except InvalidSpecifier:
+        message = f"invalid version specifier {excerpt(version)} for {excerpt(name)}"
+        return problem(doc, where, message, entry=True)
+    start, end = doc.key_location(where)
+    location = doc.index.location(start, end)
+    return Requirement(normalize(name), f'{name} = "{version}"', location, source, specifier=spec, **fields)

@@ -12,9 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from packaging.specifiers import InvalidSpecifier
-
-from fa_lint.model import Group, Parsed, ParseProblem, Requirement, normalize
+from fa_lint.model import Group, Parsed, ParseProblem, Requirement
 from fa_lint.sources import _conda, _toml
 from fa_lint.sources._tables import (
     WrongType,
@@ -29,7 +27,7 @@ from fa_lint.sources._tables import (
 )
 from fa_lint.sources._text import excerpt
 from fa_lint.sources._toml import TomlDoc, TomlPath
-from fa_lint.sources.pipfile import specifier
+from fa_lint.sources.pipfile import versioned
 
 NAME = "pixi"
 CONDA = ("dependencies", "host-dependencies", "build-dependencies")
@@ -101,32 +99,12 @@ def _pypi_entry(
             yield dataclasses.replace(rec, marker=marker) if isinstance(rec, Requirement) else rec
         return
     version = value.get("version", "*") if isinstance(value, dict) else value
-    if not isinstance(version, str):
-        yield problem(doc, where, f"version of {excerpt(name)} must be a string", entry=True)
-        return
-    try:
-        spec = specifier(version)
-    except InvalidSpecifier:
-        yield problem(
-            doc, where, f"invalid version specifier {excerpt(version)} for {excerpt(name)}", entry=True
-        )
-        return
     try:
         extras = texts(value, "extras") if isinstance(value, dict) else []
     except WrongType as exc:
         yield wrong_type(doc, where, exc, f"PyPI dependency {excerpt(name)}", entry_text(name, value))
         return
-    start, end = doc.key_location(where)
-    yield Requirement(
-        normalize(name),
-        f'{name} = "{version}"',
-        doc.index.location(start, end),
-        source,
-        specifier=spec,
-        marker=marker,
-        extras=frozenset(extras),
-        scope=scope,
-    )
+    yield versioned(doc, where, name, version, source, marker=marker, extras=frozenset(extras), scope=scope)
 
 
 def _environments(doc: TomlDoc) -> Iterator[Parsed]:
