@@ -48,10 +48,6 @@ NOT_DEPENDENCIES: dict[tuple[str, str, int], str] = {
     ("042-prime-rl", "pyproject.toml", 258): "uv extra-build-dependencies: what building it needs",
     ("042-prime-rl", "pyproject.toml", 259): "uv extra-build-dependencies: what building it needs",
     ("042-prime-rl", "pyproject.toml", 263): "uv extra-build-variables",
-    ("043-transformer-engine-qa", "test.sh", 54): (
-        "flash-attn-4 (another distribution) at a version set outside the file; the shell readers "
-        "(issue 10 items 1-3) keep unresolved records for flash-attn only"
-    ),
     ("043-transformer-engine-qa", "test.sh", 57): "python -c 'import flash_attn_3': an import check",
     ("047-linguaforge", "update.sh", 6): "pip uninstall: removes, installs nothing",
     ("cosmos-curate-pixi", "pixi.lock", 8): "an environment's list of package URLs; the entry is judged",

@@ -55,6 +55,8 @@ _PREFIXES = {  # a command that runs the next one -> its options that take a val
     "command": set(),
     "builtin": set(),
 }
+_FAMILY = frozenset(_reqs.SUBDIRECTORIES.values())  # flash-attn, flash-attn-3, flash-attn-4
+
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _PIP_GLOBAL_ARGS = {
     "--log",
@@ -608,9 +610,11 @@ class Scanner:
         where = self._location(word)
         if exp.unresolved:
             name = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", word.text)
-            if name and normalize(name.group()) == FLASH_ATTN and not _reqs.looks_like_url(word.text):
+            family = normalize(name.group()) if name else ""
+            # flash-attn-3 and -4 too: no mention of the family is dropped (issue 10), judged or not
+            if family in _FAMILY and not _reqs.looks_like_url(word.text):
                 return Requirement(
-                    FLASH_ATTN,
+                    family,
                     word.text,
                     where,
                     self.source,
