@@ -65,11 +65,11 @@ def _problem(path: str, message: str, line: int = 1, column: int = 1) -> ParsePr
 def read_text(path: str) -> str | ParseProblem:
     """A file's text, or why it cannot be had: missing, too large, binary, not UTF-8/16."""
     try:
-        size = os.path.getsize(path)
-        if size > MAX_BYTES:
-            return _problem(path, f"file is too large to check ({size} bytes; the limit is {MAX_BYTES})")
         with open(path, "rb") as f:
-            data = f.read()
+            data = f.read(MAX_BYTES + 1)  # no stat first: its size is asked only of a file too large
+            if len(data) > MAX_BYTES:
+                size = os.fstat(f.fileno()).st_size
+                return _problem(path, f"file is too large to check ({size} bytes; the limit is {MAX_BYTES})")
     except OSError as exc:
         return _problem(path, f"cannot read file: {exc.strerror or exc}")
     return decode(path, data)
@@ -183,23 +183,44 @@ def project_root(path: str = ".") -> str:
     return here
 
 
-def _off_limits(path: str, roots: Collection[str]) -> str | None:
+def _off_limits(path: str, roots: Collection[str], folders: dict[str, str] | None = None) -> str | None:
     """Where ``path`` lies when fa-lint must not read it for a file it checks, or None.
 
     pip reads any path an include names; a pull request could name ``/etc/shadow`` or ``.git/config``
     (where actions/checkout keeps its token) and have the lines fa-lint cannot parse echoed into CI
     logs. So files are read only inside the project root, never in ``.git``, symbolic links resolved.
+    ``folders`` keeps each folder resolved, for the next path in it (see ``_realpath``).
     """
     if "\0" in path:  # no file name holds one (realpath raises on it): it names nothing to read
         return None
-    real = os.path.realpath(path)
-    root = next((r for r in roots if os.path.commonpath([real, r]) == r), None)
+    real = _realpath(path, folders) if folders is not None else os.path.realpath(path)
+    root = next((r for r in roots if _within(real, r)), None)
     if root is None:
         return "outside the project root"
-    named = os.path.relpath(os.path.abspath(path), root).split(os.sep)
+    absolute = os.path.abspath(path)
+    if ".git" not in absolute and ".git" not in real:  # then no folder of theirs below root is .git
+        return None
+    named = os.path.relpath(absolute, root).split(os.sep)
     if ".git" in named or ".git" in os.path.relpath(real, root).split(os.sep):
         return "inside .git"
     return None
+
+
+def _within(real: str, root: str) -> bool:
+    """Whether a resolved path is ``root`` or below it; the plain prefix test first, as it mostly is."""
+    return real.startswith(root.rstrip(os.sep) + os.sep) or os.path.commonpath([real, root]) == root
+
+
+def _realpath(path: str, folders: dict[str, str]) -> str:
+    """``os.path.realpath(path)``, its folder resolved once for every path in it: realpath looks at
+    each component of a path in turn (a system call each), and a project's includes name files in
+    the same few folders. Only the file itself is then looked at, in case it is a link."""
+    folder, name = os.path.split(path)
+    if name in ("", ".", "..") or os.path.islink(path):
+        return os.path.realpath(path)
+    if folder not in folders:
+        folders[folder] = os.path.realpath(folder)
+    return os.path.join(folders[folder], name)
 
 
 def _walked_link_off_limits(t: Target, roots: Collection[str]) -> str | None:
@@ -333,6 +354,7 @@ def load(
     given = given or {}
     parsed = parsed or {}
     roots = [os.path.realpath(r) for r in roots] or [project_root()]
+    folders: dict[str, str] = {}  # resolved once each (_realpath)
     files: dict[str, FileResult] = {}
     problems: list[ParseProblem] = []
     unfollowed: list[tuple[Include, str]] = []
@@ -356,7 +378,7 @@ def load(
                 unfollowed.append((rec, "fa-lint never fetches URLs"))
                 continue
             target = _include_path(path, rec.target)
-            where = _off_limits(target, roots)
+            where = _off_limits(target, roots, folders)
             if where is not None:
                 if not rec.optional:  # an optional path names a file inside an image, not this one
                     unfollowed.append((rec, f"it is {where}"))

@@ -151,9 +151,21 @@ def _whole_install(text: str) -> tuple[bool, InstallOptions | None]:
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
-    if all(_plain(line) is not None for _, line in _lines(text)):
-        return _read_plain(index, text)
-    return _pip(index, text)
+    urls = _plain_urls(text)
+    return _pip(index, text) if urls is None else _read_plain(index, text, urls)
+
+
+def _plain_urls(text: str) -> list[str] | None:
+    """The URLs of the index options of a file whose every line is plain (``_plain``); None when a
+    line is not. One pass finds both: index options apply to the whole install, wherever they stand."""
+    urls: list[str] = []
+    for _, line in _lines(text):
+        option = _plain(line)
+        if option is None:
+            return None
+        if isinstance(option, re.Match) and option["option"] in _INDEXES:
+            urls.append(option["value"])
+    return urls
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
@@ -185,18 +197,14 @@ def _plain(physical: str) -> str | re.Match[str] | None:
     return logical
 
 
-def _read_plain(index: TextIndex, text: str) -> Iterator[Parsed]:
-    """The records of a file whose every line is plain (``_plain``), one line at a time.
+def _read_plain(index: TextIndex, text: str, urls: list[str]) -> Iterator[Parsed]:
+    """The records of a file whose every line is plain (``_plain``), one line at a time; ``urls``
+    are its index options' (``_plain_urls``).
 
-    Two passes (``parse`` has checked every line) rather than one that collects records and gives up
-    at the first line that is not plain: a file's records are handed on as they are read, so memory
+    Two passes (``_plain_urls`` and this one) rather than one that collects records and gives up at
+    the first line that is not plain: a file's records are handed on as they are read, so memory
     stays flat however long the file is.
     """
-    urls: list[str] = []  # index options apply to the whole install, wherever they stand in the file
-    for _, line in _lines(text):
-        option = _plain(line)
-        if isinstance(option, re.Match) and option["option"] in _INDEXES:
-            urls.append(option["value"])
     options = InstallOptions(index_urls=tuple(urls)) if urls else None
     for at, physical in _lines(text):
         logical = _plain(physical)
