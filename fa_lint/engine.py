@@ -65,11 +65,12 @@ def _problem(path: str, message: str, line: int = 1, column: int = 1) -> ParsePr
 def read_text(path: str) -> str | ParseProblem:
     """A file's text, or why it cannot be had: missing, too large, binary, not UTF-8/16."""
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)  # no stat first: its size is asked only of a file too large
-            if len(data) > MAX_BYTES:
-                size = os.fstat(f.fileno()).st_size
+        # unbuffered: the file is read whole, in one call, with no buffer object between
+        with open(path, "rb", buffering=0) as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_BYTES:
                 return _problem(path, f"file is too large to check ({size} bytes; the limit is {MAX_BYTES})")
+            data = f.readall()
     except OSError as exc:
         return _problem(path, f"cannot read file: {exc.strerror or exc}")
     return decode(path, data)
