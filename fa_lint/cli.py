@@ -7,7 +7,6 @@ Exit codes: 0 no error findings, 1 at least one error finding (warnings too with
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import gc
 import os
 import sys
@@ -252,7 +251,7 @@ def _config(args: argparse.Namespace) -> config.Config:
         return config.load(args.config)
     path, skipped = config.find()
     found = config.load(path) if path else config.Config()
-    return dataclasses.replace(found, problems=skipped)
+    return found._replace(problems=skipped)
 
 
 def _min_version(args: argparse.Namespace, cfg: config.Config) -> Version | None:

@@ -121,7 +121,7 @@ def fingerprint(f: Finding) -> str:
     # The notes belong to the identity: FAL004's headline is alike for different constraints.
     key = "\0".join((f.code, path, f.requirement or "", f.environment or "", f.message, *f.notes))
     key = re.sub(r"(?<![\w./-])\./", "", key.replace(os.getcwd() + os.sep, ""))
-    key = _POSITION.sub("", key)
+    key = re.sub(_POSITION, "", key)
     return _digest(encoded(key))
 
 
@@ -132,8 +132,9 @@ def _digest(data: bytes) -> str:
 
 
 # A message that names another requirement says where it is (FAL004: '... (constraints.txt:3:1)'):
-# that position moves with the lines too, so it is left out like the finding's own.
-_POSITION = re.compile(r"(?<=[^\s:]):\d+:\d+\b")
+# that position moves with the lines too, so it is left out like the finding's own. (Compiled on first
+# use: only SARIF and GitLab reports have fingerprints.)
+_POSITION = r"(?<=[^\s:]):\d+:\d+\b"
 
 
 def fingerprints(findings: Iterable[Finding]) -> list[str]:
