@@ -375,13 +375,11 @@ def _stdin() -> bytes:
 
 def _baseline(rev: str, paths: list[str], settings: Settings) -> Baseline:
     """What ``rev`` had; a usage error outside a git repository or for a revision git does not know."""
-    import dataclasses
-
     from fa_lint import engine, newfromrev
 
     def at_rev(moved: list[str], relocate: newfromrev.Relocate) -> Report:
         # The configuration's problems are the working tree's: REV's copy of them would hide them.
-        return engine.check(moved, dataclasses.replace(settings, root=relocate(settings.root), problems=()))
+        return engine.check(moved, settings._replace(root=relocate(settings.root), problems=()))
 
     try:
         return newfromrev.against(rev, paths, at_rev)

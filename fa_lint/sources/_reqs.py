@@ -161,12 +161,16 @@ def name_from_url(url: str) -> str | None:
     return None
 
 
-_URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|file:|git\+|hg\+|svn\+|bzr\+)", re.I)
+# (Compiled on first use: ``looks_like_url`` rules out most requirements without it.)
+_URL = r"(?:[a-z][a-z0-9+.-]*://|file:|git\+|hg\+|svn\+|bzr\+)"
 _ARCHIVE_END = re.compile(r"\.(?:whl|tar\.gz|zip|tar\.bz2)$")
 
 
 def looks_like_url(text: str) -> bool:
-    return _URL.match(text) is not None
+    # A scheme ends in ":"; without one, only a VCS prefix can match, its "+" third or fourth.
+    if ":" not in text and "+" not in text[2:4]:
+        return False
+    return re.match(_URL, text, re.I) is not None
 
 
 def looks_like_archive(text: str) -> bool:
