@@ -52,6 +52,8 @@ class Settings(NamedTuple):
 
 @dataclass(frozen=True)
 class Report:
+    """A run's findings, the files it checked and what it knew to judge them."""
+
     findings: tuple[Finding, ...]
     files: tuple[str, ...]
     suppressed: int
@@ -171,19 +173,27 @@ def companions(targets: list[Target], ignored: GitIgnore | None = None) -> list[
     return out
 
 
-def project_root(path: str = ".") -> str:
+def project_root(path: str = ".", known: dict[str, str] | None = None) -> str:
     """The folder a checked path's includes may reach, and where the files that include a named one
     are looked for: the top of the git repository that holds it (the folder with ``.git``); outside
     any repository the current folder when the path is inside it, else the folder named (a file's own).
+    ``known`` keeps each folder's answer for the rest of a run (files named together share folders,
+    and the search up to the filesystem's root costs two system calls a level).
     """
-    start = os.path.realpath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+    folder = path if os.path.isdir(path) else os.path.dirname(path) or "."
+    if known is not None and folder in known:
+        return known[folder]
+    start = os.path.realpath(folder)
     here = start
     while not os.path.exists(os.path.join(here, ".git")):
         parent = os.path.dirname(here)
         if parent == here:
             cwd = os.path.realpath(os.getcwd())
-            return cwd if os.path.commonpath([start, cwd]) == cwd else start
+            here = cwd if os.path.commonpath([start, cwd]) == cwd else start
+            break
         here = parent
+    if known is not None:
+        known[folder] = here
     return here
 
 
@@ -244,6 +254,7 @@ def includers(
     ignored: GitIgnore | None = None,
     parsed: dict[str, FileResult] | None = None,
     walked: Iterable[str] = (),
+    known_roots: dict[str, str] | None = None,
 ) -> list[Target]:
     """Files of the project that include a named file, directly or through others, and the
     manifests beside a named lockfile: the environments a named file takes part in.
@@ -252,13 +263,13 @@ def includers(
     is not among them when only the constraints changed. Each project root is walked once (not at
     all when inside a folder that was ``walked`` already: what is there is in ``known``), and a
     file is parsed only when its bytes contain the name of a file it might include. ``parsed``
-    collects what was parsed, for ``load`` to reuse.
+    collects what was parsed, for ``load`` to reuse; ``known_roots`` is ``project_root``'s ``known``.
     """
     parsed = parsed if parsed is not None else {}
     taken = {_key(t.path) for t in known}
     out = _manifests_beside(named, taken, ignored)
     wanted = {_key(t.path) for t in named}
-    pool = [t for t in _pool(named, exclude, ignored, walked) if _key(t.path) not in taken]
+    pool = [t for t in _pool(named, exclude, ignored, walked, known_roots) if _key(t.path) not in taken]
     data: dict[str, bytes] = {}
     grown = True
     while grown:  # a file that includes one that includes a named file is in its environments too
@@ -299,7 +310,11 @@ def _manifests_beside(named: list[Target], taken: set[str], ignored: GitIgnore |
 
 
 def _pool(
-    named: list[Target], exclude: tuple[str, ...], ignored: GitIgnore | None, walked: Iterable[str]
+    named: list[Target],
+    exclude: tuple[str, ...],
+    ignored: GitIgnore | None,
+    walked: Iterable[str],
+    known_roots: dict[str, str] | None = None,
 ) -> Iterator[Target]:
     """Every dependency file of the named files' projects, one walk per project root (``project_root``,
     the bound of includes too), without the symbolic links out of it that ``load`` would not read."""
@@ -308,7 +323,7 @@ def _pool(
     # so that an include resolves to the very path the named file was loaded under
     roots: dict[str, bool] = {}
     for t in named:
-        roots.setdefault(project_root(t.path), os.path.isabs(t.path))
+        roots.setdefault(project_root(t.path, known_roots), os.path.isabs(t.path))
     for root, absolute in roots.items():
         key = _key(root)
         if not any(key == w or key.startswith(w + os.sep) for w in done):
@@ -494,10 +509,13 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     context = companions(targets, ignored)
     named = [t for t in targets if t.explicit and t.path != "-"]  # a bare "-" is stdin, no file
     parsed: dict[str, FileResult] = {}
+    known_roots: dict[str, str] = {}  # project_root's, for this run
     if named:
         walked = [p for p in paths if os.path.isdir(p)]
-        context += includers(named, [*targets, *context], settings.exclude, ignored, parsed, walked)
-    roots = {project_root(p) for p in paths}
+        context += includers(
+            named, [*targets, *context], settings.exclude, ignored, parsed, walked, known_roots
+        )
+    roots = {project_root(p, known_roots) for p in paths}
     files, problems, unfollowed = load([*targets, *context], given, parsed, roots)
     problems += settings.problems
     # Files read only for context (a lock beside a manifest, a file that includes a named one):
