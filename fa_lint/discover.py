@@ -66,10 +66,8 @@ def _matches(patterns: tuple[str, ...], posix: str) -> bool:
     return posix.endswith(_tails(patterns)) and _regex(patterns).search(posix) is not None
 
 
-@functools.lru_cache(maxsize=4096)
 def detect(path: str) -> str | None:
-    """The format a file's name says it is, or None when the catalogue does not know the name.
-    (Remembered: a walk and the lockfile search beside each manifest ask about the same names.)"""
+    """The format a file's name says it is, or None when the catalogue does not know the name."""
     posix = _posix(path)
     for name, source in SOURCES.items():
         if _matches(source.patterns, posix):
