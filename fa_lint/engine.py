@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import dataclasses
 import os
+import stat
 from collections import deque
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -334,7 +335,9 @@ def _pool(
 def _bytes(path: str) -> bytes:
     try:
         with open(path, "rb") as f:
-            return f.read(MAX_BYTES + 1)
+            # read(n) sets n bytes aside first: a regular file's own size, not the limit (16 MB a file)
+            st = os.fstat(f.fileno())
+            return f.read(min(st.st_size, MAX_BYTES) + 1 if stat.S_ISREG(st.st_mode) else MAX_BYTES + 1)
     except OSError:
         return b""
 
