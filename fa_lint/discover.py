@@ -243,6 +243,11 @@ class GitIgnore:
             found = self._chains[folder] = ((folder, spec), *above) if spec is not None else above
         return found
 
+    def speaks_for(self, folder: str) -> bool:
+        """Whether some ``.gitignore`` speaks for the paths in ``folder``: a walk asks once per folder,
+        not once per file, when none does (most trees have a .gitignore at the top, or none)."""
+        return bool(self._chain(os.path.abspath(folder)))
+
     def __call__(self, path: str, is_dir: bool = False) -> bool:
         target = os.path.abspath(path)
         for folder, spec in self._chain(os.path.dirname(target)):
@@ -255,6 +260,8 @@ class GitIgnore:
 
 def excluded(path: str, exclude: tuple[str, ...]) -> bool:
     """Whether an --exclude glob matches the path (as given, normalised) or its bare name."""
+    if not exclude:
+        return False
     rel, name = os.path.normpath(path), os.path.basename(os.path.normpath(path))
     return any(fnmatch.fnmatch(rel, x) or fnmatch.fnmatch(name, x) for x in exclude)
 
@@ -264,16 +271,18 @@ def walk(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Iter
         entries = sorted(os.scandir(root), key=lambda e: e.name)
     except OSError:
         return
+    # asked once for the folder, not for each entry, when no .gitignore speaks for it
+    here = ignored if ignored is not None and ignored.speaks_for(root) else None
     for entry in entries:
         rel = os.path.normpath(entry.path)
         if excluded(rel, exclude):
             continue
         if entry.is_dir(follow_symlinks=False):
-            if not is_skipped_dir(entry) and not (ignored and ignored(entry.path, is_dir=True)):
+            if not is_skipped_dir(entry) and not (here and here(entry.path, is_dir=True)):
                 yield from walk(entry.path, exclude, ignored)
         elif entry.is_file():
             fmt = classify(rel)
-            if fmt is not None and not (ignored and ignored(entry.path)):
+            if fmt is not None and not (here and here(entry.path)):
                 yield Target(rel, fmt, explicit=False)
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import codecs
 import dataclasses
 import os
+import stat
 from collections import deque
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from packaging.version import Version
 
@@ -34,8 +36,10 @@ from fa_lint.sources._text import TextIndex, excerpt
 MAX_BYTES = 16 * 1024 * 1024
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
+    """How to check. A NamedTuple, as immutable as a frozen dataclass and a tenth of its cost to
+    define on every start (``_replace`` derives one from another)."""
+
     select: tuple[str, ...] = ()  # code prefixes; empty selects every rule
     ignore: tuple[str, ...] = ()
     min_version: Version | None = None
@@ -49,6 +53,8 @@ class Settings:
 
 @dataclass(frozen=True)
 class Report:
+    """A run's findings, the files it checked and what it knew to judge them."""
+
     findings: tuple[Finding, ...]
     files: tuple[str, ...]
     suppressed: int
@@ -65,11 +71,12 @@ def _problem(path: str, message: str, line: int = 1, column: int = 1) -> ParsePr
 def read_text(path: str) -> str | ParseProblem:
     """A file's text, or why it cannot be had: missing, too large, binary, not UTF-8/16."""
     try:
-        size = os.path.getsize(path)
-        if size > MAX_BYTES:
-            return _problem(path, f"file is too large to check ({size} bytes; the limit is {MAX_BYTES})")
-        with open(path, "rb") as f:
-            data = f.read()
+        # unbuffered: the file is read whole, in one call, with no buffer object between
+        with open(path, "rb", buffering=0) as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_BYTES:
+                return _problem(path, f"file is too large to check ({size} bytes; the limit is {MAX_BYTES})")
+            data = f.readall()
     except OSError as exc:
         return _problem(path, f"cannot read file: {exc.strerror or exc}")
     return decode(path, data)
@@ -167,39 +174,68 @@ def companions(targets: list[Target], ignored: GitIgnore | None = None) -> list[
     return out
 
 
-def project_root(path: str = ".") -> str:
+def project_root(path: str = ".", known: dict[str, str] | None = None) -> str:
     """The folder a checked path's includes may reach, and where the files that include a named one
     are looked for: the top of the git repository that holds it (the folder with ``.git``); outside
     any repository the current folder when the path is inside it, else the folder named (a file's own).
+    ``known`` keeps each folder's answer for the rest of a run (files named together share folders,
+    and the search up to the filesystem's root costs two system calls a level).
     """
-    start = os.path.realpath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+    folder = path if os.path.isdir(path) else os.path.dirname(path) or "."
+    if known is not None and folder in known:
+        return known[folder]
+    start = os.path.realpath(folder)
     here = start
     while not os.path.exists(os.path.join(here, ".git")):
         parent = os.path.dirname(here)
         if parent == here:
             cwd = os.path.realpath(os.getcwd())
-            return cwd if os.path.commonpath([start, cwd]) == cwd else start
+            here = cwd if os.path.commonpath([start, cwd]) == cwd else start
+            break
         here = parent
+    if known is not None:
+        known[folder] = here
     return here
 
 
-def _off_limits(path: str, roots: Collection[str]) -> str | None:
+def _off_limits(path: str, roots: Collection[str], folders: dict[str, str] | None = None) -> str | None:
     """Where ``path`` lies when fa-lint must not read it for a file it checks, or None.
 
     pip reads any path an include names; a pull request could name ``/etc/shadow`` or ``.git/config``
     (where actions/checkout keeps its token) and have the lines fa-lint cannot parse echoed into CI
     logs. So files are read only inside the project root, never in ``.git``, symbolic links resolved.
+    ``folders`` keeps each folder resolved, for the next path in it (see ``_realpath``).
     """
     if "\0" in path:  # no file name holds one (realpath raises on it): it names nothing to read
         return None
-    real = os.path.realpath(path)
-    root = next((r for r in roots if os.path.commonpath([real, r]) == r), None)
+    real = _realpath(path, folders) if folders is not None else os.path.realpath(path)
+    root = next((r for r in roots if _within(real, r)), None)
     if root is None:
         return "outside the project root"
-    named = os.path.relpath(os.path.abspath(path), root).split(os.sep)
+    absolute = os.path.abspath(path)
+    if ".git" not in absolute and ".git" not in real:  # then no folder of theirs below root is .git
+        return None
+    named = os.path.relpath(absolute, root).split(os.sep)
     if ".git" in named or ".git" in os.path.relpath(real, root).split(os.sep):
         return "inside .git"
     return None
+
+
+def _within(real: str, root: str) -> bool:
+    """Whether a resolved path is ``root`` or below it; the plain prefix test first, as it mostly is."""
+    return real.startswith(root.rstrip(os.sep) + os.sep) or os.path.commonpath([real, root]) == root
+
+
+def _realpath(path: str, folders: dict[str, str]) -> str:
+    """``os.path.realpath(path)``, its folder resolved once for every path in it: realpath looks at
+    each component of a path in turn (a system call each), and a project's includes name files in
+    the same few folders. Only the file itself is then looked at, in case it is a link."""
+    folder, name = os.path.split(path)
+    if name in ("", ".", "..") or os.path.islink(path):
+        return os.path.realpath(path)
+    if folder not in folders:
+        folders[folder] = os.path.realpath(folder)
+    return os.path.join(folders[folder], name)
 
 
 def _walked_link_off_limits(t: Target, roots: Collection[str]) -> str | None:
@@ -219,6 +255,7 @@ def includers(
     ignored: GitIgnore | None = None,
     parsed: dict[str, FileResult] | None = None,
     walked: Iterable[str] = (),
+    known_roots: dict[str, str] | None = None,
 ) -> list[Target]:
     """Files of the project that include a named file, directly or through others, and the
     manifests beside a named lockfile: the environments a named file takes part in.
@@ -227,13 +264,13 @@ def includers(
     is not among them when only the constraints changed. Each project root is walked once (not at
     all when inside a folder that was ``walked`` already: what is there is in ``known``), and a
     file is parsed only when its bytes contain the name of a file it might include. ``parsed``
-    collects what was parsed, for ``load`` to reuse.
+    collects what was parsed, for ``load`` to reuse; ``known_roots`` is ``project_root``'s ``known``.
     """
     parsed = parsed if parsed is not None else {}
     taken = {_key(t.path) for t in known}
     out = _manifests_beside(named, taken, ignored)
     wanted = {_key(t.path) for t in named}
-    pool = [t for t in _pool(named, exclude, ignored, walked) if _key(t.path) not in taken]
+    pool = [t for t in _pool(named, exclude, ignored, walked, known_roots) if _key(t.path) not in taken]
     data: dict[str, bytes] = {}
     grown = True
     while grown:  # a file that includes one that includes a named file is in its environments too
@@ -274,7 +311,11 @@ def _manifests_beside(named: list[Target], taken: set[str], ignored: GitIgnore |
 
 
 def _pool(
-    named: list[Target], exclude: tuple[str, ...], ignored: GitIgnore | None, walked: Iterable[str]
+    named: list[Target],
+    exclude: tuple[str, ...],
+    ignored: GitIgnore | None,
+    walked: Iterable[str],
+    known_roots: dict[str, str] | None = None,
 ) -> Iterator[Target]:
     """Every dependency file of the named files' projects, one walk per project root (``project_root``,
     the bound of includes too), without the symbolic links out of it that ``load`` would not read."""
@@ -283,7 +324,7 @@ def _pool(
     # so that an include resolves to the very path the named file was loaded under
     roots: dict[str, bool] = {}
     for t in named:
-        roots.setdefault(project_root(t.path), os.path.isabs(t.path))
+        roots.setdefault(project_root(t.path, known_roots), os.path.isabs(t.path))
     for root, absolute in roots.items():
         key = _key(root)
         if not any(key == w or key.startswith(w + os.sep) for w in done):
@@ -294,7 +335,9 @@ def _pool(
 def _bytes(path: str) -> bytes:
     try:
         with open(path, "rb") as f:
-            return f.read(MAX_BYTES + 1)
+            # read(n) sets n bytes aside first: a regular file's own size, not the limit (16 MB a file)
+            st = os.fstat(f.fileno())
+            return f.read(min(st.st_size, MAX_BYTES) + 1 if stat.S_ISREG(st.st_mode) else MAX_BYTES + 1)
     except OSError:
         return b""
 
@@ -333,6 +376,7 @@ def load(
     given = given or {}
     parsed = parsed or {}
     roots = [os.path.realpath(r) for r in roots] or [project_root()]
+    folders: dict[str, str] = {}  # resolved once each (_realpath)
     files: dict[str, FileResult] = {}
     problems: list[ParseProblem] = []
     unfollowed: list[tuple[Include, str]] = []
@@ -356,7 +400,7 @@ def load(
                 unfollowed.append((rec, "fa-lint never fetches URLs"))
                 continue
             target = _include_path(path, rec.target)
-            where = _off_limits(target, roots)
+            where = _off_limits(target, roots, folders)
             if where is not None:
                 if not rec.optional:  # an optional path names a file inside an image, not this one
                     unfollowed.append((rec, f"it is {where}"))
@@ -468,10 +512,13 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     context = companions(targets, ignored)
     named = [t for t in targets if t.explicit and t.path != "-"]  # a bare "-" is stdin, no file
     parsed: dict[str, FileResult] = {}
+    known_roots: dict[str, str] = {}  # project_root's, for this run
     if named:
         walked = [p for p in paths if os.path.isdir(p)]
-        context += includers(named, [*targets, *context], settings.exclude, ignored, parsed, walked)
-    roots = {project_root(p) for p in paths}
+        context += includers(
+            named, [*targets, *context], settings.exclude, ignored, parsed, walked, known_roots
+        )
+    roots = {project_root(p, known_roots) for p in paths}
     files, problems, unfollowed = load([*targets, *context], given, parsed, roots)
     problems += settings.problems
     # Files read only for context (a lock beside a manifest, a file that includes a named one):

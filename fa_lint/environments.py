@@ -37,6 +37,8 @@ _SCAN = 32  # an environment of up to this many requirements is scanned rather t
 
 @dataclass(frozen=True, slots=True)
 class Environment:
+    """One install: what its manifest side asks for, what its lock pins, and what its commands did."""
+
     name: str
     members: tuple[Requirement, ...]  # what the manifest side asks for, every package
     locked: tuple[Requirement, ...] = ()  # what its lockfile pins, every package

@@ -272,6 +272,8 @@ class Fix:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
+    """What a rule found, where, and how to fix it."""
+
     code: str
     name: str
     severity: Severity

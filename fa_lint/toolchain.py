@@ -62,13 +62,14 @@ def exact(req: Requirement) -> Version | None:
 @functools.lru_cache(maxsize=1024)
 def minors(rng: VersionRange, majors: tuple[int, ...] = (1, 2, 3)) -> tuple[str, ...]:
     """The major.minor series a range reaches into (``>=3.10,<3.12`` -> 3.10, 3.11); a project's
-    environments ask about the same few ranges over and over."""
+    environments ask about the same few ranges over and over. (``is_disjoint`` is packaging's
+    ``intersection(...).is_empty`` without building the intersection.)"""
     return tuple(
         f"{major}.{minor}"
         for major in majors
-        if not rng.intersection(_series(major)).is_empty
+        if not rng.is_disjoint(_series(major))
         for minor in range(40)
-        if not rng.intersection(_series(major, minor)).is_empty
+        if not rng.is_disjoint(_series(major, minor))
     )
 
 

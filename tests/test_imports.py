@@ -114,3 +114,12 @@ def test_a_dockerfile_loads_the_grammar_without_its_package(tmp_path: Path) -> N
     loaded = _loaded(tmp_path, {"Dockerfile": text}, "Dockerfile")
     assert "tree_sitter" in loaded
     assert not _within(loaded, NEVER | STACKS | {"yaml", "tree_sitter_bash", "pip_requirements_parser"})
+
+
+def test_poetry_constraints_are_read_for_poetry_tables_only(tmp_path: Path) -> None:
+    pep621 = '[project]\nname = "app"\nrequires-python = ">=3.10"\ndependencies = ["flash-attn>=2.5"]\n'
+    loaded = _loaded(tmp_path, {"pyproject.toml": pep621}, "pyproject.toml")
+    assert "fa_lint.sources.pyproject" in loaded
+    assert "fa_lint.sources._poetry" not in loaded
+    poetry = '[tool.poetry.dependencies]\npython = "^3.10"\nflash-attn = "^2.5"\n'
+    assert "fa_lint.sources._poetry" in _loaded(tmp_path, {"pyproject.toml": poetry}, "pyproject.toml")

@@ -415,9 +415,8 @@ def _both_readings(text: str) -> tuple[list[Parsed] | None, list[Parsed]]:
     from fa_lint.sources import requirements
 
     index = TextIndex("requirements.txt", text)
-    plain = None
-    if all(requirements._plain(line) is not None for _, line in requirements._lines(text)):
-        plain = list(requirements._read_plain(index, text))
+    urls = requirements._plain_urls(text)
+    plain = None if urls is None else list(requirements._read_plain(index, text, urls))
     return plain, list(requirements._pip(index, text))
 
 

@@ -44,6 +44,8 @@ class Release(NamedTuple):
 
 @dataclass(frozen=True)
 class KnowledgeBase:
+    """Every flash-attn release and its facts, as scripts/build_kb.py read them."""
+
     releases: tuple[Release, ...]  # ascending, yanked ones included
     generated: str
     pypi_snapshot: str

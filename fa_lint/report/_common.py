@@ -16,13 +16,14 @@ if TYPE_CHECKING:
     from fa_lint.engine import Report
 
 
+# (Patterns, compiled on first use: most text is printable, and most runs never need them.)
 # Control characters (tab aside), every Unicode line break, bidi embeddings/overrides/isolates (which
 # reorder what a reader sees) and lone surrogates (which no UTF-8 encoder or strict JSON parser accepts).
-_UNPRINTABLE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNPRINTABLE = r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+_SURROGATE = r"[\ud800-\udfff]"
 # GitHub Actions reads a line as a workflow command when it starts with "::" (after blanks), and, in
 # the legacy form, when "##[" appears anywhere in it (actions/runner ActionCommand.TryParseV2/TryParse).
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
-_COMMAND = re.compile(r"^(\s*):(?=:)|(?<=##)\[")
+_COMMAND = r"^(\s*):(?=:)|(?<=##)\["
 
 
 def printable(text: str) -> str:
@@ -32,8 +33,8 @@ def printable(text: str) -> str:
     command, and every encoder (UTF-8 stdout, strict JSON parsers) accepts the result."""
     if text.isprintable() and "::" not in text and "##[" not in text:  # the common case: nothing to do
         return text
-    text = _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], text)
-    return _COMMAND.sub(lambda m: "\\x5b" if m.group(1) is None else m.group(1) + "\\x3a", text)
+    text = re.sub(_UNPRINTABLE, lambda m: ascii(m.group())[1:-1], text)
+    return re.sub(_COMMAND, lambda m: "\\x5b" if m.group(1) is None else m.group(1) + "\\x3a", text)
 
 
 def escaped(f: Finding) -> Finding:
@@ -50,7 +51,7 @@ def escaped(f: Finding) -> Finding:
         f.fix,
         location=where(f.fix.location),
         title=printable(f.fix.title),
-        new=_SURROGATE.sub(lambda m: ascii(m.group())[1:-1], f.fix.new),
+        new=_unsurrogated(f.fix.new),
     )
     return dataclasses.replace(
         f,
@@ -65,6 +66,12 @@ def escaped(f: Finding) -> Finding:
         notes=tuple(map(printable, f.notes)),
         help=printable(f.help),
     )
+
+
+def _unsurrogated(text: str) -> str:
+    """Lone surrogates escaped, and nothing else: a surrogate is never printable, so printable text
+    needs no look."""
+    return text if text.isprintable() else re.sub(_SURROGATE, lambda m: ascii(m.group())[1:-1], text)
 
 
 def unforgeable(json_text: str) -> str:
@@ -114,7 +121,7 @@ def fingerprint(f: Finding) -> str:
     # The notes belong to the identity: FAL004's headline is alike for different constraints.
     key = "\0".join((f.code, path, f.requirement or "", f.environment or "", f.message, *f.notes))
     key = re.sub(r"(?<![\w./-])\./", "", key.replace(os.getcwd() + os.sep, ""))
-    key = _POSITION.sub("", key)
+    key = re.sub(_POSITION, "", key)
     return _digest(encoded(key))
 
 
@@ -125,8 +132,9 @@ def _digest(data: bytes) -> str:
 
 
 # A message that names another requirement says where it is (FAL004: '... (constraints.txt:3:1)'):
-# that position moves with the lines too, so it is left out like the finding's own.
-_POSITION = re.compile(r"(?<=[^\s:]):\d+:\d+\b")
+# that position moves with the lines too, so it is left out like the finding's own. (Compiled on first
+# use: only SARIF and GitLab reports have fingerprints.)
+_POSITION = r"(?<=[^\s:]):\d+:\d+\b"
 
 
 def fingerprints(findings: Iterable[Finding]) -> list[str]:

@@ -69,7 +69,7 @@ def _combined(env: Environment, ctx: Context, reported: set[Location]) -> Iterat
         asks = [r for r in group if r.kind in _ASKS]
         if len(group) < 2 or not asks or any(r.location in reported for r in group):
             continue
-        a = assess_range(intersect(group), ctx.kb, ctx.policy)
+        a = _together(group, ctx)
         if a.verdict not in (Verdict.BAD, Verdict.NONE):
             continue
         primary = asks[0]
@@ -87,6 +87,16 @@ def _combined(env: Environment, ctx: Context, reported: set[Location]) -> Iterat
             help=f"let them admit flash-attn>={ctx.policy.min_version}: usually a constraint holds an old "
             "upper bound or exclusion that should go",
         )
+
+
+def _together(group: list[Requirement], ctx: Context) -> Assessment:
+    """What a group of requirements admits together, worked out once for each set of versions they
+    say (the services of a monorepo repeat the same pins in every environment)."""
+    key = ("together", tuple((r.version, r.alternatives, r.specifier) for r in group))  # version_range's
+    if key not in ctx.memo:
+        ctx.memo[key] = assess_range(intersect(group), ctx.kb, ctx.policy)
+    found: Assessment = ctx.memo[key]
+    return found
 
 
 def _headline(primary: Requirement, others: int, a: Assessment, ctx: Context) -> str:

@@ -66,12 +66,15 @@ def check(ctx: Context) -> Iterator[Finding]:
 def _no_wheel(ctx: Context) -> Iterator[Finding]:
     seen: set[Location] = set()
     for env in ctx.environments:
+        # an install a later one replaces still runs, and still compiles
+        replaced = tuple(r for r in env.superseded if r.name == FLASH_ATTN)
+        reqs = (*env.of(FLASH_ATTN), *replaced, *env.of(FLASH_ATTN, locked=True))
+        if not reqs:
+            continue  # what the environment runs is worked out only where flash-attn is installed
         tools = ctx.toolchain(env)
         if tools.torch is None:
             continue
-        # an install a later one replaces still runs, and still compiles
-        replaced = tuple(r for r in env.superseded if r.name == FLASH_ATTN)
-        for req in (*env.of(FLASH_ATTN), *replaced, *env.of(FLASH_ATTN, locked=True)):
+        for req in reqs:
             if req.location in seen or not _from_index(req) or ctx.satisfied_by(req) is not None:
                 continue
             a = ctx.assessment(req)

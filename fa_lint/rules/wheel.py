@@ -21,9 +21,8 @@ WHEEL_ABI_MISMATCH = Rule(
 RULES = (WHEEL_ABI_MISMATCH,)
 PACKAGES = frozenset({FLASH_ATTN}) | toolchain.PACKAGES  # the requirements this rule reads
 
-_LABEL = re.compile(
-    r"(?:cu(?P<cuda>\d+))?torch(?P<torch>\d+\.\d+)(?:\.\d+)?(?:cxx11abi(?P<abi>TRUE|FALSE))?", re.I
-)
+# (A pattern, compiled on first use: only a wheel's file name has a label to read.)
+_LABEL = r"(?:cu(?P<cuda>\d+))?torch(?P<torch>\d+\.\d+)(?:\.\d+)?(?:cxx11abi(?P<abi>TRUE|FALSE))?"
 _UNDEFINED = "importing flash_attn fails with 'ImportError: ... flash_attn_2_cuda...: undefined symbol'"
 
 
@@ -61,7 +60,7 @@ Problem = tuple[str, tuple[str, ...], str]  # headline, notes, help
 def _problems(
     env: Environment, req: Requirement, filename: str, python_tag: str, ctx: Context
 ) -> Iterator[Problem]:
-    label = _LABEL.search(filename.split("+", 1)[1].split("-", 1)[0]) if "+" in filename else None
+    label = re.search(_LABEL, filename.split("+", 1)[1].split("-", 1)[0], re.I) if "+" in filename else None
     tools = ctx.toolchain(env)
     if label and label["torch"]:
         have = tools.torch

@@ -15,14 +15,13 @@ from fa_lint.sources._text import TextIndex, excerpt
 if TYPE_CHECKING:
     import urllib.parse
 
+# (Patterns for URLs and file names, compiled on first use: most requirements have neither.)
 # "name-version-..." at the start of a wheel or sdist file name; for names packaging refuses, such
 # as a wheel whose tags are shell variables (flash_attn-2.7.4-$PY-$PY-linux_x86_64.whl).
 # re.ASCII: "\d" alone also matches other scripts' digits ("v٣.3"), which no version may hold.
-_ARCHIVE = re.compile(
-    r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-.*)?\.(?:whl|tar\.gz|zip|tar\.bz2)$", re.ASCII
-)
-_TAG = re.compile(r"^v?(\d+(?:\.\d+)*(?:\.post\d+)?)$", re.ASCII)
-_TAG_ARCHIVE = re.compile(r"/archive/(?:refs/tags/)?(v?[\d.]+(?:\.post\d+)?)\.(?:tar\.gz|zip)$", re.ASCII)
+_ARCHIVE = r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-.*)?\.(?:whl|tar\.gz|zip|tar\.bz2)$"
+_TAG = r"^v?(\d+(?:\.\d+)*(?:\.post\d+)?)$"
+_TAG_ARCHIVE = r"/archive/(?:refs/tags/)?(v?[\d.]+(?:\.post\d+)?)\.(?:tar\.gz|zip)$"
 _NO_EXTRAS: frozenset[str] = frozenset()  # shared: each empty frozenset() is a new 216-byte object
 _VCS_SCHEMES = ("git+", "hg+", "svn+", "bzr+")
 # Repositories whose source builds the flash-attn distribution.
@@ -48,7 +47,7 @@ def wheel_name(filename: str) -> WheelName | None:
     try:
         name, version, _build, tags = parse_wheel_filename(filename)
     except (InvalidWheelFilename, InvalidVersion):
-        m = _ARCHIVE.match(filename)
+        m = re.match(_ARCHIVE, filename, re.ASCII)
         found = _archive_version(m["version"]) if m else None
         return WheelName(normalize(m["name"]), found, "") if m and found else None
     tag = next(iter(sorted(tags, key=str)), None)
@@ -100,7 +99,7 @@ def archive_name(url: str) -> tuple[str, Version] | None:
     wheel = wheel_name(base)
     if wheel:
         return wheel.name, wheel.version
-    m = _ARCHIVE.match(base)
+    m = re.match(_ARCHIVE, base, re.ASCII)
     version = _archive_version(m["version"]) if m else None
     return (normalize(m["name"]), version) if m and version else None
 
@@ -128,7 +127,7 @@ def vcs_ref(url: str) -> str | None:
 
 def tag_version(ref: str | None) -> Version | None:
     """A release version from a tag name such as ``v2.5.0``; None for branches and commits."""
-    m = _TAG.match(ref or "")
+    m = re.match(_TAG, ref or "", re.ASCII)
     return Version(m.group(1)) if m else None
 
 
@@ -139,7 +138,7 @@ def version_from_url(url: str) -> Version | None:
     if found:
         return found[1]
     # GitHub tag archives: .../archive/refs/tags/v2.5.0.tar.gz
-    m = _TAG_ARCHIVE.search(_url_path(url))
+    m = re.search(_TAG_ARCHIVE, _url_path(url), re.ASCII)
     return tag_version(m.group(1)) if m else None
 
 
@@ -162,12 +161,16 @@ def name_from_url(url: str) -> str | None:
     return None
 
 
-_URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|file:|git\+|hg\+|svn\+|bzr\+)", re.I)
+# (Compiled on first use: ``looks_like_url`` rules out most requirements without it.)
+_URL = r"(?:[a-z][a-z0-9+.-]*://|file:|git\+|hg\+|svn\+|bzr\+)"
 _ARCHIVE_END = re.compile(r"\.(?:whl|tar\.gz|zip|tar\.bz2)$")
 
 
 def looks_like_url(text: str) -> bool:
-    return _URL.match(text) is not None
+    # A scheme ends in ":"; without one, only a VCS prefix can match, its "+" third or fourth.
+    if ":" not in text and "+" not in text[2:4]:
+        return False
+    return re.match(_URL, text, re.I) is not None
 
 
 def looks_like_archive(text: str) -> bool:

@@ -15,8 +15,9 @@ from array import array
 from fa_lint.model import Location
 
 _NEWLINE = re.compile("\n")
-# Where str.splitlines() breaks, which is how pip numbers the lines of a requirements file.
-SPLITLINES = re.compile("\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+# Where str.splitlines() breaks, which is how pip numbers the lines of a requirements file. (The two
+# breaks past Latin-1 stand apart: a character class that holds them takes five times as long to compile.)
+SPLITLINES = re.compile("\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85]|\u2028|\u2029")
 # Where Python's tokenizer breaks (ast line numbers): a form feed is whitespace there.
 PYTHON_LINES = re.compile("\r\n|\r|\n")
 EXCERPT = 32  # the most characters of a file's text that a diagnostic quotes

@@ -197,12 +197,21 @@ def spans(text: str) -> dict[TomlPath, Span]:
 
 
 class TomlDoc:
-    __slots__ = ("data", "index", "spans")
+    """A parsed document, and where its keys and values are: scanned when a location is first asked
+    for (a configuration read for its [tool] table asks for none)."""
 
-    def __init__(self, data: dict[str, Any], index: TextIndex, spans: dict[TomlPath, Span]) -> None:
+    __slots__ = ("_spans", "data", "index")
+
+    def __init__(self, data: dict[str, Any], index: TextIndex) -> None:
         self.data = data
         self.index = index
-        self.spans = spans
+        self._spans: dict[TomlPath, Span] | None = None
+
+    @property
+    def spans(self) -> dict[TomlPath, Span]:
+        if self._spans is None:
+            self._spans = spans(self.index.text)
+        return self._spans
 
     def key_location(self, path: TomlPath) -> tuple[int, int]:
         """Offsets of a key-value pair, from the key to the end of its value."""
@@ -215,9 +224,10 @@ class TomlDoc:
         return span.inner(self.index.text)
 
     def _nearest(self, path: TomlPath) -> Span:
-        while path and path not in self.spans:
+        found = self.spans
+        while path and path not in found:
             path = path[:-1]
-        return self.spans.get(path, Span(0, 0, 0))
+        return found.get(path, Span(0, 0, 0))
 
 
 def load(path: str, text: str) -> TomlDoc | ParseProblem:
@@ -235,4 +245,4 @@ def load(path: str, text: str) -> TomlDoc | ParseProblem:
         )
         start = len(text) if "end of document" in str(exc) else index.offset(line, col or 1)
         return ParseProblem(index.location(start, start), f"invalid TOML: {msg}")
-    return TomlDoc(data, index, spans(text))
+    return TomlDoc(data, index)

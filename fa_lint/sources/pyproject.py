@@ -9,7 +9,6 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from fa_lint.model import BuildConfig, Kind, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.sources import _toml
-from fa_lint.sources._poetry import PoetryConstraintError, specifiers
 from fa_lint.sources._tables import (
     WrongType,
     entry_text,
@@ -99,9 +98,8 @@ def _python(doc: TomlDoc, path: TomlPath, poetry: bool = False) -> Iterator[Pars
     value = get(doc.data, path)
     if not isinstance(value, str):
         return
-    try:
-        alternatives = specifiers(value) if poetry else (SpecifierSet(value),)
-    except (PoetryConstraintError, InvalidSpecifier):
+    alternatives = _constraint(value, poetry)
+    if alternatives is None:
         yield problem(doc, path, f"invalid Python version constraint {excerpt(value)}", entry=True)
         return
     start, end = doc.value_location(path) if not poetry else doc.key_location(path)
@@ -117,17 +115,36 @@ def _python(doc: TomlDoc, path: TomlPath, poetry: bool = False) -> Iterator[Pars
     )
 
 
+def _constraint(value: str, poetry: bool) -> tuple[SpecifierSet, ...] | None:
+    """A version constraint as PEP 440 or Poetry writes it, as alternatives; None when invalid."""
+    if not poetry:
+        try:
+            return (SpecifierSet(value),)
+        except InvalidSpecifier:
+            return None
+    from fa_lint.sources._poetry import PoetryConstraintError, specifiers  # for [tool.poetry] only
+
+    try:
+        return specifiers(value)
+    except (PoetryConstraintError, InvalidSpecifier):
+        return None
+
+
 def _dependency_groups(doc: TomlDoc) -> Iterator[Parsed]:
     """PEP 735 groups; a group's ``{include-group = "x"}`` brings in x's requirements, where x has them."""
     groups = get(doc.data, ("dependency-groups",))
     if not isinstance(groups, dict):
         return
-    from packaging.dependency_groups import resolve_dependency_groups  # for PEP 735 groups only
+    from packaging.dependency_groups import DependencyGroupResolver  # for PEP 735 groups only
 
+    try:  # one resolver for every group: each group's requirements are parsed once, not once a use
+        resolver: DependencyGroupResolver | None = DependencyGroupResolver(groups)
+    except Exception:  # bad group names: every group reports them, as resolving it alone would
+        resolver = None
     for group in groups:
         scope = f"group:{group}"
         try:
-            resolve_dependency_groups(groups, group)
+            (resolver or DependencyGroupResolver(groups)).resolve(group)
         except Exception as exc:  # packaging reports cycles and bad shapes, several at once in a group
             causes = "; ".join(str(e) for e in getattr(exc, "exceptions", [exc]))
             yield problem(doc, ("dependency-groups", group), f"dependency group {excerpt(group)}: {causes}")
@@ -179,6 +196,8 @@ def poetry(doc: TomlDoc, source: str = NAME) -> Iterator[Parsed]:
 def _poetry_entry(
     doc: TomlDoc, where: TomlPath, name: str, value: Any, scope: str, source: str
 ) -> Iterator[Parsed]:
+    from fa_lint.sources._poetry import PoetryConstraintError, specifiers  # for [tool.poetry] only
+
     if isinstance(value, dict) and ({"git", "url", "path", "file"} & value.keys()):
         yield from source_table(doc, where, name, value, scope, source)
         return

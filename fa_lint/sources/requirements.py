@@ -23,11 +23,10 @@ NAME = "requirements"
 
 # A line of a requirements file: an option, a local path, a URL, or a name with what may follow it.
 # One operator char is never enough: "CC = gcc" (Makefile.in) and "include x" (MANIFEST.in) fail.
-_SNIFF = re.compile(
-    r"""^(?:-[rcefi]\s*\S|--[a-z][a-z-]*(?:[=\s]|$)|\.{1,2}(?:/\S*)?(?:\[[^\]]*\])?$|[a-z][a-z0-9+.-]*:\S+
-    |[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\]\s*)?(?:(?:===?|[<>!~]=|[<>])\s*\S|;|@\s*\S|\\?$|\s\#))""",
-    re.X,
-)
+# (A pattern, compiled on first use: only a *.in file of no known name is sniffed.)
+_SNIFF = r"""^(?:-[rcefi]\s*\S|--[a-z][a-z-]*(?:[=\s]|$)|\.{1,2}(?:/\S*)?(?:\[[^\]]*\])?$
+    |[a-z][a-z0-9+.-]*:\S+
+    |[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\]\s*)?(?:(?:===?|[<>!~]=|[<>])\s*\S|;|@\s*\S|\\?$|\s\#))"""
 
 _LEAD = re.compile(r"\s*(?:(?:-e|--editable)(?:\s*=\s*|\s+))?")
 # pip ends a requirement at an option ("--hash=...") or a comment, which needs whitespace before "#".
@@ -37,7 +36,7 @@ _BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what ends a line for str
 _HASH_OPTION = re.compile(r"(?<!\S)--(?:h|requi)")  # --hash, --require-hashes, or a prefix of them
 # -i/--index-url, --extra-index-url, -f/--find-links, or a prefix of them
 _INDEX_OPTION = re.compile(r"(?<!\S)(?:-[if]|--(?:i|ex|f))")
-_NAME = re.compile(r"\s*(?:(?:-e|--editable)\s+)?([A-Za-z0-9][A-Za-z0-9._-]*)")
+_NAME = r"\s*(?:(?:-e|--editable)\s+)?([A-Za-z0-9][A-Za-z0-9._-]*)"  # compiled on first use: rare
 
 # What a plain line may be. A requirement: a name, extras, a version part, then anything after ";"
 # (a marker, which packaging checks); no "@", "/", quotes or "-" before the marker, which pip reads
@@ -113,7 +112,7 @@ def sniff(head: str, *, complete: bool) -> bool:
     if not complete:
         lines.pop()  # cut mid-line
     entries = [s for s in (line.strip() for line in lines) if s and not s.startswith("#")]
-    return bool(entries) and all(_SNIFF.match(s) for s in entries)
+    return bool(entries) and all(re.match(_SNIFF, s, re.X) for s in entries)
 
 
 def _whole_install(text: str) -> tuple[bool, InstallOptions | None]:
@@ -151,9 +150,21 @@ def _whole_install(text: str) -> tuple[bool, InstallOptions | None]:
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
-    if all(_plain(line) is not None for _, line in _lines(text)):
-        return _read_plain(index, text)
-    return _pip(index, text)
+    urls = _plain_urls(text)
+    return _pip(index, text) if urls is None else _read_plain(index, text, urls)
+
+
+def _plain_urls(text: str) -> list[str] | None:
+    """The URLs of the index options of a file whose every line is plain (``_plain``); None when a
+    line is not. One pass finds both: index options apply to the whole install, wherever they stand."""
+    urls: list[str] = []
+    for _, line in _lines(text):
+        option = _plain(line)
+        if option is None:
+            return None
+        if isinstance(option, re.Match) and option["option"] in _INDEXES:
+            urls.append(option["value"])
+    return urls
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
@@ -185,18 +196,14 @@ def _plain(physical: str) -> str | re.Match[str] | None:
     return logical
 
 
-def _read_plain(index: TextIndex, text: str) -> Iterator[Parsed]:
-    """The records of a file whose every line is plain (``_plain``), one line at a time.
+def _read_plain(index: TextIndex, text: str, urls: list[str]) -> Iterator[Parsed]:
+    """The records of a file whose every line is plain (``_plain``), one line at a time; ``urls``
+    are its index options' (``_plain_urls``).
 
-    Two passes (``parse`` has checked every line) rather than one that collects records and gives up
-    at the first line that is not plain: a file's records are handed on as they are read, so memory
+    Two passes (``_plain_urls`` and this one) rather than one that collects records and gives up at
+    the first line that is not plain: a file's records are handed on as they are read, so memory
     stays flat however long the file is.
     """
-    urls: list[str] = []  # index options apply to the whole install, wherever they stand in the file
-    for _, line in _lines(text):
-        option = _plain(line)
-        if isinstance(option, re.Match) and option["option"] in _INDEXES:
-            urls.append(option["value"])
     options = InstallOptions(index_urls=tuple(urls)) if urls else None
     for at, physical in _lines(text):
         logical = _plain(physical)
@@ -279,7 +286,7 @@ def _invalid(index: TextIndex, at: int, physical: str, logical: str, message: st
     var = _ENV_VAR.search(logical)
     if var:
         # pip substitutes ${VAR} from the environment at install time; only that environment knows.
-        m = _NAME.match(logical)
+        m = re.match(_NAME, logical)
         if m and normalize(m.group(1)) == FLASH_ATTN:
             ls, le = _span(logical)
             yield Requirement(
