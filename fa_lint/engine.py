@@ -9,7 +9,7 @@ import stat
 from collections import deque
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from packaging.version import Version
 
@@ -73,13 +73,30 @@ def read_text(path: str) -> str | ParseProblem:
     try:
         # unbuffered: the file is read whole, in one call, with no buffer object between
         with open(path, "rb", buffering=0) as f:
-            size = os.fstat(f.fileno()).st_size
-            if size > MAX_BYTES:
-                return _problem(path, f"file is too large to check ({size} bytes; the limit is {MAX_BYTES})")
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                # a device or a pipe (a committed link to /dev/zero, a process substitution): its size
+                # says nothing, so read up to the limit and no further
+                data = _read_up_to(f, MAX_BYTES + 1)
+                if len(data) > MAX_BYTES:
+                    return _problem(path, f"not a regular file, and longer than {MAX_BYTES} bytes")
+                return decode(path, data)
+            if st.st_size > MAX_BYTES:
+                return _problem(
+                    path, f"file is too large to check ({st.st_size} bytes; the limit is {MAX_BYTES})"
+                )
             data = f.readall()
     except OSError as exc:
         return _problem(path, f"cannot read file: {exc.strerror or exc}")
     return decode(path, data)
+
+
+def _read_up_to(f: BinaryIO, limit: int) -> bytes:
+    chunks, size = [], 0
+    while size < limit and (chunk := f.read(min(limit - size, 1 << 20))):
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def decode(path: str, data: bytes) -> str | ParseProblem:

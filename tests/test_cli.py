@@ -498,6 +498,30 @@ def test_too_large(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     assert f["code"] == "FAL900" and "too large" in f["message"]
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_a_named_link_to_an_endless_device_is_read_up_to_the_limit(project: Any) -> None:
+    # git stores symbolic links: a pull request can make requirements.txt point at /dev/zero
+    project({"constraints.txt": OLD})
+    os.symlink("/dev/zero", "requirements.txt")
+    r = run("--format", "json", "requirements.txt", "constraints.txt")
+    assert sorted(r.codes()) == [("constraints.txt", 1, "FAL001"), ("requirements.txt", 1, "FAL900")]
+    (f,) = [f for f in r.json["findings"] if f["path"] == "requirements.txt"]
+    assert "not a regular file" in f["message"]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason="needs /proc/self/fd")
+def test_a_named_pipe_is_read_as_its_text(project: Any) -> None:
+    # `fa-lint <(...)`: the shell names a pipe, whose size is 0 until it is read
+    read, write = os.pipe()
+    os.write(write, OLD.encode())
+    os.close(write)
+    try:
+        r = run("--format", "json", f"/proc/self/fd/{read}")
+    finally:
+        os.close(read)
+    assert [c for _, _, c in r.codes()] == ["FAL001"]
+
+
 def test_parser_crash_costs_one_file_not_the_run(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from fa_lint.sources import SOURCES
 
