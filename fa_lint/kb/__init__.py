@@ -69,10 +69,17 @@ class KnowledgeBase:
         return next((r for r in self.releases if r.version == v), None)
 
     def first_with(self, feature: str) -> Release:
-        for r in self.installable:
-            if r.has(feature):
-                return r
-        raise LookupError(f"no flash-attn release has {feature!r}")
+        found = self._first.get(feature)
+        if found is None:  # asked once per finding that explains a feature: looked up once
+            found = next((r for r in self.installable if r.has(feature)), None)
+            if found is None:
+                raise LookupError(f"no flash-attn release has {feature!r}")
+            self._first[feature] = found
+        return found
+
+    @functools.cached_property
+    def _first(self) -> dict[str, Release]:
+        return {}
 
     def admitted(self, versions: VersionRange | SpecifierSet) -> tuple[Release, ...]:
         """The releases an installer could pick for this range.

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
-import textwrap
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from fa_lint.model import Finding, Fix, Location
@@ -55,20 +56,39 @@ def finding(f: Finding) -> dict[str, Any]:
     }
 
 
-def render(report: Report, **_: object) -> str:
-    doc = {
+class _Findings(list):  # type: ignore[type-arg]
+    """The findings array of the report, each finding's dict made as the encoder reaches it and
+    dropped after: one ``iterencode`` writes the whole document (``json.dumps`` per finding would make
+    a set of the encoder's self-referencing closures per finding, garbage only the cyclic collector
+    frees), and no finding's tokens outlive their turn. ``iterencode`` is json's pure-Python encoder,
+    which iterates the list as any iterable; tests/test_reliability.py holds the text to ``json.dumps``
+    of the same document made up front."""
+
+    def __init__(self, findings: tuple[Finding, ...]) -> None:
+        super().__init__()
+        self._findings = findings
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return map(finding, self._findings)
+
+    def __len__(self) -> int:
+        return len(self._findings)
+
+
+def document(report: Report, findings: list[Any] | None = None) -> dict[str, Any]:
+    return {
         "version": SCHEMA_VERSION,
         "tool": tool(),
         "knowledge_base": knowledge_base(report),
         "files": [printable(p) for p in report.files],
-        "findings": [],
+        "findings": [finding(f) for f in report.findings] if findings is None else findings,
         "summary": {"files": len(report.files), **counts(report), "suppressed": report.suppressed},
     }
-    text = json.dumps(doc, indent=2) + "\n"
-    if not report.findings:
-        return unforgeable(text)
-    # What json.dumps(indent=2) writes for the whole list, one finding at a time: it would otherwise
-    # hold a small string for every token of every finding at once (~8 KB a finding).
-    items = ",\n".join(textwrap.indent(json.dumps(finding(f), indent=2), "    ") for f in report.findings)
-    head, tail = text.split('"findings": []', 1)
-    return unforgeable(f'{head}"findings": [\n{items}\n  ]{tail}')
+
+
+def render(report: Report, **_: object) -> str:
+    out = io.StringIO()
+    for chunk in json.JSONEncoder(indent=2).iterencode(document(report, _Findings(report.findings))):
+        out.write(chunk)
+    out.write("\n")
+    return unforgeable(out.getvalue())

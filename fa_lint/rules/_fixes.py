@@ -129,7 +129,10 @@ def target(req: Requirement, ctx: Context, narrow: bool = False) -> Release | No
     allowed = req.version_range if narrow else VersionRange.full()
     for env in envs:
         allowed = allowed.intersection(_others(req, env, ctx))
-    good = tuple(r for r in _good(ctx) if allowed.contains(r.version))
+    admitted = ("admitted", allowed)  # the same range for every repeat of a pin: filtered once
+    if admitted not in ctx.memo:
+        ctx.memo[admitted] = tuple(r for r in _good(ctx) if allowed.contains(r.version))
+    good: tuple[Release, ...] = ctx.memo[admitted]
     if not good:
         return None
     tools = tuple(ctx.toolchain(env) for env in envs)
