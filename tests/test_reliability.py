@@ -662,3 +662,70 @@ def test_an_include_whose_name_holds_a_nul_names_no_file(project: Any) -> None:
     project({"setup.cfg": "\ufeff".encode("utf-16-le") + text.encode("utf-16-le")})
     (f,) = run("--format", "json").json["findings"]
     assert (f["code"], f["line"]) == ("FAL900", 2) and "does not exist" in f["message"]
+
+
+# --- long strings: no regular-expression repeat that keeps a frame per character -----------------------
+
+ESCAPED_TAB = "\\t"  # a backslash and a t: one escape in TOML and JSON strings
+
+
+def _long_requirement(big: int) -> str:
+    padding = " " * big
+    return f'[project]\nname = "x"\ndependencies = ["flash-attn==2.4.2{padding}"]\n'
+
+
+def _long_escapes(big: int) -> str:
+    escapes = ESCAPED_TAB * (big // 2)
+    return f'[project]\nname = "x"\ndescription = "{escapes}"\ndependencies = ["flash-attn==2.4.2"]\n'
+
+
+def _long_lock_field(big: int) -> str:
+    escapes = ESCAPED_TAB * (big // 2)
+    return '{"_meta": {}, "default": {"flash-attn": {"version": "==2.4.2", "x": "' + escapes + '"}}}'
+
+
+@pytest.mark.parametrize(
+    ("name", "make"),
+    [
+        ("pyproject.toml", _long_requirement),
+        ("pyproject.toml", _long_escapes),
+        ("Pipfile.lock", _long_lock_field),
+    ],
+)
+def test_a_long_string_is_read_in_memory_proportional_to_it(project: Any, name: str, make: Any) -> None:
+    # Python's re keeps a backtracking frame per character of "(?:[^"\\]|\\.)*": a 5 MB TOML string
+    # once took 730 MB to locate (found by a hostile-input check).
+    import tracemalloc
+
+    project({name: make(2_000_000)})
+    tracemalloc.start()
+    try:
+        findings = engine.check([name]).findings
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [f.code for f in findings] == ["FAL001"]
+    assert peak < 60_000_000, peak  # the text, tomllib's or json's copy, a few slices: not 300 MB
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_unescaped_finds_what_the_escape_patterns_found(seed: int) -> None:
+    # the patterns unescaped() replaced, as the specification of where a string or a logical line ends
+    import random
+
+    from fa_lint.sources._text import unescaped
+
+    rng = random.Random(seed)
+    string = re.compile(r'"(?:[^"\\]|\\.)*"')
+    line = re.compile(r"(?:[^\n\\]|\\.)*", re.S)
+    for _ in range(300):
+        body = "".join(rng.choice('ab"\\\n') for _ in range(rng.randint(0, 12)))
+        text = '"' + body.replace("\n", "")
+        m = string.match(text)
+        found = unescaped(text, '"', 1)
+        assert (m.end() if m else -1) == (found + 1 if found >= 0 else -1), text
+        body += "x"  # a backslash at the very end escapes nothing: the pattern stopped before it
+        m = line.match(body)
+        assert m is not None
+        found = unescaped(body, "\n", 0)
+        assert m.end() == (found if found >= 0 else len(body)), body

@@ -29,8 +29,10 @@ import itertools
 import os
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+from fa_lint.sources._text import unescaped
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -604,9 +606,9 @@ class Walk:
         if self.reread or "\n" not in raw.strip():
             self._each(node.named_children, state, possible, depth)
             return
-        for m in _LOGICAL_LINE.finditer(raw):
-            if m.group().strip():
-                chunk = self.chunk.part(start + m.start(), start + m.end())
+        for begin, end in _logical_lines(raw):
+            if raw[begin:end].strip():
+                chunk = self.chunk.part(start + begin, start + end)
                 Walk(chunk, self.handler, self.make, reread=True).run(state, depth, possible=True)
 
     def _inline(self, node: Node, state: State, possible: bool, depth: int) -> None:
@@ -635,7 +637,13 @@ class Walk:
         Walk(chunk, self.handler, self.make).run(state.fork(), depth)
 
 
-_LOGICAL_LINE = re.compile(r"(?:[^\n\\]|\\.)*", re.S)  # up to a newline that no backslash escapes
+def _logical_lines(text: str) -> Iterator[tuple[int, int]]:
+    """Where each line starts and ends, a newline after an odd run of backslashes continuing it."""
+    begin = 0
+    while (end := unescaped(text, "\n", begin)) >= 0:
+        yield begin, end
+        begin = end + 1
+    yield begin, len(text)
 
 
 def _joined(args: list[Node], words: list[Word]) -> tuple[list[Node], list[Word]]:

@@ -16,13 +16,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from fa_lint.model import ParseProblem
-from fa_lint.sources._text import Cursor
+from fa_lint.sources._text import Cursor, unescaped
 
 JsonPath = tuple[str | int, ...]
 
 _KEY_END = re.compile(r'"[ \t\r\n]*:')  # a key's closing quote, and the colon after it
 _WS = re.compile(r"[ \t\r\n]*")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _SCALAR = re.compile(r"[^\s,\]}]+")
 
 
@@ -80,6 +79,11 @@ def _matched(text: str, data: Any, depth: int) -> dict[JsonPath, int] | None:
     return keys if next(found, None) is None else None
 
 
+def _string_end(text: str, start: int) -> int:
+    """Past the closing quote of the string that opens at ``start`` (the document is valid JSON)."""
+    return unescaped(text, '"', start + 1) + 1
+
+
 class _Scanner:
     """Every key's offset, found by walking the text token by token."""
 
@@ -106,10 +110,8 @@ class _Scanner:
                     self.i += 1
                     continue
                 kstart = self.i
-                m = _STRING.match(s, kstart)
-                assert m is not None
-                key = json.loads(m.group())
-                self.i = m.end()
+                self.i = _string_end(s, kstart)
+                key = json.loads(s[kstart : self.i])
                 self._ws()
                 self.i += 1  # ":"
                 member = (*path, key)
@@ -128,8 +130,10 @@ class _Scanner:
                     continue
                 self.value((*path, n))
                 n += 1
+        elif s[start] == '"':
+            self.i = _string_end(s, start)
         else:
-            m = (_STRING if s[start] == '"' else _SCALAR).match(s, start)
+            m = _SCALAR.match(s, start)
             assert m is not None
             self.i = m.end()
 
@@ -151,8 +155,8 @@ def key_span(doc: JsonDoc, path: JsonPath) -> tuple[int, int]:
     while path and path not in doc.keys:
         path = path[:-1]
     start = doc.keys[path] if path else 0
-    m = _STRING.match(doc.index.text, start)
-    return start, m.end() if m else start
+    text = doc.index.text
+    return start, _string_end(text, start) if text.startswith('"', start) else start
 
 
 def load(path: str, text: str, depth: int = 2) -> JsonDoc | ParseProblem:

@@ -14,7 +14,7 @@ import sys
 from typing import Any, NamedTuple
 
 from fa_lint.model import ParseProblem
-from fa_lint.sources._text import TextIndex
+from fa_lint.sources._text import TextIndex, unescaped
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -26,7 +26,6 @@ TomlPath = tuple[str | int, ...]
 _SKIP = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
 _BLANK = re.compile(r"[ \t]*")
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
-_BASIC = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _LITERAL = re.compile(r"'[^'\n]*'")
 _SCALAR = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:[0-9:.]+(?:[Zz]|[+-]\d{2}:\d{2})?|[^\s,\]}#]+")
 
@@ -106,18 +105,16 @@ class _Scanner:
             self._blank()
             c = self.s[self.i]
             if c == '"':
-                m = _BASIC.match(self.s, self.i)
-                assert m is not None
-                keys.append(tomllib.loads(f"k = {m.group()}")["k"])
-            elif c == "'":
-                m = _LITERAL.match(self.s, self.i)
-                assert m is not None
-                keys.append(m.group()[1:-1])
+                end = _basic_end(self.s, self.i)
+                assert end is not None
+                keys.append(tomllib.loads(f"k = {self.s[self.i : end]}")["k"])
+                self.i = end
             else:
-                m = _BARE.match(self.s, self.i)
+                m = (_LITERAL if c == "'" else _BARE).match(self.s, self.i)
                 assert m is not None
-                keys.append(sys.intern(m.group()))  # "name", "version": one string each, not one a key
-            self.i = m.end()
+                # "name", "version": one string each, not one a key
+                keys.append(m.group()[1:-1] if c == "'" else sys.intern(m.group()))
+                self.i = m.end()
             self._blank()
             if self.s.startswith(".", self.i):
                 self.i += 1
@@ -148,9 +145,9 @@ class _Scanner:
                 end += 1
             self.i = end + 3
         elif c in "\"'":
-            m = (_BASIC if c == '"' else _LITERAL).match(s, start)
-            assert m is not None
-            self.i = m.end()
+            closed = string_at(s, start)
+            assert closed is not None
+            self.i = closed
         elif c == "[":
             self.i += 1
             n = 0
@@ -186,9 +183,20 @@ class _Scanner:
         self.spans[path] = Span(key_start, start, self.i)
 
 
-def string_at(text: str, start: int) -> re.Match[str] | None:
-    """The one-line basic or literal string that starts at ``start``."""
-    return (_BASIC if text.startswith('"', start) else _LITERAL).match(text, start)
+def string_at(text: str, start: int) -> int | None:
+    """Where the one-line basic or literal string that starts at ``start`` ends (after its quote)."""
+    if text.startswith('"', start):
+        return _basic_end(text, start)
+    m = _LITERAL.match(text, start)
+    return m.end() if m else None
+
+
+def _basic_end(text: str, start: int) -> int | None:
+    """The end of the one-line basic string that opens at ``start``: past its first unescaped quote."""
+    close = unescaped(text, '"', start + 1)
+    if close < 0 or text.find("\n", start, close) >= 0:
+        return None
+    return close + 1
 
 
 def spans(text: str) -> dict[TomlPath, Span]:

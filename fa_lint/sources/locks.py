@@ -144,9 +144,9 @@ def _name_span(table: str, key: str, offset: int) -> tuple[int, int]:
     own = table[: (table.find("\n[") + 1) or len(table)]
     m = _NAME.search(own)
     if m is not None and '"""' not in own[: m.start()] and "'''" not in own[: m.start()]:
-        value = _toml.string_at(own, m.end())
-        if value is not None:
-            return offset + m.start(), offset + value.end()
+        end = _toml.string_at(own, m.end())
+        if end is not None:
+            return offset + m.start(), offset + end
     span = _toml.spans(table).get((key, 0, "name"))
     return (offset + span.key, offset + span.end) if span else (offset, offset)
 
