@@ -679,6 +679,11 @@ def _long_escapes(big: int) -> str:
     return f'[project]\nname = "x"\ndescription = "{escapes}"\ndependencies = ["flash-attn==2.4.2"]\n'
 
 
+def _blank_lines_and_comments(big: int) -> str:
+    gap = "\n" * (big // 2) + "# c\n" * (big // 8)
+    return f'[project]\nname = "x"\n{gap}dependencies = ["flash-attn==2.4.2"]\n'
+
+
 def _long_lock_field(big: int) -> str:
     escapes = ESCAPED_TAB * (big // 2)
     return '{"_meta": {}, "default": {"flash-attn": {"version": "==2.4.2", "x": "' + escapes + '"}}}'
@@ -689,6 +694,7 @@ def _long_lock_field(big: int) -> str:
     [
         ("pyproject.toml", _long_requirement),
         ("pyproject.toml", _long_escapes),
+        ("pyproject.toml", _blank_lines_and_comments),
         ("Pipfile.lock", _long_lock_field),
     ],
 )

@@ -23,7 +23,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 TomlPath = tuple[str | int, ...]
 
-_SKIP = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
+_SPACE = re.compile(r"[ \t\r\n]*")
 _BLANK = re.compile(r"[ \t]*")
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 _LITERAL = re.compile(r"'[^'\n]*'")
@@ -92,8 +92,16 @@ class _Scanner:
         return path
 
     def _skip(self) -> None:
-        m = _SKIP.match(self.s, self.i)
-        self.i = m.end() if m else self.i
+        """Past blanks, line breaks and comments. A loop, not one (blank|comment)* pattern: Python's
+        re keeps a frame per repetition, and a file can hold millions of blank lines."""
+        s = self.s
+        while True:
+            m = _SPACE.match(s, self.i)
+            self.i = m.end() if m else self.i
+            if not s.startswith("#", self.i):
+                return
+            end = s.find("\n", self.i)
+            self.i = len(s) if end < 0 else end
 
     def _blank(self) -> None:
         m = _BLANK.match(self.s, self.i)
