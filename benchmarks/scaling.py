@@ -144,6 +144,19 @@ def yaml_aliases(n: int) -> Callable[[Path], list[str]]:
     return write
 
 
+def setup_py_line(n: int) -> Callable[[Path], list[str]]:
+    """One long line of setup.py strings (a column worked out per node once cost quadratic time)."""
+
+    def write(folder: Path) -> list[str]:
+        items = "".join(f', "pkg{i}>=1"' for i in range(n))
+        (folder / "setup.py").write_text(
+            f'from setuptools import setup\nsetup(install_requires=["flash-attn==2.4.2"{items}])\n'
+        )
+        return ["setup.py"]
+
+    return write
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -169,6 +182,12 @@ CASES = (
     Case("16mb-requirements", None, ("16 MB requirements", mixed_requirements(16_000_000)), max_peak_mb=300),
     Case("uv-lock", ("20,000 packages", uv_lock(20_000)), ("200,000 packages", uv_lock(200_000))),
     Case("include-chain", ("1,000 files", include_chain(1_000)), ("10,000 files", include_chain(10_000))),
+    Case(
+        "setup-py-line",
+        ("20,000 strings", setup_py_line(20_000)),
+        ("200,000 strings", setup_py_line(200_000)),
+        max_ratio=11,
+    ),
     Case("yaml-aliases", ("2,000 aliases", yaml_aliases(2_000)), ("20,000 aliases", yaml_aliases(20_000))),
 )
 

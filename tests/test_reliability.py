@@ -735,3 +735,12 @@ def test_unescaped_finds_what_the_escape_patterns_found(seed: int) -> None:
         assert m is not None
         found = unescaped(body, "\n", 0)
         assert m.end() == (found if found >= 0 else len(body)), body
+
+
+def test_setup_py_columns_after_wide_characters_on_a_long_line(project: Any) -> None:
+    # ast columns count UTF-8 bytes; a line's characters are mapped to them once, wherever they are
+    line = 'setup(install_requires=["é", "日本", ' + '"x", ' * 500 + '"flash-attn==2.4.2"])\n'
+    project({"setup.py": "from setuptools import setup\n" + line})
+    (f,) = run("--format", "json").json["findings"]
+    column = line.index('"flash-attn') + 2  # 1-based, inside the quotes
+    assert (f["code"], f["line"], f["column"], f["end_column"]) == ("FAL001", 2, column, column + 17)

@@ -7,6 +7,9 @@ Shared by setup.py and noxfile.py.
 from __future__ import annotations
 
 import ast
+import bisect
+import functools
+import itertools
 import re
 import warnings
 from collections import defaultdict
@@ -15,6 +18,10 @@ from fa_lint.model import ParseProblem
 from fa_lint.sources._text import PYTHON_LINES, TextIndex, line_starts
 
 _QUOTE = re.compile(r"[rRuUbBfF]*('''|\"\"\"|'|\")")
+
+
+def _utf8_len(char: str) -> int:
+    return len(char.encode("utf-8", "surrogatepass"))
 
 
 class PythonIndex(TextIndex):
@@ -29,6 +36,27 @@ class PythonIndex(TextIndex):
     def python_line(self, line: int) -> int:
         """The offset where Python's 1-based ``line`` starts (clamped to the text)."""
         return self.python_starts[min(max(line, 1), len(self.python_starts)) - 1]
+
+    def column(self, line: int, byte_col: int) -> int:
+        """The characters before an ast column (UTF-8 bytes) on Python's ``line``. Worked out per line
+        once, not per node: a long line holds many nodes, and slicing it for each was quadratic."""
+        found = self._columns.get(line)
+        if found is None:
+            start = self.python_line(line)
+            end = self.python_starts[line] if line < len(self.python_starts) else len(self.text)
+            text = self.text[start:end]
+            # empty for an ASCII line, where a byte is a character; else where each character starts
+            ascii_ = text.isascii()
+            found = self._columns[line] = (
+                [] if ascii_ else list(itertools.accumulate(map(_utf8_len, text), initial=0))
+            )
+        if not found:
+            return byte_col
+        return bisect.bisect_right(found, byte_col) - 1
+
+    @functools.cached_property
+    def _columns(self) -> dict[int, list[int]]:
+        return {}
 
 
 def parse(index: PythonIndex, what: str) -> ast.Module | ParseProblem:
@@ -72,9 +100,7 @@ class Flow:
 
 def offset(index: PythonIndex, line: int, byte_col: int) -> int:
     """The text offset of an ast position: Python's own line, and a column of UTF-8 bytes."""
-    start = index.python_line(line)
-    text = index.text[start : start + byte_col]  # a character is at least one byte
-    return start + len(text.encode()[:byte_col].decode(errors="ignore"))
+    return index.python_line(line) + index.column(line, byte_col)
 
 
 def node_span(index: PythonIndex, node: ast.expr) -> tuple[int, int]:
