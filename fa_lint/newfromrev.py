@@ -19,10 +19,10 @@ import re
 import subprocess
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from fa_lint._compat import chdir
 from fa_lint.engine import MAX_BYTES, Report
 from fa_lint.model import Finding, Location
 from fa_lint.report._common import fingerprint
@@ -153,16 +153,6 @@ def _on(loc: Location, changed: dict[str, set[int]]) -> bool:
     return any(n in lines for n in range(loc.line, max(loc.end_line, loc.line) + 1))
 
 
-@contextmanager
-def _inside(folder: str) -> Iterator[None]:
-    here = os.getcwd()
-    os.chdir(folder)
-    try:
-        yield
-    finally:
-        os.chdir(here)
-
-
 Relocate = Callable[[str], str]
 
 
@@ -218,7 +208,7 @@ def against(rev: str, paths: Sequence[str], check: Callable[[list[str], Relocate
         cwd = os.path.join(tmp, here)
         known: Counter[str] = Counter()
         if os.path.isdir(cwd):  # else the folder is new since REV, and so is every finding in it
-            with _inside(cwd):
+            with chdir(cwd):
                 existing = [p for p in map(relocate, paths) if os.path.lexists(p)]
                 if existing:
                     known = Counter(map(fingerprint, check(existing, relocate).findings))

@@ -14,16 +14,15 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import io
-import os
 import re
 import shlex
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from fa_lint import bots, cli, kb, rules
+from fa_lint._compat import chdir
 from fa_lint.discover import pattern_regex
 from fa_lint.resolve import Policy
 
@@ -71,19 +70,9 @@ SAMPLE = re.compile(r"^((`{3,})text\n\$ (fa-lint [^\n]*)\n)(.*?)^(\2)$", re.S | 
 def run(command: str) -> str:
     """What a documented ``fa-lint ...`` command prints, run from the repository root."""
     out = io.StringIO()
-    with _chdir(REPO):
+    with chdir(REPO):
         cli.main(shlex.split(command)[1:], out=out, err=io.StringIO())
     return out.getvalue()
-
-
-@contextlib.contextmanager
-def _chdir(path: Path) -> Iterator[None]:  # contextlib.chdir is Python 3.11 and later only
-    before = os.getcwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(before)
 
 
 def samples(name: str) -> Callable[[], str]:

@@ -17,6 +17,7 @@ LAYERS = {
     "fa_lint": 0,
     "fa_lint.model": 0,
     "fa_lint._gc": 0,
+    "fa_lint._compat": 0,
     "fa_lint.kb": 1,
     "fa_lint.sources": 2,
     "fa_lint.resolve": 2,

@@ -6,14 +6,13 @@ from __future__ import annotations
 import codecs
 import contextlib
 import json
-import os
 import re
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from fa_lint import config, engine, fix
+from fa_lint._compat import chdir
 from fa_lint.engine import Report
 from fa_lint.report import FORMATS, renderer
 
@@ -64,16 +63,6 @@ def render_all(report: Report) -> dict[str, str]:
     return outputs
 
 
-@contextlib.contextmanager
-def _inside(folder: str) -> Iterator[None]:
-    back = os.getcwd()
-    os.chdir(folder)
-    try:
-        yield
-    finally:
-        os.chdir(back)
-
-
 def _fixes_keep_every_other_byte(report: Report) -> None:
     """--fix changes only its spans, and what it writes reads again without an internal error."""
     for outcome in fix.run(report.findings, unsafe=True, dry_run=True):
@@ -97,7 +86,7 @@ def _fixes_keep_every_other_byte(report: Report) -> None:
 def check(name: str, data: bytes) -> Report:
     """The whole run over one file: no internal error, safe output in every format, fixes in place,
     and the configuration read from it (a pyproject.toml) raising nothing but a configuration error."""
-    with tempfile.TemporaryDirectory() as tmp, _inside(tmp):
+    with tempfile.TemporaryDirectory() as tmp, chdir(tmp):
         path = Path(name)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
