@@ -75,13 +75,14 @@ class _Findings(list):  # type: ignore[type-arg]
         return len(self._findings)
 
 
-def document(report: Report, findings: list[Any] | None = None) -> dict[str, Any]:
+def document(report: Report, findings: list[Any]) -> dict[str, Any]:
+    """The report as JSON data, with ``findings`` as its findings array."""
     return {
         "version": SCHEMA_VERSION,
         "tool": tool(),
         "knowledge_base": knowledge_base(report),
         "files": [printable(p) for p in report.files],
-        "findings": [finding(f) for f in report.findings] if findings is None else findings,
+        "findings": findings,
         "summary": {"files": len(report.files), **counts(report), "suppressed": report.suppressed},
     }
 
