@@ -51,15 +51,15 @@ class Config(NamedTuple):
 
 def _read(path: str) -> dict[str, Any] | ParseProblem:
     """A pyproject.toml as data, or where it cannot be read, located the way the lint run locates it."""
-    from fa_lint.engine import read_text, too_deep
     from fa_lint.model import ParseProblem
-    from fa_lint.sources import _toml
+    from fa_lint.read import read_text, too_deep
+    from fa_lint.syntax import tomldoc
 
     text = read_text(path)
     if isinstance(text, ParseProblem):
         return text
     try:
-        doc = _toml.load(path, text)
+        doc = tomldoc.load(path, text)
     except RecursionError:  # tomllib recurses once per level of nesting
         return too_deep(path)
     if isinstance(doc, ParseProblem):

@@ -17,11 +17,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fa_lint.discover import Target
-from fa_lint.engine import companions
 from fa_lint.model import FLASH_ATTN, Finding, Fix, ParseProblem, Requirement
+from fa_lint.project import companions
 from fa_lint.rules._text import RELOCK_ALL
 from fa_lint.sources import SOURCES
-from fa_lint.sources._text import TextIndex
+from fa_lint.syntax.text import TextIndex
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,8 +23,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from fa_lint._compat import chdir
-from fa_lint.engine import MAX_BYTES, Report
+from fa_lint.engine import Report
 from fa_lint.model import Finding, Location
+from fa_lint.read import MAX_BYTES
 from fa_lint.report._common import fingerprint
 
 

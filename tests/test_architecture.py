@@ -12,35 +12,57 @@ import pytest
 from tests.conftest import REPO
 
 PACKAGE = REPO / "fa_lint"
-# A module may import its own layer and the layers below, never one above.
+# A module may import its own layer and the layers below, never one above. Every module of the
+# package is in a layer: a new one gets its place here (the longest prefix that names it decides).
+# Inside syntax/ and shell/ the parts are ordered too, as their package docstrings say.
 LAYERS = {
     "fa_lint": 0,
     "fa_lint.model": 0,
     "fa_lint._gc": 0,
     "fa_lint._compat": 0,
     "fa_lint.kb": 1,
-    "fa_lint.sources": 2,
-    "fa_lint.resolve": 2,
-    "fa_lint.discover": 3,
-    "fa_lint.environments": 3,
-    "fa_lint.toolchain": 3,
-    "fa_lint.rules": 4,
-    "fa_lint.decide": 5,
-    "fa_lint.engine": 6,
-    "fa_lint.report": 7,
-    "fa_lint.config": 7,
-    "fa_lint.bots": 7,
-    "fa_lint.releases": 7,
-    "fa_lint.fix": 7,
-    "fa_lint.newfromrev": 7,
-    "fa_lint.cli": 8,
-    "fa_lint.__main__": 9,
-    "fa_lint.verify": 10,
+    # located readers of generic syntaxes and requirement languages; no knowledge of flash-attn
+    "fa_lint.syntax": 1.1,
+    "fa_lint.syntax.text": 1.0,
+    "fa_lint.syntax.tables": 1.2,
+    "fa_lint.syntax.tomllock": 1.2,
+    "fa_lint.syntax.yamllock": 1.2,
+    # the shell program model: parse < variables, commands < walk, install commands < scanner
+    "fa_lint.shell": 2.3,
+    "fa_lint.shell.parse": 2.0,
+    "fa_lint.shell.variables": 2.0,
+    "fa_lint.shell.commands": 2.1,
+    "fa_lint.shell.walk": 2.2,
+    "fa_lint.shell.options": 2.2,
+    "fa_lint.shell.builds": 2.2,
+    "fa_lint.shell.wheels": 2.2,
+    "fa_lint.shell.scanner": 2.3,
+    # one module per file format, and the catalogue
+    "fa_lint.sources": 3,
+    "fa_lint.resolve": 3,
+    # what installs (environments) and where (target); which files (discover)
+    "fa_lint.discover": 4,
+    "fa_lint.environments": 4,
+    "fa_lint.machine": 4.1,
+    "fa_lint.rules": 5,
+    "fa_lint.decide": 6,
+    "fa_lint.read": 6,
+    "fa_lint.project": 6.1,
+    "fa_lint.engine": 7,
+    "fa_lint.report": 8,
+    "fa_lint.config": 8,
+    "fa_lint.bots": 8,
+    "fa_lint.releases": 8,
+    "fa_lint.fix": 8,
+    "fa_lint.newfromrev": 8,
+    "fa_lint.cli": 9,
+    "fa_lint.__main__": 10,
+    "fa_lint.verify": 11,
 }
 HEAVY = ("torch", "transformers", "flash_attn", "flash_attn_interface")
 
 
-def _layer(module: str) -> int:
+def _layer(module: str) -> float:
     parts = module.split(".")
     while parts:
         name = ".".join(parts)
@@ -78,6 +100,23 @@ def _runtime_imports(tree: ast.Module, package: str) -> list[tuple[str, int, boo
                 base = ".".join([*package.split(".")[: len(package.split(".")) - node.level + 1], base])
             found.append((base, node.lineno, id(node) in top))
     return found
+
+
+def test_every_module_belongs_to_a_layer() -> None:
+    homeless = []
+    for module, _ in _modules():
+        try:
+            _layer(module)
+        except KeyError:
+            homeless.append(module)
+    assert not homeless, f"give these modules a layer in LAYERS: {homeless}"
+
+
+def test_an_unknown_module_has_no_layer() -> None:
+    with pytest.raises(KeyError):
+        _layer("fa_lint.somewhere_new")
+    assert _layer("fa_lint.shell.walk") == LAYERS["fa_lint.shell.walk"]
+    assert _layer("fa_lint.sources.dockerfile") == LAYERS["fa_lint.sources"]
 
 
 @pytest.mark.parametrize(("module", "path"), _modules(), ids=[m for m, _ in _modules()])
@@ -121,3 +160,19 @@ def test_static_mode_never_touches_the_network(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
     assert "FAL010" in proc.stdout and "FAL001" in proc.stdout
+
+
+MAX_LINES = 500
+
+
+def test_no_module_is_long_without_saying_why() -> None:
+    """A module over MAX_LINES lines says why at its top (its docstring names the reason)."""
+    long = []
+    for module, path in _modules():
+        if len(path.read_text().splitlines()) > MAX_LINES:
+            doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+            if f"over {MAX_LINES} lines" not in doc:
+                long.append(module)
+    assert not long, (
+        f"split these modules, or say in their docstring why they are over {MAX_LINES} lines: {long}"
+    )

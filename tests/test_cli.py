@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from fa_lint import __version__, cli, engine, kb
+from fa_lint import __version__, cli, kb, read
 from fa_lint.rules import RULES
 from tests.conftest import REPO, run
 
@@ -492,7 +492,7 @@ def test_utf16_and_bom_files_are_read(project: Any) -> None:
 
 
 def test_too_large(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "MAX_BYTES", 10)
+    monkeypatch.setattr(read, "MAX_BYTES", 10)
     project({"requirements.txt": OLD})
     (f,) = run("--format", "json").json["findings"]
     assert f["code"] == "FAL900" and "too large" in f["message"]

@@ -120,6 +120,6 @@ def test_poetry_constraints_are_read_for_poetry_tables_only(tmp_path: Path) -> N
     pep621 = '[project]\nname = "app"\nrequires-python = ">=3.10"\ndependencies = ["flash-attn>=2.5"]\n'
     loaded = _loaded(tmp_path, {"pyproject.toml": pep621}, "pyproject.toml")
     assert "fa_lint.sources.pyproject" in loaded
-    assert "fa_lint.sources._poetry" not in loaded
+    assert "fa_lint.syntax.poetry" not in loaded
     poetry = '[tool.poetry.dependencies]\npython = "^3.10"\nflash-attn = "^2.5"\n'
-    assert "fa_lint.sources._poetry" in _loaded(tmp_path, {"pyproject.toml": poetry}, "pyproject.toml")
+    assert "fa_lint.syntax.poetry" in _loaded(tmp_path, {"pyproject.toml": poetry}, "pyproject.toml")

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from fa_lint import engine
+from fa_lint import project as project_files
 from fa_lint.discover import discover
 from fa_lint.model import Requirement
 from tests.conftest import DATA, SHARED
@@ -63,7 +64,7 @@ def _code(line: str) -> str:
 
 def _unaccounted(folder: Path, paths: list[str]) -> set[tuple[str, int]]:
     targets = list(discover(paths))
-    files, _, _ = engine.load(targets)
+    files, _, _ = project_files.load(targets)
     seen: set[tuple[str, int]] = set()
     spans = [
         r.location

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from fa_lint import engine
+from fa_lint import engine, read
+from fa_lint import project as project_files
 from fa_lint.report import FORMATS, json_format
 from tests.conftest import REPO, run
 from tests.fuzz import assert_safe, render_all
@@ -347,13 +348,13 @@ def test_files_that_include_a_named_one_are_looked_for_inside_the_root_only(
     )
     (root / "requirements-link.txt").symlink_to(outside / "requirements.txt")
     read: list[str] = []
-    real = engine._bytes
+    real = project_files._bytes
 
     def spy(path: str) -> bytes:
         read.append(path)
         return real(path)
 
-    monkeypatch.setattr(engine, "_bytes", spy)
+    monkeypatch.setattr(project_files, "_bytes", spy)
     found = engine.check(["constraints.txt"]).findings
     assert sorted(read) == ["requirements.txt"]
     assert sorted((f.location.path, f.code) for f in found) == [
@@ -538,7 +539,7 @@ def test_dropping_packages_no_rule_reads_changes_no_finding(
     # A name missing from a rule family's PACKAGES would silently change what that family finds.
     monkeypatch.chdir(REPO / folder)
     filtered = [json_format.finding(f) for f in engine.check(["."]).findings]
-    monkeypatch.setattr(engine, "PACKAGES", None)
+    monkeypatch.setattr(read, "PACKAGES", None)
     assert [json_format.finding(f) for f in engine.check(["."]).findings] == filtered
 
 
@@ -722,7 +723,7 @@ def test_unescaped_finds_what_the_escape_patterns_found(seed: int) -> None:
     # the patterns unescaped() replaced, as the specification of where a string or a logical line ends
     import random
 
-    from fa_lint.sources._text import unescaped
+    from fa_lint.syntax.text import unescaped
 
     rng = random.Random(seed)
     string = re.compile(r'"(?:[^"\\]|\\.)*"')

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from fa_lint import engine
+from fa_lint import project as project_files
 from fa_lint.discover import Target
 from tests.conftest import run
 
@@ -130,13 +130,13 @@ def test_includers_are_parsed_only_when_they_name_the_file(
     files["app/requirements.txt"] = "flash-attn<2.6\n-c ../constraints.txt\n"
     project({**files, "constraints.txt": "flash-attn!=2.5.*\n"})
     parsed: list[str] = []
-    real = engine.parse_file
+    real = project_files.parse_file
 
     def spy(path: str, source: str, data: bytes | None = None) -> Any:
         parsed.append(path)
         return real(path, source, data)
 
-    monkeypatch.setattr(engine, "parse_file", spy)
-    found = engine.includers([Target("constraints.txt", "requirements", True)], [])
+    monkeypatch.setattr(project_files, "parse_file", spy)
+    found = project_files.includers([Target("constraints.txt", "requirements", True)], [])
     assert [t.path for t in found] == ["app/requirements.txt"]
     assert parsed == ["app/requirements.txt"]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
+from fa_lint.model import SUBDIRECTORIES
 from fa_lint.rules import environment, files, install, shell, versions, wheel
 from fa_lint.rules._base import DOCS, Check, Context, Rule
 from fa_lint.rules._fixes import settle
-from fa_lint.sources._reqs import SUBDIRECTORIES
 
 FAMILIES = (versions, environment, wheel, install, shell, files)
 CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)

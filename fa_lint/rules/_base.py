@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from packaging.version import Version
 
-from fa_lint import toolchain
 from fa_lint.environments import SEQUENTIAL, Environment
 from fa_lint.kb import KnowledgeBase
+from fa_lint.machine import toolchain
 from fa_lint.model import BuildConfig, Finding, Include, Location, ParseProblem, Requirement, Severity
 from fa_lint.resolve import Assessment, Policy, assess, assessed_as
 

@@ -22,7 +22,7 @@ from fa_lint.model import FLASH_ATTN, Fix, Kind, Requirement, pretty
 from fa_lint.resolve import Policy, Verdict, assess_range
 from fa_lint.rules import _wheels
 from fa_lint.rules._base import Context
-from fa_lint.sources._text import TextIndex
+from fa_lint.syntax.text import TextIndex
 
 SHELL_SOURCES = frozenset({"dockerfile", "shell", "workflow", "makefile"})
 # The patterns below compile when a fix is first built (re caches them): most runs build none.
@@ -65,9 +65,9 @@ def _pep508(req: Requirement) -> _Written | None:
 def _table_reader(source: str) -> Callable[[str], tuple[SpecifierSet, ...]] | None:
     """How a Poetry or Pipfile table entry's version reads; its parser is imported for such an entry."""
     if source == "pyproject":
-        from fa_lint.sources import _poetry
+        from fa_lint.syntax import poetry
 
-        return _poetry.specifiers
+        return poetry.specifiers
     if source == "pipfile":
         from fa_lint.sources import pipfile
 

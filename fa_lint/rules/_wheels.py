@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from fa_lint.kb import Release
-from fa_lint.toolchain import Toolchain
+from fa_lint.machine.toolchain import Toolchain
 
 
 def fits(release: Release, tools: Toolchain) -> bool | None:

@@ -9,16 +9,16 @@ from typing import NamedTuple
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from fa_lint import toolchain
 from fa_lint.environments import Environment
 from fa_lint.kb import Release
+from fa_lint.machine import toolchain
+from fa_lint.machine.toolchain import TORCH, Toolchain
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
 from fa_lint.resolve import Verdict
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import fit, subject
 from fa_lint.rules._wheels import fits, lacking, missing, span, stable
 from fa_lint.rules.versions import JUDGED
-from fa_lint.toolchain import TORCH, Toolchain
 
 NO_PREBUILT_WHEEL = Rule(
     "FAL011",

@@ -7,8 +7,8 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from fa_lint import toolchain
 from fa_lint.kb import PAGED_KV, Release, versions
+from fa_lint.machine import toolchain
 from fa_lint.model import FLASH_ATTN, Finding, Fix, Kind, Requirement, Severity
 from fa_lint.resolve import Assessment, Policy, Verdict, assess_range, intersect
 from fa_lint.rules import _text

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from fa_lint import toolchain
 from fa_lint.environments import Environment
+from fa_lint.machine import toolchain
 from fa_lint.model import FLASH_ATTN, Finding, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import fit
-from fa_lint.sources._reqs import file_name, wheel_name
+from fa_lint.syntax.pep508 import file_name, wheel_name
 
 WHEEL_ABI_MISMATCH = Rule(
     "FAL005",

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import yaml
 
 from fa_lint.model import Include, Parsed, ParseProblem
-from fa_lint.sources import _conda, _reqs, _yaml
-from fa_lint.sources._text import TextIndex
+from fa_lint.syntax import matchspec, pep508, yamldoc
+from fa_lint.syntax.text import TextIndex
 
 NAME = "conda"
 _TOP_DEPENDENCIES = re.compile(r"^dependencies[ \t]*:", re.M)
@@ -22,12 +22,12 @@ def sniff(head: str, *, complete: bool) -> bool:
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    doc = _yaml.document(path, text)
+    doc = yamldoc.document(path, text)
     if isinstance(doc, ParseProblem):
         yield doc
         return
     index, root = doc
-    deps = _yaml.get(root, "dependencies")
+    deps = yamldoc.get(root, "dependencies")
     if deps is None:
         return
     if not isinstance(deps, yaml.SequenceNode):
@@ -36,10 +36,10 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         return
     for item in deps.value:
         if isinstance(item, yaml.ScalarNode):
-            start, end = _yaml.span(item, text)
-            yield _conda.matchspec(str(item.value), index.location(start, end), NAME, scope="conda")
+            start, end = yamldoc.span(item, text)
+            yield matchspec.matchspec(str(item.value), index.location(start, end), NAME, scope="conda")
         elif isinstance(item, yaml.MappingNode):
-            pip = _yaml.get(item, "pip")
+            pip = yamldoc.get(item, "pip")
             if isinstance(pip, yaml.SequenceNode):
                 yield from _pip(index, pip)
 
@@ -49,14 +49,14 @@ def _pip(index: TextIndex, pip: yaml.SequenceNode) -> Iterator[Parsed]:
         if not isinstance(entry, yaml.ScalarNode):
             continue
         value = str(entry.value).strip()
-        start, end = _yaml.span(entry, index.text)
+        start, end = yamldoc.span(entry, index.text)
         where = index.location(start, end)
         inc = _INCLUDE.match(value)
         if inc:
             yield Include(
                 where, inc.group(2).strip(), constraint=inc.group(1) in ("-c", "--constraint"), scope="pip"
             )
-        elif value.startswith("-") or (value.startswith((".", "/")) and not _reqs.looks_like_archive(value)):
+        elif value.startswith("-") or (value.startswith((".", "/")) and not pep508.looks_like_archive(value)):
             continue  # --extra-index-url and friends, or the project's own folder
         else:
-            yield _reqs.parse(value, where, NAME, scope="pip")
+            yield pep508.parse(value, where, NAME, scope="pip")

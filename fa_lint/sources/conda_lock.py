@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fa_lint.model import Parsed, ParseProblem
-from fa_lint.sources import _conda, _reqs, _yamllock
-from fa_lint.sources._text import TextIndex
+from fa_lint.syntax import matchspec, pep508, yamllock
+from fa_lint.syntax.text import TextIndex
 
 NAME = "conda-lock"
 TOOL = "conda-lock"
@@ -18,7 +18,7 @@ TOOL = "conda-lock"
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
-    for entry in _yamllock.entries(index, "package"):
+    for entry in yamllock.entries(index, "package"):
         if isinstance(entry, ParseProblem):
             yield entry
             continue
@@ -27,8 +27,8 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             continue
         _, start, end = entry.fields["name"]
         if entry.get("manager") != "pip":
-            name = _conda.pypi_name(name)
+            name = matchspec.pypi_name(name)
         platform = entry.get("platform")
         scope = f"lock; {platform}" if platform else "lock"
         where = index.location(start, end)
-        yield _reqs.exact(name, version, where, NAME, tool=TOOL, url=entry.get("url"), scope=scope)
+        yield pep508.exact(name, version, where, NAME, tool=TOOL, url=entry.get("url"), scope=scope)

@@ -1,6 +1,6 @@
 """Dockerfiles and Containerfiles: pip, uv and conda installs in RUN, with ARG/ENV values.
 
-Instructions are split by hand and each RUN's shell is read by tree-sitter-bash (``_bash``).
+Instructions are split by hand and each RUN's shell is read by tree-sitter-bash (``fa_lint.shell``).
 tree-sitter-dockerfile was measured for the splitting and not taken: it does not know the
 ``# escape=`` directive (a backtick-continued file comes out as ERROR nodes), its 0.2.0 wheel loads
 through a deprecated API that warns on import, and it would only replace the forty lines below.
@@ -18,8 +18,10 @@ from typing import NamedTuple
 from packaging.version import Version
 
 from fa_lint.model import Image, Location, Parsed, ParseProblem
-from fa_lint.sources import _bash, _shell
-from fa_lint.sources._text import TextIndex
+from fa_lint.shell.parse import Word
+from fa_lint.shell.scanner import Scanner
+from fa_lint.shell.variables import Scope, State, expand
+from fa_lint.syntax.text import TextIndex
 
 NAME = "dockerfile"
 
@@ -42,7 +44,7 @@ class Instruction(NamedTuple):
 
 class _State:
     def __init__(self) -> None:
-        self.variables = _bash.Scope()  # ARG and ENV values
+        self.variables = Scope()  # ARG and ENV values
         self.copies: list[tuple[str, str]] = []  # (source in context, dest in image)
         self.workdir = "/"
         self.stage = "stage:0"
@@ -121,7 +123,7 @@ def _args_start(text: str, i: int) -> int:
 def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
     state = _State()
-    scanner = _shell.Scanner(index, NAME, include_map=_image_to_repo(state))
+    scanner = Scanner(index, NAME, include_map=_image_to_repo(state))
     for ins in instructions(index):
         if isinstance(ins, ParseProblem):
             yield ins
@@ -172,9 +174,7 @@ def image(reference: str, location: Location, scope: str) -> Image:
     )
 
 
-def _instruction(
-    index: TextIndex, ins: Instruction, state: _State, scanner: _shell.Scanner
-) -> Iterator[Parsed]:
+def _instruction(index: TextIndex, ins: Instruction, state: _State, scanner: Scanner) -> Iterator[Parsed]:
     args = ins.body
     if ins.keyword == "FROM":
         state.stages += 1
@@ -184,12 +184,12 @@ def _instruction(
         ref = re.search(r"(?:^|\s)(?!--)(\S+)", args)
         if ref:
             start = ins.args + ref.start(1)
-            expanded = _bash.expand(ref.group(1), state.variables).text
+            expanded = expand(ref.group(1), state.variables).text
             yield image(expanded, index.location(start, ins.args + ref.end(1)), state.stage)
     elif ins.keyword in ("ARG", "ENV"):
         _assign(ins, args, state)
     elif ins.keyword == "WORKDIR":
-        path = _bash.expand(args.strip().strip("\"'"), state.variables).text
+        path = expand(args.strip().strip("\"'"), state.variables).text
         state.workdir = posixpath.normpath(posixpath.join(state.workdir, path))
     elif ins.keyword in ("COPY", "ADD") and not ins.heredocs:
         words = [w.strip("\"'") for w in args.split() if w != "\\"]
@@ -215,7 +215,7 @@ def _assign(ins: Instruction, args: str, state: _State) -> None:
         m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)\s+(.*)", body, re.S)
         pairs = [(m.group(1), m.group(2).strip())] if m else []
     for name, quoted in pairs:
-        exp = _bash.expand(quoted.strip("\"'"), state.variables)
+        exp = expand(quoted.strip("\"'"), state.variables)
         state.variables.set(name, exp.texts)
 
 
@@ -235,7 +235,7 @@ def _image_to_repo(state: _State) -> Callable[[str, int], str | None]:
     return mapping
 
 
-def _run(index: TextIndex, ins: Instruction, state: _State, scanner: _shell.Scanner) -> None:
+def _run(index: TextIndex, ins: Instruction, state: _State, scanner: Scanner) -> None:
     body = ins.body
     skip = _args_start(body, 0)
     start = ins.args + skip
@@ -249,7 +249,7 @@ def _run(index: TextIndex, ins: Instruction, state: _State, scanner: _shell.Scan
                 source, mount.get("target") or mount.get("dst") or mount.get("destination") or source
             )
     # Shell variables die with the RUN; ARG and ENV values live on, as does WORKDIR (not cd).
-    shell = _bash.State(state.variables.child(), state.workdir)
+    shell = State(state.variables.child(), state.workdir)
     if body.startswith("[", skip):
         _exec_form(index, body[skip:], start, scanner, shell)
     elif ins.heredocs and re.fullmatch(r"<<-?['\"]?\w+['\"]?\s*", body[skip:]):
@@ -259,7 +259,7 @@ def _run(index: TextIndex, ins: Instruction, state: _State, scanner: _shell.Scan
         scanner.run(start, ins.last, shell, text=body[skip:] + index.text[ins.end : ins.last])
 
 
-def _exec_form(index: TextIndex, raw: str, start: int, scanner: _shell.Scanner, shell: _bash.State) -> None:
+def _exec_form(index: TextIndex, raw: str, start: int, scanner: Scanner, shell: State) -> None:
     try:
         items = json.loads(raw.replace("\\\n", ""))
     except json.JSONDecodeError:
@@ -274,6 +274,6 @@ def _exec_form(index: TextIndex, raw: str, start: int, scanner: _shell.Scanner, 
         close = text.find('"', q + 1, end)
         while close > 0 and text[close - 1] == "\\":
             close = text.find('"', close + 1, end)
-        words.append(_bash.Word(item, q, close + 1, quoted=True))
+        words.append(Word(item, q, close + 1, quoted=True))
         pos = close + 1
     scanner.exec_form(words, shell)

@@ -6,8 +6,9 @@ import re
 from collections.abc import Iterator
 
 from fa_lint.model import Parsed
-from fa_lint.sources import _bash, _shell
-from fa_lint.sources._text import TextIndex
+from fa_lint.shell.scanner import Scanner
+from fa_lint.shell.variables import Scope, State
+from fa_lint.syntax.text import TextIndex
 
 NAME = "makefile"
 
@@ -41,8 +42,8 @@ def recipes(text: str) -> Iterator[tuple[int, int, str]]:
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
     variables = {m.group(1): m.group(2) for m in _DEFINE.finditer(text)}
-    scanner = _shell.Scanner(TextIndex(path, text), NAME)
+    scanner = Scanner(TextIndex(path, text), NAME)
     for start, end, shell in recipes(text):  # each line its own shell: a cd ends with its line
-        scanner.run(start, end, _bash.State(_bash.Scope(values=variables)), text=shell, make=True)
+        scanner.run(start, end, State(Scope(values=variables)), text=shell, make=True)
         yield from scanner.drain()
     yield from scanner.finish()

@@ -14,8 +14,11 @@ import re
 from collections.abc import Iterator
 
 from fa_lint.model import FLASH_ATTN, Parsed, ParseProblem, Requirement
-from fa_lint.sources import _bash, _pyast, _shell
-from fa_lint.sources._pyast import Flow, PythonIndex
+from fa_lint.shell.parse import Word
+from fa_lint.shell.scanner import Scanner
+from fa_lint.shell.variables import Scope, State
+from fa_lint.syntax import pyast
+from fa_lint.syntax.pyast import Flow, PythonIndex
 
 NAME = "nox"
 _PREFIX = {"install": ("pip", "install"), "conda_install": ("conda", "install"), "run": (), "run_install": ()}
@@ -24,7 +27,7 @@ _NAMES_FLASH_ATTN = re.compile(r"flash[-_.]?attn", re.I)  # in a variable's name
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
     index = PythonIndex(path, text)
-    tree = _pyast.parse(index, "noxfile.py")
+    tree = pyast.parse(index, "noxfile.py")
     if isinstance(tree, ParseProblem):
         yield tree
         return
@@ -49,8 +52,8 @@ class _Reader:
 
     def function(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Parsed]:
         session = func.args.args[0].arg
-        scanner = _shell.Scanner(self.index, NAME, scope=f"session:{_name(func)}")
-        state = _bash.State(_bash.Scope(values=self.known))
+        scanner = Scanner(self.index, NAME, scope=f"session:{_name(func)}")
+        state = State(Scope(values=self.known))
         for node in _own_nodes(func):
             if (
                 isinstance(node, ast.Call)
@@ -59,8 +62,8 @@ class _Reader:
                 and node.func.value.id == session
                 and node.func.attr in _PREFIX
             ):
-                start, end = _pyast.node_span(self.index, node.func)
-                words = [_bash.Word(w, start, end) for w in _PREFIX[node.func.attr]]
+                start, end = pyast.node_span(self.index, node.func)
+                words = [Word(w, start, end) for w in _PREFIX[node.func.attr]]
                 for arg in node.args:
                     words += self._words(arg)
                 yield from self._unjudged(words, scanner.scope)
@@ -68,7 +71,7 @@ class _Reader:
                 yield from scanner.drain()
         yield from scanner.finish()
 
-    def _words(self, arg: ast.expr) -> list[_bash.Word]:
+    def _words(self, arg: ast.expr) -> list[Word]:
         if isinstance(arg, ast.Starred):
             values = self._list(arg.value)
             if values is not None:
@@ -76,8 +79,8 @@ class _Reader:
             return [self._opaque(arg)]
         text = self._render(arg)
         literal = isinstance(arg, ast.Constant)
-        start, end = (_pyast.span if literal else _pyast.node_span)(self.index, arg)
-        return [_bash.Word(text, start, end)]
+        start, end = (pyast.span if literal else pyast.node_span)(self.index, arg)
+        return [Word(text, start, end)]
 
     def _list(self, node: ast.expr) -> list[ast.expr] | None:
         if isinstance(node, (ast.List, ast.Tuple)):
@@ -101,11 +104,11 @@ class _Reader:
             return self._render(node.left) + self._render(node.right)
         return f"${{{{ {ast.unparse(node)} }}}}"
 
-    def _opaque(self, node: ast.expr) -> _bash.Word:
-        start, end = _pyast.node_span(self.index, node)
-        return _bash.Word("\0", start, end)
+    def _opaque(self, node: ast.expr) -> Word:
+        start, end = pyast.node_span(self.index, node)
+        return Word("\0", start, end)
 
-    def _unjudged(self, words: list[_bash.Word], scope: str) -> Iterator[Parsed]:
+    def _unjudged(self, words: list[Word], scope: str) -> Iterator[Parsed]:
         """An argument that is all run-time value, and names flash-attn: say it is not judged."""
         for w in words:
             if w.text == "\0" or w.text.startswith("${"):

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fa_lint.model import Parsed
-from fa_lint.sources import locks
-from fa_lint.sources._tables import text
+from fa_lint.syntax import tomllock
+from fa_lint.syntax.tables import text
 
 NAME = "pdm.lock"
 
 
-def _url(pkg: locks.Package) -> str | None:
+def _url(pkg: tomllock.Package) -> str | None:
     git = text(pkg, "git")
     if git:
         return f"git+{git}@{text(pkg, 'ref') or text(pkg, 'revision') or ''}".rstrip("@")
@@ -19,4 +19,4 @@ def _url(pkg: locks.Package) -> str | None:
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    return locks.parse(path, text, source=NAME, tool="pdm", url=_url)
+    return tomllock.parse(path, text, source=NAME, tool="pdm", url=_url)

@@ -9,10 +9,10 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from fa_lint.model import Parsed, ParseProblem, Requirement, normalize
-from fa_lint.sources import _toml
-from fa_lint.sources._tables import get, problem, source_table
-from fa_lint.sources._text import excerpt
-from fa_lint.sources._toml import TomlDoc, TomlPath
+from fa_lint.syntax import tomldoc
+from fa_lint.syntax.tables import get, problem, source_table
+from fa_lint.syntax.text import excerpt
+from fa_lint.syntax.tomldoc import TomlDoc, TomlPath
 
 NAME = "pipfile"
 SECTIONS = {"packages": "packages", "dev-packages": "dev-packages"}
@@ -29,7 +29,7 @@ def specifier(text: str) -> SpecifierSet:
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    doc = _toml.load(path, text)
+    doc = tomldoc.load(path, text)
     if isinstance(doc, ParseProblem):
         yield doc
         return

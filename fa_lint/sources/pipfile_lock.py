@@ -6,17 +6,17 @@ from collections.abc import Iterator
 from typing import Any
 
 from fa_lint.model import Kind, Location, Parsed, ParseProblem, Requirement, normalize
-from fa_lint.sources import _json, _reqs
-from fa_lint.sources._tables import WrongType, entry_text
-from fa_lint.sources._tables import text as field
-from fa_lint.sources._text import excerpt
+from fa_lint.syntax import jsondoc, pep508
+from fa_lint.syntax.tables import WrongType, entry_text
+from fa_lint.syntax.tables import text as field
+from fa_lint.syntax.text import excerpt
 
 NAME = "pipfile.lock"
 SECTIONS = {"default": "packages", "develop": "dev-packages"}
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    doc = _json.load(path, text)
+    doc = jsondoc.load(path, text)
     if isinstance(doc, ParseProblem):
         yield doc
         return
@@ -28,7 +28,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         if not isinstance(table, dict):
             continue
         for name, entry in table.items():
-            where = doc.index.location(*_json.key_span(doc, (section, name)))
+            where = doc.index.location(*jsondoc.key_span(doc, (section, name)))
             if not isinstance(entry, dict):
                 yield ParseProblem(
                     where, f"entry for {excerpt(name)} must be an object", entry_text(name, entry)
@@ -37,7 +37,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             try:
                 yield from _entry(name, entry, where, scope)
             except WrongType as exc:
-                bad = doc.index.location(*_json.key_span(doc, (section, name, *exc.path)))
+                bad = doc.index.location(*jsondoc.key_span(doc, (section, name, *exc.path)))
                 yield ParseProblem(bad, f"entry for {excerpt(name)}: {exc}", entry_text(name, entry))
 
 
@@ -50,7 +50,7 @@ def _entry(name: str, entry: dict[str, Any], where: Location, scope: str) -> Ite
         else field(entry, "file") or field(entry, "path")
     )
     if version and version.startswith("=="):
-        yield _reqs.exact(name, version[2:], where, NAME, tool="pipenv", scope=scope)
+        yield pep508.exact(name, version[2:], where, NAME, tool="pipenv", scope=scope)
     elif url:
         yield Requirement(
             normalize(name),
@@ -58,7 +58,7 @@ def _entry(name: str, entry: dict[str, Any], where: Location, scope: str) -> Ite
             where,
             NAME,
             url=url,
-            version=_reqs.version_from_url(url),
+            version=pep508.version_from_url(url),
             kind=Kind.LOCK,
             tool="pipenv",
             scope=scope,

@@ -13,8 +13,9 @@ import dataclasses
 from collections.abc import Iterator
 
 from fa_lint.model import Group, Parsed, ParseProblem, Requirement
-from fa_lint.sources import _conda, _toml
-from fa_lint.sources._tables import (
+from fa_lint.sources.pipfile import versioned
+from fa_lint.syntax import matchspec, tomldoc
+from fa_lint.syntax.tables import (
     WrongType,
     entry_text,
     get,
@@ -25,9 +26,8 @@ from fa_lint.sources._tables import (
     typed,
     wrong_type,
 )
-from fa_lint.sources._text import excerpt
-from fa_lint.sources._toml import TomlDoc, TomlPath
-from fa_lint.sources.pipfile import versioned
+from fa_lint.syntax.text import excerpt
+from fa_lint.syntax.tomldoc import TomlDoc, TomlPath
 
 NAME = "pixi"
 CONDA = ("dependencies", "host-dependencies", "build-dependencies")
@@ -35,7 +35,7 @@ _OS = {"linux": "linux", "osx": "darwin", "win": "win32"}
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    doc = _toml.load(path, text)
+    doc = tomldoc.load(path, text)
     if isinstance(doc, ParseProblem):
         yield doc
         return
@@ -84,7 +84,7 @@ def _conda_entry(
         yield problem(doc, where, f"version of {excerpt(name)} must be a string", entry=True)
         return
     start, end = doc.key_location(where)
-    rec = _conda.matchspec(f"{name} {version}", doc.index.location(start, end), source, scope=scope)
+    rec = matchspec.matchspec(f"{name} {version}", doc.index.location(start, end), source, scope=scope)
     if isinstance(rec, Requirement):
         rec = dataclasses.replace(rec, raw=f'{name} = "{version}"', marker=marker)
     yield rec

@@ -13,8 +13,8 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from fa_lint.model import Parsed, ParseProblem
-from fa_lint.sources import _conda, _reqs, _yamllock
-from fa_lint.sources._text import TextIndex
+from fa_lint.syntax import matchspec, pep508, yamllock
+from fa_lint.syntax.text import TextIndex
 
 NAME = "pixi.lock"
 TOOL = "pixi"
@@ -38,7 +38,7 @@ def _environments(text: str) -> dict[str, list[str]]:
 
 def _conda_file(url: str) -> tuple[str, str] | None:
     """Name and version from a conda package file name: name-version-build.conda (or .tar.bz2)."""
-    base = _reqs.file_name(url).removesuffix(".conda").removesuffix(".tar.bz2")
+    base = pep508.file_name(url).removesuffix(".conda").removesuffix(".tar.bz2")
     parts = base.rsplit("-", 2)
     return (parts[0], parts[1]) if len(parts) == 3 else None
 
@@ -46,7 +46,7 @@ def _conda_file(url: str) -> tuple[str, str] | None:
 def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
     users = _environments(text)
-    for entry in _yamllock.entries(index, "packages"):
+    for entry in yamllock.entries(index, "packages"):
         if isinstance(entry, ParseProblem):
             yield entry
             continue
@@ -63,7 +63,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         key = next(k for k in ("name", "conda", "pypi", "kind", "url") if k in entry.fields)
         _, start, end = entry.fields[key]
         if conda:
-            name = _conda.pypi_name(name)
+            name = matchspec.pypi_name(name)
         envs = users.get(url or "", [])
         scope = "lock; " + " ".join(f"env:{e}" for e in envs) if envs else "lock"
-        yield _reqs.exact(name, version, index.location(start, end), NAME, tool=TOOL, url=url, scope=scope)
+        yield pep508.exact(name, version, index.location(start, end), NAME, tool=TOOL, url=url, scope=scope)

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fa_lint.model import Parsed
-from fa_lint.sources import locks
-from fa_lint.sources._tables import text
+from fa_lint.syntax import tomllock
+from fa_lint.syntax.tables import text
 
 NAME = "poetry.lock"
 
 
-def _url(pkg: locks.Package) -> str | None:
+def _url(pkg: tomllock.Package) -> str | None:
     kind, url = text(pkg, "source", "type"), text(pkg, "source", "url")
     if kind == "git":
         ref = text(pkg, "source", "reference") or text(pkg, "source", "resolved_reference") or ""
@@ -20,4 +20,4 @@ def _url(pkg: locks.Package) -> str | None:
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    return locks.parse(path, text, source=NAME, tool="poetry", url=_url)
+    return tomllock.parse(path, text, source=NAME, tool="poetry", url=_url)

@@ -8,7 +8,7 @@ from typing import Any
 from packaging.pylock import Pylock, PylockValidationError
 
 from fa_lint.model import Parsed, ParseProblem
-from fa_lint.sources import _toml, locks
+from fa_lint.syntax import tomldoc, tomllock
 
 NAME = "pylock"
 
@@ -31,7 +31,7 @@ def _url(pkg: dict[str, Any]) -> str | None:
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    doc = _toml.load(path, text)
+    doc = tomldoc.load(path, text)
     if isinstance(doc, ParseProblem):
         yield doc
         return
@@ -40,4 +40,4 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     except PylockValidationError as exc:
         yield ParseProblem(doc.index.location(0, 0), f"invalid pylock file: {exc}")
         return
-    yield from locks.parse(path, text, source=NAME, tool="pylock", key="packages", url=_url, doc=doc)
+    yield from tomllock.parse(path, text, source=NAME, tool="pylock", key="packages", url=_url, doc=doc)

@@ -8,8 +8,8 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from fa_lint.model import BuildConfig, Kind, Parsed, ParseProblem, Requirement, normalize
-from fa_lint.sources import _toml
-from fa_lint.sources._tables import (
+from fa_lint.syntax import tomldoc
+from fa_lint.syntax.tables import (
     WrongType,
     entry_text,
     get,
@@ -23,14 +23,14 @@ from fa_lint.sources._tables import (
     typed,
     wrong_type,
 )
-from fa_lint.sources._text import excerpt
-from fa_lint.sources._toml import TomlDoc, TomlPath
+from fa_lint.syntax.text import excerpt
+from fa_lint.syntax.tomldoc import TomlDoc, TomlPath
 
 NAME = "pyproject"
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    doc = _toml.load(path, text)
+    doc = tomldoc.load(path, text)
     if isinstance(doc, ParseProblem):
         yield doc
         return
@@ -122,7 +122,7 @@ def _constraint(value: str, poetry: bool) -> tuple[SpecifierSet, ...] | None:
             return (SpecifierSet(value),)
         except InvalidSpecifier:
             return None
-    from fa_lint.sources._poetry import PoetryConstraintError, specifiers  # for [tool.poetry] only
+    from fa_lint.syntax.poetry import PoetryConstraintError, specifiers  # for [tool.poetry] only
 
     try:
         return specifiers(value)
@@ -196,7 +196,7 @@ def poetry(doc: TomlDoc, source: str = NAME) -> Iterator[Parsed]:
 def _poetry_entry(
     doc: TomlDoc, where: TomlPath, name: str, value: Any, scope: str, source: str
 ) -> Iterator[Parsed]:
-    from fa_lint.sources._poetry import PoetryConstraintError, specifiers  # for [tool.poetry] only
+    from fa_lint.syntax.poetry import PoetryConstraintError, specifiers  # for [tool.poetry] only
 
     if isinstance(value, dict) and ({"git", "url", "path", "file"} & value.keys()):
         yield from source_table(doc, where, name, value, scope, source)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from packaging.specifiers import SpecifierSet
 
 from fa_lint.model import Kind, Parsed, Requirement
-from fa_lint.sources._text import TextIndex
+from fa_lint.syntax.text import TextIndex
 
 NAME = "python-version"
 

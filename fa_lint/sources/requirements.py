@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from fa_lint.model import FLASH_ATTN, Include, InstallOptions, Parsed, ParseProblem, Requirement, normalize
-from fa_lint.sources import _reqs
-from fa_lint.sources._text import SPLITLINES, TextIndex, excerpt, line_starts
+from fa_lint.syntax import pep508
+from fa_lint.syntax.text import SPLITLINES, TextIndex, excerpt, line_starts
 
 NAME = "requirements"
 
@@ -263,7 +263,7 @@ def _named(
 ) -> Requirement | None:
     name = normalize(item.req.name) if item.req else None
     if name is None and item.link is not None:
-        name = _reqs.name_from_url(item.link.url)
+        name = pep508.name_from_url(item.link.url)
     if name is None:
         return None  # a local project path such as "-e ."; nothing fa-lint can judge
     return _requirement(index, at, physical, item.requirement_line.line, hashed, options)
@@ -276,7 +276,7 @@ def _requirement(
     s, e = _span(physical)
     ls, le = _span(logical)
     raw = logical[ls:le]
-    rec = _reqs.parse(raw, index.location(at + s, at + e), NAME, hash_checked=hashed, options=options)
+    rec = pep508.parse(raw, index.location(at + s, at + e), NAME, hash_checked=hashed, options=options)
     return rec if isinstance(rec, Requirement) else None
 
 

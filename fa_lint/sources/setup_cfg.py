@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterator
 
 from fa_lint.model import Include, Parsed
-from fa_lint.sources import _ini, _reqs
-from fa_lint.sources._text import TextIndex
+from fa_lint.syntax import ini, pep508
+from fa_lint.syntax.text import TextIndex
 
 NAME = "setup.cfg"
 OPTIONS = {"install_requires": "project", "setup_requires": "build-system", "tests_require": "tests"}
@@ -15,11 +15,11 @@ OPTIONS = {"install_requires": "project", "setup_requires": "build-system", "tes
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
-    problem = _ini.check(index, "setup.cfg")
+    problem = ini.check(index, "setup.cfg")
     if problem is not None:
         yield problem
         return
-    for section, key, line, col, value in _ini.values(text):
+    for section, key, line, col, value in ini.values(text):
         if section == "options" and key in OPTIONS:
             scope = OPTIONS[key]
         elif section == "options.extras_require":
@@ -34,4 +34,4 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
                 if target.strip():
                     yield Include(where, target.strip(), scope=scope)
             continue
-        yield _reqs.at(index, start, start + len(item), NAME, scope=scope)
+        yield pep508.at(index, start, start + len(item), NAME, scope=scope)

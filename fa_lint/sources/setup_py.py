@@ -19,8 +19,8 @@ from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement as Pep508
 
 from fa_lint.model import FLASH_ATTN, Parsed, ParseProblem, Requirement, mentions_flash_attn, normalize
-from fa_lint.sources import _pyast, _reqs
-from fa_lint.sources._pyast import Flow, PythonIndex
+from fa_lint.syntax import pep508, pyast
+from fa_lint.syntax.pyast import Flow, PythonIndex
 
 NAME = "setup.py"
 KEYWORDS = {
@@ -87,7 +87,7 @@ def _table(tree: ast.Module) -> dict[str, ast.Constant]:
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
     index = PythonIndex(path, text)
-    tree = _pyast.parse(index, "setup.py")
+    tree = pyast.parse(index, "setup.py")
     if isinstance(tree, ParseProblem):
         yield tree
         return
@@ -101,8 +101,8 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
                     reacher.strings(kw.value, KEYWORDS[kw.arg], set())
     reached = reacher.out
     for const, scope in reached.values():
-        start, end = _pyast.span(index, const)
-        rec = _reqs.at(index, start, end, NAME, scope=scope)
+        start, end = pyast.span(index, const)
+        rec = pep508.at(index, start, end, NAME, scope=scope)
         # Name-following can reach strings that are not meant as requirements (a file name handed to
         # a reader function): those are no fault of the file. One that names flash-attn but is no
         # PEP 508 string ("flash-attn --no-build-isolation") makes pip fail, and is reported.
@@ -124,8 +124,8 @@ def _elsewhere(tree: ast.Module, index: PythonIndex, reached: set[int]) -> Itera
                 continue
             if not re.match(r"\s*flash[-_.]attn\s*(?:[<>=!~@;\[]|$)", elt.value, re.I):
                 continue
-            start, end = _pyast.span(index, elt)
-            rec = _reqs.at(index, start, end, NAME, scope="project")
+            start, end = pyast.span(index, elt)
+            rec = pep508.at(index, start, end, NAME, scope="project")
             if isinstance(rec, Requirement) and rec.name == FLASH_ATTN and (rec.specifier or rec.url):
                 reached.add(id(elt))
                 yield rec

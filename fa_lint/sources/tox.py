@@ -18,8 +18,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from fa_lint.model import FLASH_ATTN, Group, Include, Parsed, Requirement, normalize
-from fa_lint.sources import _bash, _ini, _reqs, _shell
-from fa_lint.sources._text import TextIndex
+from fa_lint.shell.scanner import Scanner
+from fa_lint.shell.variables import Scope, State
+from fa_lint.syntax import ini, pep508
+from fa_lint.syntax.text import TextIndex
 
 NAME = "tox"
 BASE = "testenv"
@@ -74,7 +76,7 @@ def _substitute(text: str) -> tuple[str, str | None]:
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
-    problem = _ini.check(index, "tox.ini")
+    problem = ini.check(index, "tox.ini")
     if problem is not None:
         yield problem
         return
@@ -84,7 +86,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     commands: dict[tuple[str, str], list[_Command]] = defaultdict(list)  # (section, inherited key)
     for m in re.finditer(r"^\[(testenv(?::[^\]]+)?)\]", text, re.M):
         sections[m.group(1).strip()] = index.position(m.start())[0]
-    for section, key, line, col, value in _ini.values(text):
+    for section, key, line, col, value in ini.values(text):
         if section == "tox" and key == "envlist":
             envlist += [n for item in re.split(r",(?![^{]*\})", value) for n in braces(item.strip()) if n]
         if not (section == BASE or section.startswith(f"{BASE}:")):
@@ -142,8 +144,8 @@ def _command(index: TextIndex, section: str, key: str, command: _Command) -> Ite
             where = index.location(command.start + m.start(1), command.start + m.end(1))
             yield Include(where, target, constraint=True, scope=scope)
         return
-    scanner = _shell.Scanner(index, NAME, scope=scope)
-    scanner.run(command.start, command.end, _bash.State(_bash.Scope()))
+    scanner = Scanner(index, NAME, scope=scope)
+    scanner.run(command.start, command.end, State(Scope()))
     yield from scanner.finish()
 
 
@@ -159,14 +161,14 @@ def _dep(index: TextIndex, start: int, dep: str, scope: str) -> Iterator[Parsed]
         text = text[editable.end() :]
     elif text.startswith("-"):
         return  # an install option (--pre, -i URL...): nothing to judge
-    if not text or (text.startswith((".", "/")) and not _reqs.looks_like_archive(text)):
+    if not text or (text.startswith((".", "/")) and not pep508.looks_like_archive(text)):
         return  # the project itself, or a local folder
     if unresolved:
         name = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", text)
-        if name and normalize(name.group()) == FLASH_ATTN and not _reqs.looks_like_url(text):
+        if name and normalize(name.group()) == FLASH_ATTN and not pep508.looks_like_url(text):
             yield Requirement(FLASH_ATTN, dep, where, NAME, unresolved=unresolved, scope=scope)
         return
-    yield _reqs.parse(text, where, NAME, scope=scope)
+    yield pep508.parse(text, where, NAME, scope=scope)
 
 
 def _groups(

@@ -9,53 +9,55 @@ import yaml
 from packaging.specifiers import SpecifierSet
 
 from fa_lint.model import Kind, Parsed, ParseProblem, Requirement
-from fa_lint.sources import _bash, _shell, _yaml
-from fa_lint.sources._text import TextIndex
+from fa_lint.shell.scanner import Scanner
+from fa_lint.shell.variables import Scope, State
+from fa_lint.syntax import yamldoc
+from fa_lint.syntax.text import TextIndex
 
 NAME = "workflow"
 _EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    doc = _yaml.document(path, text)
+    doc = yamldoc.document(path, text)
     if isinstance(doc, ParseProblem):
         yield doc
         return
     index, root = doc
     # One scanner for the file: its commands are numbered in order, and a job's steps share a machine.
-    scanner = _shell.Scanner(index, NAME)
-    top_env = _yaml.scalars(_yaml.get(root, "env"))
-    for job_name, job in _yaml.items(_yaml.get(root, "jobs")):
-        job_env = {**top_env, **_yaml.scalars(_yaml.get(job, "env"))}
-        steps = _yaml.get(job, "steps")
+    scanner = Scanner(index, NAME)
+    top_env = yamldoc.scalars(yamldoc.get(root, "env"))
+    for job_name, job in yamldoc.items(yamldoc.get(root, "jobs")):
+        job_env = {**top_env, **yamldoc.scalars(yamldoc.get(job, "env"))}
+        steps = yamldoc.get(job, "steps")
         if not isinstance(steps, yaml.SequenceNode):
             continue
         scanner.scope = f"job:{job_name}"
         for step in steps.value:
             yield from _setup_python(index, text, step, f"job:{job_name}")
-            run = _yaml.get(step, "run")
+            run = yamldoc.get(step, "run")
             if not isinstance(run, yaml.ScalarNode):
                 continue
-            env = {**job_env, **_yaml.scalars(_yaml.get(step, "env"))}
-            start, end = _yaml.span(run, text)
+            env = {**job_env, **yamldoc.scalars(yamldoc.get(step, "env"))}
+            start, end = yamldoc.span(run, text)
             # GitHub replaces ${{ }} before the shell runs: to the parser it is one unknown word
             script = _EXPRESSION.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text[start:end])
-            scanner.run(start, end, _bash.State(_bash.Scope(values=env)), text=script)
+            scanner.run(start, end, State(Scope(values=env)), text=script)
             yield from scanner.drain()
     yield from scanner.finish()
 
 
 def _setup_python(index: TextIndex, text: str, step: yaml.Node, scope: str) -> Iterator[Parsed]:
     """``uses: actions/setup-python`` with one ``python-version``: the Python the job's steps run."""
-    uses = _yaml.get(step, "uses")
+    uses = yamldoc.get(step, "uses")
     if not isinstance(uses, yaml.ScalarNode) or not str(uses.value).startswith("actions/setup-python@"):
         return
-    node = _yaml.get(_yaml.get(step, "with"), "python-version")
+    node = yamldoc.get(yamldoc.get(step, "with"), "python-version")
     value = str(node.value).strip() if isinstance(node, yaml.ScalarNode) else ""
     m = re.fullmatch(r"(3\.[0-9]+)(?:\.[0-9]+)?", value)  # not a list, an expression or "3.x"
     if node is None or m is None:
         return
-    start, end = _yaml.span(node, text)
+    start, end = yamldoc.span(node, text)
     yield Requirement(
         "python",
         value,

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from fa_lint import config, engine, fix
+from fa_lint import config, engine, fix, read
 from fa_lint._compat import chdir
 from fa_lint.engine import Report
 from fa_lint.report import FORMATS, renderer
@@ -79,7 +79,7 @@ def _fixes_keep_every_other_byte(report: Report) -> None:
             expected += [text[end:a], f.new]
             end = b
         assert outcome.after == bom + ("".join(expected) + text[end:]).encode("utf-8")
-        again = engine.parse_file(outcome.path, outcome.applied[0].source, outcome.after)
+        again = read.parse_file(outcome.path, outcome.applied[0].source, outcome.after)
         assert not any("internal error" in getattr(r, "message", "") for r in again.records)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import yaml
 
 from fa_lint.model import ParseProblem
-from fa_lint.sources._text import TextIndex
+from fa_lint.syntax.text import TextIndex
 
 
 def document(path: str, text: str) -> tuple[TextIndex, yaml.Node | None] | ParseProblem:

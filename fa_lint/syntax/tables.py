@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from typing import Any, TypeVar
 
 from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, normalize
-from fa_lint.sources import _reqs
-from fa_lint.sources._text import excerpt
-from fa_lint.sources._toml import TomlDoc, TomlPath
+from fa_lint.syntax import pep508
+from fa_lint.syntax.text import excerpt
+from fa_lint.syntax.tomldoc import TomlDoc, TomlPath
 
 T = TypeVar("T")
 
@@ -111,7 +111,7 @@ def strings(doc: TomlDoc, path: TomlPath, source: str, **fields: Any) -> Iterato
     for i, item in enumerate(value):
         if isinstance(item, str):
             start, end = doc.value_location((*path, i))
-            yield _reqs.at(doc.index, start, end, source, **fields)
+            yield pep508.at(doc.index, start, end, source, **fields)
         elif not isinstance(item, dict):
             yield problem(doc, (*path, i), f"{dotted}[{i}] must be a requirement string", entry=True)
 
@@ -128,10 +128,10 @@ def source_table(
         yield wrong_type(doc, where, exc, f"source of {excerpt(name)}", entry_text(name, item))
         return
     if git:
-        version = _reqs.tag_version(ref) if ref else None
+        version = pep508.tag_version(ref) if ref else None
         raw = f"{name} @ git+{git}" + (f"@{ref}" if ref else "")
     elif url:
-        version = _reqs.version_from_url(url)
+        version = pep508.version_from_url(url)
         raw = f"{name} @ {url}"
     else:
         return  # an index or workspace source changes where, not which version

@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from fa_lint.model import Kind, Location, Parsed, ParseProblem, Requirement, normalize
-from fa_lint.sources import _reqs, _toml
-from fa_lint.sources._tables import WrongType, entry_text, text, wrong_type
-from fa_lint.sources._text import Cursor, excerpt
-from fa_lint.sources._toml import TomlDoc
+from fa_lint.syntax import pep508, tomldoc
+from fa_lint.syntax.tables import WrongType, entry_text, text, wrong_type
+from fa_lint.syntax.text import Cursor, excerpt
+from fa_lint.syntax.tomldoc import TomlDoc
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -64,7 +64,7 @@ def parse(
         yield from found
         return
     if doc is None:
-        loaded = _toml.load(path, text)
+        loaded = tomldoc.load(path, text)
         if isinstance(loaded, ParseProblem):
             yield loaded
             return
@@ -85,7 +85,7 @@ def parse(
             yield rec
 
 
-def _located(doc: TomlDoc, path: _toml.TomlPath) -> Location:
+def _located(doc: TomlDoc, path: tomldoc.TomlPath) -> Location:
     return doc.index.location(*doc.key_location(path))
 
 
@@ -144,10 +144,10 @@ def _name_span(table: str, key: str, offset: int) -> tuple[int, int]:
     own = table[: (table.find("\n[") + 1) or len(table)]
     m = _NAME.search(own)
     if m is not None and '"""' not in own[: m.start()] and "'''" not in own[: m.start()]:
-        end = _toml.string_at(own, m.end())
+        end = tomldoc.string_at(own, m.end())
         if end is not None:
             return offset + m.start(), offset + end
-    span = _toml.spans(table).get((key, 0, "name"))
+    span = tomldoc.spans(table).get((key, 0, "name"))
     return (offset + span.key, offset + span.end) if span else (offset, offset)
 
 
@@ -156,13 +156,13 @@ def entry(location: Location, pkg: Package, source: str, tool: str, url: str | N
     name = pkg["name"]
     version = text(pkg, "version")
     if version is not None:
-        return _reqs.exact(name, version, location, source, tool=tool, url=url, scope=scope)
+        return pep508.exact(name, version, location, source, tool=tool, url=url, scope=scope)
     return Requirement(
         normalize(name),
         f"{name} @ {url}" if url else name,
         location,
         source,
-        version=_reqs.version_from_url(url) if url else None,
+        version=pep508.version_from_url(url) if url else None,
         url=url or "",
         kind=Kind.LOCK,
         tool=tool,

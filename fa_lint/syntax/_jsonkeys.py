@@ -1,10 +1,10 @@
-"""Reading JSON with the position of every object member's key (``json`` gives none), for Pipfile.lock.
+"""Where the keys of a valid JSON document sit (``json`` gives no positions).
 
-``json`` decides validity and meaning. The keys are then found in one pass over the text: in valid
-JSON a quote followed by ``:`` closes a key (inside a string it can only be an escaped quote). They
-are matched, in document order, to the members ``json`` read; should they not match one to one (a
-key written twice in an object, of which ``json`` keeps one; an escaped quote before a colon), a
-scanner that walks the text token by token places them instead.
+In valid JSON a quote followed by ``:`` closes a key (inside a string it can only be an escaped
+quote): one pass over the text finds them, matched in document order to the members ``json`` read
+(``matched``). Should they not match one to one (a key written twice in an object, of which ``json``
+keeps one; an escaped quote before a colon), a scanner that walks the text token by token places them
+instead (``scanned``).
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from fa_lint.model import ParseProblem
-from fa_lint.sources._text import Cursor, unescaped
+from fa_lint.syntax.text import unescaped
 
 JsonPath = tuple[str | int, ...]
 
@@ -48,7 +47,7 @@ def _count(value: Any) -> int:
     return n
 
 
-def _matched(text: str, data: Any, depth: int) -> dict[JsonPath, int] | None:
+def matched(text: str, data: Any, depth: int) -> dict[JsonPath, int] | None:
     """Where each member's key starts, down to ``depth``: the keys the expression finds, matched in
     order to the members of ``data`` (deeper ones counted, not compared); None unless they match."""
     found = _KEY_END.finditer(text)
@@ -79,7 +78,7 @@ def _matched(text: str, data: Any, depth: int) -> dict[JsonPath, int] | None:
     return keys if next(found, None) is None else None
 
 
-def _string_end(text: str, start: int) -> int:
+def string_end(text: str, start: int) -> int:
     """Past the closing quote of the string that opens at ``start`` (the document is valid JSON)."""
     return unescaped(text, '"', start + 1) + 1
 
@@ -110,7 +109,7 @@ class _Scanner:
                     self.i += 1
                     continue
                 kstart = self.i
-                self.i = _string_end(s, kstart)
+                self.i = string_end(s, kstart)
                 key = json.loads(s[kstart : self.i])
                 self._ws()
                 self.i += 1  # ":"
@@ -131,48 +130,14 @@ class _Scanner:
                 self.value((*path, n))
                 n += 1
         elif s[start] == '"':
-            self.i = _string_end(s, start)
+            self.i = string_end(s, start)
         else:
             m = _SCALAR.match(s, start)
             assert m is not None
             self.i = m.end()
 
 
-class JsonDoc:
-    __slots__ = ("complete", "data", "index", "keys")
-
-    def __init__(self, data: Any, index: Cursor, keys: dict[JsonPath, int], complete: bool) -> None:
-        self.data = data
-        self.index = index
-        self.keys = keys  # where object members' keys start (their opening quote)
-        self.complete = complete  # whether ``keys`` holds every member's, at any depth
-
-
-def key_span(doc: JsonDoc, path: JsonPath) -> tuple[int, int]:
-    """Offsets of a member's quoted key (escapes as written), or of the nearest enclosing member's."""
-    if path not in doc.keys and not doc.complete:  # deeper than ``load`` placed keys: place them all
-        doc.keys, doc.complete = _scanned(doc.index.text) or doc.keys, True
-    while path and path not in doc.keys:
-        path = path[:-1]
-    start = doc.keys[path] if path else 0
-    text = doc.index.text
-    return start, _string_end(text, start) if text.startswith('"', start) else start
-
-
-def load(path: str, text: str, depth: int = 2) -> JsonDoc | ParseProblem:
-    """The document, and where its keys start down to ``depth`` (the scanner may place deeper ones)."""
-    index = Cursor(path, text)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return ParseProblem(index.location(exc.pos, exc.pos), f"invalid JSON: {exc.msg}")
-    keys = _matched(text, data, depth)
-    if keys is not None:
-        return JsonDoc(data, index, keys, complete=False)
-    return JsonDoc(data, index, _scanned(text) or {}, complete=True)
-
-
-def _scanned(text: str) -> dict[JsonPath, int] | None:
+def scanned(text: str) -> dict[JsonPath, int] | None:
     """Every member's key, placed by the scanner; None when the nesting is too deep for it."""
     scanner = _Scanner(text)
     try:

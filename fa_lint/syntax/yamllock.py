@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import yaml
 
 from fa_lint.model import ParseProblem
-from fa_lint.sources import _yaml
-from fa_lint.sources._text import TextIndex, excerpt
+from fa_lint.syntax import yamldoc
+from fa_lint.syntax.text import TextIndex, excerpt
 
 _ITEM = re.compile(r"^( *)- ")
 _KEY = re.compile(r"([A-Za-z_][\w.-]*):(?:[ \t]+(.*?))?[ \t]*$")
@@ -47,7 +47,7 @@ def entries(index: TextIndex, key: str) -> Iterator[Entry | ParseProblem]:
     text = index.text
     m = re.search(rf"^{re.escape(key)}:[ \t]*\r?$", text, re.M)
     if m is None:
-        problem = _yaml.load(index)  # no package list: say where the YAML breaks, if it does
+        problem = yamldoc.load(index)  # no package list: say where the YAML breaks, if it does
         if isinstance(problem, ParseProblem):
             yield problem
         return

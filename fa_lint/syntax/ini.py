@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from fa_lint.model import ParseProblem
-from fa_lint.sources._text import TextIndex
+from fa_lint.syntax.text import TextIndex
 
 _SECTION = re.compile(r"^\[([^\]]+)\]")
 _KEY = re.compile(r"^([^\s=:#;][^=:]*?)\s*[=:]\s*(.*?)\s*$")

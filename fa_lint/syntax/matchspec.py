@@ -12,7 +12,7 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from fa_lint.model import Location, ParseProblem, Requirement, normalize
-from fa_lint.sources._text import excerpt
+from fa_lint.syntax.text import excerpt
 
 _SPEC = re.compile(
     r"^\s*(?:[^\s:]+::)?(?P<name>[A-Za-z0-9_.-]+)\s*(?:\[(?P<bracket>[^\]]*)\])?\s*(?P<version>.*?)\s*$"

@@ -15,7 +15,7 @@ import warnings
 from collections import defaultdict
 
 from fa_lint.model import ParseProblem
-from fa_lint.sources._text import PYTHON_LINES, TextIndex, line_starts
+from fa_lint.syntax.text import PYTHON_LINES, TextIndex, line_starts
 
 _QUOTE = re.compile(r"[rRuUbBfF]*('''|\"\"\"|'|\")")
 
@@ -27,7 +27,7 @@ def _utf8_len(char: str) -> int:
 class PythonIndex(TextIndex):
     """A Python file's ``TextIndex`` that also knows where Python's own lines start: ast numbers lines
     as the tokenizer breaks them (a lone "\r" ends one, a form feed does not), fa-lint's end at "\n"
-    (see ``_text``), so positions cross over as offsets."""
+    (see ``syntax.text``), so positions cross over as offsets."""
 
     def __init__(self, path: str, text: str) -> None:
         super().__init__(path, text)

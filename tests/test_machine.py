@@ -1,4 +1,4 @@
-"""What torch, CUDA and CPython an environment runs, read from its own files (fa_lint.toolchain)."""
+"""What torch, CUDA and CPython an environment runs, read from its own files (fa_lint.machine.toolchain)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,15 @@ from typing import Any
 
 import pytest
 
-from fa_lint import engine, kb
+from fa_lint import kb
+from fa_lint import project as project_files
 from fa_lint.discover import Target, detect
 from fa_lint.environments import build
+from fa_lint.machine.toolchain import Toolchain, cuda_version, index_cuda
 from fa_lint.model import Location
 from fa_lint.resolve import Policy
 from fa_lint.rules import Context
 from fa_lint.sources.dockerfile import image
-from fa_lint.toolchain import Toolchain, cuda_version, index_cuda
 from tests.conftest import SHARED, run
 
 RELIABILITY = SHARED / "reliability"
@@ -25,7 +26,7 @@ def toolchains(files: dict[str, str], root: Path) -> dict[str, Toolchain]:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     targets = [Target(name, detect(name) or "requirements", True) for name in files]
-    loaded, problems, _ = engine.load(targets)
+    loaded, problems, _ = project_files.load(targets)
     assert not problems
     from fa_lint.model import Requirement
 

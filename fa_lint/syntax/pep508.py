@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from fa_lint.model import Kind, Location, ParseProblem, Requirement, normalize
-from fa_lint.sources._text import TextIndex, excerpt
+from fa_lint.model import FLASH_REPOS, SUBDIRECTORIES, Kind, Location, ParseProblem, Requirement, normalize
+from fa_lint.syntax.text import TextIndex, excerpt
 
 if TYPE_CHECKING:
     import urllib.parse
@@ -24,12 +24,6 @@ _TAG = r"^v?(\d+(?:\.\d+)*(?:\.post\d+)?)$"
 _TAG_ARCHIVE = r"/archive/(?:refs/tags/)?(v?[\d.]+(?:\.post\d+)?)\.(?:tar\.gz|zip)$"
 _NO_EXTRAS: frozenset[str] = frozenset()  # shared: each empty frozenset() is a new 216-byte object
 _VCS_SCHEMES = ("git+", "hg+", "svn+", "bzr+")
-# Repositories whose source builds the flash-attn distribution.
-FLASH_REPOS = {"flash-attention", "flash_attention", "flash-attn"}
-# What each folder of a flash-attention checkout builds (upstream hopper/setup.py: PACKAGE_NAME
-# "flash_attn_3", "flashattn-hopper" before 2025; flash_attn/cute/pyproject.toml: "flash-attn-4",
-# "flash-attn-cute" before). Other folders (csrc/layer_norm, ...) build other packages.
-SUBDIRECTORIES = {"": "flash-attn", "hopper": "flash-attn-3", "flash_attn/cute": "flash-attn-4"}
 
 
 class WheelName(NamedTuple):

@@ -1,11 +1,4 @@
-"""Reading bash with a real grammar: the commands a script runs, in order, each certain or possible.
-
-tree-sitter-bash (the grammar GitHub and editors use) parses the script; this module walks the tree
-once. Chosen over the hand-written lexer it replaces, which knew no control flow, and over bashlex,
-which gives up on heredocs, ``[[ ]]`` and arrays: tree-sitter is error-tolerant (a broken line
-becomes an ERROR node and the rest is still read), and it gives a position for every node. The
-grammar is imported on first use, so only a run that checks a shell file, a Dockerfile, a workflow
-or a Makefile loads it.
+"""Walking a parsed script once, in the order it runs: each command it runs, certain or possible.
 
 The walk is the shell's own semantics, cut down to what decides an install:
 
@@ -19,311 +12,23 @@ The walk is the shell's own semantics, cut down to what decides an install:
 - a function defined and called in the same script is followed at its first call, with ``$1``...;
   one never called is read at the end as possible;
 - ``bash -c '...'`` and ``sh -c`` are read as scripts of their own.
+
+What a command does is for the ``Handler`` (``fa_lint.shell.scanner``); the walk knows only the shell.
 """
 
 from __future__ import annotations
 
-import bisect
-import functools
-import itertools
-import os
 import posixpath
-import re
-from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Protocol
 
-from fa_lint.sources._text import unescaped
+from fa_lint.shell.parse import Chunk, Command, Word, joined, logical_lines, tree, unquoted, word
+from fa_lint.shell.variables import MAX_VALUES, State, Values, expand
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Parser
+    from tree_sitter import Node
 
-# A variable's possible values after the walk so far; None stands for "may be unset".
-Values = tuple[str | None, ...]
 _MAX_DEPTH = 200  # nested constructs followed; deeper is reported, not a RecursionError
-_MAX_VALUES = 16  # alternatives kept per variable and per expanded word
-
-
-@functools.cache
-def _parser() -> Parser:
-    import tree_sitter
-
-    return tree_sitter.Parser(tree_sitter.Language(grammar()))
-
-
-def grammar() -> object:
-    """tree-sitter-bash's grammar, from the extension module of the package that holds it.
-
-    The package's ``__init__`` imports importlib.resources for a highlight query fa-lint never reads,
-    and with it zipfile, tempfile, shutil and pathlib: about 13 ms on every run that reads a shell
-    script, more than reading a 500-line Dockerfile. So ``tree_sitter_bash._binding`` is loaded from
-    the package's folder as the import system loads it, without that ``__init__``; in any other
-    layout, the package is imported.
-    """
-    import importlib.machinery
-    import importlib.util
-
-    package = importlib.util.find_spec("tree_sitter_bash")
-    folders = (package.submodule_search_locations or []) if package else []
-    for path in (
-        os.path.join(f, "_binding" + s) for f in folders for s in importlib.machinery.EXTENSION_SUFFIXES
-    ):
-        spec = importlib.util.spec_from_file_location("tree_sitter_bash._binding", path)
-        if spec is not None and spec.loader is not None and os.path.isfile(path):
-            binding = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(binding)
-            return binding.language()
-    import tree_sitter_bash
-
-    return tree_sitter_bash.language()
-
-
-# --- positions -----------------------------------------------------------------------------------
-
-
-def _utf8_len(c: str) -> int:
-    n = ord(c)
-    return 1 if n < 0x80 else 2 if n < 0x800 else 3 if n < 0x10000 else 4
-
-
-# An escaped < or > standing alone, as in `[ "$v" \< "3.0" ]` (a string comparison).
-_ESCAPED_ANGLE = re.compile(r"(?<=[ \t])\\[<>](?=[ \t])")
-_ASTRAL = re.compile("[\U00010000-\U0010ffff\ud800-\udfff]")  # 4-byte UTF-8, and lone surrogates
-
-
-class Chunk:
-    """One stretch of a file handed to the parser, and the way back from its bytes to file offsets.
-
-    tree-sitter counts UTF-8 bytes; ``TextIndex`` counts characters. ``base`` is the character
-    offset of ``text`` in the file, or ``positions`` the offset of each of its characters (a script
-    in a double-quoted ``bash -c "..."``, read without its escapes). ``parse``, when given, is what
-    the parser reads instead: a copy of ``text`` of equal length with what the shell never sees
-    blanked out (Docker's comment lines in a continued RUN, a workflow's ``${{ }}``); words are
-    still read from ``text``.
-    """
-
-    def __init__(
-        self, text: str, base: int = 0, parse: str | None = None, positions: list[int] | None = None
-    ) -> None:
-        self.text = text
-        self.base = base
-        self.positions = positions
-        # tree-sitter-bash knows no `\<` or `\>` operator in `[ "$v" \< "3.0" ]` and runs the lines
-        # after it into one command; to the parser it is `==`, a test it knows, of the same length.
-        self.seen = _ESCAPED_ANGLE.sub("==", text if parse is None else parse)
-        # tree-sitter-bash 0.25 can read past its tables, and crash the process, on a "{" followed by
-        # a character outside the BMP (tree-sitter/tree-sitter-bash#337). To the parser any such
-        # character is U+FFFD, a word character of the same count: the words are read from ``text``.
-        self.seen = _ASTRAL.sub("\ufffd", self.seen)
-        seen = self.seen
-        self.data = seen.encode("utf-8", "surrogatepass")
-        self._starts = None if seen.isascii() else list(itertools.accumulate(map(_utf8_len, seen), initial=0))
-        # ASCII text placed in one stretch of the file: a byte is a character, a character base + it
-        self._flat = self._starts is None and positions is None
-
-    def index(self, byte: int) -> int:
-        """The character of ``text`` at a byte position of ``data`` (past its end: the end, see ``_tree``)."""
-        chars = byte if self._starts is None else bisect.bisect_left(self._starts, byte)
-        return min(chars, len(self.text))
-
-    def at(self, index: int) -> int:
-        """The file offset of a character of ``text`` (``len(text)``: just past the last one)."""
-        if self.positions is None:
-            return self.base + index
-        if index < len(self.positions):
-            return self.positions[index]
-        return self.positions[-1] + 1 if self.positions else self.base
-
-    def offset(self, byte: int) -> int:
-        return self.at(self.index(byte))
-
-    def span(self, node: Node) -> tuple[int, int]:
-        start, end = self.index(node.start_byte), self.index(node.end_byte)
-        if self._flat:
-            return self.base + start, self.base + max(start, end)
-        return self.at(start), self.at(end - 1) + 1 if end > start else self.at(start)
-
-    def source(self, node: Node) -> str:
-        if self._flat:  # slicing past the end stops at it, as index() does
-            return self.text[node.start_byte : node.end_byte]
-        return self.text[self.index(node.start_byte) : self.index(node.end_byte)]
-
-    def part(self, start: int, end: int) -> Chunk:
-        """The characters ``start:end`` of ``text`` as a chunk of their own, still placed in the file."""
-        if self.positions is None:
-            return Chunk(self.text[start:end], self.at(start), self.seen[start:end])
-        return Chunk(self.text[start:end], parse=self.seen[start:end], positions=self.positions[start:end])
-
-
-# --- words -----------------------------------------------------------------------------------------
-
-
-class Word(NamedTuple):
-    text: str  # after quote removal; variable references are kept as written
-    start: int  # offsets into the file text
-    end: int
-    quoted: bool = False
-    cut: str | None = None  # the redirect operator that ended this word mid-token (flash-attn>=2.5)
-
-
-class Command:
-    __slots__ = ("end", "env", "start", "words")
-
-    def __init__(
-        self, words: list[Word], start: int = 0, end: int = 0, env: dict[str, str] | None = None
-    ) -> None:
-        self.words = words
-        self.start = start
-        self.end = end
-        self.env = {} if env is None else env  # VAR=x prefixes: set for this command only
-
-
-_ESCAPE = re.compile(r"\\(\n|.)", re.S)
-_DQ_ESCAPE = re.compile(r'\\([$`"\\\n])')
-_QUOTED = {"string", "raw_string", "ansi_c_string", "translated_string"}
-
-
-def _unescape(m: re.Match[str]) -> str:
-    return "" if m.group(1) == "\n" else m.group(1)
-
-
-def _value(node: Node, chunk: Chunk) -> str:
-    """A word's text as the command receives it, expansions left as written."""
-    kind = node.type
-    raw = chunk.source(node)
-    if kind == "word":
-        return _ESCAPE.sub(_unescape, raw) if "\\" in raw else raw
-    if kind == "raw_string":
-        return raw[1:-1] if len(raw) > 1 and raw.endswith("'") else raw[1:]
-    if kind in ("string", "translated_string"):
-        inner = raw[raw.index('"') + 1 :]
-        inner = inner[:-1] if inner.endswith('"') else inner
-        return _DQ_ESCAPE.sub(_unescape, inner) if "\\" in inner else inner
-    if kind == "ansi_c_string":
-        return raw[2:-1]
-    if kind == "concatenation":
-        return "".join(_value(c, chunk) for c in node.children)
-    return raw  # $X, ${X}, $(...), numbers: as written
-
-
-def _quoted(node: Node) -> bool:
-    return node.type in _QUOTED or (node.type == "concatenation" and any(_quoted(c) for c in node.children))
-
-
-def word(node: Node, chunk: Chunk) -> Word:
-    start, end = chunk.span(node)
-    return Word(_value(node, chunk), start, end, _quoted(node))
-
-
-# --- variables -------------------------------------------------------------------------------------
-
-
-class Scope:
-    """Shell variables, layered: a branch writes its own layer over what was set before it."""
-
-    def __init__(self, parent: Scope | None = None, values: Mapping[str, str] | None = None) -> None:
-        self.parent = parent
-        self.local: dict[str, Values] = {k: (v,) for k, v in (values or {}).items()}
-
-    def get(self, name: str) -> Values | None:
-        scope: Scope | None = self
-        while scope is not None:
-            found = scope.local.get(name)
-            if found is not None:
-                return found
-            scope = scope.parent
-        return None
-
-    def set(self, name: str, values: Values) -> None:
-        self.local[name] = values
-
-    def child(self) -> Scope:
-        return Scope(self)
-
-
-_VAR = re.compile(
-    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*|[0-9@*])(?:(:?[-=])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*|[0-9@*])"
-    r"|\(([A-Za-z_][A-Za-z0-9_]*)\))"
-)
-# what no value can replace: a CI expression, a command substitution, ${X%%.*} and the like
-_OPAQUE = re.compile(r"\$\{\{.*?\}\}|\$\(.*?\)|`[^`]*`|\$\{[^}]*\}")
-
-
-class Expanded(NamedTuple):
-    texts: tuple[str, ...]  # every text the word can become (one, unless a branch set it)
-    unresolved: str | None  # the first reference with no value
-
-    @property
-    def text(self) -> str:
-        return self.texts[0]
-
-
-def expand(text: str, scope: Scope, make: bool = False) -> Expanded:
-    """Substitute ``$X``, ``${X}``, ``${X:-default}`` (and ``$(X)`` in Makefiles) from known values."""
-    if make:
-        text = text.replace("$$", "$")  # make's escape for the shell's own $
-    if "$" not in text and "`" not in text:
-        return Expanded((text,), None)
-    missing: list[str] = []
-    pieces: list[tuple[str, ...]] = []
-    pos = 0
-    for m in _VAR.finditer(text):
-        pieces.append((text[pos : m.start()],))
-        pos = m.end()
-        name = m.group(1) or m.group(4) or m.group(5)
-        if m.group(5) and not make:
-            missing.append(m.group())  # $(command) substitution: unknowable
-            pieces.append((m.group(),))
-            continue
-        values = scope.get(name)
-        default = m.group(3) if m.group(2) is not None else None
-        options = [
-            default if v is None or (v == "" and (m.group(2) or "").startswith(":")) else v
-            for v in values or (None,)
-        ]
-        if None in options:
-            missing.append(m.group())
-            pieces.append((m.group(),))
-        else:
-            pieces.append(tuple(dict.fromkeys(o for o in options if o is not None)))
-    pieces.append((text[pos:],))
-    texts = tuple(itertools.islice(("".join(p) for p in itertools.product(*pieces)), _MAX_VALUES))
-    if not missing:
-        left = _OPAQUE.search(texts[0]) or (None if make else _VAR.search(texts[0]))
-        if left:
-            missing.append(left.group())  # only running it tells, or a value that was itself unknown
-    return Expanded(texts, missing[0] if missing else None)
-
-
-# --- the walk --------------------------------------------------------------------------------------
-
-
-class State:
-    """What a command sees: the variables in force and the working directory."""
-
-    __slots__ = ("cwd", "dirs", "scope")
-
-    def __init__(self, scope: Scope, cwd: str = ".", dirs: list[str] | None = None) -> None:
-        self.scope = scope
-        self.cwd = cwd
-        self.dirs = [] if dirs is None else dirs  # the pushd stack
-
-    def fork(self) -> State:
-        return State(self.scope.child(), self.cwd, list(self.dirs))
-
-    def merge(self, branches: list[State], exhaustive: bool) -> None:
-        """After a branch point: each variable a branch set has the values any branch left it."""
-        names = dict.fromkeys(n for b in branches for n in b.scope.local)
-        for name in names:
-            before = self.scope.get(name) or (None,)
-            found: list[str | None] = []
-            for b in branches:
-                found += b.scope.local.get(name, before)
-            if not exhaustive:
-                found += before
-            self.scope.set(name, tuple(dict.fromkeys(found))[:_MAX_VALUES])
-        cwds = {b.cwd for b in branches}
-        if exhaustive and len(cwds) == 1:
-            self.cwd = cwds.pop()
 
 
 class Handler(Protocol):
@@ -335,7 +40,7 @@ class Handler(Protocol):
     def problem(self, start: int, end: int, message: str) -> None: ...
 
 
-_SHELLS = {"bash", "sh", "zsh", "dash"}
+SHELLS = {"bash", "sh", "zsh", "dash"}
 # A command whose failure is an answer, not an error: what follows its && runs only on some machines.
 _TESTS = {"test", "[", "[[", "which", "type", "hash", "grep", "nvidia-smi", "nvcc", "lspci", "rocm-smi"}
 _SEQUENCES = {"program", "compound_statement", "do_group", "pipeline", "negated_command"}
@@ -359,7 +64,7 @@ class Walk:
         self.too_deep = False  # reported once
 
     def run(self, state: State, depth: int = 0, possible: bool = False) -> None:
-        self._each(_tree(self.chunk).named_children, state, possible, depth)
+        self._each(tree(self.chunk).named_children, state, possible, depth)
         for fn in self.functions.values():  # never called: what they would install is only possible
             if not fn.called:
                 fn.called = True
@@ -483,10 +188,10 @@ class Walk:
         fork = state.fork()
         var, values = node.child_by_field_name("variable"), node.children_by_field_name("value")
         if node.type == "for_statement" and var is not None:
-            found = [expand(_value(v, self.chunk), state.scope, self.make) for v in values]
+            found = [expand(unquoted(v, self.chunk), state.scope, self.make) for v in values]
             each: Values = (None,)
             if found and not any(e.unresolved for e in found):
-                each = tuple(dict.fromkeys(t for e in found for t in e.texts))[:_MAX_VALUES]
+                each = tuple(dict.fromkeys(t for e in found for t in e.texts))[:MAX_VALUES]
             fork.scope.set(self.chunk.source(var), each)
         body = node.child_by_field_name("body")
         if body is not None:
@@ -507,7 +212,7 @@ class Walk:
                 if value is not None and value.type == "array":
                     state.scope.set(name, (None,))  # arrays are not followed
                     continue
-                text = "" if value is None else _value(value, self.chunk)
+                text = "" if value is None else unquoted(value, self.chunk)
                 exp = expand(text, state.scope, self.make)
                 state.scope.set(name, (text,) if exp.unresolved else exp.texts)
 
@@ -520,7 +225,7 @@ class Walk:
             if child.type == "variable_assignment" and not args:
                 name, value = child.child_by_field_name("name"), child.child_by_field_name("value")
                 if name is not None:
-                    env[self.chunk.source(name)] = "" if value is None else _value(value, self.chunk)
+                    env[self.chunk.source(name)] = "" if value is None else unquoted(value, self.chunk)
             elif child.type == "command_name":
                 args.append(child.named_children[0] if child.named_children else child)
             elif child.type.endswith("_redirect"):
@@ -544,7 +249,7 @@ class Walk:
                 self._inline(
                     next(n for n, w in zip(args, words, strict=True) if w is script), state, possible, depth
                 )
-            elif posixpath.basename(head) in _SHELLS:  # bash <<EOF: the heredoc is the script
+            elif posixpath.basename(head) in SHELLS:  # bash <<EOF: the heredoc is the script
                 for r in redirects:
                     for body in (c for c in r.children if c.type == "heredoc_body"):
                         self._inline(body, state, possible, depth)
@@ -558,7 +263,7 @@ class Walk:
             if r.type == "file_redirect" and op is not None:
                 cuts[self.chunk.offset(r.start_byte)] = op.type
                 args = [*args, *r.children_by_field_name("destination")[1:]]
-        args, words = _joined(args, [word(n, self.chunk) for n in args])
+        args, words = joined(args, [word(n, self.chunk) for n in args])
         return args, [
             Word(w.text, w.start, w.end, w.quoted, cut=cuts[w.end]) if w.end in cuts else w for w in words
         ]
@@ -606,7 +311,7 @@ class Walk:
         if self.reread or "\n" not in raw.strip():
             self._each(node.named_children, state, possible, depth)
             return
-        for begin, end in _logical_lines(raw):
+        for begin, end in logical_lines(raw):
             if raw[begin:end].strip():
                 chunk = self.chunk.part(start + begin, start + end)
                 Walk(chunk, self.handler, self.make, reread=True).run(state, depth, possible=True)
@@ -637,31 +342,6 @@ class Walk:
         Walk(chunk, self.handler, self.make).run(state.fork(), depth)
 
 
-def _logical_lines(text: str) -> Iterator[tuple[int, int]]:
-    """Where each line starts and ends, a newline after an odd run of backslashes continuing it."""
-    begin = 0
-    while (end := unescaped(text, "\n", begin)) >= 0:
-        yield begin, end
-        begin = end + 1
-    yield begin, len(text)
-
-
-def _joined(args: list[Node], words: list[Word]) -> tuple[list[Node], list[Word]]:
-    """Arguments with nothing between them are one shell word. tree-sitter-bash can split one word
-    in two (``x-$PY-$PY-y`` ends a concatenation at the second ``$``), so words are joined by position,
-    not by the tree; each joined word keeps the node it starts with."""
-    nodes: list[Node] = []
-    out: list[Word] = []
-    for node, w in zip(args, words, strict=True):
-        if out and out[-1].end == w.start:
-            last = out[-1]
-            out[-1] = Word(last.text + w.text, last.start, w.end, last.quoted or w.quoted)
-            continue
-        nodes.append(node)
-        out.append(w)
-    return nodes, out
-
-
 def _then(node: Node) -> tuple[list[Node], list[Node]]:
     """An if or elif clause's conditions (before ``then``) and body (after it, up to elif/else)."""
     conditions: list[Node] = []
@@ -675,15 +355,3 @@ def _then(node: Node) -> tuple[list[Node], list[Node]]:
         elif child.is_named:
             (body if seen else conditions).append(child)
     return conditions, body
-
-
-def _tree(chunk: Chunk) -> Node:
-    """The parse of a chunk; an unclosed quote at its end is closed first, as the reader meant it."""
-    tree = _parser().parse(chunk.data)
-    root = tree.root_node
-    last = root.children[-1] if root.children else None
-    if root.has_error and last is not None and last.type == "ERROR" and last.end_byte >= len(chunk.data):
-        tail = chunk.data[last.start_byte :].lstrip()
-        if tail[:1] in (b'"', b"'") and tail.count(tail[:1]) % 2 == 1:
-            root = _parser().parse(chunk.data + tail[:1]).root_node
-    return root

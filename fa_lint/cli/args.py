@@ -1,0 +1,224 @@
+"""The command line's parsers, and what every subcommand shares: usage errors, writing output."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, TextIO
+
+from packaging.version import Version
+
+from fa_lint import config
+
+FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab")
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+LISTING = ("text", "concise")  # the formats --statistics and --show-fixes print in (json: --statistics too)
+
+
+class _Help(argparse.HelpFormatter):
+    """argparse's formatter, told the terminal's width as ``shutil.get_terminal_size`` finds it.
+
+    argparse makes a formatter for every argument it adds, and each asks shutil for the width: shutil
+    (with bz2, lzma and zlib) imported on every run, for text that only ``--help`` shows.
+    """
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_columns() - 2)
+
+
+def _columns() -> int:
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0 and sys.__stdout__ is not None:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Parser(argparse.ArgumentParser):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(formatter_class=_Help, **kwargs)
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        raise UsageError(message)
+
+
+class UsageError(Exception):
+    pass
+
+
+def codes(values: list[str] | None) -> tuple[str, ...]:
+    return tuple(c.strip().upper() for v in values or () for c in v.split(",") if c.strip())
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="fa-lint",
+        description="Find flash-attn pins that cannot run paged-KV attention (flash_attn_with_kvcache "
+        "block_table), in requirements, pyproject, lock, conda, Docker and shell files.",
+        epilog="Run 'fa-lint rule FAL001' for what a rule finds and how to fix it, 'fa-lint verify --help' "
+        "for the runtime check on a GPU host, 'fa-lint releases --help' for every release's paged-KV facts "
+        "and prebuilt wheels, and 'fa-lint bot-config --help' for Renovate and Dependabot configs.",
+    )
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to check (default: .)")
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="output format (default: text, a finding with its source, notes and fix; concise: a line each)",
+    )
+    p.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
+    p.add_argument("--select", action="append", metavar="CODES", help="only these rule codes or prefixes")
+    p.add_argument("--ignore", action="append", metavar="CODES", help="skip these rule codes or prefixes")
+    p.add_argument(
+        "--min-version",
+        metavar="VERSION",
+        help="lowest acceptable flash-attn (default: the first release with block_table)",
+    )
+    p.add_argument(
+        "--exclude", action="append", metavar="GLOB", help="skip matching paths when walking folders"
+    )
+    p.add_argument(
+        "--force-exclude",
+        action="store_true",
+        default=None,
+        help="apply --exclude (and [tool.fa-lint] exclude) to files named on the command line too",
+    )
+    p.add_argument(
+        "--stdin-filename",
+        metavar="NAME",
+        help="check standard input as the file NAME (its format, folder and includes); "
+        "also what 'fa-lint -' reads, as requirements",
+    )
+    p.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="leave out what .gitignore leaves out when walking folders (default: on)",
+    )
+    p.add_argument(
+        "--new-from-rev",
+        metavar="REV",
+        help="report only findings new since git revision REV, and those on lines changed since "
+        "(e.g. origin/main in a pull request)",
+    )
+    p.add_argument(
+        "--fix", action="store_true", help="apply safe fixes in place (only the fixed spans change)"
+    )
+    p.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="with --fix, --diff or --show-fixes, also move exact pins to another release",
+    )
+    p.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change no file")
+    p.add_argument(
+        "--show-fixes",
+        action="store_true",
+        help="list each edit --fix makes (with --fix) or would make, before the summary",
+    )
+    p.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print how often each rule was found, with its name, most frequent first",
+    )
+    p.add_argument("--strict", action="store_true", default=None, help="exit 1 on warnings too")
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour text output (auto: on a terminal, unless NO_COLOR is set)",
+    )
+    p.add_argument("--config", metavar="PYPROJECT", help="read [tool.fa-lint] from this file")
+    p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    p.add_argument(
+        "--list-rules", action="store_true", help="print every rule and exit ('fa-lint rule' explains one)"
+    )
+    p.add_argument("--version", action="store_true", help="print the version and knowledge-base date")
+    return p
+
+
+def bot_parser() -> argparse.ArgumentParser:
+    from fa_lint.bots import BOTS, ECOSYSTEMS, VERSIONING
+
+    p = _Parser(
+        prog="fa-lint bot-config",
+        description="Print a Renovate preset or a dependabot.yml that never proposes a flash-attn release "
+        "below the policy (the first release with block_table, or --min-version / [tool.fa-lint]).",
+    )
+    p.add_argument("bot", choices=BOTS)
+    p.add_argument("--min-version", metavar="VERSION", help="lowest flash-attn a bot may propose")
+    p.add_argument(
+        "--ecosystem",
+        action="append",
+        choices=ECOSYSTEMS,
+        help="dependabot: an update entry per ecosystem (default: pip)",
+    )
+    p.add_argument(
+        "--directory",
+        action="append",
+        metavar="DIR",
+        help="dependabot: where the manifests are, repeatable, globs allowed (default: /)",
+    )
+    p.add_argument(
+        "--versioning-strategy",
+        choices=tuple(VERSIONING),
+        default="increase",
+        help="dependabot: how updates change a requirement (default: increase, which raises a floor "
+        "like >=2.3; auto leaves the key out)",
+    )
+    p.add_argument("-o", "--output-file", metavar="FILE", help="write the config to FILE instead of stdout")
+    p.add_argument("--config", metavar="PYPROJECT", help="read [tool.fa-lint] from this file")
+    p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    return p
+
+
+def rule_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="fa-lint rule",
+        description="Explain a rule: what it finds, why it matters, how to fix and how to suppress it "
+        "(the page docs/rules/CODE.md holds the same text).",
+    )
+    p.add_argument("code", nargs="?", metavar="CODE", help="a rule code (FAL001) or name (paged-kv-missing)")
+    p.add_argument("--all", action="store_true", help="explain every rule")
+    return p
+
+
+def configuration(args: argparse.Namespace) -> config.Config:
+    if args.isolated:
+        return config.Config()
+    if args.config:
+        return config.load(args.config)
+    path, skipped = config.find()
+    found = config.load(path) if path else config.Config()
+    return found._replace(problems=skipped)
+
+
+def min_version(args: argparse.Namespace, cfg: config.Config) -> Version | None:
+    if args.min_version:
+        return config.parse_version(args.min_version, "--min-version")
+    return cfg.min_version
+
+
+def write(text: str, path: str | None, out: TextIO) -> None:
+    if not path:
+        out.write(text)
+        return
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def say(err: TextIO, message: str) -> None:
+    """One line on stderr; its paths, fix titles and reasons can come from checked files."""
+    from fa_lint.report._common import printable
+
+    err.write(f"fa-lint: {printable(message)}\n")

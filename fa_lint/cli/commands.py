@@ -1,0 +1,59 @@
+"""The subcommands other than linting: ``fa-lint rule``, ``bot-config``, ``--version``, ``--list-rules``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from fa_lint import __version__
+from fa_lint.cli.args import EXIT_OK, UsageError, configuration, min_version, write
+
+
+def rule(args: argparse.Namespace, out: TextIO) -> int:
+    from fa_lint.rules import RULES, page
+
+    if args.all == bool(args.code):
+        raise UsageError("give one rule code, or --all")
+    if args.all:
+        codes = list(RULES)
+    else:
+        found = [r.code for r in RULES.values() if args.code.upper() == r.code or args.code.lower() == r.name]
+        if not found:
+            raise UsageError(f"unknown rule {args.code!r}; 'fa-lint --list-rules' lists them")
+        codes = found
+    out.write("\n".join(page(code) for code in codes))
+    return EXIT_OK
+
+
+def version() -> str:
+    from fa_lint import kb
+
+    base = kb.load()
+    return (
+        f"fa-lint {__version__} (knowledge base {base.date}: {len(base.installable)} flash-attn "
+        f"releases, newest {base.newest}; paged KV since {base.first_with(kb.PAGED_KV)})"
+    )
+
+
+def list_rules(out: TextIO) -> None:
+    from fa_lint.rules import RULES
+
+    for rule in RULES.values():
+        out.write(f"{rule.code}  {rule.name:<28} {rule.severity.value:<8} {rule.summary}\n")
+
+
+def bot_config(args: argparse.Namespace, out: TextIO) -> int:
+    from fa_lint import bots, kb
+    from fa_lint.resolve import Policy
+
+    base = kb.load()
+    floor = min_version(args, configuration(args))
+    policy = Policy(floor) if floor else Policy.default(base)
+    if args.bot == "renovate":
+        text = bots.renovate(policy, base)
+    else:
+        ecosystems = tuple(dict.fromkeys(args.ecosystem or ["pip"]))
+        directories = tuple(dict.fromkeys(args.directory or ["/"]))
+        text = bots.dependabot(policy, base, ecosystems, directories, args.versioning_strategy)
+    write(text, args.output_file, out)
+    return EXIT_OK

@@ -1,0 +1,222 @@
+"""``fa-lint [PATHS...]``: check, fix, diff, and print the report; the exit code from its findings."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TextIO
+
+from fa_lint.cli.args import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    LISTING,
+    UsageError,
+    codes,
+    configuration,
+    min_version,
+    say,
+    write,
+)
+
+if TYPE_CHECKING:
+    from fa_lint.engine import Report, Settings
+    from fa_lint.fix import Outcome
+    from fa_lint.model import Finding, Fix
+    from fa_lint.newfromrev import Baseline
+    from fa_lint.report.text import ShownFixes
+
+
+def _use_color(choice: str, stream: TextIO) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+MAX_FIX_PASSES = 4  # a fix can make another possible: quoting a word, then raising its floor
+
+
+def _skipped(outcomes: list[Outcome], err: TextIO) -> None:
+    for o in outcomes:
+        for f, why in o.skipped:
+            say(err, f"not fixed: {f.location}: {f.title}: {why}")
+
+
+def _diff(report: Report, unsafe: bool, out: TextIO, err: TextIO) -> int:
+    from fa_lint import fix
+    from fa_lint.report.text import plural
+
+    outcomes = fix.run(report.findings, unsafe=unsafe, dry_run=True)
+    changed = [o for o in outcomes if o.applied]
+    for o in changed:
+        out.write(o.diff())
+    _skipped(outcomes, err)
+    n = sum(len(o.applied) for o in changed)
+    fixes = f"{n} fix" if n == 1 else f"{n} fixes"
+    err.write(f"fa-lint: {fixes} in {plural(len(changed), 'file')} would be applied\n")
+    return EXIT_FINDINGS if changed else EXIT_OK
+
+
+def _edits(report: Report, outcomes: list[Outcome]) -> list[tuple[Finding, Fix]]:
+    """Each edit made, with the (first) finding that asked for it."""
+    owner: dict[Fix, Finding] = {}
+    for f in report.findings:
+        if f.fix is not None:
+            owner.setdefault(f.fix, f)
+    return [(owner[x], x) for o in outcomes for x in o.applied if x in owner]
+
+
+def _would_fix(report: Report, unsafe: bool, err: TextIO) -> ShownFixes:
+    """--show-fixes without --fix: the edits --fix would make now, found by making them in memory."""
+    from fa_lint import fix
+    from fa_lint.report.text import ShownFixes
+
+    outcomes = fix.run(report.findings, unsafe=unsafe, dry_run=True)
+    _skipped(outcomes, err)
+    held = 0 if unsafe else len({f.fix for f in report.findings if f.fix is not None and not f.fix.safe})
+    return ShownFixes(tuple(_edits(report, outcomes)), done=False, held=held)
+
+
+def _fix(
+    report: Report, recheck: Callable[[], Report], unsafe: bool, err: TextIO
+) -> tuple[Report, ShownFixes]:
+    from fa_lint import fix
+    from fa_lint.report.text import ShownFixes, plural
+
+    fixed: dict[str, int] = {}
+    hints: dict[str, None] = {}
+    edits: list[tuple[Finding, Fix]] = []
+    for _ in range(MAX_FIX_PASSES):
+        outcomes = fix.run(report.findings, unsafe=unsafe)
+        hints.update(dict.fromkeys(fix.relock(outcomes)))
+        edits += _edits(report, outcomes)
+        for o in outcomes:
+            if o.applied:
+                fixed[o.path] = fixed.get(o.path, 0) + len(o.applied)
+        if not any(o.applied for o in outcomes):
+            _skipped(outcomes, err)
+            break
+        report = recheck()
+    if fixed:
+        n = sum(fixed.values())
+        err.write(f"fa-lint: fixed {plural(n, 'finding')} in {plural(len(fixed), 'file')}\n")
+    for hint in hints:
+        say(err, f"relock: {hint}")
+    held = 0 if unsafe else len({f.fix for f in report.findings if f.fix is not None and not f.fix.safe})
+    return report, ShownFixes(tuple(edits), done=True, held=held)
+
+
+def _stdin() -> bytes:
+    stream = getattr(sys.stdin, "buffer", None)
+    return stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+
+
+def _baseline(rev: str, paths: list[str], settings: Settings) -> Baseline:
+    """What ``rev`` had; a usage error outside a git repository or for a revision git does not know."""
+    from fa_lint import engine, newfromrev
+
+    def at_rev(moved: list[str], relocate: newfromrev.Relocate) -> Report:
+        # The configuration's problems are the working tree's: REV's copy of them would hide them.
+        return engine.check(moved, settings._replace(root=relocate(settings.root), problems=()))
+
+    try:
+        return newfromrev.against(rev, paths, at_rev)
+    except newfromrev.RevisionError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from fa_lint import engine
+    from fa_lint.report import renderer
+
+    cfg = configuration(args)
+    floor = min_version(args, cfg)
+    settings = engine.Settings(
+        select=codes(args.select) or cfg.select,
+        ignore=codes(args.ignore) or cfg.ignore,
+        min_version=floor,
+        exclude=tuple(args.exclude or ()) or cfg.exclude,
+        force_exclude=cfg.force_exclude if args.force_exclude is None else args.force_exclude,
+        respect_gitignore=cfg.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore,
+        per_file_ignores=cfg.per_file_ignores,
+        root=cfg.root,
+        problems=cfg.problems,
+    )
+    paths = args.paths or ["."]
+    given = None
+    rev = cfg.new_from_rev if args.new_from_rev is None else args.new_from_rev  # "" turns it off
+    if args.stdin_filename or paths == ["-"]:
+        if rev:
+            raise UsageError(
+                "--new-from-rev compares files with a git revision; it cannot check standard input"
+            )
+        if args.paths not in ([], ["-"]):
+            raise UsageError("--stdin-filename checks standard input: give no other paths")
+        if args.fix or args.diff or args.show_fixes:
+            raise UsageError(
+                "--fix, --diff and --show-fixes work on files; they cannot work on standard input"
+            )
+        paths = [args.stdin_filename or "-"]
+        given = {paths[0]: _stdin()}
+    if args.show_fixes and args.format not in LISTING:
+        raise UsageError("--show-fixes lists fixes in the text output: use --format text or concise")
+    if args.statistics and args.format not in (*LISTING, "json"):
+        raise UsageError("--statistics prints a table: use --format text, concise or json")
+    missing = [p for p in paths if not os.path.exists(p) and not (given and p in given)]
+    if missing:
+        say(err, f"no such file or folder: {', '.join(missing)}")
+        return EXIT_USAGE
+    base = _baseline(rev, paths, settings) if rev else None
+    hidden = 0
+
+    def check() -> Report:
+        nonlocal hidden
+        report = engine.check(paths, settings, given)
+        if base is None:
+            return report
+        kept = base.narrow(report)
+        hidden = kept.hidden
+        return kept.report
+
+    report = check()
+    if args.diff:
+        return _diff(report, args.unsafe_fixes, out, err)
+    shown = None
+    if args.fix:
+        report, shown = _fix(report, check, args.unsafe_fixes, err)
+    elif args.show_fixes:
+        shown = _would_fix(report, args.unsafe_fixes, err)
+    if not report.files and (args.format not in LISTING or args.statistics):  # the listings say so
+        say(err, f"no dependency files found in {', '.join(paths)}; nothing to check")
+    if hidden:
+        say(err, f"--new-from-rev {rev}: left out {hidden} finding(s) {rev} already had")
+    fixable = given is None  # --fix cannot take standard input
+    if args.statistics:
+        text = _statistics(report, args.format, args.unsafe_fixes, fixable)
+    else:
+        color = not args.output_file and _use_color(args.color, out)
+        text = renderer(args.format)(
+            report, color=color, fixable=fixable, fixes=shown if args.show_fixes else None
+        )
+    write(text, args.output_file, out)
+    if args.exit_zero:
+        return EXIT_OK
+    strict = args.strict if args.strict is not None else cfg.strict
+    worst = {f.severity.value for f in report.findings}
+    if "error" in worst or (strict and "warning" in worst):
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def _statistics(report: Report, fmt: str, unsafe: bool, fixable: bool) -> str:
+    from fa_lint.report import statistics
+    from fa_lint.report.text import summary
+
+    stats = statistics.count(report.findings, unsafe=unsafe, fixable=fixable)
+    if fmt == "json":
+        return statistics.as_json(stats)
+    return statistics.text(stats) + summary(report, fixable=fixable) + "\n"

@@ -1,0 +1,358 @@
+"""Which files a check reads: the targets, what they include (never outside the project root or in
+``.git``), the files of the project that include a named one, and the locks beside its manifests.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import stat
+from collections import deque
+from collections.abc import Collection, Iterable, Iterator, Mapping
+
+from fa_lint.discover import GitIgnore, Target, classify, detect, walk
+from fa_lint.environments import LOCKS, PAIRS
+from fa_lint.model import FileResult, Include, Kind, Location, ParseProblem, Requirement
+from fa_lint.read import MAX_BYTES, parse_file
+from fa_lint.syntax.text import excerpt
+
+
+def _include_path(including: str, target: str) -> str:
+    return os.path.normpath(os.path.join(os.path.dirname(including), target))
+
+
+def companions(targets: list[Target], ignored: GitIgnore | None = None) -> list[Target]:
+    """Lockfiles beside the manifests being checked: they say what really installs.
+
+    They are read for context only; findings in them are reported when they are checked themselves.
+    A lock that ``ignored`` says git leaves out is local state, not what the project installs.
+    """
+    named = {os.path.normpath(t.path) for t in targets}
+    out = []
+    listed: dict[str, list[str]] = {}  # each folder is listed once
+    for t in targets:
+        if t.source not in PAIRS:
+            continue
+        folder = os.path.dirname(t.path)
+        if folder not in listed:
+            try:
+                listed[folder] = sorted(os.listdir(folder or "."))
+            except OSError:
+                listed[folder] = []
+        for name in listed[folder]:
+            path = os.path.join(folder, name)
+            fmt = detect(path)
+            if (
+                fmt in PAIRS[t.source]
+                and os.path.normpath(path) not in named
+                and os.path.isfile(path)
+                and not (ignored and ignored(path))
+            ):
+                named.add(os.path.normpath(path))
+                out.append(Target(path, fmt, explicit=False))
+    return out
+
+
+def project_root(path: str = ".", known: dict[str, str] | None = None) -> str:
+    """The folder a checked path's includes may reach, and where the files that include a named one
+    are looked for: the top of the git repository that holds it (the folder with ``.git``); outside
+    any repository the current folder when the path is inside it, else the folder named (a file's own).
+    ``known`` keeps each folder's answer for the rest of a run (files named together share folders,
+    and the search up to the filesystem's root costs two system calls a level).
+    """
+    folder = path if os.path.isdir(path) else os.path.dirname(path) or "."
+    if known is not None and folder in known:
+        return known[folder]
+    start = os.path.realpath(folder)
+    here = start
+    while not os.path.exists(os.path.join(here, ".git")):
+        parent = os.path.dirname(here)
+        if parent == here:
+            cwd = os.path.realpath(os.getcwd())
+            here = cwd if os.path.commonpath([start, cwd]) == cwd else start
+            break
+        here = parent
+    if known is not None:
+        known[folder] = here
+    return here
+
+
+def _off_limits(path: str, roots: Collection[str], folders: dict[str, str] | None = None) -> str | None:
+    """Where ``path`` lies when fa-lint must not read it for a file it checks, or None.
+
+    pip reads any path an include names; a pull request could name ``/etc/shadow`` or ``.git/config``
+    (where actions/checkout keeps its token) and have the lines fa-lint cannot parse echoed into CI
+    logs. So files are read only inside the project root, never in ``.git``, symbolic links resolved.
+    ``folders`` keeps each folder resolved, for the next path in it (see ``_realpath``).
+    """
+    if "\0" in path:  # no file name holds one (realpath raises on it): it names nothing to read
+        return None
+    real = _realpath(path, folders) if folders is not None else os.path.realpath(path)
+    root = next((r for r in roots if _within(real, r)), None)
+    if root is None:
+        return "outside the project root"
+    absolute = os.path.abspath(path)
+    if ".git" not in absolute and ".git" not in real:  # then no folder of theirs below root is .git
+        return None
+    named = os.path.relpath(absolute, root).split(os.sep)
+    if ".git" in named or ".git" in os.path.relpath(real, root).split(os.sep):
+        return "inside .git"
+    return None
+
+
+def _within(real: str, root: str) -> bool:
+    """Whether a resolved path is ``root`` or below it; the plain prefix test first, as it mostly is."""
+    return real.startswith(root.rstrip(os.sep) + os.sep) or os.path.commonpath([real, root]) == root
+
+
+def _realpath(path: str, folders: dict[str, str]) -> str:
+    """``os.path.realpath(path)``, its folder resolved once for every path in it: realpath looks at
+    each component of a path in turn (a system call each), and a project's includes name files in
+    the same few folders. Only the file itself is then looked at, in case it is a link."""
+    folder, name = os.path.split(path)
+    if name in ("", ".", "..") or os.path.islink(path):
+        return os.path.realpath(path)
+    if folder not in folders:
+        folders[folder] = os.path.realpath(folder)
+    return os.path.join(folders[folder], name)
+
+
+def _walked_link_off_limits(t: Target, roots: Collection[str]) -> str | None:
+    """Where a file found by walking a folder lies, when it is a symbolic link out of ``roots``: a
+    walk never leaves the folder it was given but through one."""
+    return _off_limits(t.path, roots) if not t.explicit and os.path.islink(t.path) else None
+
+
+def _key(path: str) -> str:
+    return os.path.normcase(os.path.abspath(path))
+
+
+def includers(
+    named: list[Target],
+    known: list[Target],
+    exclude: tuple[str, ...] = (),
+    ignored: GitIgnore | None = None,
+    parsed: dict[str, FileResult] | None = None,
+    walked: Iterable[str] = (),
+    known_roots: dict[str, str] | None = None,
+) -> list[Target]:
+    """Files of the project that include a named file, directly or through others, and the
+    manifests beside a named lockfile: the environments a named file takes part in.
+
+    pre-commit names only the changed files; a requirements file that says ``-c constraints.txt``
+    is not among them when only the constraints changed. Each project root is walked once (not at
+    all when inside a folder that was ``walked`` already: what is there is in ``known``), and a
+    file is parsed only when its bytes contain the name of a file it might include. ``parsed``
+    collects what was parsed, for ``load`` to reuse; ``known_roots`` is ``project_root``'s ``known``.
+    """
+    parsed = parsed if parsed is not None else {}
+    taken = {_key(t.path) for t in known}
+    out = _manifests_beside(named, taken, ignored)
+    wanted = {_key(t.path) for t in named}
+    pool = [t for t in _pool(named, exclude, ignored, walked, known_roots) if _key(t.path) not in taken]
+    data: dict[str, bytes] = {}
+    grown = True
+    while grown:  # a file that includes one that includes a named file is in its environments too
+        grown = False
+        names = {os.path.basename(k).encode() for k in wanted}
+        for t in pool:
+            if _key(t.path) in taken:
+                continue
+            if t.path not in data:
+                data[t.path] = _bytes(t.path)
+            if not any(n in data[t.path] for n in names):
+                continue
+            if t.path not in parsed:
+                parsed[t.path] = parse_file(t.path, t.source, data[t.path])
+            includes = [r for r in parsed[t.path].records if isinstance(r, Include)]
+            if any(_key(_include_path(t.path, r.target)) in wanted for r in includes):
+                taken.add(_key(t.path))
+                wanted.add(_key(t.path))
+                out.append(Target(t.path, t.source, explicit=False))
+                grown = True
+    return out
+
+
+def _manifests_beside(named: list[Target], taken: set[str], ignored: GitIgnore | None) -> list[Target]:
+    """The manifests a named lockfile pins, in its folder (``companions`` the other way round)."""
+    out = []
+    for t in named:
+        if t.source not in LOCKS:
+            continue
+        folder = os.path.dirname(t.path) or "."
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            path = os.path.join(folder, name) if folder != "." else name
+            fmt = classify(path) if os.path.isfile(path) and _key(path) not in taken else None
+            if fmt in PAIRS and t.source in PAIRS[fmt] and not (ignored and ignored(path)):
+                taken.add(_key(path))
+                out.append(Target(path, fmt, explicit=False))
+    return out
+
+
+def _pool(
+    named: list[Target],
+    exclude: tuple[str, ...],
+    ignored: GitIgnore | None,
+    walked: Iterable[str],
+    known_roots: dict[str, str] | None = None,
+) -> Iterator[Target]:
+    """Every dependency file of the named files' projects, one walk per project root (``project_root``,
+    the bound of includes too), without the symbolic links out of it that ``load`` would not read."""
+    done = [_key(w).rstrip(os.sep) for w in walked]
+    # each root once, its paths written as the first named file in it is (absolute or relative),
+    # so that an include resolves to the very path the named file was loaded under
+    roots: dict[str, bool] = {}
+    for t in named:
+        roots.setdefault(project_root(t.path, known_roots), os.path.isabs(t.path))
+    for root, absolute in roots.items():
+        key = _key(root)
+        if not any(key == w or key.startswith(w + os.sep) for w in done):
+            found = walk(root if absolute else os.path.relpath(root), exclude, ignored)
+            yield from (t for t in found if _walked_link_off_limits(t, [root]) is None)
+
+
+def _bytes(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            # read(n) sets n bytes aside first: a regular file's own size, not the limit (16 MB a file)
+            st = os.fstat(f.fileno())
+            return f.read(min(st.st_size, MAX_BYTES) + 1 if stat.S_ISREG(st.st_mode) else MAX_BYTES + 1)
+    except OSError:
+        return b""
+
+
+def reached(files: Mapping[str, FileResult], roots: Iterable[str]) -> set[str]:
+    """The files the given ones include, transitively, and themselves."""
+    seen: set[str] = set()
+    stack = list(roots)
+    while stack:
+        path = stack.pop()
+        if path in seen or path not in files:
+            continue
+        seen.add(path)
+        stack += [
+            _include_path(path, r.target)
+            for r in files[path].records
+            if isinstance(r, Include) and "://" not in r.target
+        ]
+    return seen
+
+
+def load(
+    targets: Iterable[Target],
+    given: Mapping[str, bytes] | None = None,
+    parsed: Mapping[str, FileResult] | None = None,
+    roots: Collection[str] = (),
+) -> tuple[dict[str, FileResult], list[ParseProblem], list[tuple[Include, str]]]:
+    """Parse every target and, transitively, every file they include (each file once).
+
+    ``given`` holds bytes to use instead of reading a path (standard input, for one); ``parsed``
+    holds files already parsed. Includes are followed only inside ``roots`` (the ``project_root`` of
+    the current folder by default); the ones left are returned with the reason. A file found by
+    walking a folder is left the same way when it is a symbolic link out of them; a file named on
+    the command line is read wherever it is.
+    """
+    given = given or {}
+    parsed = parsed or {}
+    roots = [os.path.realpath(r) for r in roots] or [project_root()]
+    folders: dict[str, str] = {}  # resolved once each (_realpath)
+    files: dict[str, FileResult] = {}
+    problems: list[ParseProblem] = []
+    unfollowed: list[tuple[Include, str]] = []
+    queue: deque[tuple[str, str]] = deque()
+    for t in targets:
+        where = None if t.path in given else _walked_link_off_limits(t, roots)
+        if where is None:
+            queue.append((t.path, t.source))
+        else:
+            unfollowed.append((Include(Location(t.path, 1, 1, 1, 1), t.path), f"it links to a file {where}"))
+    asked = {path for path, _ in queue}  # files something installs from, not only constrains with
+    while queue:
+        path, source = queue.popleft()
+        if path in files:
+            continue
+        result = files[path] = parsed.get(path) or parse_file(path, source, given.get(path))
+        for rec in result.records:
+            if not isinstance(rec, Include):
+                continue
+            if "://" in rec.target:
+                unfollowed.append((rec, "fa-lint never fetches URLs"))
+                continue
+            target = _include_path(path, rec.target)
+            where = _off_limits(target, roots, folders)
+            if where is not None:
+                if not rec.optional:  # an optional path names a file inside an image, not this one
+                    unfollowed.append((rec, f"it is {where}"))
+                continue
+            if os.path.isfile(target):
+                if not rec.constraint:
+                    asked.add(target)
+                queue.append((target, (detect(target) if rec.optional else None) or "requirements"))
+            elif rec.optional:
+                continue  # a path inside an image or on another machine; nothing to read here
+            else:
+                problems.append(
+                    ParseProblem(rec.location, f"included file {excerpt(rec.target)} does not exist")
+                )
+    problems += _cycles(files)
+    for path in set(files) - asked:  # reached only through -c: every line is a constraint
+        f = files[path]
+        records = tuple(
+            dataclasses.replace(r, kind=Kind.CONSTRAINT)
+            if isinstance(r, Requirement) and r.kind is Kind.INSTALL
+            else r
+            for r in f.records
+        )
+        files[path] = dataclasses.replace(f, records=records)
+    return files, problems, unfollowed
+
+
+_CHAIN = 8  # files of a cycle named in its message, around an ellipsis
+
+
+def _cycles(files: dict[str, FileResult]) -> list[ParseProblem]:
+    """pip recurses into -r/-c includes without a guard; a cycle makes it crash.
+
+    A depth-first walk with its own stack, not Python's: an include chain may be thousands deep.
+    """
+    edges = {
+        path: [
+            (rec, _include_path(path, rec.target))
+            for rec in f.records
+            if isinstance(rec, Include) and "://" not in rec.target
+        ]
+        for path, f in files.items()
+    }
+    found: dict[Location, ParseProblem] = {}
+    done: set[str] = set()
+    for start, first in edges.items():
+        if start in done:
+            continue
+        stack = [start]  # the chain of includes being walked
+        on_stack = {start: 0}  # each file of the chain, at its depth
+        todo = [iter(first)]
+        while todo:
+            step = next(todo[-1], None)
+            if step is None:
+                finished = stack.pop()
+                done.add(finished)
+                del on_stack[finished]
+                todo.pop()
+                continue
+            rec, target = step
+            if target in on_stack:
+                chain = [*stack[on_stack[target] :], target]
+                if len(chain) > _CHAIN:
+                    chain = [
+                        *chain[: _CHAIN // 2],
+                        f"... ({len(chain) - _CHAIN} more)",
+                        *chain[-_CHAIN // 2 :],
+                    ]
+                found.setdefault(
+                    rec.location, ParseProblem(rec.location, f"include cycle: {' -> '.join(chain)}")
+                )
+            elif target in edges and target not in done:
+                on_stack[target] = len(stack)
+                stack.append(target)
+                todo.append(iter(edges[target]))
+    return list(found.values())

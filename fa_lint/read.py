@@ -1,0 +1,110 @@
+"""Reading one file: its bytes within the limits, their decoding, and its format's parser.
+
+A file that cannot be read, decoded or parsed is a located ``ParseProblem``, never an exception:
+it costs that file, never the run.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import stat
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO
+
+from fa_lint.model import FileResult, Location, Parsed, ParseProblem, Requirement
+from fa_lint.rules import PACKAGES
+from fa_lint.sources import SOURCES
+
+MAX_BYTES = 16 * 1024 * 1024
+
+
+def _problem(path: str, message: str, line: int = 1, column: int = 1) -> ParseProblem:
+    return ParseProblem(Location(path, line, column, line, column), message)
+
+
+def read_text(path: str) -> str | ParseProblem:
+    """A file's text, or why it cannot be had: missing, too large, binary, not UTF-8/16."""
+    try:
+        # unbuffered: the file is read whole, in one call, with no buffer object between
+        with open(path, "rb", buffering=0) as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                # a device or a pipe (a committed link to /dev/zero, a process substitution): its size
+                # says nothing, so read up to the limit and no further
+                data = _read_up_to(f, MAX_BYTES + 1)
+                if len(data) > MAX_BYTES:
+                    return _problem(path, f"not a regular file, and longer than {MAX_BYTES} bytes")
+                return decode(path, data)
+            if st.st_size > MAX_BYTES:
+                return _problem(
+                    path, f"file is too large to check ({st.st_size} bytes; the limit is {MAX_BYTES})"
+                )
+            data = f.readall()
+    except OSError as exc:
+        return _problem(path, f"cannot read file: {exc.strerror or exc}")
+    return decode(path, data)
+
+
+def _read_up_to(f: BinaryIO, limit: int) -> bytes:
+    chunks, size = [], 0
+    while size < limit and (chunk := f.read(min(limit - size, 1 << 20))):
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def decode(path: str, data: bytes) -> str | ParseProblem:
+    """Bytes as text the way pip and the TOML/YAML readers take them: UTF-8 (BOM or not), or UTF-16."""
+    if len(data) > MAX_BYTES:
+        return _problem(path, f"file is too large to check ({len(data)} bytes; the limit is {MAX_BYTES})")
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            return _problem(path, "file starts with a UTF-16 byte order mark but is not UTF-16")
+    if b"\0" in data:
+        line = data.count(b"\n", 0, data.index(b"\0")) + 1
+        return _problem(path, "file is binary (it contains NUL bytes), not a text dependency file", line)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return _problem(path, f"file is not valid UTF-8 (byte 0x{data[exc.start]:02x})", line, column)
+
+
+def too_deep(path: str) -> ParseProblem:
+    return _problem(path, "file nests too deeply to read (thousands of levels of brackets)")
+
+
+def _kept(records: Iterable[Parsed]) -> Iterator[Parsed]:
+    """Requirements of packages no rule reads are dropped as they are parsed (see rules.PACKAGES), all
+    but the first of each install step and scope: some rules ask whether a command, a file or a lock
+    installs anything at all (an install of something may have brought torch), not what."""
+    if PACKAGES is None:
+        yield from records
+        return
+    steps: set[tuple[int, str]] = set()
+    for r in records:
+        if not isinstance(r, Requirement) or r.name in PACKAGES:
+            yield r
+        elif (r.step, r.scope) not in steps:
+            steps.add((r.step, r.scope))
+            yield r
+
+
+def parse_file(path: str, source: str, data: bytes | None = None) -> FileResult:
+    """One file's records; ``data`` stands in for the file's bytes (text piped to --stdin-filename)."""
+    text = read_text(path) if data is None else decode(path, data)
+    if isinstance(text, ParseProblem):
+        return FileResult(path, source, None, (text,))
+    try:
+        records = tuple(_kept(SOURCES[source].parse(path, text)))
+    except RecursionError:  # the readers (json, tomllib, PyYAML) recurse once per level of nesting
+        records = (too_deep(path),)
+    except Exception as exc:  # a parser bug must cost one file, never the run
+        records = (
+            _problem(path, f"internal error while parsing ({type(exc).__name__}: {exc}); please report it"),
+        )
+    return FileResult(path, source, text, records)

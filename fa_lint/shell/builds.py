@@ -1,0 +1,163 @@
+"""Source builds of flash-attention that a script sets up itself: ``git clone [-b TAG] URL [DIR]``, a
+later ``git checkout``/``switch``/``reset`` (``FETCH_HEAD`` after ``git fetch REMOTE REF``), and what
+building a folder of that clone installs: flash-attn at the tag, flash-attn-3 from ``hopper``,
+flash-attn-4 from ``flash_attn/cute``. A build of a branch, a commit or the default branch is a version
+the file does not say.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Iterator
+
+from fa_lint.model import FLASH_ATTN, FLASH_REPOS, SUBDIRECTORIES, Location, Requirement
+from fa_lint.shell.commands import option
+from fa_lint.shell.parse import Word
+from fa_lint.shell.variables import State, expand
+from fa_lint.syntax import pep508
+
+_GIT_VALUE_ARGS = {
+    "-b",
+    "--branch",
+    "--depth",
+    "-j",
+    "--jobs",
+    "-c",
+    "--config",
+    "-o",
+    "--origin",
+    "--reference",
+}
+_COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
+
+
+class _Clone:
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.ref: str | None = None  # -b TAG or a later checkout
+        self.ref_at: Location | None = None  # where that ref is written
+        self.unresolved: str | None = None
+
+
+class Clones:
+    """The flash-attention clones of one file, by the folder each was cloned into."""
+
+    def __init__(self, locate: Callable[[Word], Location], source: str) -> None:
+        self.locate = locate  # a word's place in the file
+        self.source = source
+        self.clones: dict[str, _Clone] = {}  # folder -> what was cloned there
+        self.fetched: str | None = None  # the ref of the last `git fetch REMOTE REF`, for FETCH_HEAD
+
+    def git(self, args: list[Word], state: State, make: bool) -> None:
+        """One ``git`` command's arguments (after ``git``)."""
+        cwd = state.cwd
+        while len(args) >= 2 and args[0].text in ("-C", "-c"):
+            if args[0].text == "-C":
+                cwd = state.folder(args[1].text, make)
+            args = args[2:]
+        if not args:
+            return
+        verb, rest = args[0].text, args[1:]
+        here = State(state.scope, cwd)
+        if verb == "clone":
+            self._clone(rest, here, make)
+        elif verb in ("checkout", "switch", "reset"):
+            self._checkout(rest, here, make)
+        elif verb == "fetch":
+            positional = [w for w in rest if not w.text.startswith("-")]
+            self.fetched = positional[-1].text if len(positional) >= 2 else None
+
+    def _clone(self, args: list[Word], state: State, make: bool) -> None:
+        positional: list[Word] = []
+        ref: Word | None = None
+        it: Iterator[Word] = iter(args)
+        for word in it:
+            value = option(word, ("-b", "--branch"), it)
+            if value is not None:
+                ref = value
+            elif word.text.startswith("-"):
+                if word.text in _GIT_VALUE_ARGS:
+                    next(it, None)
+            else:
+                positional.append(word)
+        if not positional:
+            return
+        url = expand(positional[0].text, state.scope, make).text
+        repo = url.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")
+        if repo.lower() not in FLASH_REPOS:
+            return
+        clone = _Clone(url.removeprefix("git+"))
+        if ref is not None:
+            self._set_ref(clone, ref, state, make)
+        self.clones[state.folder(positional[1].text if len(positional) > 1 else repo, make)] = clone
+
+    def _set_ref(self, clone: _Clone, word: Word, state: State, make: bool) -> None:
+        exp = expand(word.text, state.scope, make)
+        clone.ref = word.text if exp.unresolved else exp.text
+        clone.unresolved = exp.unresolved
+        clone.ref_at = self.locate(word)
+        if clone.ref == "FETCH_HEAD" and self.fetched:
+            clone.ref = self.fetched
+
+    def _checkout(self, args: list[Word], state: State, make: bool) -> None:
+        found = self._clone_of(state.cwd)
+        if found is None:
+            return
+        it = iter(args)
+        ref: Word | None = None
+        for word in it:
+            if word.text == "--":
+                break
+            if word.text in ("-b", "-B", "-c", "-C"):
+                next(it, None)
+            elif not word.text.startswith("-"):
+                ref = ref or word
+        if ref is not None:
+            self._set_ref(found[0], ref, state, make)
+
+    def _clone_of(self, folder: str) -> tuple[_Clone, str] | None:
+        """The clone a folder is in, and the folder's path inside it."""
+        path, inside = folder, ""
+        while True:
+            if path in self.clones:
+                return self.clones[path], inside
+            parent, base = posixpath.split(path)
+            if not base or parent == path:
+                return None
+            path, inside = parent, posixpath.join(base, inside).rstrip("/")
+
+    def built(self, folder: str, command: Location) -> Requirement | None:
+        """What building ``folder`` installs, when it is (a part of) a flash-attention clone;
+        ``command`` is where the build is, for a clone whose ref is written nowhere."""
+        found = self._clone_of(folder)
+        if found is None:
+            return None
+        clone, inside = found
+        name = SUBDIRECTORIES.get(inside)
+        if name is None:
+            return None
+        ref = clone.ref
+        for prefix in ("refs/tags/", "tags/", "origin/"):
+            ref = ref.removeprefix(prefix) if ref else ref
+        sub = f"#subdirectory={inside}" if inside else ""
+        url = f"git+{clone.url}" + (f"@{ref}" if ref else "") + sub
+        version = pep508.tag_version(ref) if name == FLASH_ATTN and not clone.unresolved else None
+        if ref is None:
+            what = f"{clone.url} on its default branch"
+        elif version is not None or name != FLASH_ATTN:
+            what = f"{clone.url} at {ref}"
+        elif _COMMIT.match(ref):
+            what = f"{clone.url} at commit {ref}"
+        else:
+            what = f"{clone.url} at {ref!r}, a branch or a tag that names no release"
+        return Requirement(
+            name,
+            url,
+            clone.ref_at or command,
+            self.source,
+            version=version,
+            url=url,
+            unresolved=clone.unresolved,
+            build=what,
+        )

@@ -1,0 +1,234 @@
+"""Parsing shell with a real grammar: tree-sitter-bash, and the way from its bytes back to the file.
+
+tree-sitter-bash (the grammar GitHub and editors use) parses the script. Chosen over the hand-written
+lexer it replaced, which knew no control flow, and over bashlex, which gives up on heredocs, ``[[ ]]``
+and arrays: tree-sitter is error-tolerant (a broken line becomes an ERROR node and the rest is still
+read), and it gives a position for every node. The grammar is imported on first use, so only a run
+that checks a shell file, a Dockerfile, a workflow or a Makefile loads it.
+
+Here: the parser (``tree``), the positions (``Chunk``: UTF-8 bytes to file offsets), and the words a
+command receives (``Word``, ``word``), quotes removed and expansions left as written.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import itertools
+import os
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, NamedTuple
+
+from fa_lint.syntax.text import unescaped
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
+
+
+@functools.cache
+def _parser() -> Parser:
+    import tree_sitter
+
+    return tree_sitter.Parser(tree_sitter.Language(grammar()))
+
+
+def grammar() -> object:
+    """tree-sitter-bash's grammar, from the extension module of the package that holds it.
+
+    The package's ``__init__`` imports importlib.resources for a highlight query fa-lint never reads,
+    and with it zipfile, tempfile, shutil and pathlib: about 13 ms on every run that reads a shell
+    script, more than reading a 500-line Dockerfile. So ``tree_sitter_bash._binding`` is loaded from
+    the package's folder as the import system loads it, without that ``__init__``; in any other
+    layout, the package is imported.
+    """
+    import importlib.machinery
+    import importlib.util
+
+    package = importlib.util.find_spec("tree_sitter_bash")
+    folders = (package.submodule_search_locations or []) if package else []
+    for path in (
+        os.path.join(f, "_binding" + s) for f in folders for s in importlib.machinery.EXTENSION_SUFFIXES
+    ):
+        spec = importlib.util.spec_from_file_location("tree_sitter_bash._binding", path)
+        if spec is not None and spec.loader is not None and os.path.isfile(path):
+            binding = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(binding)
+            return binding.language()
+    import tree_sitter_bash
+
+    return tree_sitter_bash.language()
+
+
+# --- positions -----------------------------------------------------------------------------------
+
+
+def _utf8_len(c: str) -> int:
+    n = ord(c)
+    return 1 if n < 0x80 else 2 if n < 0x800 else 3 if n < 0x10000 else 4
+
+
+# An escaped < or > standing alone, as in `[ "$v" \< "3.0" ]` (a string comparison).
+_ESCAPED_ANGLE = re.compile(r"(?<=[ \t])\\[<>](?=[ \t])")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff\ud800-\udfff]")  # 4-byte UTF-8, and lone surrogates
+
+
+class Chunk:
+    """One stretch of a file handed to the parser, and the way back from its bytes to file offsets.
+
+    tree-sitter counts UTF-8 bytes; ``TextIndex`` counts characters. ``base`` is the character
+    offset of ``text`` in the file, or ``positions`` the offset of each of its characters (a script
+    in a double-quoted ``bash -c "..."``, read without its escapes). ``parse``, when given, is what
+    the parser reads instead: a copy of ``text`` of equal length with what the shell never sees
+    blanked out (Docker's comment lines in a continued RUN, a workflow's ``${{ }}``); words are
+    still read from ``text``.
+    """
+
+    def __init__(
+        self, text: str, base: int = 0, parse: str | None = None, positions: list[int] | None = None
+    ) -> None:
+        self.text = text
+        self.base = base
+        self.positions = positions
+        # tree-sitter-bash knows no `\<` or `\>` operator in `[ "$v" \< "3.0" ]` and runs the lines
+        # after it into one command; to the parser it is `==`, a test it knows, of the same length.
+        self.seen = _ESCAPED_ANGLE.sub("==", text if parse is None else parse)
+        # tree-sitter-bash 0.25 can read past its tables, and crash the process, on a "{" followed by
+        # a character outside the BMP (tree-sitter/tree-sitter-bash#337). To the parser any such
+        # character is U+FFFD, a word character of the same count: the words are read from ``text``.
+        self.seen = _ASTRAL.sub("\ufffd", self.seen)
+        seen = self.seen
+        self.data = seen.encode("utf-8", "surrogatepass")
+        self._starts = None if seen.isascii() else list(itertools.accumulate(map(_utf8_len, seen), initial=0))
+        # ASCII text placed in one stretch of the file: a byte is a character, a character base + it
+        self._flat = self._starts is None and positions is None
+
+    def index(self, byte: int) -> int:
+        """The character of ``text`` at a byte position of ``data`` (past its end: the end, see ``_tree``)."""
+        chars = byte if self._starts is None else bisect.bisect_left(self._starts, byte)
+        return min(chars, len(self.text))
+
+    def at(self, index: int) -> int:
+        """The file offset of a character of ``text`` (``len(text)``: just past the last one)."""
+        if self.positions is None:
+            return self.base + index
+        if index < len(self.positions):
+            return self.positions[index]
+        return self.positions[-1] + 1 if self.positions else self.base
+
+    def offset(self, byte: int) -> int:
+        return self.at(self.index(byte))
+
+    def span(self, node: Node) -> tuple[int, int]:
+        start, end = self.index(node.start_byte), self.index(node.end_byte)
+        if self._flat:
+            return self.base + start, self.base + max(start, end)
+        return self.at(start), self.at(end - 1) + 1 if end > start else self.at(start)
+
+    def source(self, node: Node) -> str:
+        if self._flat:  # slicing past the end stops at it, as index() does
+            return self.text[node.start_byte : node.end_byte]
+        return self.text[self.index(node.start_byte) : self.index(node.end_byte)]
+
+    def part(self, start: int, end: int) -> Chunk:
+        """The characters ``start:end`` of ``text`` as a chunk of their own, still placed in the file."""
+        if self.positions is None:
+            return Chunk(self.text[start:end], self.at(start), self.seen[start:end])
+        return Chunk(self.text[start:end], parse=self.seen[start:end], positions=self.positions[start:end])
+
+
+# --- words -----------------------------------------------------------------------------------------
+
+
+class Word(NamedTuple):
+    text: str  # after quote removal; variable references are kept as written
+    start: int  # offsets into the file text
+    end: int
+    quoted: bool = False
+    cut: str | None = None  # the redirect operator that ended this word mid-token (flash-attn>=2.5)
+
+
+class Command:
+    __slots__ = ("end", "env", "start", "words")
+
+    def __init__(
+        self, words: list[Word], start: int = 0, end: int = 0, env: dict[str, str] | None = None
+    ) -> None:
+        self.words = words
+        self.start = start
+        self.end = end
+        self.env = {} if env is None else env  # VAR=x prefixes: set for this command only
+
+
+_ESCAPE = re.compile(r"\\(\n|.)", re.S)
+_DQ_ESCAPE = re.compile(r'\\([$`"\\\n])')
+_QUOTED = {"string", "raw_string", "ansi_c_string", "translated_string"}
+
+
+def _unescape(m: re.Match[str]) -> str:
+    return "" if m.group(1) == "\n" else m.group(1)
+
+
+def unquoted(node: Node, chunk: Chunk) -> str:
+    """A word's text as the command receives it, expansions left as written."""
+    kind = node.type
+    raw = chunk.source(node)
+    if kind == "word":
+        return _ESCAPE.sub(_unescape, raw) if "\\" in raw else raw
+    if kind == "raw_string":
+        return raw[1:-1] if len(raw) > 1 and raw.endswith("'") else raw[1:]
+    if kind in ("string", "translated_string"):
+        inner = raw[raw.index('"') + 1 :]
+        inner = inner[:-1] if inner.endswith('"') else inner
+        return _DQ_ESCAPE.sub(_unescape, inner) if "\\" in inner else inner
+    if kind == "ansi_c_string":
+        return raw[2:-1]
+    if kind == "concatenation":
+        return "".join(unquoted(c, chunk) for c in node.children)
+    return raw  # $X, ${X}, $(...), numbers: as written
+
+
+def _quoted(node: Node) -> bool:
+    return node.type in _QUOTED or (node.type == "concatenation" and any(_quoted(c) for c in node.children))
+
+
+def word(node: Node, chunk: Chunk) -> Word:
+    start, end = chunk.span(node)
+    return Word(unquoted(node, chunk), start, end, _quoted(node))
+
+
+def logical_lines(text: str) -> Iterator[tuple[int, int]]:
+    """Where each line starts and ends, a newline after an odd run of backslashes continuing it."""
+    begin = 0
+    while (end := unescaped(text, "\n", begin)) >= 0:
+        yield begin, end
+        begin = end + 1
+    yield begin, len(text)
+
+
+def joined(args: list[Node], words: list[Word]) -> tuple[list[Node], list[Word]]:
+    """Arguments with nothing between them are one shell word. tree-sitter-bash can split one word
+    in two (``x-$PY-$PY-y`` ends a concatenation at the second ``$``), so words are joined by position,
+    not by the tree; each joined word keeps the node it starts with."""
+    nodes: list[Node] = []
+    out: list[Word] = []
+    for node, w in zip(args, words, strict=True):
+        if out and out[-1].end == w.start:
+            last = out[-1]
+            out[-1] = Word(last.text + w.text, last.start, w.end, last.quoted or w.quoted)
+            continue
+        nodes.append(node)
+        out.append(w)
+    return nodes, out
+
+
+def tree(chunk: Chunk) -> Node:
+    """The parse of a chunk; an unclosed quote at its end is closed first, as the reader meant it."""
+    parsed = _parser().parse(chunk.data)
+    root = parsed.root_node
+    last = root.children[-1] if root.children else None
+    if root.has_error and last is not None and last.type == "ERROR" and last.end_byte >= len(chunk.data):
+        tail = chunk.data[last.start_byte :].lstrip()
+        if tail[:1] in (b'"', b"'") and tail.count(tail[:1]) % 2 == 1:
+            root = _parser().parse(chunk.data + tail[:1]).root_node
+    return root

@@ -1,0 +1,130 @@
+"""Shell variables as the walk knows them: each name's possible values, and their expansion in words.
+
+A variable set in one branch of an ``if`` has the values of every branch (and may be unset); a word
+that references it expands to each text it can become, up to a bound (``MAX_VALUES``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import posixpath
+import re
+from collections.abc import Mapping
+from typing import NamedTuple
+
+# A variable's possible values after the walk so far; None stands for "may be unset".
+Values = tuple[str | None, ...]
+MAX_VALUES = 16  # alternatives kept per variable and per expanded word
+
+
+class Scope:
+    """Shell variables, layered: a branch writes its own layer over what was set before it."""
+
+    def __init__(self, parent: Scope | None = None, values: Mapping[str, str] | None = None) -> None:
+        self.parent = parent
+        self.local: dict[str, Values] = {k: (v,) for k, v in (values or {}).items()}
+
+    def get(self, name: str) -> Values | None:
+        scope: Scope | None = self
+        while scope is not None:
+            found = scope.local.get(name)
+            if found is not None:
+                return found
+            scope = scope.parent
+        return None
+
+    def set(self, name: str, values: Values) -> None:
+        self.local[name] = values
+
+    def child(self) -> Scope:
+        return Scope(self)
+
+
+_VAR = re.compile(
+    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*|[0-9@*])(?:(:?[-=])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*|[0-9@*])"
+    r"|\(([A-Za-z_][A-Za-z0-9_]*)\))"
+)
+# what no value can replace: a CI expression, a command substitution, ${X%%.*} and the like
+_OPAQUE = re.compile(r"\$\{\{.*?\}\}|\$\(.*?\)|`[^`]*`|\$\{[^}]*\}")
+
+
+class Expanded(NamedTuple):
+    texts: tuple[str, ...]  # every text the word can become (one, unless a branch set it)
+    unresolved: str | None  # the first reference with no value
+
+    @property
+    def text(self) -> str:
+        return self.texts[0]
+
+
+def expand(text: str, scope: Scope, make: bool = False) -> Expanded:
+    """Substitute ``$X``, ``${X}``, ``${X:-default}`` (and ``$(X)`` in Makefiles) from known values."""
+    if make:
+        text = text.replace("$$", "$")  # make's escape for the shell's own $
+    if "$" not in text and "`" not in text:
+        return Expanded((text,), None)
+    missing: list[str] = []
+    pieces: list[tuple[str, ...]] = []
+    pos = 0
+    for m in _VAR.finditer(text):
+        pieces.append((text[pos : m.start()],))
+        pos = m.end()
+        name = m.group(1) or m.group(4) or m.group(5)
+        if m.group(5) and not make:
+            missing.append(m.group())  # $(command) substitution: unknowable
+            pieces.append((m.group(),))
+            continue
+        values = scope.get(name)
+        default = m.group(3) if m.group(2) is not None else None
+        options = [
+            default if v is None or (v == "" and (m.group(2) or "").startswith(":")) else v
+            for v in values or (None,)
+        ]
+        if None in options:
+            missing.append(m.group())
+            pieces.append((m.group(),))
+        else:
+            pieces.append(tuple(dict.fromkeys(o for o in options if o is not None)))
+    pieces.append((text[pos:],))
+    texts = tuple(itertools.islice(("".join(p) for p in itertools.product(*pieces)), MAX_VALUES))
+    if not missing:
+        left = _OPAQUE.search(texts[0]) or (None if make else _VAR.search(texts[0]))
+        if left:
+            missing.append(left.group())  # only running it tells, or a value that was itself unknown
+    return Expanded(texts, missing[0] if missing else None)
+
+
+class State:
+    """What a command sees: the variables in force and the working directory."""
+
+    __slots__ = ("cwd", "dirs", "scope")
+
+    def __init__(self, scope: Scope, cwd: str = ".", dirs: list[str] | None = None) -> None:
+        self.scope = scope
+        self.cwd = cwd
+        self.dirs = [] if dirs is None else dirs  # the pushd stack
+
+    def folder(self, text: str, make: bool = False) -> str:
+        """The folder a word names, from the working directory; an unknown one stays as written, so
+        ``cd $DIR`` still meets ``git clone URL $DIR``."""
+        exp = expand(text, self.scope, make)
+        path = text if exp.unresolved else exp.text
+        return posixpath.normpath(posixpath.join(self.cwd, path))
+
+    def fork(self) -> State:
+        return State(self.scope.child(), self.cwd, list(self.dirs))
+
+    def merge(self, branches: list[State], exhaustive: bool) -> None:
+        """After a branch point: each variable a branch set has the values any branch left it."""
+        names = dict.fromkeys(n for b in branches for n in b.scope.local)
+        for name in names:
+            before = self.scope.get(name) or (None,)
+            found: list[str | None] = []
+            for b in branches:
+                found += b.scope.local.get(name, before)
+            if not exhaustive:
+                found += before
+            self.scope.set(name, tuple(dict.fromkeys(found))[:MAX_VALUES])
+        cwds = {b.cwd for b in branches}
+        if exhaustive and len(cwds) == 1:
+            self.cwd = cwds.pop()
