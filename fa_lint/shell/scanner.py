@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from packaging.specifiers import SpecifierSet
 
 from fa_lint.model import (
+    BUILD_VARIABLES,
     FLASH_ATTN,
     SUBDIRECTORIES,
     Include,
@@ -27,6 +28,7 @@ from fa_lint.model import (
     Parsed,
     ParseProblem,
     Requirement,
+    Setting,
     Uninstall,
     normalize,
 )
@@ -34,6 +36,7 @@ from fa_lint.shell.builds import Clones
 from fa_lint.shell.commands import CONDA_ARGS, PIP_INSTALL_ARGS, UPGRADE, Install, install, option, unwrap
 from fa_lint.shell.options import install_options
 from fa_lint.shell.parse import Chunk, Command, Word
+from fa_lint.shell.settings import toolkit
 from fa_lint.shell.variables import State, expand
 from fa_lint.shell.walk import SHELLS, Walk
 from fa_lint.shell.wheels import Wheels
@@ -104,9 +107,13 @@ class Scanner:
         if head == "git":
             self.clones.git(words[1:], state, make)
             return None
+        found = toolkit(words)
+        if found is not None:
+            self._setting("toolkit", "apt", found[1], self._location(found[0]), possible)
         inst = install(words)
         if inst is None:
             return None
+        self._prefix(cmd, words, state, possible, make)
         self.step += 1
         upgrade = any(w.text in UPGRADE for w in inst.args)
         where = self.index.location(cmd.start, cmd.end) if cmd.end > cmd.start else None
@@ -126,6 +133,30 @@ class Scanner:
 
     def problem(self, start: int, end: int, message: str) -> None:
         self.records.append(ParseProblem(self.index.location(start, end), message))
+
+    def assign(self, name: str, value: str, start: int, end: int, possible: bool) -> None:
+        """``export MAX_JOBS=4``: in force for the install commands after it."""
+        if name in BUILD_VARIABLES:
+            self._setting("env", name, value, self.index.location(start, end), possible)
+
+    def _prefix(self, cmd: Command, words: list[Word], state: State, possible: bool, make: bool) -> None:
+        """``MAX_JOBS=4 pip install flash-attn``: set for this one install command."""
+        for name, value in cmd.env.items():
+            if name not in BUILD_VARIABLES:
+                continue
+            m = re.compile(rf"{name}=(?:\"[^\"]*\"|'[^']*'|\S*)").search(
+                self.index.text, cmd.start, words[0].start if words else cmd.end
+            )
+            if m is None:
+                continue
+            exp = expand(value, state.scope, make)
+            text = value if exp.unresolved else exp.text
+            self._setting("env", name, text, self.index.location(m.start(), m.end()), possible, self.step + 1)
+
+    def _setting(
+        self, kind: str, name: str, value: str, where: Location, possible: bool, until: int | None = None
+    ) -> None:
+        self.records.append(Setting(where, kind, name, value, self.scope, self.step, until, possible))
 
     def exec_form(self, words: list[Word], state: State) -> None:
         """Docker's ``RUN ["pip", "install", ...]``: one command, no shell in between."""

@@ -1,0 +1,179 @@
+"""FAL014: flash-attn where it cannot import or install: a wheel built on a newer glibc than the
+machine's, a musl machine, or a Windows or macOS target.
+
+flash-attn's release wheels are tagged ``linux_x86_64``, not manylinux (``publish.yml`` builds them on
+a GitHub runner, ``get_platform()`` names them), so pip installs one on any x86_64 Linux and the import
+fails where the C library is older than the runner's: ``GLIBC_2.32 not found (required by
+.../flash_attn_2_cuda...so)``. There are no Windows or macOS wheels, and setup.py's build needs CUDA's
+nvcc on Linux or Windows; a project that installs flash-attn there without a ``sys_platform ==
+"linux"`` marker fails to install.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from packaging.markers import InvalidMarker, Marker
+from packaging.version import Version
+
+from fa_lint.kb import Release
+from fa_lint.kb import builds as _builds
+from fa_lint.kb import images as _images
+from fa_lint.machine import target as _target
+from fa_lint.machine import toolchain
+from fa_lint.model import FLASH_ATTN, SUBDIRECTORIES, Finding, Severity
+from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._installs import FA3, Install, installs
+from fa_lint.rules._wheels import fits
+
+PLATFORM_UNSUPPORTED = Rule(
+    "FAL014",
+    "platform-unsupported",
+    Severity.ERROR,
+    "flash-attn installs where it cannot import or build: a prebuilt wheel built on a newer glibc than "
+    "the machine has, or a Windows or macOS target.",
+)
+RULES = (PLATFORM_UNSUPPORTED,)
+PACKAGES = frozenset(SUBDIRECTORIES.values()) | toolchain.PACKAGES
+_ENVIRONMENTS = {
+    "windows": {"sys_platform": "win32", "platform_system": "Windows", "os_name": "nt"},
+    "macos": {"sys_platform": "darwin", "platform_system": "Darwin", "os_name": "posix"},
+}
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for inst in installs(ctx):
+        if inst.req.name in (FLASH_ATTN, FA3):  # CUDA extensions; flash-attn-4 is Python (CuTe DSL)
+            yield from _platforms(inst)
+        if inst.req.name == FLASH_ATTN:
+            found = _glibc(ctx, inst)
+            if found is not None:
+                yield found
+
+
+# --- Windows and macOS -----------------------------------------------------------------------------
+
+
+def _platforms(inst: Install) -> Iterator[Finding]:
+    """One finding for the Windows and macOS targets the install lands on, the certain runs first."""
+    found = []
+    for name in ("windows", "macos"):
+        there = [p for p in inst.target.platforms if p.name == name]
+        if there and not _excluded(inst.req.marker, name):
+            ran = [p for p in there if p.certain_run]
+            found.append(((ran or there)[0], bool(ran)))
+    if not found:
+        return
+    labels = " and ".join("Windows" if p.name == "windows" else "macOS" for p, _ in found)
+    certain = any(ran for _, ran in found) and not inst.req.possible
+    yield PLATFORM_UNSUPPORTED.finding(
+        inst.req.location,
+        f"{inst.req.name} is installed on {labels}, where it has no wheel and its build fails; add the "
+        "marker ; sys_platform == 'linux'",
+        severity=Severity.ERROR if certain else Severity.WARNING,
+        package=inst.req.name,
+        requirement=inst.req.raw,
+        environment=inst.env.name,
+        notes=(
+            *(f"{'Windows' if p.name == 'windows' else 'macOS'} from {p.where}" for p, _ in found),
+            "flash-attn's release wheels are Linux-only (linux_x86_64); its setup.py needs CUDA's nvcc and "
+            "has no macOS build",
+        ),
+        help=f"install it only on Linux: {inst.req.name}; sys_platform == 'linux'",
+    )
+
+
+def _excluded(marker: str | None, platform: str) -> bool:
+    """Whether the requirement's marker leaves it out on this platform."""
+    if not marker:
+        return False
+    try:
+        return not Marker(marker).evaluate(dict(_ENVIRONMENTS[platform]))
+    except (InvalidMarker, KeyError, TypeError, ValueError):
+        return True  # a marker fa-lint cannot read: it may leave it out
+
+
+# --- glibc -----------------------------------------------------------------------------------------
+
+
+def _runner_glibc(release: Release) -> tuple[Version, str, str] | None:
+    facts = _builds.load().get(release.version)
+    if facts is None or facts.wheels is None or len(facts.wheels.runners) != 1:
+        return None
+    runner = facts.wheels.runners[0]
+    host = _images.runner(runner)
+    if host is None or host.glibc is None:
+        return None
+    return Version(host.glibc), runner, facts.wheels.evidence.at
+
+
+def _glibc(ctx: Context, inst: Install) -> Finding | None:
+    release = inst.release
+    machine = inst.target.glibc
+    if release is None or machine is None or inst.path not in ("index", "wheel") or inst.compiles is not False:
+        return None
+    built = _runner_glibc(release)
+    if built is None:
+        return None
+    needs, runner, at = built
+    if machine.value == "musl":
+        return _finding(ctx, inst, release, None, f"{machine.where}: musl, not glibc", needs, runner, at, True)
+    have = Version(machine.value)
+    if have >= needs:
+        return None
+    reported = [r for r in _images.glibc_reports() if r["built_on"] == runner]
+    certain = any(have < Version(r["missing"]) for r in reported)
+    return _finding(ctx, inst, release, have, machine.where, needs, runner, at, certain, reported)
+
+
+def _finding(
+    ctx: Context,
+    inst: Install,
+    release: Release,
+    have: Version | None,
+    where: str,
+    needs: Version,
+    runner: str,
+    at: str,
+    certain: bool,
+    reported: list[dict[str, object]] | None = None,
+) -> Finding:
+    near = _importable(ctx, inst, have)
+    machine = f"glibc {have}" if have is not None else "musl"
+    fix = f"use flash-attn=={near}, built on an older glibc" if near else "build it from source on this image"
+    notes = [
+        f"the machine's C library: {machine}, from {where}",
+        f"{release}'s wheels were built on {runner} (glibc {needs}; {at}) and are tagged linux_x86_64, so "
+        "pip installs them anyway",
+    ]
+    for r in reported or ():
+        notes.append(f"reported: {r['error']} on {r['seen_on']} ({', '.join(map(str, r['sources']))})")  # type: ignore[call-overload]
+    if not near:
+        notes.append("FLASH_ATTENTION_FORCE_BUILD=TRUE compiles it against this image's glibc (needs nvcc)")
+    return PLATFORM_UNSUPPORTED.finding(
+        inst.req.location,
+        f"flash-attn {release}'s prebuilt wheel needs a newer glibc than this machine's {machine}: importing "
+        f"it fails with 'GLIBC_x not found'; {fix}",
+        severity=Severity.ERROR if certain else Severity.WARNING,
+        package=FLASH_ATTN,
+        requirement=inst.req.raw,
+        environment=inst.env.name,
+        notes=tuple(notes),
+        help=f"require flash-attn=={near}" if near else "set FLASH_ATTENTION_FORCE_BUILD=TRUE, or use a newer base image",
+    )
+
+
+def _importable(ctx: Context, inst: Install, have: Version | None) -> Release | None:
+    """The newest good release whose wheels were built on a glibc this machine has and fit its torch."""
+    if have is None:
+        return None
+    for r in reversed(ctx.kb.installable):
+        if not ctx.policy.good(r) or r.version.is_prerelease:
+            continue
+        built = _runner_glibc(r)
+        if built is not None and built[0] <= have and fits(r, inst.tools) is not False:
+            return r
+    return None
+
+
+__all__ = ["PLATFORM_UNSUPPORTED", "RULES", "_target", "check"]
