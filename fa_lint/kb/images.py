@@ -41,7 +41,7 @@ def distro_host(distro: str | None, source: str, **extra: Any) -> Host:
     found = doc["glibc"].get(distro)
     if found is None:
         return Host(distro, source=source, **extra)
-    return Host(distro, "glibc", found["glibc"], source=f"{source}; {distro}: glibc {found['glibc']}", **extra)
+    return Host(distro, "glibc", found["glibc"], source=source, **extra)
 
 
 def image(reference: str) -> Host | None:

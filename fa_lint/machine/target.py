@@ -49,6 +49,7 @@ class Platform(NamedTuple):
     where: str
     possible: bool  # only some runs land there (a matrix does land on each; a pixi platform may)
     certain_run: bool  # the install is run there (a workflow job), not only declared (pixi, uv)
+    scope: str = ""  # a pixi feature's own platforms apply to its requirements only
 
 
 class Target(NamedTuple):
@@ -66,7 +67,7 @@ class Target(NamedTuple):
         if self.host is None or self.host.libc is None:
             return None
         value = self.host.glibc if self.host.libc == "glibc" else self.host.libc
-        return Known(value, f"{self.host_where}: {self.host.source}") if value else None
+        return Known(value, f"{self.host_where}: {self.host.distro}") if value else None
 
     def variable(self, name: str, step: int) -> Known | None:
         """The value of a build variable for the install command ``step`` (the last one set before it);
@@ -134,6 +135,8 @@ class Machines:
         own = [s for st in chain for s in self.by_scope.get((path, st), [])]
         own += self.by_scope.get((path, ""), []) if scope else []
         settings = tuple(s for s in own if s.kind in ("env", "toolkit"))
+        # platforms a manifest declares hold for the whole file, a pixi feature's for its own scope
+        own += [s for (p, sc), found in self.by_scope.items() if p == path and sc not in chain and sc for s in found if s.kind == "platform"]
         host, where = self._host(path, chain, own)
         gpus = tuple(_gpu_targets(own)) or tuple(
             t._replace(possible=True) for t in _gpu_targets(self.repository)
@@ -205,9 +208,30 @@ def _platforms(settings: Iterable[Setting]) -> Iterable[Platform]:
             if name:
                 yield Platform(name, f"{s.location} (runs-on: {s.value})", s.possible, True)
         elif s.kind == "platform":
-            name = s.value if s.value in PLATFORMS else platform_of(s.value)
-            if name:
-                yield Platform(name, f"{s.location} ({s.name}: {s.value})", True, False)
+            names = _marker_platforms(s.value) if s.name.startswith("uv ") else [platform_of(s.value)]
+            for name in names:
+                if name:
+                    yield Platform(name, f"{s.location} ({s.name}: {s.value})", True, False, s.scope)
+
+
+_OS_MARKERS = {
+    "windows": {"sys_platform": "win32", "platform_system": "Windows", "os_name": "nt"},
+    "macos": {"sys_platform": "darwin", "platform_system": "Darwin", "os_name": "posix"},
+    "linux": {"sys_platform": "linux", "platform_system": "Linux", "os_name": "posix"},
+}
+
+
+def _marker_platforms(text: str) -> list[str]:
+    """The platforms a uv environment marker admits; none when it does not speak of the OS."""
+    if not re.search(r"sys_platform|platform_system|os_name", text):
+        return []
+    from packaging.markers import InvalidMarker, Marker  # only for a uv environments list
+
+    try:
+        marker = Marker(text)
+        return [name for name, env in _OS_MARKERS.items() if marker.evaluate(dict(env))]
+    except (InvalidMarker, TypeError, ValueError):
+        return []
 
 
 def archs(value: str) -> tuple[tuple[int, int], ...]:

@@ -21,6 +21,7 @@ from packaging.version import Version
 from fa_lint.environments import Environment
 from fa_lint.kb import Release
 from fa_lint.kb import builds as _builds
+from fa_lint.kb import images as _images
 from fa_lint.kb.builds import BuildFacts
 from fa_lint.machine.target import Target
 from fa_lint.machine.toolchain import Toolchain, exact
@@ -120,3 +121,47 @@ def _compiles(inst: Install) -> bool | None:
         return None
     found = fits(inst.release, inst.tools)
     return None if found is None else not found
+
+
+def suits(release: Release, target: Target, tools: Toolchain) -> bool:
+    """Whether a release's prebuilt wheel would import and run on the target: built on a glibc the machine
+    has, and with a kernel for every GPU the files certainly target. What is unknown does not count
+    against it. (For the releases fa-lint suggests.)"""
+    facts = _builds.load().get(release.version)
+    if facts is None:
+        return True
+    machine = target.glibc
+    if machine is not None and facts.wheels is not None and len(facts.wheels.runners) == 1:
+        host = _images.runner(facts.wheels.runners[0])
+        if host is not None and host.glibc is not None:
+            if machine.value == "musl" or Version(machine.value) < Version(host.glibc):
+                return False
+    cuda = tools.cuda.value if tools.cuda else ""
+    major = int(cuda.split(".")[0]) if cuda[:1].isdigit() else None
+    for t in target.gpus:
+        if t.possible:
+            continue
+        if not facts.runtime.accepts(t.gpu.cc):
+            return False
+        if facts.wheels is not None and major is not None:
+            sms = {sm for b in facts.wheels.for_cuda(major) for sm in b.sm}
+            if sms and not _builds.runs(sms, t.gpu.cc):
+                return False
+    return True
+
+
+def machine_notes(env: Environment, req: Requirement, release: Release, target: Target) -> list[str]:
+    """FAL011's notes from the machine: whether the compile it predicts can run there at all, and how
+    many jobs it runs."""
+    out = []
+    step = req.options.step if req.options and req.options.step else req.step
+    nvcc = target.nvcc(step)
+    if nvcc is not None and nvcc.value == "none":
+        out.append(f"this stage has no nvcc ({nvcc.where}): the compile cannot run (FAL015)")
+    facts = _builds.load().get(release.version)
+    if facts is not None and not facts.max_jobs_capped and target.variable("MAX_JOBS", step) is None:
+        out.append(
+            f"no MAX_JOBS: {release}'s setup.py leaves the job count to ninja, one compile per core and "
+            "more at several GB each (2.5.4 and later cap it by free memory)"
+        )
+    return out

@@ -44,25 +44,32 @@ class _Gpu:
 
 def check(ctx: Context) -> Iterator[Finding]:
     for inst in installs(ctx):
-        gpus = _gpus(inst)
-        if not gpus:
+        found = [(gpu, p) for gpu in _gpus(inst) if (p := _problem(inst, gpu)) is not None]
+        if not found:
             continue
-        for gpu in gpus:
-            found = _problem(inst, gpu)
-            if found is None:
-                continue
-            headline, notes, help_, certain = found
-            severity = Severity.ERROR if certain and not gpu.possible else Severity.WARNING
-            yield GPU_ARCH_UNSUPPORTED.finding(
-                inst.req.location,
-                headline,
-                severity=severity,
-                package=inst.req.name,
-                requirement=inst.req.raw,
-                environment=inst.env.name,
-                notes=(f"the GPU: {gpu.label} from {gpu.where}", *notes),
-                help=help_,
-            )
+        # one finding per install: the most certain GPU leads, the others follow in the notes
+        found.sort(key=lambda gp: (gp[0].possible, not gp[1][3]))
+        (gpu, (headline, notes, help_, certain)), rest = found[0], found[1:]
+        severity = Severity.ERROR if (certain and not gpu.possible) or _every(inst, found) else Severity.WARNING
+        yield GPU_ARCH_UNSUPPORTED.finding(
+            inst.req.location,
+            headline,
+            severity=severity,
+            package=inst.req.name,
+            requirement=inst.req.raw,
+            environment=inst.env.name,
+            notes=(
+                f"the GPU: {gpu.label} from {gpu.where}",
+                *notes,
+                *(f"also {g.label} from {g.where}: {p[0]}" for g, p in rest),
+            ),
+            help=help_,
+        )
+
+
+def _every(inst: Install, found: list[tuple[_Gpu, Problem]]) -> bool:
+    """Every GPU the files allow fails, each certainly: the target is certain to fail, whichever it is."""
+    return len(found) == len(_gpus(inst)) and all(p[3] for _, p in found)
 
 
 def _gpus(inst: Install) -> list[_Gpu]:

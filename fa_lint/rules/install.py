@@ -12,10 +12,12 @@ from packaging.version import Version
 from fa_lint.environments import Environment
 from fa_lint.kb import Release
 from fa_lint.machine import toolchain
+from fa_lint.machine.target import Target
 from fa_lint.machine.toolchain import TORCH, Toolchain
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
 from fa_lint.resolve import Verdict
 from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._installs import machine_notes, suits
 from fa_lint.rules._text import fit, subject
 from fa_lint.rules._wheels import fits, lacking, missing, span, stable
 from fa_lint.rules.versions import JUDGED
@@ -102,7 +104,8 @@ def _no_wheel_finding(
     torch = tools.torch
     assert torch is not None
     combo = lacking(paged[-1], tools)  # the release a resolver picks from the range
-    near = _nearest(ctx, paged, tools)
+    target = ctx.target(env)
+    near = _nearest(ctx, paged, tools, target)
     template, parts = (f"flash-attn {paged[0]}", {}) if len(paged) == 1 else subject(req)
     fix = f"use flash-attn=={near}" if near else "no release with paged KV has one"
     headline = fit(
@@ -117,6 +120,7 @@ def _no_wheel_finding(
         else f"none of {len(paged)} admitted releases with paged KV has one",
         COMPILE,
         "; ".join(said),
+        *machine_notes(env, req, paged[-1], target),
     ]
     if near is not None and near.wheels is not None:
         w = near.wheels
@@ -139,19 +143,22 @@ def _no_wheel_finding(
     )
 
 
-def _nearest(ctx: Context, paged: list[Release], tools: Toolchain) -> Release | None:
-    """The good release closest to the admitted ones that has a wheel here (a released-torch build first)."""
-    key = ("nearest", paged[0].version, paged[-1].version, tools)
+def _nearest(ctx: Context, paged: list[Release], tools: Toolchain, target: Target) -> Release | None:
+    """The good release closest to the admitted ones that has a wheel here (a released-torch build
+    first), and whose wheel imports and runs on the machine the files target."""
+    key = ("nearest", paged[0].version, paged[-1].version, tools, target)
     if key not in ctx.memo:
-        ctx.memo[key] = _closest(ctx, paged, tools)
+        ctx.memo[key] = _closest(ctx, paged, tools, target)
     found: Release | None = ctx.memo[key]
     return found
 
 
-def _closest(ctx: Context, paged: list[Release], tools: Toolchain) -> Release | None:
+def _closest(ctx: Context, paged: list[Release], tools: Toolchain, target: Target) -> Release | None:
     order = list(ctx.kb.installable)
     lo, hi = order.index(paged[0]), order.index(paged[-1])
-    candidates = [r for r in order if ctx.policy.good(r) and not r.version.is_prerelease]
+    candidates = [
+        r for r in order if ctx.policy.good(r) and not r.version.is_prerelease and suits(r, target, tools)
+    ]
     for good in (stable, lambda r, t: bool(fits(r, t))):
         found = [r for r in candidates if good(r, tools)]
         if found:

@@ -91,12 +91,15 @@ def _no_nvcc(inst: Install, nvcc: toolchain.Known) -> Finding:
         f"{facts.extension.at}: setup.py builds {facts.extension.text.rstrip('(')} as it is read; torch's "
         f"CUDAExtension needs CUDA_HOME ({t['extension_library_paths'].at}, {t['no_cuda_home'].at})",
     ]
-    wheel = "" if inst.compiles else " even to fetch its prebuilt wheel"
+    wheel = "" if inst.compiles else ", even to fetch its prebuilt wheel,"
     return _finding(
         inst,
-        f"flash-attn's setup.py needs nvcc{wheel}, and this stage has none: the install fails "
-        "('CUDA_HOME environment variable is not set' or no such file .../bin/nvcc)",
-        why,
+        f"flash-attn's setup.py needs nvcc{wheel} and this stage has none: the install fails",
+        [
+            *why,
+            "it fails with 'OSError: CUDA_HOME environment variable is not set', or with no such file "
+            ".../bin/nvcc where a CUDA_HOME has no compiler",
+        ],
         "build from a CUDA devel image (nvidia/cuda:X-devel-..., pytorch/pytorch:...-devel), install "
         "cuda-nvcc first, or install a release wheel by its URL",
         Severity.ERROR,
@@ -126,8 +129,8 @@ def _version(inst: Install, nvcc: toolchain.Known) -> Finding | None:
     if have.major != torch_cuda.major:
         return _finding(
             inst,
-            f"compiling flash-attn with nvcc {have} for a torch built with CUDA {cuda.value}: torch refuses a "
-            "different CUDA major ('The detected CUDA version ... mismatches')",
+            f"compiling flash-attn with nvcc {have} for a torch built with CUDA {cuda.value}: torch refuses "
+            "another CUDA major",
             [*notes, f"torch {t['major_mismatch'].at}: {t['major_mismatch'].text}"],
             f"install a CUDA {torch_cuda.major}.x toolkit, or the torch build for CUDA {have.major}",
             Severity.ERROR,

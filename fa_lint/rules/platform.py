@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from packaging.markers import InvalidMarker, Marker
 from packaging.version import Version
 
 from fa_lint.kb import Release
@@ -23,7 +22,7 @@ from fa_lint.machine import target as _target
 from fa_lint.machine import toolchain
 from fa_lint.model import FLASH_ATTN, SUBDIRECTORIES, Finding, Severity
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._installs import FA3, Install, installs
+from fa_lint.rules._installs import FA3, Install, installs, suits
 from fa_lint.rules._wheels import fits
 
 PLATFORM_UNSUPPORTED = Rule(
@@ -55,38 +54,54 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 
 def _platforms(inst: Install) -> Iterator[Finding]:
-    """One finding for the Windows and macOS targets the install lands on, the certain runs first."""
+    """One finding for the Windows and macOS targets the install lands on, the certain runs first.
+
+    macOS has no CUDA: the install cannot succeed. Windows builds where a CUDA toolkit and MSVC are
+    installed (setup.py has Windows flags), after a long compile: certain failure only on a job that
+    installs no toolkit."""
     found = []
+    platforms = [p for p in inst.target.platforms if p.scope in ("", inst.req.scope)]
+    if any(p.scope and p.scope == inst.req.scope for p in platforms):  # a pixi feature's own list
+        platforms = [p for p in platforms if p.scope == inst.req.scope or p.certain_run]
     for name in ("windows", "macos"):
-        there = [p for p in inst.target.platforms if p.name == name]
+        there = [p for p in platforms if p.name == name]
         if there and not _excluded(inst.req.marker, name):
             ran = [p for p in there if p.certain_run]
             found.append(((ran or there)[0], bool(ran)))
     if not found:
         return
-    labels = " and ".join("Windows" if p.name == "windows" else "macOS" for p, _ in found)
-    certain = any(ran for _, ran in found) and not inst.req.possible
+    toolkit = inst.target.nvcc(inst.step)
+    fails = [
+        ran and (p.name == "macos" or toolkit is None or toolkit.value == "none") for p, ran in found
+    ]
+    labels = " and ".join(_LABEL[p.name] for p, _ in found)
+    notes = [f"{_LABEL[p.name]} from {p.where}" + ("" if ran else " (declared, not run)") for p, ran in found]
+    notes.append("flash-attn's release wheels are Linux-only (linux_x86_64)")
+    if any(p.name == "macos" for p, _ in found):
+        notes.append("macOS has no CUDA: setup.py cannot build there")
+    if any(p.name == "windows" for p, _ in found):
+        notes.append("on Windows setup.py builds only with a CUDA toolkit and MSVC, for an hour or more")
     yield PLATFORM_UNSUPPORTED.finding(
         inst.req.location,
-        f"{inst.req.name} is installed on {labels}, where it has no wheel and its build fails; add the "
-        "marker ; sys_platform == 'linux'",
-        severity=Severity.ERROR if certain else Severity.WARNING,
+        f"{inst.req.name} is installed on {labels}, which it has no wheels for; add ; sys_platform == 'linux'",
+        severity=Severity.ERROR if any(fails) and not inst.req.possible else Severity.WARNING,
         package=inst.req.name,
         requirement=inst.req.raw,
         environment=inst.env.name,
-        notes=(
-            *(f"{'Windows' if p.name == 'windows' else 'macOS'} from {p.where}" for p, _ in found),
-            "flash-attn's release wheels are Linux-only (linux_x86_64); its setup.py needs CUDA's nvcc and "
-            "has no macOS build",
-        ),
+        notes=tuple(notes),
         help=f"install it only on Linux: {inst.req.name}; sys_platform == 'linux'",
     )
+
+
+_LABEL = {"windows": "Windows", "macos": "macOS"}
 
 
 def _excluded(marker: str | None, platform: str) -> bool:
     """Whether the requirement's marker leaves it out on this platform."""
     if not marker:
         return False
+    from packaging.markers import InvalidMarker, Marker  # only for a marker on a non-Linux target
+
     try:
         return not Marker(marker).evaluate(dict(_ENVIRONMENTS[platform]))
     except (InvalidMarker, KeyError, TypeError, ValueError):
@@ -140,7 +155,7 @@ def _finding(
 ) -> Finding:
     near = _importable(ctx, inst, have)
     machine = f"glibc {have}" if have is not None else "musl"
-    fix = f"use flash-attn=={near}, built on an older glibc" if near else "build it from source on this image"
+    fix = f"use flash-attn=={near}" if near else "build it from source here"
     notes = [
         f"the machine's C library: {machine}, from {where}",
         f"{release}'s wheels were built on {runner} (glibc {needs}; {at}) and are tagged linux_x86_64, so "
@@ -152,8 +167,7 @@ def _finding(
         notes.append("FLASH_ATTENTION_FORCE_BUILD=TRUE compiles it against this image's glibc (needs nvcc)")
     return PLATFORM_UNSUPPORTED.finding(
         inst.req.location,
-        f"flash-attn {release}'s prebuilt wheel needs a newer glibc than this machine's {machine}: importing "
-        f"it fails with 'GLIBC_x not found'; {fix}",
+        f"flash-attn {release}'s wheel needs a newer glibc than the machine's {machine} to import; {fix}",
         severity=Severity.ERROR if certain else Severity.WARNING,
         package=FLASH_ATTN,
         requirement=inst.req.raw,
@@ -171,7 +185,9 @@ def _importable(ctx: Context, inst: Install, have: Version | None) -> Release | 
         if not ctx.policy.good(r) or r.version.is_prerelease:
             continue
         built = _runner_glibc(r)
-        if built is not None and built[0] <= have and fits(r, inst.tools) is not False:
+        if built is None or built[0] > have or fits(r, inst.tools) is False:
+            continue
+        if suits(r, inst.target, inst.tools):
             return r
     return None
 

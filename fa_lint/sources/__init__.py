@@ -116,6 +116,9 @@ SOURCES: dict[str, Source] = {
             # templates (Makefile.in, config.h.in, MANIFEST.in). The head of the file tells them apart.
             ("*.in",),
         ),
+        # SkyPilot tasks and Kubernetes manifests have any name: a YAML file no format above claims is
+        # read when its head names accelerators, GPU node labels or instance types
+        Source("cluster", "cluster", (), ("*.yaml", "*.yml")),
         Source("makefile", "makefile", ()),  # picked up only when named on the command line
         Source("python-version", "python_version", (".python-version",)),
     )
