@@ -4,8 +4,9 @@
 Maintainer script; fa-lint never runs it. Two public records, read from git checkouts, never guessed:
 
 - docker-library/official-images: ``library/<repo>`` lists every tag of an official image with the folder
-  it is built from (``Directory: 3.12/slim-bookworm``) or, for ubuntu, the release number among its tags. The whole history is read, so a tag that is no longer built (``python:3.8``,
-  ``ubuntu:20.04``) maps to what it last pointed at.
+  it is built from (``Directory: 3.12/slim-bookworm``) or, for ubuntu, the release number among its
+  tags. The whole history is read, so a tag that is no longer built (``python:3.8``, ``ubuntu:20.04``)
+  maps to what it last pointed at.
 - mayeut/pep600_compliance: ``cache/x86_64/<distro>-<version>.json`` holds the ``glibc_version`` that
   project measured in each distribution's own container image (files it dropped are read from history).
 
@@ -60,12 +61,16 @@ def blocks(text: str) -> Iterator[dict[str, str]]:
 
 
 def tags_of(block: dict[str, str]) -> list[str]:
-    return [t.strip() for t in f"{block.get('Tags', '')},{block.get('SharedTags', '')}".split(",") if t.strip()]
+    return [
+        t.strip() for t in f"{block.get('Tags', '')},{block.get('SharedTags', '')}".split(",") if t.strip()
+    ]
 
 
 def show(repo: Path, commit: str, path: str) -> str:
     """A file at a commit; empty where that commit deleted it."""
-    proc = subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{path}"], capture_output=True, text=True)
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "show", f"{commit}:{path}"], check=False, capture_output=True, text=True
+    )
     return proc.stdout if proc.returncode == 0 else ""
 
 
@@ -82,7 +87,9 @@ def suites(repo: Path) -> dict[str, str]:
         for block in blocks(show(repo, commit, "library/debian")):
             tags = tags_of(block)
             numbers = [t for t in tags if re.fullmatch(r"\d+", t)]
-            names = [t for t in tags if re.fullmatch(r"[a-z]+", t) and t not in ("latest", "stable", "testing")]
+            names = [
+                t for t in tags if re.fullmatch(r"[a-z]+", t) and t not in ("latest", "stable", "testing")
+            ]
             if len(numbers) == 1 and len(names) == 1 and not names[0].startswith(("old", "un", "exp", "rc")):
                 found[names[0]] = f"debian-{numbers[0]}"
     return found

@@ -313,7 +313,8 @@ def nvcc_threads(text: str, where: str) -> dict[str, Any]:
     """``--threads N`` of every nvcc: N from NVCC_THREADS (with a default) or fixed."""
     tree = ast.parse(text)
     func = next(
-        (f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == "append_nvcc_threads"), None
+        (f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == "append_nvcc_threads"),
+        None,
     )
     if func is None:
         return {"env": False, "default": None, "at": where, "text": "no append_nvcc_threads"}
@@ -324,7 +325,9 @@ def nvcc_threads(text: str, where: str) -> dict[str, Any]:
             and ast.unparse(node.values[0]) == "os.getenv('NVCC_THREADS')"
             and isinstance(node.values[1], ast.Constant)
         ):
-            return fact(where, node.lineno, line_of(text, node.lineno), env=True, default=node.values[1].value)
+            return fact(
+                where, node.lineno, line_of(text, node.lineno), env=True, default=node.values[1].value
+            )
     for node in ast.walk(func):
         if isinstance(node, ast.List):
             items = [e.value for e in node.elts if isinstance(e, ast.Constant)]
@@ -430,9 +433,13 @@ def wheel_builds(text: str, where: str, archs: list[dict[str, Any]], variable: d
     runners, os_line = _axis(matrix, "os", where)
     cudas, cuda_line = _axis(matrix, "cuda-version", where)
     lines = text.splitlines()
-    install = next((i for i, s in enumerate(lines) if re.search(r"cuda: \$\{\{ matrix\.cuda-version \}\}", s)), None)
+    install = next(
+        (i for i, s in enumerate(lines) if re.search(r"cuda: \$\{\{ matrix\.cuda-version \}\}", s)), None
+    )
     if install is None:
-        install = next((i for i, s in enumerate(lines) if "cu${{ matrix.cuda-version }}-${{ runner.os }}.sh" in s), None)
+        install = next(
+            (i for i, s in enumerate(lines) if "cu${{ matrix.cuda-version }}-${{ runner.os }}.sh" in s), None
+        )
     if install is None:
         raise FactsError(f"{where}: no step installs the matrix CUDA")
     build = next((i for i, s in enumerate(lines) if "setup.py bdist_wheel" in s), None)
@@ -546,11 +553,15 @@ def fa3_facts(repo: Path, rev: str) -> dict[str, Any]:
         raise FactsError(f"{commit}: no {FA3_SETUP} or {FA3_API}")
     lines = setup.splitlines()
     floor = nvcc_floor(setup, where)
-    base = next(i for i, s in enumerate(lines) if re.search(r'cc_flag\.append\("arch=compute_90a,code=sm_90a"\)', s))
+    base = next(
+        i for i, s in enumerate(lines) if re.search(r'cc_flag\.append\("arch=compute_90a,code=sm_90a"\)', s)
+    )
     sm80 = next(i for i, s in enumerate(lines) if "cuda_post_cflags_sm80 = [" in s)
     # which source files each rule compiles: '_sm90.cu' with cc_flag, '_sm80.cu' with sm_80 instead
     rule80 = next(i for i, s in enumerate(lines) if "source_file.endswith('_sm80.cu')" in s)
-    disable = next(i for i, s in enumerate(lines) if re.search(r'os\.getenv\("FLASH_ATTENTION_DISABLE_SM80"', s))
+    disable = next(
+        i for i, s in enumerate(lines) if re.search(r'os\.getenv\("FLASH_ATTENTION_DISABLE_SM80"', s)
+    )
     sm100_sources = [i for i, s in enumerate(lines) if "_sm100.cu" in s and "endswith" not in s]
     runtime = runtime_check_fa3(api, f"{commit}:{FA3_API}")
     return {
@@ -614,12 +625,17 @@ TORCH_FACTS = {
     "user_arch_flags": r"if 'arch' in flag:\s*\n\s*return \[\]",
     # otherwise TORCH_CUDA_ARCH_LIST decides, then the visible GPUs
     "arch_list_variable": r"_arch_list = os\.environ\.get\('TORCH_CUDA_ARCH_LIST', None\)",
-    "visible_gpus": r"for i in range\(torch\.cuda\.device_count\(\)\):\s*\n\s*capability = torch\.cuda\.get_device_capability",
+    "visible_gpus": (
+        r"for i in range\(torch\.cuda\.device_count\(\)\):\s*\n"
+        r"\s*capability = torch\.cuda\.get_device_capability"
+    ),
     # _get_num_workers: MAX_JOBS, else ninja's own default
     "max_jobs": r"max_jobs = os\.environ\.get\('MAX_JOBS'\)",
     "ninja_default": r"'Allowing ninja to set a default number of workers",
     # _check_cuda_version: a different major raises, a different minor warns
-    "major_mismatch": r"if cuda_ver\.major != torch_cuda_version\.major:\s*\n\s*raise RuntimeError\(CUDA_MISMATCH_MESSAGE",
+    "major_mismatch": (
+        r"if cuda_ver\.major != torch_cuda_version\.major:\s*\n\s*raise RuntimeError\(CUDA_MISMATCH_MESSAGE"
+    ),
     "minor_mismatch": r"logger\.warning\(CUDA_MISMATCH_WARN",
     # _join_cuda_home, called by CUDAExtension's library_paths: no CUDA_HOME raises OSError
     "no_cuda_home": r"raise OSError\('CUDA_HOME environment variable is not set",
@@ -663,7 +679,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kb", type=Path, default=ROOT / "fa_lint/kb/flash_attn.json", help="the release list")
     ap.add_argument("--sdist-dir", type=Path, help="sdists of releases without a git tag")
     ap.add_argument("--download-sdists", action="store_true", help="download missing sdists from PyPI")
-    ap.add_argument("--torch", type=Path, help="a torch/utils/cpp_extension.py (default: the installed torch)")
+    ap.add_argument(
+        "--torch", type=Path, help="a torch/utils/cpp_extension.py (default: the installed torch)"
+    )
     ap.add_argument("--output", type=Path, default=ROOT / "fa_lint/kb/builds.json")
     args = ap.parse_args(argv)
     try:
@@ -691,7 +709,10 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
             files = sdist_files(_sdist(args, filename), *wanted)
             out.append(release_facts(r["version"], source, files, filename))
     head = subprocess.run(
-        ["git", "-C", str(args.repo), "log", "-1", "--format=%H %cs"], check=True, capture_output=True, text=True
+        ["git", "-C", str(args.repo), "log", "-1", "--format=%H %cs"],
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.split()
     return {
         "schema": 1,

@@ -59,7 +59,9 @@ def image(reference: str) -> Host | None:
     if tags is None:
         return None
     distro = tags.get(tag) or _suite(name, tag)
-    return distro_host(distro, f"{name}:{tag} is {distro or 'an unknown release'}", nvcc=doc["official_nvcc"]["nvcc"])
+    return distro_host(
+        distro, f"{name}:{tag} is {distro or 'an unknown release'}", nvcc=doc["official_nvcc"]["nvcc"]
+    )
 
 
 def _suite(name: str, tag: str) -> str | None:

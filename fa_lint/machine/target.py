@@ -111,7 +111,7 @@ class Machines:
         self.images: dict[tuple[str, str], Image] = {}
         paths = set()
         for env in envs:
-            path, scope = split(env.name)
+            path = split(env.name)[0]
             paths.add(path)
             for img in env.images:
                 self.images[path, img.scope] = img
@@ -136,7 +136,13 @@ class Machines:
         own += self.by_scope.get((path, ""), []) if scope else []
         settings = tuple(s for s in own if s.kind in ("env", "toolkit"))
         # platforms a manifest declares hold for the whole file, a pixi feature's for its own scope
-        own += [s for (p, sc), found in self.by_scope.items() if p == path and sc not in chain and sc for s in found if s.kind == "platform"]
+        own += [
+            s
+            for (p, sc), found in self.by_scope.items()
+            if p == path and sc not in chain and sc
+            for s in found
+            if s.kind == "platform"
+        ]
         host, where = self._host(path, chain, own)
         gpus = tuple(_gpu_targets(own)) or tuple(
             t._replace(possible=True) for t in _gpu_targets(self.repository)
@@ -250,4 +256,3 @@ def version(text: str) -> Version | None:
         return Version(text) if text and text != "none" else None
     except InvalidVersion:
         return None
-

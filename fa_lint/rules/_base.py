@@ -14,7 +14,16 @@ from packaging.version import Version
 from fa_lint.environments import SEQUENTIAL, Environment
 from fa_lint.kb import KnowledgeBase
 from fa_lint.machine import toolchain
-from fa_lint.model import BuildConfig, Finding, Include, Location, ParseProblem, Requirement, Setting, Severity
+from fa_lint.model import (
+    BuildConfig,
+    Finding,
+    Include,
+    Location,
+    ParseProblem,
+    Requirement,
+    Setting,
+    Severity,
+)
 from fa_lint.resolve import Assessment, Policy, assess, assessed_as
 
 if TYPE_CHECKING:

@@ -75,8 +75,12 @@ def _all(ctx: Context) -> Iterator[Install]:
             continue
         target = ctx.target(env)
         tools = ctx.toolchain(env)
+        # a source table (pixi's git entry, uv's [tool.uv.sources]) is the install where nothing else asks
+        asked = {r.name for r in reqs if r.kind in (Kind.INSTALL, Kind.OVERRIDE)}
         for req in reqs:
-            if req.kind not in _KINDS or req.unresolved or (req.location, env.name) in seen:
+            if req.unresolved or (req.location, env.name) in seen:
+                continue
+            if req.kind not in _KINDS and not (req.kind is Kind.SOURCE and req.name not in asked):
                 continue
             seen.add((req.location, env.name))
             yield _install(ctx, env, req, target, tools)
@@ -103,10 +107,12 @@ def _path(req: Requirement) -> str:
         return "wheel"
     if req.tool == "conda" and req.scope != "pip":
         return "conda"
+    if req.kind is Kind.LOCK and not req.build and not url.startswith("git+"):
+        # a locked sdist from an index (its URL, or the lock's tool builds what it pins) runs setup.py
+        sdist = url.endswith((".tar.gz", ".zip")) or req.tool in ("uv", "pdm", "poetry", "pipenv")
+        return "index" if sdist else "wheel"
     if req.build or url or req.kind is Kind.SOURCE:
         return "build"
-    if req.kind is Kind.LOCK:
-        return "index" if req.tool in ("uv", "pdm", "poetry", "pipenv") else "wheel"
     return "index"
 
 
@@ -133,9 +139,12 @@ def suits(release: Release, target: Target, tools: Toolchain) -> bool:
     machine = target.glibc
     if machine is not None and facts.wheels is not None and len(facts.wheels.runners) == 1:
         host = _images.runner(facts.wheels.runners[0])
-        if host is not None and host.glibc is not None:
-            if machine.value == "musl" or Version(machine.value) < Version(host.glibc):
-                return False
+        if (
+            host is not None
+            and host.glibc is not None
+            and (machine.value == "musl" or Version(machine.value) < Version(host.glibc))
+        ):
+            return False
     cuda = tools.cuda.value if tools.cuda else ""
     major = int(cuda.split(".")[0]) if cuda[:1].isdigit() else None
     for t in target.gpus:

@@ -50,7 +50,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         # one finding per install: the most certain GPU leads, the others follow in the notes
         found.sort(key=lambda gp: (gp[0].possible, not gp[1][3]))
         (gpu, (headline, notes, help_, certain)), rest = found[0], found[1:]
-        severity = Severity.ERROR if (certain and not gpu.possible) or _every(inst, found) else Severity.WARNING
+        severity = (
+            Severity.ERROR if (certain and not gpu.possible) or _every(inst, found) else Severity.WARNING
+        )
         yield GPU_ARCH_UNSUPPORTED.finding(
             inst.req.location,
             headline,
@@ -115,7 +117,10 @@ def _problem(inst: Install, gpu: _Gpu) -> Problem | None:
             return (
                 f"flash-attn {release} cannot run on compute capability {cc}: FlashAttention 2 needs "
                 "an Ampere (8.0) or newer GPU",
-                (f"{release} checks {refuses}", "it raises 'FlashAttention only supports Ampere GPUs or newer.'"),
+                (
+                    f"{release} checks {refuses}",
+                    "it raises 'FlashAttention only supports Ampere GPUs or newer.'",
+                ),
                 "run FlashAttention 2 on an 8.0+ GPU, or use PyTorch's scaled_dot_product_attention there",
                 True,
             )
@@ -181,14 +186,17 @@ def _built(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
         return None
     why = [f"{a.evidence.at}: {a.evidence.text}" for a in facts.archs]
     if value is not None and facts.variable is not None:
-        notes.append(f"{facts.variable.name}={value} ({facts.variable.evidence.at}: setup.py tests membership)")
+        notes.append(
+            f"{facts.variable.name}={value} ({facts.variable.evidence.at}: setup.py tests membership)"
+        )
     if nvcc_known is not None:
         notes.append(f"nvcc {nvcc_known.value or '(version unknown)'} from {nvcc_known.where}")
     return (
         f"this build of flash-attn {release} compiles no kernel for compute capability {cc} "
         f"(it compiles sm_{', sm_'.join(sorted(certain, key=_key)) or '(none)'})",
         (*notes, *why[:4]),
-        f"add sm_{gpu.cc[0]}{gpu.cc[1]}'s arch to the build ({facts.variable.name if facts.variable else 'a newer release'})",
+        f"add sm_{gpu.cc[0]}{gpu.cc[1]} to the build"
+        + (f" ({facts.variable.name})" if facts.variable else ", or use a release that compiles it"),
         not maybe,
     )
 
@@ -200,7 +208,10 @@ def _fa3(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
     return (
         f"FlashAttention 3 ({FA3}) has no kernel for compute capability {cc}: it builds sm_90a (Hopper) "
         "and sm_80 kernels",
-        (f"{fa3.evidence.at}: {fa3.evidence.text}", f"{fa3.runtime.evidence.at}: {fa3.runtime.evidence.text}"),
+        (
+            f"{fa3.evidence.at}: {fa3.evidence.text}",
+            f"{fa3.runtime.evidence.at}: {fa3.runtime.evidence.text}",
+        ),
         "use FlashAttention 3 on H100/H200 (or 8.x), FA2 or flash-attn-4 elsewhere",
         True,
     )

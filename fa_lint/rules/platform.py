@@ -20,7 +20,7 @@ from fa_lint.kb import builds as _builds
 from fa_lint.kb import images as _images
 from fa_lint.machine import target as _target
 from fa_lint.machine import toolchain
-from fa_lint.model import FLASH_ATTN, SUBDIRECTORIES, Finding, Severity
+from fa_lint.model import FLASH_ATTN, SUBDIRECTORIES, Finding, Kind, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._installs import FA3, Install, installs, suits
 from fa_lint.rules._wheels import fits
@@ -42,7 +42,8 @@ _ENVIRONMENTS = {
 
 def check(ctx: Context) -> Iterator[Finding]:
     for inst in installs(ctx):
-        if inst.req.name in (FLASH_ATTN, FA3):  # CUDA extensions; flash-attn-4 is Python (CuTe DSL)
+        # CUDA extensions (flash-attn-4 is Python, on the CuTe DSL); a lock entry is for one platform
+        if inst.req.name in (FLASH_ATTN, FA3) and inst.req.kind is not Kind.LOCK:
             yield from _platforms(inst)
         if inst.req.name == FLASH_ATTN:
             found = _glibc(ctx, inst)
@@ -71,9 +72,7 @@ def _platforms(inst: Install) -> Iterator[Finding]:
     if not found:
         return
     toolkit = inst.target.nvcc(inst.step)
-    fails = [
-        ran and (p.name == "macos" or toolkit is None or toolkit.value == "none") for p, ran in found
-    ]
+    fails = [ran and (p.name == "macos" or toolkit is None or toolkit.value == "none") for p, ran in found]
     labels = " and ".join(_LABEL[p.name] for p, _ in found)
     notes = [f"{_LABEL[p.name]} from {p.where}" + ("" if ran else " (declared, not run)") for p, ran in found]
     notes.append("flash-attn's release wheels are Linux-only (linux_x86_64)")
@@ -83,7 +82,7 @@ def _platforms(inst: Install) -> Iterator[Finding]:
         notes.append("on Windows setup.py builds only with a CUDA toolkit and MSVC, for an hour or more")
     yield PLATFORM_UNSUPPORTED.finding(
         inst.req.location,
-        f"{inst.req.name} is installed on {labels}, which it has no wheels for; add ; sys_platform == 'linux'",
+        f"{inst.req.name} is installed on {labels}, which it has no wheels for; add ; sys_platform == 'linux'",  # noqa: E501
         severity=Severity.ERROR if any(fails) and not inst.req.possible else Severity.WARNING,
         package=inst.req.name,
         requirement=inst.req.raw,
@@ -125,14 +124,21 @@ def _runner_glibc(release: Release) -> tuple[Version, str, str] | None:
 def _glibc(ctx: Context, inst: Install) -> Finding | None:
     release = inst.release
     machine = inst.target.glibc
-    if release is None or machine is None or inst.path not in ("index", "wheel") or inst.compiles is not False:
+    if (
+        release is None
+        or machine is None
+        or inst.path not in ("index", "wheel")
+        or inst.compiles is not False
+    ):
         return None
     built = _runner_glibc(release)
     if built is None:
         return None
     needs, runner, at = built
     if machine.value == "musl":
-        return _finding(ctx, inst, release, None, f"{machine.where}: musl, not glibc", needs, runner, at, True)
+        return _finding(
+            ctx, inst, release, None, f"{machine.where}: musl, not glibc", needs, runner, at, True
+        )
     have = Version(machine.value)
     if have >= needs:
         return None
@@ -173,7 +179,9 @@ def _finding(
         requirement=inst.req.raw,
         environment=inst.env.name,
         notes=tuple(notes),
-        help=f"require flash-attn=={near}" if near else "set FLASH_ATTENTION_FORCE_BUILD=TRUE, or use a newer base image",
+        help=f"require flash-attn=={near}"
+        if near
+        else "set FLASH_ATTENTION_FORCE_BUILD=TRUE, or use a newer base image",
     )
 
 

@@ -98,6 +98,9 @@ class Scanner:
         if not words:
             return None
         head = posixpath.basename(words[0].text)
+        found = toolkit(words)
+        if found is not None:
+            self._setting("toolkit", found[2], found[1], self._location(found[0]), possible)
         if head in SHELLS:
             flags = [w for w in words[1:] if w.text.startswith("-")]
             rest = [w for w in words[1:] if not w.text.startswith("-")]
@@ -107,9 +110,6 @@ class Scanner:
         if head == "git":
             self.clones.git(words[1:], state, make)
             return None
-        found = toolkit(words)
-        if found is not None:
-            self._setting("toolkit", "apt", found[1], self._location(found[0]), possible)
         inst = install(words)
         if inst is None:
             return None

@@ -22,10 +22,21 @@ _TOOLKIT = re.compile(
 )
 
 
-def toolkit(words: list[Word]) -> tuple[Word, str] | None:
-    """The CUDA toolkit package an ``apt-get``/``dnf`` install command installs, and its version ("12.1",
-    or "" when the name says none), or None."""
-    if not words or posixpath.basename(words[0].text) not in _MANAGERS:
+# NVIDIA's runfile installer: sh cuda_12.1.0_530.30.02_linux.run --toolkit --silent
+_RUNFILE = re.compile(r"(?:^|/)cuda_(\d+)\.(\d+)(?:\.\d+)?_[\w.]*linux[\w.-]*\.run$")
+
+
+def toolkit(words: list[Word]) -> tuple[Word, str, str] | None:
+    """The CUDA toolkit a command installs: a package of the system's package manager
+    (``apt-get install cuda-nvcc-12-1``) or NVIDIA's runfile (``sh cuda_12.1.0_..._linux.run``), its
+    version ("12.1", or "" when the name says none), and how ("apt", "runfile"); or None."""
+    if not words:
+        return None
+    for w in words[:2]:
+        m = _RUNFILE.search(w.text)
+        if m:
+            return w, f"{m.group(1)}.{m.group(2)}", "runfile"
+    if posixpath.basename(words[0].text) not in _MANAGERS:
         return None
     rest = [w for w in words[1:] if not w.text.startswith("-")]
     if not rest or rest[0].text != "install":
@@ -34,5 +45,5 @@ def toolkit(words: list[Word]) -> tuple[Word, str] | None:
         m = _TOOLKIT.match(w.text)
         if m:
             major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-            return w, f"{major}.{minor}" if major else ""
+            return w, f"{major}.{minor}" if major else "", _MANAGERS[posixpath.basename(words[0].text)]
     return None

@@ -111,7 +111,9 @@ def _affinity(index: TextIndex, text: str, expressions: yaml.SequenceNode) -> It
         values = yamldoc.get(expr, "values")
         if not (isinstance(label, yaml.ScalarNode) and str(label.value) in _LABELS):
             continue
-        if not (isinstance(op, yaml.ScalarNode) and op.value == "In" and isinstance(values, yaml.SequenceNode)):
+        if not (
+            isinstance(op, yaml.ScalarNode) and op.value == "In" and isinstance(values, yaml.SequenceNode)
+        ):
             continue
         found = [v for v in values.value if isinstance(v, yaml.ScalarNode)]
         for v in found:
@@ -124,7 +126,10 @@ def _accelerators(index: TextIndex, text: str, node: yaml.Node) -> Iterator[Sett
     if isinstance(node, yaml.ScalarNode):
         start, end = yamldoc.span(node, text)
         body = text[start:end]
-        names = [(m.group(1), start + m.start(1), start + m.end(1)) for m in re.finditer(r"([A-Za-z][\w-]*)(?::\d+)?", body)]
+        names = [
+            (m.group(1), start + m.start(1), start + m.end(1))
+            for m in re.finditer(r"([A-Za-z][\w-]*)(?::\d+)?", body)
+        ]
         for name, a, b in names:
             yield Setting(index.location(a, b), "gpu", "accelerators", name, possible=len(names) > 1)
     elif isinstance(node, yaml.MappingNode):
@@ -139,6 +144,8 @@ def _accelerators(index: TextIndex, text: str, node: yaml.Node) -> Iterator[Sett
             yield _setting(index, text, v, "gpu", "accelerators", name, len(items) > 1)
 
 
-def _setting(index: TextIndex, text: str, node: yaml.Node, kind: str, name: str, value: str, possible: bool) -> Setting:
+def _setting(
+    index: TextIndex, text: str, node: yaml.Node, kind: str, name: str, value: str, possible: bool
+) -> Setting:
     start, end = yamldoc.span(node, text)
     return Setting(index.location(start, end), kind, name, value, possible=possible)

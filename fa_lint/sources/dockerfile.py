@@ -195,6 +195,11 @@ def _instruction(index: TextIndex, ins: Instruction, state: _State, scanner: Sca
         words = [w.strip("\"'") for w in args.split() if w != "\\"]
         stage = next((w for w in words if w.startswith("--from=")), None)
         words = [w for w in words if not w.startswith("--")]
+        if stage is not None and any("cuda" in w for w in words[:-1]):
+            # COPY --from=nvidia/cuda:12.1.1-devel-... /usr/local/cuda /usr/local/cuda: a toolkit copied in
+            m = re.search(r"nvidia/cuda:(\d+\.\d+)", stage)
+            where = index.location(ins.args, ins.end)
+            yield Setting(where, "toolkit", "COPY --from", m.group(1) if m else "", state.stage, scanner.step)
         if len(words) >= 2:
             dest = posixpath.join(state.workdir, words[-1])
             for src in words[:-1]:
@@ -208,7 +213,9 @@ def _instruction(index: TextIndex, ins: Instruction, state: _State, scanner: Sca
         _run(index, ins, state, scanner)
 
 
-def _assign(index: TextIndex, ins: Instruction, args: str, state: _State, scanner: Scanner) -> Iterator[Setting]:
+def _assign(
+    index: TextIndex, ins: Instruction, args: str, state: _State, scanner: Scanner
+) -> Iterator[Setting]:
     """ARG and ENV values; those a build reads (``BUILD_VARIABLES``) are settings of the stage's
     installs from here on (an ``ARG`` with no default: set from outside, value unknown)."""
     found = list(re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|\S*)", args))

@@ -12,9 +12,9 @@ import yaml
 from packaging.specifiers import SpecifierSet
 
 from fa_lint.model import BUILD_VARIABLES, Kind, Parsed, ParseProblem, Requirement, Setting
-from fa_lint.sources.dockerfile import image
 from fa_lint.shell.scanner import Scanner
 from fa_lint.shell.variables import Scope, State
+from fa_lint.sources.dockerfile import image
 from fa_lint.syntax import yamldoc
 from fa_lint.syntax.text import TextIndex
 
@@ -38,7 +38,8 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             continue
         scope = scanner.scope = f"job:{job_name}"
         matrix = _matrix(job)
-        yield from _machine(index, text, job, root, scope, matrix)
+        if root is not None:
+            yield from _machine(index, text, job, root, scope, matrix)
         for step in steps.value:
             yield from _setup_python(index, text, step, f"job:{job_name}")
             yield from _toolkit(index, text, step, scope, matrix, scanner.step)
@@ -72,7 +73,9 @@ def _matrix(job: yaml.Node) -> Matrix:
                     if isinstance(v, yaml.ScalarNode):
                         out.setdefault(k, []).append((str(v.value), v))
         elif isinstance(node, yaml.SequenceNode):
-            out.setdefault(key, []).extend((str(v.value), v) for v in node.value if isinstance(v, yaml.ScalarNode))
+            out.setdefault(key, []).extend(
+                (str(v.value), v) for v in node.value if isinstance(v, yaml.ScalarNode)
+            )
     return out
 
 
@@ -125,12 +128,24 @@ def _toolkit(
 ) -> Iterator[Setting]:
     """``uses: Jimver/cuda-toolkit@...`` with ``cuda: 12.1.0``: an nvcc of that version from here on."""
     uses = yamldoc.get(step, "uses")
-    if not isinstance(uses, yaml.ScalarNode) or not str(uses.value).lower().startswith("jimver/cuda-toolkit@"):
+    if not isinstance(uses, yaml.ScalarNode) or not str(uses.value).lower().startswith(
+        "jimver/cuda-toolkit@"
+    ):
         return
     for value, node, possible in _values(yamldoc.get(yamldoc.get(step, "with"), "cuda"), matrix):
         m = re.match(r"(\d+\.\d+)", value)
         if m:
-            yield _setting(index, text, node, "toolkit", "Jimver/cuda-toolkit", m.group(1), scope, after, possible=possible)
+            yield _setting(
+                index,
+                text,
+                node,
+                "toolkit",
+                "Jimver/cuda-toolkit",
+                m.group(1),
+                scope,
+                after,
+                possible=possible,
+            )
 
 
 def _setup_python(index: TextIndex, text: str, step: yaml.Node, scope: str) -> Iterator[Parsed]:

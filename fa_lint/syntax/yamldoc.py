@@ -110,8 +110,8 @@ def load_all(index: TextIndex) -> list[yaml.Node] | ParseProblem:
     try:
         loader = _Loader(index.text)
         try:
-            while loader.check_node():  # type: ignore[no-untyped-call]
-                node = loader.get_node()  # type: ignore[no-untyped-call]
+            while loader.check_node():
+                node = loader.get_node()
                 if node is not None:
                     docs.append(node)
         finally:
