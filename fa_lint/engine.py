@@ -18,6 +18,7 @@ from fa_lint.model import (
     BuildConfig,
     FileResult,
     Finding,
+    Image,
     ParseProblem,
     Requirement,
     Setting,
@@ -104,7 +105,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     hidden = set(files) - reached(files, [t.path for t in targets])
     requirements: list[Requirement] = []
     configs: list[BuildConfig] = []
-    machine: list[Setting] = []
+    machine: list[Setting | Image] = []
     for f in files.values():
         for rec in f.records:
             if isinstance(rec, Requirement):
@@ -113,8 +114,8 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
                 problems.append(rec)
             elif isinstance(rec, BuildConfig):
                 configs.append(rec)
-            elif isinstance(rec, Setting):
-                machine.append(rec)
+            elif isinstance(rec, (Setting, Image)):
+                machine.append(rec)  # what the files say about the machines (a stage's image too)
     environments = build(files, {t.path for t in (*targets, *context)})
     ctx = Context(
         base,

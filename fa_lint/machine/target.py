@@ -42,6 +42,7 @@ class GpuTarget(NamedTuple):
     gpu: Gpu
     where: str  # "ci.yml:12:15 (runs-on: a100)"
     possible: bool  # one of several the files allow
+    remote: bool = False  # said by another file (a Kubernetes manifest): the install may not run there
 
 
 class Platform(NamedTuple):
@@ -104,19 +105,16 @@ def _conda_version(req: Requirement) -> str:
 class Machines:
     """Targets for a run's environments, from every Setting and Image the files hold."""
 
-    def __init__(self, settings: Iterable[Setting], environments: Iterable[Environment]) -> None:
+    def __init__(self, settings: Iterable[Setting | Image], environments: Iterable[Environment]) -> None:
         self.by_scope: dict[tuple[str, str], list[Setting]] = defaultdict(list)
         self.repository: list[Setting] = []  # settings of files that install nothing
-        envs = tuple(environments)
-        self.images: dict[tuple[str, str], Image] = {}
-        paths = set()
-        for env in envs:
-            path = split(env.name)[0]
-            paths.add(path)
-            for img in env.images:
-                self.images[path, img.scope] = img
+        self.images: dict[tuple[str, str], Image] = {}  # every stage's, one that installs nothing too
+        paths = {split(env.name)[0] for env in environments}
         for s in settings:
             path = s.location.path
+            if isinstance(s, Image):
+                self.images.setdefault((path, s.scope), s)
+                continue
             if path in paths:
                 self.by_scope[path, s.scope].append(s)
             elif s.kind in ("gpu", "instance", "runner"):
@@ -145,7 +143,7 @@ class Machines:
         ]
         host, where = self._host(path, chain, own)
         gpus = tuple(_gpu_targets(own)) or tuple(
-            t._replace(possible=True) for t in _gpu_targets(self.repository)
+            t._replace(possible=True, remote=True) for t in _gpu_targets(self.repository)
         )
         conda = tuple(r for r in env.members if r.name in CONDA_NVCC and r.tool == "conda")
         return Target(gpus, tuple(_platforms(own)), host, where, settings, conda)

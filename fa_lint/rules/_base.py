@@ -17,6 +17,7 @@ from fa_lint.machine import toolchain
 from fa_lint.model import (
     BuildConfig,
     Finding,
+    Image,
     Include,
     Location,
     ParseProblem,
@@ -64,7 +65,7 @@ class Context:
         unfollowed: tuple[tuple[Include, str], ...] = (),
         environments: tuple[Environment, ...] = (),
         builds: tuple[BuildConfig, ...] = (),
-        settings: tuple[Setting, ...] = (),
+        settings: tuple[Setting | Image, ...] = (),
     ) -> None:
         self.kb = kb
         self.policy = policy

@@ -38,8 +38,8 @@ PACKAGES = frozenset(SUBDIRECTORIES.values()) | toolchain.PACKAGES | _target.CON
 class _Gpu:
     """A GPU the install is for: a named one, or a capability an arch list names."""
 
-    def __init__(self, cc: Capability, label: str, where: str, possible: bool) -> None:
-        self.cc, self.label, self.where, self.possible = cc, label, where, possible
+    def __init__(self, cc: Capability, label: str, where: str, possible: bool, remote: bool = False) -> None:
+        self.cc, self.label, self.where, self.possible, self.remote = cc, label, where, possible, remote
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -71,12 +71,12 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 def _every(inst: Install, found: list[tuple[_Gpu, Problem]]) -> bool:
     """Every GPU the files allow fails, each certainly: the target is certain to fail, whichever it is."""
-    return len(found) == len(_gpus(inst)) and all(p[3] for _, p in found)
+    return len(found) == len(_gpus(inst)) and all(p[3] and not g.remote for g, p in found)
 
 
 def _gpus(inst: Install) -> list[_Gpu]:
     out = [
-        _Gpu(t.gpu.cc, f"{t.gpu.name} (compute capability {t.gpu.capability})", t.where, t.possible)
+        _Gpu(t.gpu.cc, f"{t.gpu.name} (compute capability {t.gpu.capability})", t.where, t.possible, t.remote)
         for t in inst.target.gpus
     ]
     listed = inst.target.variable("TORCH_CUDA_ARCH_LIST", inst.step)
