@@ -7,6 +7,7 @@ base image's glibc and flavor (images.json), torch's cpp_extension.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -502,3 +503,22 @@ def test_fal011_notes_the_stage_and_suggests_what_runs_there(project: Any) -> No
     assert any("no nvcc" in n and "FAL015" in n for n in f["notes"])
     # the nearest release with a torch 2.4 wheel that also imports on glibc 2.31: built on ubuntu-20.04
     assert f["help"] in ("require flash-attn==2.6.3", "require flash-attn==2.7.4.post1"), f["help"]
+
+
+# --- real files (tests/data/realworld/machine/README.md says where each comes from) -------------------
+
+REALWORLD = Path(__file__).parent / "data/realworld/machine"
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("axolotl-base/Dockerfile-base", [(51, "FAL011", "warning"), (51, "FAL013", "warning")]),
+        ("skypilot-vicuna/train.yaml", [(40, "FAL002", "warning"), (40, "FAL012", "warning")]),
+        ("reenvision-base-flash/Dockerfile", [(38, "FAL011", "warning")]),
+        ("slurm-a100/finetune_a100.sh", [(16, "FAL002", "warning")]),
+    ],
+)
+def test_realworld(path: str, expected: list[tuple[int, str, str]]) -> None:
+    r = run("--format", "json", "--isolated", str(REALWORLD / path))
+    assert [(f["line"], f["code"], f["severity"]) for f in r.json["findings"]] == expected

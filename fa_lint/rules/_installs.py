@@ -30,6 +30,9 @@ from fa_lint.rules._base import Context
 from fa_lint.rules._wheels import fits
 
 FA3, FA4 = "flash-attn-3", "flash-attn-4"
+# the release workflow's uploads: the wheels the release facts (build OS, archs) describe; other hosts'
+# wheels of the same name (mjun0812/flash-attention-prebuild-wheels, a company mirror) are built elsewhere
+RELEASES = "https://github.com/Dao-AILab/flash-attention/releases/download/"
 FAMILY = (FLASH_ATTN, FA3, FA4)
 _KINDS = (Kind.INSTALL, Kind.OVERRIDE, Kind.LOCK)
 
@@ -52,6 +55,11 @@ class Install(NamedTuple):
     def variable(self, name: str) -> str | None:
         known = self.target.variable(name, self.step)
         return known.value if known is not None else None
+
+    @property
+    def official(self) -> bool:
+        """What installs is a wheel the release workflow built: setup.py's download, or its URL."""
+        return self.path == "index" or (self.path == "wheel" and (self.req.url or "").startswith(RELEASES))
 
     @property
     def forced(self) -> bool:

@@ -139,6 +139,8 @@ def _glibc(ctx: Context, inst: Install) -> Finding | None:
         return _finding(
             ctx, inst, release, None, f"{machine.where}: musl, not glibc", needs, runner, at, True
         )
+    if not inst.official:
+        return None  # a wheel built elsewhere: its glibc is not the release workflow's
     have = Version(machine.value)
     if have >= needs:
         return None

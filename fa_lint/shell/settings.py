@@ -1,4 +1,5 @@
-"""What a command says about the machine: a CUDA toolkit it installs with the system's package manager.
+"""What a command says about the machine: a CUDA toolkit it installs (the system's package manager,
+NVIDIA's runfile, an HPC ``module load cuda/12.1``).
 
 ``apt-get install cuda-nvcc-12-1``, ``apt install -y cuda-toolkit-12-4``, ``dnf install cuda-toolkit``,
 ``apt-get install nvidia-cuda-toolkit``: after it, the stage has an nvcc (of that version, where the
@@ -22,6 +23,7 @@ _TOOLKIT = re.compile(
 )
 
 
+_MODULE = re.compile(r"^(?:cuda|CUDA|cudatoolkit|nvhpc)(?:/(\d+)\.(\d+)[\w.-]*)?$")
 # NVIDIA's runfile installer: sh cuda_12.1.0_530.30.02_linux.run --toolkit --silent
 _RUNFILE = re.compile(r"(?:^|/)cuda_(\d+)\.(\d+)(?:\.\d+)?_[\w.]*linux[\w.-]*\.run$")
 
@@ -36,7 +38,14 @@ def toolkit(words: list[Word]) -> tuple[Word, str, str] | None:
         m = _RUNFILE.search(w.text)
         if m:
             return w, f"{m.group(1)}.{m.group(2)}", "runfile"
-    if posixpath.basename(words[0].text) not in _MANAGERS:
+    head = posixpath.basename(words[0].text)
+    if head in ("module", "ml"):  # HPC environment modules: module load cuda/12.1
+        for w in words[1:]:
+            m = _MODULE.match(w.text)
+            if m:
+                return w, f"{m.group(1)}.{m.group(2)}" if m.group(1) else "", "module"
+        return None
+    if head not in _MANAGERS:
         return None
     rest = [w for w in words[1:] if not w.text.startswith("-")]
     if not rest or rest[0].text != "install":

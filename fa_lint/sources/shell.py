@@ -15,7 +15,7 @@ NAME = "shell"
 # sbatch reads #SBATCH lines before the first command; a GPU type is the part of a GPU request before
 # its count: --gres=gpu:a100:2, --gpus=v100:1, --gpus-per-node=h100:8 (a bare count names no type)
 _SBATCH = re.compile(
-    r"^#SBATCH[ \t]+--(?:gres[= ]gpu|gpus(?:-per-(?:node|task|socket))?[= ])[:]?([A-Za-z][\w.-]*):\d+",
+    r"^#SBATCH\b[^\n]*?--(?:gres[= ]gpu:|gpus(?:-per-(?:node|task|socket))?[= ])([A-Za-z][\w.-]*):\d+",
     re.M,
 )
 
