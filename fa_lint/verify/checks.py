@@ -16,6 +16,7 @@ from packaging.version import InvalidVersion, Version
 
 from fa_lint import kb
 from fa_lint.kb import transformers as tf
+from fa_lint.verify import machine
 
 PROBE = Path(__file__).with_name("probe.py")
 Status = Literal["pass", "fail", "skip"]
@@ -204,6 +205,7 @@ class Verification:
                 target=name,
             )
         origin, said = self._origin(name)
+        self.state["origin"] = origin
         return self._check(
             "distributions",
             "pass",
@@ -297,7 +299,14 @@ class Verification:
             return self._check("import", "pass", f"import {target.module} ({out.result.get('file')})")
         message = out.crash or out.error or "import failed"
         details: dict[str, Any] = {"error": message}
-        if "undefined symbol" in message:
+        libc = self.state["env"].get("libc") or []
+        why = machine.glibc(
+            target.version, message, libc[1] if len(libc) == 2 and libc[0] == "glibc" else None
+        )
+        if why is not None and target.distribution == "flash-attn":
+            details["diagnosis"] = f"the wheel was built on a newer OS: {why}"
+            message = f"{message.splitlines()[0][:240]} -- {details['diagnosis']}"
+        elif "undefined symbol" in message:
             details.update(self._abi(target))
             message = f"{message.splitlines()[0][:240]} -- {details['diagnosis']}"
         return self._check("import", "fail", message, **details)
@@ -446,6 +455,16 @@ class Verification:
             return self._check(
                 "kernel", "skip", f"{target.function} has no block_table or page_table to call with"
             )
+        runs, arch = None, ""
+        if isinstance(sm, list) and len(sm) == 2:
+            cuda = torch.result.get("cuda")
+            runs, arch = machine.arch(
+                target.distribution, target.version, self.state.get("origin"), (sm[0], sm[1]), cuda
+            )
+        if runs is False:  # the call would only raise or find no kernel: say which, and why
+            return self._check(
+                "kernel", "fail", f"{arch} (on {capability})", capability=capability, arch=arch
+            )
         if target.distribution == "flash-attn" and self.page_size % FA2_PAGE_MULTIPLE:
             return self._check(
                 "kernel",
@@ -462,7 +481,12 @@ class Verification:
         out = self.probe("kernel", args, timeout=max(self.probe.timeout, 600))
         if not out.ok:
             reason = out.crash or out.error or "probe failed"
-            return self._check("kernel", "fail", f"{reason} (on {capability})", capability=capability)
+            return self._check(
+                "kernel",
+                "fail",
+                f"{reason} (on {capability}){'; ' + arch if arch else ''}",
+                capability=capability,
+            )
         if "skipped" in out.result:
             return self._check("kernel", "fail" if self.require_gpu else "skip", out.result["skipped"])
         results = out.result["results"]
@@ -474,6 +498,12 @@ class Verification:
             for r in results
         )
         device = f"{out.result['device']} ({capability})" if capability else out.result["device"]
+        after = f"; {arch}" if arch else ""
         return self._check(
-            "kernel", "fail" if bad else "pass", f"{device}: {figures}", capability=capability, **out.result
+            "kernel",
+            "fail" if bad else "pass",
+            f"{device}: {figures}{after}",
+            capability=capability,
+            arch=arch,
+            **out.result,
         )
