@@ -100,9 +100,16 @@ def test_setup_py_name_rule(base: kb.KnowledgeBase, version: str, torch_cuda: st
 
 
 def test_unknown_and_unfetched_releases(base: kb.KnowledgeBase) -> None:
-    for version in ("0.2.0", "2.0.0.post1", "2.8.3.post2"):  # no tag: the workflow is not known
-        release = base.get(version)
-        assert release is not None and release.wheels is None
+    # no tag, but the sdist's setup.py has no BASE_WHEEL_URL (checked by hand in each sdist): pip compiles
+    for version in ("0.2.0", "0.2.6.post1", "2.0.0.post1"):
+        w = wheels(base, version)
+        assert not w.fetched
+        assert w.evidence == {
+            "setup": {"at": f"flash_attn-{version}.tar.gz:setup.py", "text": "no BASE_WHEEL_URL"}
+        }
+    # no tag, and its sdist's setup.py fetches wheels: which ones its workflow built is not known
+    release = base.get("2.8.3.post2")
+    assert release is not None and release.wheels is None
     # before v2.0.6 setup.py has no BASE_WHEEL_URL: pip always compiles
     assert not wheels(base, "2.0.4").fetched
     assert wheels(base, "2.0.6").fetched

@@ -81,10 +81,17 @@ def _no_wheel(ctx: Context) -> Iterator[Finding]:
             paged = [r for r in a.admitted if ctx.policy.good(r)]
             if not paged or a.newer or a.verdict is Verdict.UNKNOWN:
                 continue  # no paged KV at all is FAL001's; past the KB nothing is known
-            if any(fits(r, tools) is not False for r in paged):
-                continue  # one has a wheel, or fa-lint cannot tell
+            found = [fits(r, tools) for r in paged]
+            if any(found):
+                continue  # one has a wheel
+            unknown = [r for r, f in zip(paged, found, strict=True) if f is None]
+            if unknown and any(r.wheels is None for r in unknown):
+                continue  # a release with no tag to read: fa-lint cannot tell
             seen.add(req.location)
-            yield _no_wheel_finding(ctx, env, req, paged, tools)
+            if unknown:  # a torch newer than the tag: only a wheel attached later would serve it
+                yield _unknown_finding(env, req, unknown, tools)
+            else:
+                yield _no_wheel_finding(ctx, env, req, paged, tools)
 
 
 def _from_index(req: Requirement) -> bool:
@@ -136,6 +143,43 @@ def _no_wheel_finding(
         environment=env.name,
         notes=tuple(notes),
         help=help_,
+    )
+
+
+def _unknown_finding(env: Environment, req: Requirement, unknown: list[Release], tools: Toolchain) -> Finding:
+    """An info, never a warning: the release's own workflow built no wheel for this torch, but a wheel
+    may have been attached after the tag, and nothing fa-lint reads offline lists those."""
+    torch = tools.torch
+    assert torch is not None
+    release = unknown[-1]  # the release a resolver picks from the range
+    w = release.wheels
+    assert w is not None and release.tagged is not None
+    later = w.later.torch.get(torch.value) if w.later else None
+    came = f"came out {later.released[:10]}, " if later else "is newer than fa-lint's torch list, so "
+    template, parts = (f"flash-attn {release}", {}) if len(unknown) == 1 else subject(req)
+    headline = fit(
+        f"whether {template} has a prebuilt wheel for torch {{torch}} is unknown (newer than its tag)",
+        torch=torch.value,
+        **parts,
+    )
+    notes = (
+        f"v{release}'s release workflow built wheels for torch {span(w.torch)}; torch {torch.value} {came}"
+        f"after v{release} was tagged ({release.tagged[:10]}): a wheel for it exists only if one was built "
+        "and attached to the release later (build.yml's workflow_dispatch), which no file fa-lint reads lists",
+        f"if there is none, pip compiles it: {COMPILE}",
+        f"torch {torch.value} from {torch.where}",
+    )
+    return NO_PREBUILT_WHEEL.finding(
+        req.location,
+        headline,
+        severity=Severity.INFO,
+        package=FLASH_ATTN,
+        requirement=req.raw,
+        admitted=tuple(str(r) for r in unknown),
+        environment=env.name,
+        notes=notes,
+        help=f"check v{release}'s release assets for a torch{torch.value} wheel, or use a torch its "
+        f"workflow built ({span(w.torch)})",
     )
 
 
