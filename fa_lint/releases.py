@@ -32,6 +32,9 @@ class Query(NamedTuple):
         return any(self)
 
 
+NO_QUERY = Query()
+
+
 class Column(NamedTuple):
     title: str
     cell: Callable[[Release, Query], str]
@@ -167,7 +170,7 @@ def columns(q: Query) -> tuple[Column, ...]:
     return tuple(c for c in COLUMNS if bool(q) or not c.filtered)
 
 
-def record(release: Release, q: Query = Query()) -> dict[str, Any]:
+def record(release: Release, q: Query = NO_QUERY) -> dict[str, Any]:
     w = release.wheels
     wheels: dict[str, Any] | None = None
     if w is not None:
@@ -197,18 +200,18 @@ def record(release: Release, q: Query = Query()) -> dict[str, Any]:
     return out
 
 
-def row(release: Release, q: Query = Query()) -> tuple[str, ...]:
+def row(release: Release, q: Query = NO_QUERY) -> tuple[str, ...]:
     return tuple(c.cell(release, q) for c in columns(q))
 
 
-def text(releases: Sequence[Release], q: Query = Query()) -> str:
+def text(releases: Sequence[Release], q: Query = NO_QUERY) -> str:
     rows = [tuple(c.title for c in columns(q)), *(row(r, q) for r in releases)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:]]) + "\n"
 
 
-def markdown(releases: Sequence[Release], q: Query = Query()) -> str:
+def markdown(releases: Sequence[Release], q: Query = NO_QUERY) -> str:
     titles = [c.title for c in columns(q)]
     lines = ["| " + " | ".join(titles) + " |", "|" + "---|" * len(titles)]
     lines += ["| " + " | ".join(row(r, q)) + " |" for r in releases]

@@ -72,6 +72,23 @@ def fa4_block_table_on_cuda(files: Files) -> Evidence:
     return admitted if admitted and kvcache else None
 
 
+def fa4_supported(files: Files) -> Evidence:
+    """``attn_implementation="flash_attention_4"`` imports flash-attn-4 (``from flash_attn.cute import``)."""
+    return _grep(files, r"modeling_flash_attention_utils\.py$", r"from flash_attn\.cute import")
+
+
+def fa4_no_kvcache(files: Files) -> Evidence:
+    """flash-attn-4 gets no kvcache entry point: ``flash_attn_with_kvcache = None  # not supported yet``."""
+    fa4 = fa4_supported(files)
+    if fa4 is None:
+        return None
+    lines = files[fa4[0]].splitlines()
+    for n in range(fa4[1], min(fa4[1] + 6, len(lines))):  # the lines right after the FA4 import
+        if re.search(r"flash_attn_with_kvcache = None", lines[n]):
+            return fa4[0], n + 1
+    return None
+
+
 def block_table_silently_dropped(files: Files) -> Evidence:
     """Kwargs processing passes block_table or page_table only if the kernel has one; else drops it."""
     if block_table_key_check(files):
@@ -105,7 +122,9 @@ def fa2_kernel(files: Files) -> tuple[str, Evidence] | None:
     """The Hub kernel transformers loads for flash_attention_2 when it does not accept the installed
     flash-attn (or there is none) and the ``kernels`` package is installed: "repo" or "rocm-repo|repo"."""
     path = "transformers/modeling_utils.py"
-    ev = _grep(files, re.escape(path) + "$", r'applicable_attn_implementation = "kernels-community/flash-attn')
+    ev = _grep(
+        files, re.escape(path) + "$", r'applicable_attn_implementation = "kernels-community/flash-attn'
+    )
     if ev is not None:
         line = files[path].splitlines()[ev[1] - 1]
         return line.split('"')[1], ev
@@ -152,7 +171,9 @@ def sliding_window_no_block_table(files: Files) -> Evidence:
 
 def block_table_switch(files: Files) -> Evidence:
     """``ContinuousBatchingConfig(max_blocks_per_request=0)`` turns the block-table decode path off."""
-    return _grep(files, r"generation/configuration_utils\.py$", r"Setting this to 0 disables the fast decode path")
+    return _grep(
+        files, r"generation/configuration_utils\.py$", r"Setting this to 0 disables the fast decode path"
+    )
 
 
 def block_table_on_by_default(files: Files) -> Evidence:
@@ -175,6 +196,8 @@ FACTS: dict[str, Callable[[Files], Evidence]] = {
     "fa2_block_table_on_cuda": fa2_block_table_on_cuda,
     "block_table_silently_dropped": block_table_silently_dropped,
     "fa4_block_table_on_cuda": fa4_block_table_on_cuda,
+    "fa4_supported": fa4_supported,
+    "fa4_no_kvcache": fa4_no_kvcache,
     "cb_counts_kernels": cb_counts_kernels,
     "sliding_window_no_block_table": sliding_window_no_block_table,
     "block_table_switch": block_table_switch,
@@ -246,7 +269,9 @@ def main(argv: list[str] | None = None) -> int:
         steps[name] = []
         for version, value, ev in values:
             if not steps[name] or steps[name][-1]["value"] != value:
-                steps[name].append({"since": version, "value": value, "evidence": f"{ev[0]}:{ev[1]}" if ev else None})
+                steps[name].append(
+                    {"since": version, "value": value, "evidence": f"{ev[0]}:{ev[1]}" if ev else None}
+                )
     doc = {
         "schema": 2,
         "generator": "scripts/build_transformers_kb.py",

@@ -55,7 +55,7 @@ class KnowledgeBase:
     pypi_snapshot: str
     fa3: dict[str, Any]
     # when torch series came out, and since when wheels can be added to a release after its tag
-    later: Later = Later(None, None, {})
+    later: Later = _wheels.NO_LATER
 
     @property
     def date(self) -> str:

@@ -44,6 +44,8 @@ class TransformersFacts(NamedTuple):
     sliding_window_off: Version | None = None  # sliding-window layers never take the block-table path
     block_table_switch: Version | None = None  # max_blocks_per_request=0 turns the block-table path off
     xpu_block_table: Version | None = None  # FA2 on XPU (the Hub kernel) takes the block-table path
+    fa4_supported: Version | None = None  # attn_implementation="flash_attention_4" imports flash_attn.cute
+    fa4_no_kvcache: Version | None = None  # ... with `flash_attn_with_kvcache = None  # not supported yet`
 
     def minimum_flash_attn(self, transformers: Version) -> Version | None:
         found = [minimum for since, minimum in self.fa2_minimum if transformers >= since]
@@ -82,7 +84,9 @@ def from_dict(doc: dict[str, Any]) -> TransformersFacts:
         return tuple((Version(s["since"]), str(s["value"])) for s in doc.get(name, ()))
 
     until = facts["block_table_key_check"].get("until")
-    evidence = {k: f"transformers {v['since']}: {v['evidence']}" for k, v in facts.items() if v.get("evidence")}
+    evidence = {
+        k: f"transformers {v['since']}: {v['evidence']}" for k, v in facts.items() if v.get("evidence")
+    }
     for name in ("fa2_minimum_on_cuda", "fa2_kernel_fallback", "kernels_range"):
         for s in doc.get(name, ()):
             evidence[f"{name} {s['since']}"] = f"transformers {s['since']}: {s['evidence']}"
@@ -102,6 +106,8 @@ def from_dict(doc: dict[str, Any]) -> TransformersFacts:
         sliding_window_off=maybe("sliding_window_no_block_table"),
         block_table_switch=maybe("block_table_switch"),
         xpu_block_table=maybe("xpu_block_table"),
+        fa4_supported=maybe("fa4_supported"),
+        fa4_no_kvcache=maybe("fa4_no_kvcache"),
     )
 
 

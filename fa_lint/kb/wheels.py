@@ -64,6 +64,9 @@ class Later:
     torch: Mapping[str, TorchSeries]
 
 
+NO_LATER = Later(None, None, {})  # a knowledge base without the dates: nothing is judged unknown
+
+
 @dataclass(frozen=True)
 class Wheels:
     """The prebuilt wheels of one release; ``fetched`` False: its setup.py fetches none."""
@@ -130,9 +133,9 @@ class Wheels:
             v = Version(cuda)
         except InvalidVersion:
             return None  # a CPU or ROCm torch: setup.py names no CUDA wheel it could find
-        for series, major, named in self.overrides:
+        for series, major, to in self.overrides:
             if torch == series and major in (None, str(v.major)):
-                return "".join(named.split(".")[: self.cuda_digits])
+                return "".join(to.split(".")[: self.cuda_digits])
         mapping = self.cuda_map or {}
         named = mapping.get(str(v.major), mapping.get("*")) if mapping else f"{v.major}.{v.minor}"
         if named is None:
@@ -190,8 +193,10 @@ class Wheels:
         series = later.torch.get(torch)
         if series is None:
             return True  # a torch the KB's snapshot of the index does not have yet: newer than it
-        dates = list(series.cpython.values()) if python is None else [series.cpython.get(p) for p in python]
-        return any(d is not None and d > self.tagged for d in dates)
+        dates = (
+            list(series.cpython.values()) if python is None else [series.cpython.get(p, "") for p in python]
+        )
+        return any(d > self.tagged for d in dates)  # "": that torch has no wheel for this CPython
 
     def later_torch(self) -> tuple[str, ...]:
         """The torch series whose wheels can only have come after the tag (for any CPython)."""

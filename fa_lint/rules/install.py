@@ -164,8 +164,9 @@ def _unknown_finding(env: Environment, req: Requirement, unknown: list[Release],
     )
     notes = (
         f"v{release}'s release workflow built wheels for torch {span(w.torch)}; torch {torch.value} {came}"
-        f"after v{release} was tagged ({release.tagged[:10]}): a wheel for it exists only if one was built "
-        "and attached to the release later (build.yml's workflow_dispatch), which no file fa-lint reads lists",
+        f"after v{release} was tagged ({release.tagged[:10]}): a wheel for it exists only if one was "
+        "built and attached to the release later (build.yml's workflow_dispatch), which no file fa-lint "
+        "reads lists",
         f"if there is none, pip compiles it: {COMPILE}",
         f"torch {torch.value} from {torch.where}",
     )
