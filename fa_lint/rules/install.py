@@ -53,6 +53,16 @@ PIP_RULE = (
     "the legacy 'setup.py bdist_wheel', which sees torch"
 )
 PIP_253 = Version("25.3")
+# uv 0.11.0 refused match-runtime for a package without static metadata, flash-attn among them ("Extra
+# build requirement `torch` was declared with `match-runtime = true`, but `flash-attn` does not declare
+# static metadata, making runtime-matching impossible"); 0.11.1 reverted it. Sources: astral-sh/uv#18690
+# (the report) and #18692 (the revert), embeddings-benchmark/mteb#4295 (the error as CI printed it),
+# PrimeIntellect-ai/verifiers#1112 ("uv 0.11.1+ is allowed again").
+MATCH_RUNTIME_UV = (
+    'match-runtime needs uv other than 0.11.0, which refuses it for flash-attn ("`flash-attn` does not '
+    'declare static metadata, making runtime-matching impossible"; fixed in 0.11.1): keep '
+    '[tool.uv] required-version = ">=0.11.1" or setup-uv\'s version off 0.11.0'
+)
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -393,6 +403,7 @@ def _project(ctx: Context, env: Environment, req: Requirement) -> Finding | None
                 NO_TORCH,
                 "uv builds every sdist in isolation unless [tool.uv] no-build-isolation-package names it "
                 "or [tool.uv.extra-build-dependencies] gives it torch",
+                MATCH_RUNTIME_UV,
             ),
             help='add [tool.uv.extra-build-dependencies] flash-attn = [{ requirement = "torch", '
             'match-runtime = true }], or no-build-isolation-package = ["flash-attn"] with torch '
