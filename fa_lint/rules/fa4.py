@@ -28,7 +28,7 @@ DEPENDENCIES = ("nvidia-cutlass-dsl", "quack-kernels")
 
 FLASH_ATTN_4 = Rule(
     "FAL017",
-    "flash-attn-4",
+    "flash-attn-cute",
     Severity.INFO,
     "What a flash-attn-4 requirement installs and can do: paged KV only through "
     "flash_attn_varlen_func(page_table=...), on some GPUs, and no block table from transformers.",
