@@ -157,6 +157,17 @@ def test_an_old_release_stays_a_warning_for_a_later_torch(project: Any) -> None:
     assert "no prebuilt wheel for torch 2.6" in f["message"]
 
 
+def test_a_warning_names_a_release_that_may_have_a_wheel(project: Any) -> None:
+    # v2.8.3.post1 was tagged 2026-06-10, after torch 2.10 (2026-01-21), and built torch 2.4-2.8 only: no.
+    # v2.8.3 was tagged 2025-08-14, before torch 2.10: unknown, so the headline claims no "none has one"
+    project({"requirements.txt": "torch==2.10.0\nflash-attn==2.8.3.post1\n"})
+    (f,) = found("FAL011")
+    assert f["severity"] == "warning"
+    assert f["message"].endswith("pip compiles it; 2.8.3 may have one (unknown)")
+    assert "no release with paged KV has one" not in f["message"]
+    assert any("after v2.8.3 was tagged (2025-08-14)" in n for n in f["notes"])
+
+
 def test_fal011_on_a_lock_entry(project: Any) -> None:
     project(
         {

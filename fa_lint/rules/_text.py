@@ -279,8 +279,13 @@ def _refused(
         return f"{refuses}, so {fails}"
     rocm = f" ({kernel.rocm_repo} on ROCm)" if kernel.rocm_repo else ""
     accepted = f"`kernels`{pretty(kernel.kernels) and ' ' + pretty(kernel.kernels)}"
+    auto = (
+        " (continuous batching switches to it by itself too: `kernels_fallback_ok=True`)"
+        if facts.cb_counts_kernels is not None and version >= facts.cb_counts_kernels
+        else ""
+    )
     hub = (
-        f"loads the Hub kernel `{kernel.repo}`{rocm} instead and runs that, never this flash-attn: "
+        f"loads the Hub kernel `{kernel.repo}`{rocm} instead and runs that{auto}, never this flash-attn: "
         "whether it decodes with a block table is that kernel's, not this release's"
     )
     if kernels is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from packaging.specifiers import SpecifierSet
@@ -120,8 +120,20 @@ def _no_wheel_finding(
     assert torch is not None
     combo = lacking(paged[-1], tools)  # the release a resolver picks from the range
     near = _nearest(ctx, paged, tools)
+    # none surely has one: the nearest whose wheel for this torch is unknown (a torch newer than its tag)
+    maybe = (
+        None
+        if near
+        else _closest(ctx, paged, tools, (lambda r, t: fits(r, t) is None and r.wheels is not None,))
+    )
     template, parts = (f"flash-attn {paged[0]}", {}) if len(paged) == 1 else subject(req)
-    fix = f"use flash-attn=={near}" if near else "no release with paged KV has one"
+    fix = (
+        f"use flash-attn=={near}"
+        if near
+        else f"{maybe} may have one (unknown)"
+        if maybe
+        else "no release with paged KV has one"
+    )
     headline = fit(
         f"{template} has no prebuilt wheel for {{combo}}: pip compiles it; {fix}", combo=combo, **parts
     )
@@ -143,7 +155,19 @@ def _no_wheel_finding(
             f"{', '.join('cu' + c for c in w.cuda)}"
             + (f" (its torch {torch.value} wheel was built against the pre-release {built})" if built else "")
         )
-    help_ = f"require flash-attn=={near}" if near else "use a torch some release has wheels for"
+    if maybe is not None and maybe.tagged is not None:
+        notes.append(
+            f"torch {torch.value} came out after v{maybe} was tagged ({maybe.tagged[:10]}): whether a wheel "
+            "for it was attached to that release later is unknown"
+        )
+    help_ = (
+        f"require flash-attn=={near}"
+        if near
+        else f"check v{maybe}'s release assets for a torch{torch.value} wheel, or use a torch some release "
+        "has wheels for"
+        if maybe
+        else "use a torch some release has wheels for"
+    )
     return NO_PREBUILT_WHEEL.finding(
         req.location,
         headline,
@@ -203,11 +227,16 @@ def _nearest(ctx: Context, paged: list[Release], tools: Toolchain) -> Release | 
     return found
 
 
-def _closest(ctx: Context, paged: list[Release], tools: Toolchain) -> Release | None:
+def _closest(
+    ctx: Context,
+    paged: list[Release],
+    tools: Toolchain,
+    tests: tuple[Callable[[Release, Toolchain], bool], ...] = (),
+) -> Release | None:
     order = list(ctx.kb.installable)
     lo, hi = order.index(paged[0]), order.index(paged[-1])
     candidates = [r for r in order if ctx.policy.good(r) and not r.version.is_prerelease]
-    for good in (stable, lambda r, t: bool(fits(r, t))):
+    for good in tests or (stable, lambda r, t: bool(fits(r, t))):
         found = [r for r in candidates if good(r, tools)]
         if found:
             # nearest by position in the release list; a tie goes to the newer one
