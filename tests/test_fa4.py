@@ -97,6 +97,11 @@ def test_unpinned_with_pip_is_an_error(project: Any) -> None:
         {"requirements.txt": "--pre\nflash-attn-4\n"},
         {"Dockerfile": "FROM python:3.12\nRUN uv pip install --system flash-attn-4\n"},
         {"requirements.txt": "flash-attn-4>=4.0.0b30\n"},
+        {
+            "pyproject.toml": '[project]\nname = "x"\nversion = "0"\ndependencies = ["flash-attn-4"]\n',
+            "uv.lock": 'version = 1\n\n[[package]]\nname = "flash-attn-4"\nversion = "4.0.0b36"\n'
+            'source = { registry = "https://pypi.org/simple" }\n',
+        },
     ],
 )
 def test_pre_releases_allowed_mean_no_warning(project: Any, files: dict[str, str]) -> None:

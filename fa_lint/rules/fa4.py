@@ -44,6 +44,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         if _from_source(ctx, req):
             continue  # a git or URL source replaces the index: its version is not the pin's
+        if req.kind is not Kind.LOCK and any(e.of(FA4, locked=True) for e in ctx.environments_of(req)):
+            continue  # a lock says what installs: its entry is judged, not the manifest's range
         if kb is None:
             from fa_lint.kb import fa4  # read the first time a file asks for flash-attn-4
 
@@ -63,6 +65,8 @@ def _installer(ctx: Context, req: Requirement) -> str:
         return req.options.installer
     if req.tool == "uv" or any(b.tool == "uv" for b in ctx.builds if b.location.path == req.location.path):
         return "uv"
+    if any(r.tool == "uv" for env in ctx.environments_of(req) for r in env.locked):
+        return "uv"  # a project uv locks: uv resolves it
     return ""
 
 
