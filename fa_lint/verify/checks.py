@@ -1,5 +1,10 @@
 """The checks of ``fa-lint verify``: each runs probe steps in the target interpreter and says
-pass, fail or skip, with the reason a user needs."""
+pass, fail or skip, with the reason a user needs.
+
+This module is over 500 lines: the seven checks of one verification, with the reason texts they owe a user, share
+one state (what was imported, which entry point, where it came from); split by check, each module
+would reach back into the others. What a check knows of the machine is in ``verify/machine.py``.
+"""
 
 from __future__ import annotations
 
@@ -314,13 +319,10 @@ class Verification:
             return self._check("import", "pass", f"import {target.module} ({out.result.get('file')})")
         message = out.crash or out.error or "import failed"
         details: dict[str, Any] = {"error": message}
-        libc = self.state["env"].get("libc") or []
-        why = machine.glibc(
-            target.version, message, libc[1] if len(libc) == 2 and libc[0] == "glibc" else None
-        )
-        if why is not None and target.distribution == "flash-attn":
-            details["diagnosis"] = f"the wheel was built on a newer OS: {why}"
-            message = f"{message.splitlines()[0][:240]} -- {details['diagnosis']}"
+        why = machine.import_error(target.distribution, target.version, message, self.state["env"])
+        if why is not None:
+            details["diagnosis"] = why
+            message = f"{message.splitlines()[0][:240]} -- {why}"
         elif "undefined symbol" in message:
             details.update(self._abi(target))
             message = f"{message.splitlines()[0][:240]} -- {details['diagnosis']}"
@@ -470,12 +472,7 @@ class Verification:
             return self._check(
                 "kernel", "skip", f"{target.function} has no block_table or page_table to call with"
             )
-        runs, arch = None, ""
-        if isinstance(sm, list) and len(sm) == 2:
-            cuda = torch.result.get("cuda")
-            runs, arch = machine.arch(
-                target.distribution, target.version, self.state.get("origin"), (sm[0], sm[1]), cuda
-            )
+        runs, arch = machine.gpu(target.distribution, target.version, self.state.get("origin"), torch.result)
         if runs is False:  # the call would only raise or find no kernel: say which, and why
             return self._check(
                 "kernel", "fail", f"{arch} (on {capability})", capability=capability, arch=arch
@@ -514,12 +511,6 @@ class Verification:
             for r in results
         )
         device = f"{out.result['device']} ({capability})" if capability else out.result["device"]
-        after = f"; {arch}" if arch else ""
-        return self._check(
-            "kernel",
-            "fail" if bad else "pass",
-            f"{device}: {figures}{after}",
-            capability=capability,
-            arch=arch,
-            **out.result,
-        )
+        status = "fail" if bad else "pass"
+        reason = f"{device}: {figures}" + (f"; {arch}" if arch else "")
+        return self._check("kernel", status, reason, capability=capability, arch=arch, **out.result)

@@ -4,6 +4,7 @@ against the compute capability torch reports and the glibc the interpreter runs 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
@@ -19,6 +20,25 @@ def _facts(version: str) -> tuple[kb.Release, builds.BuildFacts] | None:
         return None
     facts = builds.load().get(release.version) if release is not None else None
     return (release, facts) if release is not None and facts is not None else None
+
+
+def gpu(
+    distribution: str, version: str, origin: str | None, torch: dict[str, Any]
+) -> tuple[bool | None, str]:
+    """``arch`` for the capability and CUDA the torch probe reported; (None, "") without a capability."""
+    sm = torch.get("capability")
+    if not (isinstance(sm, list) and len(sm) == 2):
+        return None, ""
+    return arch(distribution, version, origin, (int(sm[0]), int(sm[1])), torch.get("cuda"))
+
+
+def import_error(distribution: str, version: str, message: str, env: dict[str, Any]) -> str | None:
+    """An import that failed with ``GLIBC_x not found``: the diagnosis, or None for other errors."""
+    libc = env.get("libc") or []
+    if distribution != "flash-attn":
+        return None
+    why = glibc(version, message, libc[1] if len(libc) == 2 and libc[0] == "glibc" else None)
+    return f"the wheel was built on a newer OS: {why}" if why else None
 
 
 def arch(
