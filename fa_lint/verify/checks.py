@@ -1,9 +1,10 @@
 """The checks of ``fa-lint verify``: each runs probe steps in the target interpreter and says
 pass, fail or skip, with the reason a user needs.
 
-This module is over 500 lines: the seven checks of one verification, with the reason texts they owe a user, share
-one state (what was imported, which entry point, where it came from); split by check, each module
-would reach back into the others. What a check knows of the machine is in ``verify/machine.py``.
+This module is over 500 lines: the seven checks of one verification, with the reason texts they
+owe a user, share one state (what was imported, which entry point, where it came from); split by
+check, each module would reach back into the others. What a check knows of the machine is in
+``verify/machine.py``.
 """
 
 from __future__ import annotations
