@@ -163,6 +163,7 @@ class Verification:
             executable=env["executable"],
             python=env["python"],
             platform=env["platform"],
+            libc=env.get("libc") or None,
         )
 
     # -- 2 --------------------------------------------------------------------------------------
