@@ -254,6 +254,8 @@ class ParseProblem(NamedTuple):
 
 # The environment variables flash-attn's setup.py and torch's cpp_extension read while building, which
 # files set to say how (and for which GPUs) flash-attn compiles; a Setting of kind "env" names one.
+# conda packages that bring an nvcc (fa_lint.machine.target reads their versions)
+CONDA_NVCC = frozenset({"cuda-nvcc", "cuda-toolkit", "cudatoolkit-dev", "cuda-compiler", "cuda"})
 BUILD_VARIABLES = frozenset(
     {
         "FLASH_ATTN_CUDA_ARCHS",

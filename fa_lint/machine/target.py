@@ -31,10 +31,9 @@ from fa_lint.kb import images as _images
 from fa_lint.kb.gpus import Gpu
 from fa_lint.kb.images import Host
 from fa_lint.machine.toolchain import Known
-from fa_lint.model import Image, Requirement, Setting
+from fa_lint.model import CONDA_NVCC, Image, Requirement, Setting
 
 # conda packages that put an nvcc in the environment (conda-forge and the nvidia channel)
-CONDA_NVCC = frozenset({"cuda-nvcc", "cuda-toolkit", "cudatoolkit-dev", "cuda-compiler", "cuda"})
 PLATFORMS = ("windows", "macos", "linux")
 
 

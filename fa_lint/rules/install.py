@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -12,15 +12,16 @@ from packaging.version import Version
 from fa_lint.environments import Environment
 from fa_lint.kb import Release
 from fa_lint.machine import toolchain
-from fa_lint.machine.target import Target
 from fa_lint.machine.toolchain import TORCH, Toolchain
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
 from fa_lint.resolve import Verdict
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._installs import machine_notes, suits
 from fa_lint.rules._text import fit, subject
 from fa_lint.rules._wheels import fits, lacking, missing, span, stable
 from fa_lint.rules.versions import JUDGED
+
+if TYPE_CHECKING:
+    from fa_lint.machine.target import Target
 
 NO_PREBUILT_WHEEL = Rule(
     "FAL011",
@@ -121,6 +122,8 @@ def _no_wheel_finding(
     torch = tools.torch
     assert torch is not None
     combo = lacking(paged[-1], tools)  # the release a resolver picks from the range
+    from fa_lint.rules._installs import machine_notes  # the machine's facts: only for this finding
+
     target = ctx.target(env)
     near = _nearest(ctx, paged, tools, target)
     # none surely has one: the nearest whose wheel for this torch is unknown (a torch newer than its tag)
@@ -239,6 +242,8 @@ def _closest(
     target: Target,
     tests: tuple[Callable[[Release, Toolchain], bool], ...] = (),
 ) -> Release | None:
+    from fa_lint.rules._installs import suits
+
     order = list(ctx.kb.installable)
     lo, hi = order.index(paged[0]), order.index(paged[-1])
     candidates = [
