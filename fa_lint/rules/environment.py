@@ -126,31 +126,34 @@ def _notes(
 
 
 def _stale(env: Environment, ctx: Context) -> Iterator[Finding]:
+    """FAL006. Both sides are compared as PEP 440 compares them, local labels included: a lock entry
+    ``2.8.3+cu.13.0.torch.2.11`` (custom indexes publish such builds) is what ``==2.8.3+cu.13.0.torch.2.11``
+    and ``==2.8.3`` ask for, and not what ``==2.8.3+cu12`` asks for."""
     locked = [r for r in env.of(FLASH_ATTN, locked=True) if r.version is not None]
     manifest = [r for r in env.of(FLASH_ATTN) if r.kind in (*_ASKS, Kind.CONSTRAINT) and not r.unresolved]
     if not locked or not manifest:
         return
-    ranges = [intersect(participants(reqs)) for _, reqs in splits(tuple(manifest))]
+    ranges = [intersect(participants(reqs), builds=True) for _, reqs in splits(tuple(manifest))]
     for entry in locked:
         version = entry.version
         assert version is not None
-        if any(rng.contains(version.public) for rng in ranges):
+        if any(rng.contains(version) for rng in ranges):
             continue
         action = relock_all(entry.tool)
         notes = (
             f"the manifest asks for {', '.join(quoted(r) for r in manifest)}",
-            f"installs from the lock still get {version.public} and ignore the manifest until it is relocked",
+            f"installs from the lock still get {version} and ignore the manifest until it is relocked",
         )
         headline = fit(
             f"the lock pins flash-attn {{v}}, which the manifest no longer admits; {action}",
-            v=str(version.public),
+            v=str(version),
         )
         yield STALE_LOCK.finding(
             entry.location,
             headline,
             package=FLASH_ATTN,
             requirement=entry.raw,
-            admitted=(str(version.public),),
+            admitted=(str(version),),
             environment=env.name,
             related=tuple(r.location for r in manifest),
             notes=notes,
