@@ -158,3 +158,35 @@ def test_a_pinned_local_build_is_a_wheel_not_an_isolated_build(fmt: str, project
     assert [f["code"] for f in run("--format", "json", "--isolated", ".").json["findings"]] == []
     project(make("==2.8.3" if fmt == "uv" else "2.8.3", "2.8.3"))
     assert "FAL012" in [f["code"] for f in run("--format", "json", "--isolated", ".").json["findings"]]
+
+
+def _sourced(sources: str, locked: list[tuple[str, str]]) -> dict[str, str]:
+    manifest = _pep621(">=2.8.3") + f"\n[tool.uv.sources]\nflash-attn = {sources}\n"
+    entries = "".join(
+        f'\n[[package]]\nname = "flash-attn"\nversion = "{v}"\nsource = {source}\n' for v, source in locked
+    )
+    return {"pyproject.toml": manifest, "uv.lock": f'version = 1\nrequires-python = ">=3.12"\n{entries}'}
+
+
+CU128 = "https://example.org/flash_attn-2.8.3+cu128torch2.10-cp312-cp312-linux_x86_64.whl"
+CU130 = "https://example.org/flash_attn-2.8.3+cu130torch2.10-cp312-cp312-linux_x86_64.whl"
+
+
+def test_a_list_of_sources_is_alternatives(project: Any) -> None:
+    # uv takes each source under its own group (or marker, or extra), and the index where none
+    # applies: a lock holding both builds and a release from the index is what the manifest says
+    sources = f'[{{ url = "{CU128}", group = "cuda12" }}, {{ url = "{CU130}", group = "cuda13" }}]'
+    locked = [
+        ("2.8.3+cu128torch2.10", f'{{ url = "{CU128}" }}'),
+        ("2.8.3+cu130torch2.10", f'{{ url = "{CU130}" }}'),
+        ("2.8.3.post1", '{ registry = "https://pypi.org/simple" }'),
+    ]
+    assert _stale(_sourced(sources, locked), project) == []
+
+
+def test_one_source_binds_the_lock_to_its_build(project: Any) -> None:
+    locked = [("2.8.3+cu130torch2.10", f'{{ url = "{CU130}" }}')]
+    assert _stale(_sourced(f'{{ url = "{CU128}" }}', locked), project) == [
+        ("uv.lock", "2.8.3+cu130torch2.10")
+    ]
+    assert _stale(_sourced(f'{{ url = "{CU130}" }}', locked), project) == []

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from packaging.ranges import VersionRange
+
 from fa_lint.environments import Environment
 from fa_lint.kb import PAGED_KV
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Location, Requirement, Severity
-from fa_lint.resolve import Assessment, Verdict, assess_range, intersect
+from fa_lint.resolve import Assessment, Verdict, assess_range, build_range, intersect
 from fa_lint.rules import _text
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import breaks, count, fit, quoted, releases, relock_all, subject
@@ -133,7 +135,7 @@ def _stale(env: Environment, ctx: Context) -> Iterator[Finding]:
     manifest = [r for r in env.of(FLASH_ATTN) if r.kind in (*_ASKS, Kind.CONSTRAINT) and not r.unresolved]
     if not locked or not manifest:
         return
-    ranges = [intersect(participants(reqs), builds=True) for _, reqs in splits(tuple(manifest))]
+    ranges = [_asked(participants(reqs)) for _, reqs in splits(tuple(manifest))]
     for entry in locked:
         version = entry.version
         assert version is not None
@@ -159,3 +161,13 @@ def _stale(env: Environment, ctx: Context) -> Iterator[Finding]:
             notes=notes,
             help=action,
         )
+
+
+def _asked(reqs: list[Requirement]) -> VersionRange:
+    """What a manifest lets its lock hold. Its requirements all apply at once; its sources do when
+    there is one, but a list of them (``[{ url = ..., group = "cuda12" }, { url = ..., group =
+    "cuda13" }]``) are alternatives, each under its own marker, extra or group, and where none
+    applies uv takes the index: a lock may hold any of them, or a release the requirements admit."""
+    sources = [r for r in reqs if r.kind is Kind.SOURCE]
+    rng = intersect([r for r in reqs if r.kind is not Kind.SOURCE], builds=True)
+    return rng.intersection(build_range(sources[0])) if len(sources) == 1 else rng
