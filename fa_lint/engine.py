@@ -18,6 +18,7 @@ from fa_lint.model import (
     BuildConfig,
     FileResult,
     Finding,
+    NotRun,
     ParseProblem,
     Requirement,
 )
@@ -103,6 +104,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     hidden = set(files) - reached(files, [t.path for t in targets])
     requirements: list[Requirement] = []
     configs: list[BuildConfig] = []
+    not_run: list[NotRun] = []
     for f in files.values():
         for rec in f.records:
             if isinstance(rec, Requirement):
@@ -111,6 +113,8 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
                 problems.append(rec)
             elif isinstance(rec, BuildConfig):
                 configs.append(rec)
+            elif isinstance(rec, NotRun):
+                not_run.append(rec)
     environments = build(files, {t.path for t in (*targets, *context)})
     ctx = Context(
         base,
@@ -120,6 +124,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
         tuple(unfollowed),
         environments,
         builds=tuple(configs),
+        not_run=tuple(not_run),
     )
     texts = {p: f.text for p, f in files.items() if f.text is not None}
     found = _settled((f for c in CHECKS for f in c(ctx) if _involves(f, hidden)), texts)

@@ -243,7 +243,18 @@ class ParseProblem(NamedTuple):
     entry: str = ""
 
 
-Parsed = Requirement | Include | Uninstall | Image | Group | BuildConfig | ParseProblem
+class NotRun(NamedTuple):
+    """An install whose command the shell never runs: an unquoted ``flash-attn<=2.6.3`` has it read
+    its input from a file named ``=2.6.3``, and a ``<`` with nothing after it is a syntax error. The
+    requirement as written is kept for the finding that says so; no other rule judges it."""
+
+    requirement: Requirement  # as the word asks, with ``redirected`` the text the shell took
+    why: str  # what the shell does instead: "the shell opens a file named `=2.6.3` ..."
+    stops: bool = False  # a syntax error: the shell runs nothing of the line and exits
+    cause: str = ""  # the word that makes it so, as written: "flash-attn<=2.6.3", or "torch<2.4"
+
+
+Parsed = Requirement | Include | Uninstall | Image | Group | BuildConfig | ParseProblem | NotRun
 
 
 @dataclass(frozen=True, slots=True)

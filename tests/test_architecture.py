@@ -30,6 +30,7 @@ LAYERS = {
     # the shell program model: parse < variables, commands < walk, install commands < scanner
     "fa_lint.shell": 2.3,
     "fa_lint.shell.parse": 2.0,
+    "fa_lint.shell.redirects": 2.0,
     "fa_lint.shell.variables": 2.0,
     "fa_lint.shell.commands": 2.1,
     "fa_lint.shell.walk": 2.2,
