@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from packaging.version import Version
 
-from fa_lint import decide, kb
+from fa_lint import checkouts, decide, kb
 from fa_lint._gc import fewer_collections
 from fa_lint.discover import GitIgnore, discover
 from fa_lint.environments import build
@@ -97,6 +97,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
         )
     roots = {project_root(p, known_roots) for p in paths}
     files, problems, unfollowed = load([*targets, *context], given, parsed, roots)
+    checkouts.resolve(files, [os.path.realpath(r) for r in roots])
     problems += settings.problems
     # Files read only for context (a lock beside a manifest, a file that includes a named one):
     # their findings are reported only when they involve a checked file (a FAL004 or FAL006 whose

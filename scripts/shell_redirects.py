@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 # The specifiers PEP 440 allows, written unquoted, and the edge where an operator has no file after it.
 CASES = (
@@ -63,7 +64,7 @@ def observe(shell: str, word: str) -> dict[str, object]:
         )
         env = {"PATH": f"{bin_dir}{os.pathsep}/usr/bin:/bin", "PIP_LOG": str(log), "LC_ALL": "C"}
         done = subprocess.run(
-            [shell, str(script)], cwd=work, env=env, capture_output=True, text=True, timeout=30
+            [shell, str(script)], check=False, cwd=work, env=env, capture_output=True, text=True, timeout=30
         )
         lines = marks.read_text().split() if marks.exists() else []
         status = lines[lines.index("status") + 1] if "status" in lines else None
@@ -81,7 +82,7 @@ def observations(shells: tuple[str, ...] | None = None) -> dict[str, dict[str, d
     return {shell: {word: observe(shell, word) for word in CASES} for shell in found}
 
 
-def _cell(seen: dict[str, object]) -> str:
+def _cell(seen: dict[str, Any]) -> str:
     if seen["status"] is None:
         return f"syntax error, the script stops (exit {seen['exit']})"
     pip = f"pip gets `{seen['pip']}`" if seen["pip"] else "pip never runs"

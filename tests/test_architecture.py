@@ -49,6 +49,7 @@ LAYERS = {
     "fa_lint.decide": 6,
     "fa_lint.read": 6,
     "fa_lint.project": 6.1,
+    "fa_lint.checkouts": 6.2,
     "fa_lint.engine": 7,
     "fa_lint.report": 8,
     "fa_lint.config": 8,

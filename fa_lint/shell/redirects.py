@@ -5,10 +5,10 @@ named ``=2.5.8``: pip installs the newest flash-attn. ``pip install flash-attn<=
 input from a file named ``=2.6.3``; that file is not there, so the shell reports "No such file or
 directory", the command fails (status 1 in bash, 2 in dash) and pip never runs; the script goes on
 to its next line. An operator with nothing after it (``flash-attn<`` at the end of the line) is a
-syntax error: the shell runs nothing of that line and exits (status 2). Redirections are made left to right, so ``flash-attn>=2.5,<2.7`` writes the file
-``=2.5,`` and then fails on ``2.7``. bash 5.2 and dash 0.5.12 behave alike in each of these cases;
-``scripts/shell_redirects.py`` runs them with a stand-in ``pip`` and prints the table in the FAL007
-page.
+syntax error: the shell runs nothing of that line and exits (status 2). Redirections are made left
+to right, so ``flash-attn>=2.5,<2.7`` writes the file ``=2.5,`` and then fails on ``2.7``. bash 5.2
+and dash 0.5.12 behave alike in each of these cases; ``scripts/shell_redirects.py`` runs them with a
+stand-in ``pip`` and prints the table in the FAL007 page.
 
 Hand-written: tree-sitter-bash parses these words, but takes an operator followed by a newline as a
 redirect from the next line's first word, where the shell stops with a syntax error.

@@ -20,6 +20,7 @@ from packaging.specifiers import SpecifierSet
 
 from fa_lint.model import (
     FLASH_ATTN,
+    FLASH_REPOS,
     SUBDIRECTORIES,
     Include,
     InstallOptions,
@@ -167,7 +168,33 @@ class Scanner:
         return words
 
     def _build(self, folder: str, c: _Context) -> Requirement | None:
-        return self.clones.built(folder, self.index.location(c.cmd.start, c.cmd.end))
+        where = self.index.location(c.cmd.start, c.cmd.end)
+        return self.clones.built(folder, where) or self._checkout(folder, where, c)
+
+    def _checkout(self, folder: str, where: Location, c: _Context) -> Requirement | None:
+        """A build of a flash-attention folder no command here made: a git submodule or a vendored
+        copy the repository may hold (``fa_lint.checkouts`` reads which), or a folder it cannot see."""
+        name, base = None, folder
+        for inside, dist in sorted(SUBDIRECTORIES.items(), key=lambda kv: -len(kv[0])):
+            if not inside or base.endswith("/" + inside):
+                name, base = dist, base[: len(base) - len(inside)].rstrip("/")
+                break
+        if name is None or posixpath.basename(base).lower() not in FLASH_REPOS:
+            return None
+        path: str | None = base
+        if self.include_map is not None:  # a folder in the image: where COPY took it from
+            path = self.include_map(base, c.cmd.start)
+        readable = path is not None and not posixpath.isabs(path) and "$" not in path and ".." not in path
+        inside = folder[len(base) :].lstrip("/")
+        return Requirement(
+            name,
+            folder,
+            where,
+            self.source,
+            url=folder,
+            build=f"the folder {base}" + (f" ({inside})" if inside else ""),
+            checkout=path if readable and path else "",
+        )
 
     def _location(self, word: Word) -> Location:
         start, end = word.start, word.end
