@@ -20,6 +20,7 @@ from fa_lint.model import (
     Image,
     Include,
     Location,
+    NotRun,
     ParseProblem,
     Requirement,
     Setting,
@@ -66,6 +67,7 @@ class Context:
         environments: tuple[Environment, ...] = (),
         builds: tuple[BuildConfig, ...] = (),
         settings: tuple[Setting | Image, ...] = (),
+        not_run: tuple[NotRun, ...] = (),
     ) -> None:
         self.kb = kb
         self.policy = policy
@@ -74,6 +76,7 @@ class Context:
         self.unfollowed = unfollowed  # includes fa-lint did not read, and why
         self.environments = environments
         self.builds = builds  # [tool.uv], [tool.poetry]: how projects build sdists
+        self.not_run = not_run  # installs the shell never runs (FAL007 says why; nothing judges them)
         self.settings = settings  # what the files say about the machines (fa_lint.machine.target)
 
     @functools.cached_property
