@@ -125,13 +125,18 @@ class TorchFacts(NamedTuple):
 
 
 class Builds(NamedTuple):
-    releases: dict[Version, BuildFacts]
+    raw: dict[str, dict[str, Any]]  # each release's record as the file has it, by its version
     fa3: Fa3
     fa4: tuple[Fa4, ...]
     torch: TorchFacts
+    made: dict[str, BuildFacts | None]  # those read so far: a run asks about a few releases only
 
     def get(self, version: Version) -> BuildFacts | None:
-        return self.releases.get(Version(version.public))
+        key = str(Version(version.public))
+        if key not in self.made:
+            d = self.raw.get(key)
+            self.made[key] = _release(d) if d is not None else None
+        return self.made[key]
 
     def fa4_at(self, version: Version) -> Fa4 | None:
         """The newest flash-attn-4 tag at or below a version."""
@@ -178,7 +183,7 @@ def _runtime(d: dict[str, Any]) -> Runtime:
 def from_dict(doc: dict[str, Any]) -> Builds:
     fa3 = doc["fa3"]
     return Builds(
-        releases={r.version: r for r in map(_release, doc["releases"])},
+        raw={str(Version(r["version"])): r for r in doc["releases"]},
         fa3=Fa3(
             Version(fa3["nvcc_floor"]["version"]),
             tuple(fa3["sm"]),
@@ -192,6 +197,7 @@ def from_dict(doc: dict[str, Any]) -> Builds:
         torch=TorchFacts(
             doc["torch"]["version"], {k: _ev(v) for k, v in doc["torch"].items() if isinstance(v, dict)}
         ),
+        made={},
     )
 
 
