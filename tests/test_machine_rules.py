@@ -517,6 +517,7 @@ REALWORLD = Path(__file__).parent / "data/realworld/machine"
         ("skypilot-vicuna/train.yaml", [(40, "FAL002", "warning"), (40, "FAL012", "warning")]),
         ("reenvision-base-flash/Dockerfile", [(38, "FAL011", "warning")]),
         ("slurm-a100/finetune_a100.sh", [(16, "FAL002", "warning")]),
+        ("app-ras-runtime/Dockerfile", [(21, "FAL002", "warning"), (21, "FAL015", "error")]),
     ],
 )
 def test_realworld(path: str, expected: list[tuple[int, str, str]]) -> None:
