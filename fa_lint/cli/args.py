@@ -188,7 +188,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def bot_parser() -> argparse.ArgumentParser:
-    from fa_lint.bots import BOTS, ECOSYSTEMS, VERSIONING
+    from fa_lint.bots import BOTS, COOLDOWN, ECOSYSTEMS, VERSIONING
 
     p = _Parser(
         prog="fa-lint bot-config",
@@ -215,6 +215,13 @@ def bot_parser() -> argparse.ArgumentParser:
         default="increase",
         help="dependabot: how updates change a requirement (default: increase, which raises a floor "
         "like >=2.3; auto leaves the key out)",
+    )
+    p.add_argument(
+        "--cooldown",
+        type=int,
+        default=COOLDOWN,
+        metavar="DAYS",
+        help=f"dependabot: days a new release waits before it is proposed (default: {COOLDOWN}; 0: no cooldown)",
     )
     p.add_argument("-o", "--output-file", metavar="FILE", help="write the config to FILE instead of stdout")
     p.add_argument("--config", metavar="FILE", help="read the configuration from this file")
