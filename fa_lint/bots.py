@@ -191,7 +191,9 @@ def renovate(policy: Policy, kb: KnowledgeBase) -> str:
                 "recursive",
             ),
             _manager(
-                "pip install flash-attn lines in Dockerfiles and scripts", DOCKERFILES + SHELL, strings["pip-install"]
+                "pip install flash-attn lines in Dockerfiles and scripts",
+                DOCKERFILES + SHELL,
+                strings["pip-install"],
             ),
             _manager("flash-attn in pip constraints files", CONSTRAINTS, strings["constraint"]),
         ],
@@ -246,7 +248,10 @@ def dependabot(
             lines.append(f"    versioning-strategy: {json.dumps(versioning)}  # {VERSIONING[versioning]}")
         lines += ["    schedule:", '      interval: "weekly"']
         if cooldown:
-            lines += ["    cooldown:", f"      default-days: {cooldown}  # a new release waits before it is proposed"]
+            lines += [
+                "    cooldown:",
+                f"      default-days: {cooldown}  # a new release waits before it is proposed",
+            ]
         lines += [
             "    ignore:",
             f'      - dependency-name: "{FLASH_ATTN}"',

@@ -163,10 +163,14 @@ def _from(path: str, doc: TomlDoc, unknown_codes: Codes | None) -> Config:
     for glob, codes in per_file.items():
         if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
             where = (*prefix, "per-file-ignores", glob)
-            raise ConfigError(f"{_at(doc, where)}: {name} per-file-ignores {glob!r} must be a list of strings")
+            raise ConfigError(
+                f"{_at(doc, where)}: {name} per-file-ignores {glob!r} must be a list of strings"
+            )
     if unknown_codes is not None:
         lists = [(key, (*prefix, key), table.get(key, [])) for key in ("select", "ignore")]
-        lists += [(f"per-file-ignores {g!r}", (*prefix, "per-file-ignores", g), c) for g, c in per_file.items()]
+        lists += [
+            (f"per-file-ignores {g!r}", (*prefix, "per-file-ignores", g), c) for g, c in per_file.items()
+        ]
         for label, where, codes in lists:
             bad = unknown_codes(c.strip().upper() for c in codes)
             if bad:
@@ -183,15 +187,17 @@ def _from(path: str, doc: TomlDoc, unknown_codes: Codes | None) -> Config:
         force_exclude=bool(table.get("force-exclude", False)),
         strict=bool(table.get("strict", False)),
         respect_gitignore=bool(table.get("respect-gitignore", True)),
-        per_file_ignores=tuple((glob, tuple(c.strip().upper() for c in codes)) for glob, codes in per_file.items()),
+        per_file_ignores=tuple(
+            (glob, tuple(c.strip().upper() for c in codes)) for glob, codes in per_file.items()
+        ),
         new_from_rev=table.get("new-from-rev") or None,
     )
 
 
 def unknown_selectors(bad: list[str]) -> str:
     """ruff's wording for a code that selects no rule."""
-    listed = ", ".join(bad)
-    return f"unknown rule selector{'s' if len(bad) > 1 else ''} {listed} ('fa-lint --list-rules' lists the codes)"
+    plural = "s" if len(bad) > 1 else ""
+    return f"unknown rule selector{plural} {', '.join(bad)} ('fa-lint --list-rules' lists the codes)"
 
 
 class Resolver:
@@ -228,7 +234,7 @@ class Resolver:
                 found = own
                 break
             parent = os.path.dirname(here)
-            if here == top or parent == here:
+            if here in (top, parent):
                 found = DEFAULT
                 break
             here = parent
@@ -283,7 +289,7 @@ def _mine(path: str) -> bool:
     if getuid is None:
         return True
     try:
-        return os.stat(path).st_uid == getuid()
+        return bool(os.stat(path).st_uid == getuid())
     except OSError:
         return False
 

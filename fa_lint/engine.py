@@ -177,10 +177,7 @@ def _scope_excludes(target: Target, own: Settings) -> bool:
     if rel.startswith(os.pardir):
         return False
     parts = rel.split(os.sep)
-    for n in range(1, len(parts) + 1):
-        if excluded("/".join(parts[:n]), own.exclude):
-            return True
-    return False
+    return any(excluded("/".join(parts[:n]), own.exclude) for n in range(1, len(parts) + 1))
 
 
 def _selected(finding: Finding, scoped: Scopes) -> bool:

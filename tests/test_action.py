@@ -96,7 +96,11 @@ def test_actionlint_passes_the_workflows(tmp_path: Path) -> None:
 def _zizmor() -> list[str] | str:
     """zizmor (a test extra: a binary wheel from PyPI), offline: no audit asks GitHub anything."""
     found = shutil.which("zizmor", path=str(Path(sys.executable).parent)) or shutil.which("zizmor")
-    return [found, "--offline", "--persona", "pedantic", "--format", "json"] if found else "zizmor is not installed"
+    return (
+        [found, "--offline", "--persona", "pedantic", "--format", "json"]
+        if found
+        else "zizmor is not installed"
+    )
 
 
 ZIZMOR = _zizmor()
@@ -274,7 +278,9 @@ def test_the_action_steps_gate_on_new_findings_and_report_all(tmp_path: Path) ->
     assert code == 1 and "::error file=constraints.txt,line=1," in out and "requirements.txt" not in out, out
     assert outputs == {"errors": "1", "warnings": "0", "info": "0", "result": "fail"}, outputs
     # new-from-rev "none": every finding counts (the step that picks a base is skipped).
-    code, out, outputs = _run_step(steps["fa-lint"], {**context, "steps.base.outputs.rev": ""}, repo, tmp_path)
+    code, out, outputs = _run_step(
+        steps["fa-lint"], {**context, "steps.base.outputs.rev": ""}, repo, tmp_path
+    )
     assert code == 1 and "file=requirements.txt" in out and outputs["errors"] == "2", out
     # Paths and args are lists of words, and a glob character in them is no glob.
     (repo / "sub dir").mkdir()
@@ -290,7 +296,9 @@ def test_the_base_comes_from_the_event_or_the_default_branch(tmp_path: Path) -> 
     env = {**os.environ, **GIT_ENV}
 
     def git(*args: str, cwd: Path) -> str:
-        return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout
+        return subprocess.run(
+            ["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env
+        ).stdout
 
     seed = tmp_path / "seed"
     seed.mkdir()

@@ -44,7 +44,9 @@ def test_no_page_without_a_rule() -> None:
 
 def test_readme_rule_table_matches_the_registry() -> None:
     readme = (REPO / "README.md").read_text()
-    rows = re.findall(r"^\| \[(FAL\d+)\]\(docs/rules/\1\.md\) \| ([a-z-]+) \| ([a-z ,]+) \| (.+) \|$", readme, re.M)
+    rows = re.findall(
+        r"^\| \[(FAL\d+)\]\(docs/rules/\1\.md\) \| ([a-z-]+) \| ([a-z ,]+) \| (.+) \|$", readme, re.M
+    )
     assert rows == [(r.code, r.name, severity(r), r.summary) for r in RULES.values()]
     docs = (DOCS / "README.md").read_text()  # the docs' index lists every rule too
     assert re.findall(r"^\| \[(FAL\d+)\]\(rules/\1\.md\) \|", docs, re.M) == list(RULES)
@@ -61,7 +63,11 @@ def _severities_set(module: Path) -> list[tuple[str, set[str], int]]:
     """(rule constant, the Severity members a ``RULE.finding(..., severity=...)`` call can give, line)."""
     found = []
     for node in ast.walk(ast.parse(module.read_text())):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "finding"):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "finding"
+        ):
             continue
         rule = node.func.value
         given = [k.value for k in node.keywords if k.arg == "severity"]
@@ -83,7 +89,9 @@ def test_every_severity_a_rule_gives_is_declared() -> None:
             if not isinstance(rule, Rule):
                 continue
             declared = {s.name for s in rule.severities}
-            assert names <= declared | {"severity"}, f"{module.name}:{line}: {rule.code} gives {names - declared}"
+            assert names <= declared | {"severity"}, (
+                f"{module.name}:{line}: {rule.code} gives {names - declared}"
+            )
     # ... and a field set through a dict (FAL002's fields["severity"]) is caught by the golden project
     every = json.loads((REPO / "tests" / "golden" / "every-rule.json").read_text())
     for f in every["findings"]:

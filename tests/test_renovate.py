@@ -94,10 +94,25 @@ CASES = [
     ("docker-arg", "Dockerfile", "ARG FLASH_ATTN_VERSION", None),  # no default
     ("docker-arg", "Dockerfile", "ARG FLASH_ATTN_VERSION=${FA}", None),
     # Renovate's own convention, for any variable: the comment on the line above
-    ("docker-arg", "Dockerfile", "# renovate: datasource=pypi depName=flash-attn\nARG FA_VERSION=2.4.2", "2.4.2"),
+    (
+        "docker-arg",
+        "Dockerfile",
+        "# renovate: datasource=pypi depName=flash-attn\nARG FA_VERSION=2.4.2",
+        "2.4.2",
+    ),
     ("docker-arg", "Dockerfile", "# renovate: datasource=pypi depName=flash_attn\nENV FAV 2.5.6", "2.5.6"),
-    ("docker-arg", "install.sh", "# renovate: datasource=pypi depName=flash-attn\nexport FA_VER=2.6.3", "2.6.3"),
-    ("docker-arg", "install.sh", "  # renovate: datasource=pypi depName=flash-attn versioning=pep440\nFA=2.6.3", "2.6.3"),
+    (
+        "docker-arg",
+        "install.sh",
+        "# renovate: datasource=pypi depName=flash-attn\nexport FA_VER=2.6.3",
+        "2.6.3",
+    ),
+    (
+        "docker-arg",
+        "install.sh",
+        "  # renovate: datasource=pypi depName=flash-attn versioning=pep440\nFA=2.6.3",
+        "2.6.3",
+    ),
     (
         "docker-arg",
         "Dockerfile",
@@ -105,7 +120,12 @@ CASES = [
         "2.4.2",  # once, although both forms fit
     ),
     ("docker-arg", "Dockerfile", "# renovate: datasource=pypi depName=torch\nARG TORCH_VERSION=2.4.0", None),
-    ("docker-arg", "Dockerfile", "# renovate: datasource=pypi depName=flash-attn\n\nARG FA_VERSION=2.4.2", None),
+    (
+        "docker-arg",
+        "Dockerfile",
+        "# renovate: datasource=pypi depName=flash-attn\n\nARG FA_VERSION=2.4.2",
+        None,
+    ),
     ("docker-arg", "Dockerfile", "ARG FA_VERSION=2.4.2", None),  # no comment, and not this manager's name
     ("pip-install", "Dockerfile", "RUN pip install flash-attn==2.4.2 --no-build-isolation", "2.4.2"),
     ("pip-install", "Dockerfile", "RUN pip install --no-cache-dir 'flash-attn>=2.3'", "2.3"),
@@ -172,7 +192,10 @@ def _values(manager: str, text: str) -> list[str]:
 # so too): Renovate's "recursive" strategy, the file's ARG to its use, then the ARG's line.
 USED = [
     ('ARG FA_VERSION=2.3.6\nFROM python:3.11\nRUN pip install "flash-attn==${FA_VERSION}"\n', "2.3.6"),
-    ("FROM x\nARG FA_VERSION=2.4.2\nARG TORCH=2.4.0\nRUN pip install flash_attn==$FA_VERSION torch\n", "2.4.2"),
+    (
+        "FROM x\nARG FA_VERSION=2.4.2\nARG TORCH=2.4.0\nRUN pip install flash_attn==$FA_VERSION torch\n",
+        "2.4.2",
+    ),
     ("ARG FA2_VERSION=2.5.8\nRUN uv pip install flash-attn>=${FA2_VERSION}\n", "2.5.8"),
     ("ARG FA_VERSION=7.0.0\nRUN curl -LO fontawesome-free-${FA_VERSION}-web.zip\n", None),  # Font Awesome
     ("ARG FA_VERSION=2.4.2\nRUN pip install flash-attn-3==${FA_VERSION}\n", None),  # another package
@@ -208,8 +231,17 @@ def test_a_range_is_read_only_with_a_floor_at_or_above_the_policy() -> None:
     from packaging.version import Version
 
     at = re.compile(f"^{bots.at_least(Version('2.6.3'))}$")
-    for version, above in [("2.6.2", False), ("2.6.3", True), ("2.6.3.post1", True), ("2.6.10", True),
-                           ("2.7", True), ("2.6", False), ("3", True), ("2.6.3rc1", False), ("12.0", True)]:
+    for version, above in [
+        ("2.6.2", False),
+        ("2.6.3", True),
+        ("2.6.3.post1", True),
+        ("2.6.10", True),
+        ("2.7", True),
+        ("2.6", False),
+        ("3", True),
+        ("2.6.3rc1", False),
+        ("12.0", True),
+    ]:
         assert bool(at.match(version)) is above, version
     base = kb.load()
     for floor in ("2.5.0", "2.6.3", "2.8.3.post2", "10.1"):  # against packaging, for every known release

@@ -307,9 +307,10 @@ def test_every_rule_carries_what_code_scanning_requires() -> None:
         assert "](" not in full  # plain text: a link's text without its target
         assert r["helpUri"] == rule.url and r["help"]["markdown"] == page(rule.code)
         assert r["help"]["text"].startswith(full) and rule.url in r["help"]["text"]
-        assert r["defaultConfiguration"]["level"] == {"error": "error", "warning": "warning", "info": "note"}[
-            rule.severity.value
-        ]
+        assert (
+            r["defaultConfiguration"]["level"]
+            == {"error": "error", "warning": "warning", "info": "note"}[rule.severity.value]
+        )
 
 
 def test_every_result_quotes_its_region_and_the_lines_around_it(project: Any) -> None:
@@ -365,7 +366,14 @@ def test_outside_any_repository_paths_are_relative_to_the_run(project: Any) -> N
 
 def _multitool() -> list[str] | str:
     try:
-        return [str(node_tools.multitool()), "validate", "--rule-kind", "Gh;Sarif", "--level", "Error;Warning"]
+        return [
+            str(node_tools.multitool()),
+            "validate",
+            "--rule-kind",
+            "Gh;Sarif",
+            "--level",
+            "Error;Warning",
+        ]
     except LookupError as exc:
         return f"Microsoft's SARIF multitool: {exc}"
 

@@ -221,7 +221,7 @@ def bot_parser() -> argparse.ArgumentParser:
         type=int,
         default=COOLDOWN,
         metavar="DAYS",
-        help=f"dependabot: days a new release waits before it is proposed (default: {COOLDOWN}; 0: no cooldown)",
+        help=f"dependabot: days a new release waits before it is proposed (default: {COOLDOWN}; 0: none)",
     )
     p.add_argument("-o", "--output-file", metavar="FILE", help="write the config to FILE instead of stdout")
     p.add_argument("--config", metavar="FILE", help="read the configuration from this file")

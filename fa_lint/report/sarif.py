@@ -126,7 +126,8 @@ def _result(f: Finding, index: dict[str, int], fp: str, paths: _Paths) -> dict[s
     }
     if f.related:
         out["relatedLocations"] = [
-            {"id": i, **paths.location(r, "related flash-attn requirement")} for i, r in enumerate(f.related, 1)
+            {"id": i, **paths.location(r, "related flash-attn requirement")}
+            for i, r in enumerate(f.related, 1)
         ]
     if f.fix is not None and shown.fix is not None:
         fixed = f.fix.location
@@ -184,7 +185,10 @@ def _rule(r: Rule) -> dict[str, Any]:
         "shortDescription": {"text": r.summary},
         "fullDescription": {"text": plain, "markdown": full},
         "helpUri": r.url,
-        "help": {"text": f"{plain} Severity: {severity(r)}. How to fix and suppress it: {r.url}", "markdown": text},
+        "help": {
+            "text": f"{plain} Severity: {severity(r)}. How to fix and suppress it: {r.url}",
+            "markdown": text,
+        },
         "defaultConfiguration": {"level": LEVEL[r.severity]},
         "properties": {"tags": ["dependencies", "flash-attn"], "precision": "very-high"},
     }
@@ -218,7 +222,11 @@ def render(report: Report, **_: object) -> str:
         },
         "invocations": [{"executionSuccessful": True}],
         "originalUriBaseIds": {
-            ROOT: {"description": {"text": "The top of the git repository (outside one, the folder fa-lint ran in)."}}
+            ROOT: {
+                "description": {
+                    "text": "The top of the git repository (outside one, the folder fa-lint ran in)."
+                }
+            }
         },
         "columnKind": "unicodeCodePoints",
         "results": [

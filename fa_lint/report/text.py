@@ -1,7 +1,8 @@
 """``--format text`` and ``--format concise``: ruff's ``full`` and ``concise`` output.
 
-``text`` gives each finding a header (``path:line:col: CODE [severity] [*] headline``), the source with the span
-marked, ``= note:`` lines and a ``= help:`` line; ``concise`` the header alone. Both end with a summary.
+``text`` gives each finding a header (``path:line:col: CODE [severity] [*] headline``), the source with
+the span marked, ``= note:`` lines and a ``= help:`` line; ``concise`` the header alone. Both end with a
+summary.
 Every string taken from a checked file passes through ``printable``.
 """
 

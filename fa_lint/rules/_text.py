@@ -114,7 +114,8 @@ def help_for(req: Requirement, policy: Policy, floor: Version | None = None) -> 
     if "$" in written(req):
         # Renovate's own convention names any variable's package; fa-lint's preset reads it (pull-requests.md)
         bot = (
-            "; a `# renovate: datasource=pypi depName=flash-attn` line above where it is set lets Renovate update it"
+            "; a `# renovate: datasource=pypi depName=flash-attn` line above where it is set lets Renovate"
+            " update it"
             if req.source in ("dockerfile", "shell")
             else ""
         )
