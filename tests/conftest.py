@@ -73,6 +73,14 @@ def run(*argv: str) -> Run:
 
 
 @pytest.fixture(autouse=True)
+def _no_forced_colour(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal's colour settings never reach a test: FORCE_COLOR in a CI's environment would colour
+    every text report a test reads (the tests that need them set them)."""
+    for name in ("FORCE_COLOR", "CLICOLOR_FORCE", "CLICOLOR"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
 def _needs_tool(request: pytest.FixtureRequest) -> None:
     """A test marked ``needs_tool(reason)`` (tests/node_tools.py) skips for the reason a tool is missing;
     under FA_LINT_REQUIRE_TOOLS (CI) it fails instead, so CI never passes with the real tools unrun."""
