@@ -47,7 +47,8 @@ def hooks() -> str:
   description: >-
     On a GPU host, prove the installed flash-attn exposes block_table and computes paged attention right.
     It probes the active virtual or conda environment; name the project's interpreter otherwise, e.g.
-    args: [--python, .venv/bin/python].
+    args: [--python, .venv/bin/python]. A system hook: it runs the fa-lint on PATH, which pre-commit does
+    not install (pip install fa-lint, or pipx install fa-lint, first).
   entry: fa-lint verify
   language: system
   pass_filenames: false
