@@ -108,13 +108,22 @@ class InstallOptions(NamedTuple):
     # which command of its file, as Requirement.step: a wheel that ``pip wheel`` builds is installed by
     # a later command (the requirement's step), but built, and built as this one says, here
     step: int = 0
+    pre: bool = False  # pre-releases count: pip's --pre (PIP_PRE), a requirements file's --pre line
 
     def through(self, inner: InstallOptions | None) -> InstallOptions:
         """A command's options for what it installs from a ``-r`` file with options of its own."""
         if inner is None:
             return self
         urls = tuple(dict.fromkeys((*self.index_urls, *inner.index_urls)))
-        return InstallOptions(self.installer, self.build, urls, self.torch_backend, self.command, self.step)
+        return InstallOptions(
+            self.installer,
+            self.build,
+            urls,
+            self.torch_backend,
+            self.command,
+            self.step,
+            self.pre or inner.pre,
+        )
 
 
 @dataclass(frozen=True, slots=True)

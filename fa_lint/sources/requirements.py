@@ -148,10 +148,15 @@ def _whole_install(text: str) -> tuple[bool, InstallOptions | None]:
     return hashed, InstallOptions(index_urls=tuple(urls)) if urls else None
 
 
+# A --pre line lets pip pick pre-releases for every requirement of the file (wherever it stands).
+_PRE = re.compile(r"^[ \t]*--pre[ \t]*(?:#.*)?$", re.M)
+
+
 def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
     urls = _plain_urls(text)
-    return _pip(index, text) if urls is None else _read_plain(index, text, urls)
+    pre = InstallOptions(pre=True) if _PRE.search(text) else None
+    return _pip(index, text, 0, pre) if urls is None else _read_plain(index, text, urls, pre is not None)
 
 
 def _plain_urls(text: str) -> list[str] | None:
@@ -196,7 +201,7 @@ def _plain(physical: str) -> str | re.Match[str] | None:
     return logical
 
 
-def _read_plain(index: TextIndex, text: str, urls: list[str]) -> Iterator[Parsed]:
+def _read_plain(index: TextIndex, text: str, urls: list[str], pre: bool = False) -> Iterator[Parsed]:
     """The records of a file whose every line is plain (``_plain``), one line at a time; ``urls``
     are its index options' (``_plain_urls``).
 
@@ -204,7 +209,7 @@ def _read_plain(index: TextIndex, text: str, urls: list[str]) -> Iterator[Parsed
     the first line that is not plain: a file's records are handed on as they are read, so memory
     stays flat however long the file is.
     """
-    options = InstallOptions(index_urls=tuple(urls)) if urls else None
+    options = InstallOptions(index_urls=tuple(urls), pre=pre) if urls or pre else None
     for at, physical in _lines(text):
         logical = _plain(physical)
         if isinstance(logical, re.Match):
@@ -228,7 +233,10 @@ def _pip(
 
     starts = [*line_starts(text, SPLITLINES), len(text)]  # pip numbers lines with str.splitlines()
     hashed, found = _whole_install(text)
-    options = options or found
+    if options is None:
+        options = found
+    elif found is not None and base == 0:  # the whole file: its index options, and its --pre line
+        options = found._replace(pre=options.pre)
     for item in _items(text):  # one at a time: the library's records weigh ~2 KB a line
         number = item.requirement_line.line_number
         at = starts[min(number, len(starts)) - 1]  # where pip's line starts
