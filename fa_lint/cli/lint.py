@@ -24,7 +24,6 @@ from fa_lint.cli.args import (
     say,
     write,
 )
-from fa_lint.model import Severity
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report, Settings
@@ -286,9 +285,9 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _fails(f: Finding, args: argparse.Namespace, cfg: config.Config, found: config.Resolver | None) -> bool:
     """An error fails the run; a warning too under --strict, or ``strict`` in its file's configuration."""
-    if f.severity is Severity.ERROR:
+    if f.severity.value == "error":  # (the values: --version loads no model)
         return True
-    if f.severity is not Severity.WARNING:
+    if f.severity.value != "warning":
         return False
     if args.strict is not None:
         return bool(args.strict)
