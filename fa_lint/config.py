@@ -210,15 +210,20 @@ class Resolver:
     def __init__(self, unknown_codes: Codes | None = None) -> None:
         self._unknown = unknown_codes
         self._folders: dict[str, Config] = {}  # real folder -> the configuration that governs it
+        self._named: dict[str, Config] = {}  # the same, by the folder's name as the run gives it
         self._tops: dict[str, str | None] = {}  # real folder -> its repository's top, None outside one
         self.problems: dict[str, ParseProblem] = {}  # by the file's path, each once
 
     def nearest(self, path: str) -> Config:
         """The configuration that governs ``path`` (a file, or a folder and what lies in it)."""
         folder = path if os.path.isdir(path) else os.path.dirname(path) or "."
+        found = self._named.get(folder)  # files of one folder ask in turn: one realpath for them all
+        if found is not None:
+            return found
         real = os.path.realpath(folder)
         found = self._folders.get(real)
         if found is not None:
+            self._named[folder] = found
             return found
         top = self._top(real)
         passed: list[str] = []
@@ -240,6 +245,7 @@ class Resolver:
             here = parent
         for folder_passed in passed:
             self._folders[folder_passed] = found
+        self._named[folder] = found
         return found
 
     def _top(self, real: str) -> str | None:
