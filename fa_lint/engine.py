@@ -10,7 +10,7 @@ from typing import NamedTuple, Protocol
 
 from packaging.version import Version
 
-from fa_lint import decide, kb
+from fa_lint import checkouts, decide, kb
 from fa_lint._gc import fewer_collections
 from fa_lint.discover import GitIgnore, Target, discover, excluded
 from fa_lint.environments import build
@@ -18,6 +18,7 @@ from fa_lint.model import (
     BuildConfig,
     FileResult,
     Finding,
+    NotRun,
     ParseProblem,
     Requirement,
 )
@@ -109,6 +110,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
         )
     roots = {project_root(p, known_roots) for p in paths}
     files, problems, unfollowed = load([*targets, *context], given, parsed, roots)
+    checkouts.resolve(files, [os.path.realpath(r) for r in roots])
     problems += settings.problems
     if settings.scoped is not None:
         for path in files:  # every file read has its scope looked up, so every search has ended
@@ -120,6 +122,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     hidden = set(files) - reached(files, [t.path for t in targets])
     requirements: list[Requirement] = []
     configs: list[BuildConfig] = []
+    not_run: list[NotRun] = []
     for f in files.values():
         for rec in f.records:
             if isinstance(rec, Requirement):
@@ -128,6 +131,8 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
                 problems.append(rec)
             elif isinstance(rec, BuildConfig):
                 configs.append(rec)
+            elif isinstance(rec, NotRun):
+                not_run.append(rec)
     environments = build(files, {t.path for t in (*targets, *context)})
     # Each file is judged by its own configuration's min-version: the rules run once per one in force.
     scoped = settings.scoped
@@ -143,6 +148,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
             tuple(unfollowed),
             environments,
             builds=tuple(configs),
+            not_run=tuple(not_run),
         )
         return (f for c in CHECKS for f in c(ctx) if _involves(f, hidden))
 

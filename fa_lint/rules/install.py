@@ -270,9 +270,15 @@ def _isolation(ctx: Context) -> Iterator[Finding]:
 
 
 def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
-    """A wheel file or URL builds nothing; nor does a uv source that points at one (looked for once
-    per environment, not once per requirement)."""
+    """A wheel file or URL builds nothing, nor does a pinned local build; nor does a uv source that
+    points at a wheel (looked for once per environment, not once per requirement)."""
     if req.url is not None and req.url.split("#", 1)[0].split("?", 1)[0].endswith(".whl"):
+        return True
+    pinned = toolchain.exact(req)
+    if pinned is not None and pinned.local:
+        # a local build (==2.8.3+cu.13.0.torch.2.11): PyPI refuses local versions (warehouse's upload
+        # check: "Can't use PEP 440 local versions."), and the wheel indexes and --find-links folders
+        # that carry them carry wheels
         return True
     key = ("wheel source", id(env))
     if key not in ctx.memo:
