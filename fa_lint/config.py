@@ -207,8 +207,9 @@ class Resolver:
     the run to report as findings of those files.
     """
 
-    def __init__(self, unknown_codes: Codes | None = None) -> None:
+    def __init__(self, unknown_codes: Codes | None = None, *, read: bool = True) -> None:
         self._unknown = unknown_codes
+        self._read = read  # False: only find the files (their paths), never read nor judge their keys
         self._folders: dict[str, Config] = {}  # real folder -> the configuration that governs it
         self._named: dict[str, Config] = {}  # the same, by the folder's name as the run gives it
         self._tops: dict[str, str | None] = {}  # real folder -> its repository's top, None outside one
@@ -276,7 +277,7 @@ class Resolver:
                 continue
             shown = _shown(candidate)
             if name != "pyproject.toml":
-                return load(shown, self._unknown)
+                return load(shown, self._unknown) if self._read else Config(path=shown)
             doc = _read(shown)
             tool = doc if isinstance(doc, ParseProblem) else _tool(doc)
             if isinstance(tool, ParseProblem):
@@ -285,7 +286,7 @@ class Resolver:
                 return DEFAULT
             if "fa-lint" in tool:
                 assert not isinstance(doc, ParseProblem)
-                return _from(shown, doc, self._unknown)
+                return _from(shown, doc, self._unknown) if self._read else Config(path=shown)
         return None
 
 
@@ -308,7 +309,8 @@ def _shown(path: str) -> str:
 
 
 def find(start: str = ".") -> tuple[str | None, tuple[ParseProblem, ...]]:
-    """The configuration file governing ``start``, and the unreadable pyproject.toml the search ended at."""
-    resolver = Resolver()
+    """The configuration file governing ``start``, and the unreadable pyproject.toml the search ended at;
+    found, not read: ``load`` judges it (and raises ConfigError)."""
+    resolver = Resolver(read=False)
     found = resolver.nearest(start)
     return found.path, tuple(resolver.problems.values())
