@@ -108,13 +108,15 @@ class InstallOptions(NamedTuple):
     # which command of its file, as Requirement.step: a wheel that ``pip wheel`` builds is installed by
     # a later command (the requirement's step), but built, and built as this one says, here
     step: int = 0
+    no_deps: bool = False  # --no-deps: it installs what it names and none of their requirements
+    index_unsure: bool = False  # an index option or variable with no one value (a branch sets it)
 
     def through(self, inner: InstallOptions | None) -> InstallOptions:
         """A command's options for what it installs from a ``-r`` file with options of its own."""
         if inner is None:
             return self
         urls = tuple(dict.fromkeys((*self.index_urls, *inner.index_urls)))
-        return InstallOptions(self.installer, self.build, urls, self.torch_backend, self.command, self.step)
+        return self._replace(index_urls=urls)
 
 
 @dataclass(frozen=True, slots=True)

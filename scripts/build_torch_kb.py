@@ -667,6 +667,23 @@ def compact(packages: dict[str, Any]) -> dict[str, Any]:
                 row["requires"] = set_index[key]
             rows.append(row)
         out[name] = {"why": p["why"], "deps": deps, "requires": sets, "releases": rows}
+    # Whether installing the newest release puts torch in place, directly or through the packages
+    # of the list (trl -> accelerate -> torch): what 'torch installed before a build' asks.
+    newest = {
+        name: next((r for r in reversed(p["releases"]) if "unknown" not in r), None) for name, p in packages.items()
+    }
+    brings = {n for n, r in newest.items() if r is not None and any(_on_linux(t["marker"]) for t in r["torch"])}
+    grew = True
+    while grew:
+        grew = False
+        for n, r in newest.items():
+            if n not in brings and r is not None and any(
+                v["name"] in brings and not v["marker"] for v in r.get("via", ())
+            ):
+                brings.add(n)
+                grew = True
+    for n in out:
+        out[n]["brings_torch"] = n in brings
     return out
 
 
@@ -690,7 +707,8 @@ def _dump(doc: dict[str, Any]) -> str:
             text = rows(value, "  ")
         elif key == "packages":
             inner = [
-                f'  {json.dumps(name)}: {{"why": {json.dumps(p["why"])}, "deps": {rows(p["deps"], "    ")}, '
+                f'  {json.dumps(name)}: {{"why": {json.dumps(p["why"])}, "brings_torch": '
+                f'{json.dumps(p["brings_torch"])}, "deps": {rows(p["deps"], "    ")}, '
                 f'"requires": {rows(p["requires"], "    ")}, "releases": {rows(p["releases"], "    ")}}}'
                 if "requires" in p
                 else f'  {json.dumps(name)}: {{"why": {json.dumps(p["why"])}, "releases": {rows(p["releases"], "    ")}}}'

@@ -22,6 +22,17 @@ from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+# The packages the data file holds (scripts/build_torch_kb.py's list; a test keeps the two equal):
+# known without reading the file, which most runs never need.
+PACKAGES = frozenset(
+    {
+        "accelerate", "auto-gptq", "autoawq", "axolotl", "bitsandbytes", "causal-conv1d", "deepspeed",
+        "flashinfer-python", "liger-kernel", "lightning", "llamafactory", "lmdeploy", "mamba-ssm",
+        "open-clip-torch", "peft", "pytorch-lightning", "sglang", "timm", "torchao", "torchaudio",
+        "torchdata", "torchmetrics", "torchrl", "torchtext", "torchvision", "transformer-engine-torch",
+        "trl", "unsloth", "unsloth-zoo", "vllm", "xformers",
+    }
+)
 PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
 _DEPTH = 4  # sglang[srt] -> vllm -> xformers -> torch is the longest chain the data has
 
@@ -140,6 +151,11 @@ class TorchKnowledge:
     @property
     def names(self) -> frozenset[str]:
         return frozenset(self._packages)
+
+    def brings_torch(self, name: str) -> bool:
+        """Whether installing the newest release of ``name`` puts torch in place (directly, or through
+        the packages the data holds: trl -> accelerate -> torch)."""
+        return bool(self._packages.get(name, {}).get("brings_torch"))
 
     def releases(self, name: str) -> tuple[PackageRelease, ...]:
         """Every release of ``name`` the data holds, ascending; empty for a package it does not hold."""

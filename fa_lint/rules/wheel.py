@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from fa_lint.environments import Environment
-from fa_lint.machine import toolchain
+from fa_lint.machine import final_torch, toolchain
 from fa_lint.model import FLASH_ATTN, Finding, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import fit
@@ -63,33 +63,21 @@ def _problems(
     label = re.search(_LABEL, filename.split("+", 1)[1].split("-", 1)[0], re.I) if "+" in filename else None
     tools = ctx.toolchain(env)
     if label and label["torch"]:
-        have = tools.torch
-        if have and have.value != label["torch"]:
-            want = filename.replace(f"torch{label['torch']}", f"torch{have.value}", 1)
-            yield (
-                fit(
-                    "this wheel is built for torch {built}, but its environment installs torch {have}; "
-                    "use its torch {have} build",
-                    built=label["torch"],
-                    have=have.value,
-                ),
-                (f"{env.name} installs torch {have.value} ({have.where})", _UNDEFINED),
-                f"use the torch {have.value} build of the same release: {want}",
-            )
+        yield from _torch_problem(env, req, filename, label["torch"], tools)
     if label and label["abi"]:
         wheel_abi = label["abi"].upper() == "TRUE"
-        for image in env.images:
-            if image.cxx11_abi is not None and image.cxx11_abi != wheel_abi:
-                want = re.sub(
-                    r"cxx11abi(TRUE|FALSE)", f"cxx11abi{str(image.cxx11_abi).upper()}", filename, flags=re.I
-                )
-                abi = "new" if image.cxx11_abi else "old"
-                yield (
-                    f"this wheel is built with cxx11abi{label['abi'].upper()}, but the base image's torch "
-                    f"uses the {abi} C++ ABI; use its cxx11abi{str(image.cxx11_abi).upper()} build",
-                    (f"the torch in {image.reference} ({image.location}) uses the {abi} C++ ABI", _UNDEFINED),
-                    f"use {want}",
-                )
+        if tools.cxx11_abi is not None and tools.cxx11_abi != wheel_abi:
+            want = re.sub(
+                r"cxx11abi(TRUE|FALSE)", f"cxx11abi{str(tools.cxx11_abi).upper()}", filename, flags=re.I
+            )
+            abi = "new" if tools.cxx11_abi else "old"
+            whose = "the base image's torch" if tools.abi_where.startswith("the torch in ") else "its torch"
+            yield (
+                f"this wheel is built with cxx11abi{label['abi'].upper()}, but {whose} uses the {abi} C++ "
+                f"ABI; use its cxx11abi{str(tools.cxx11_abi).upper()} build",
+                (f"{tools.abi_where} uses the {abi} C++ ABI", _UNDEFINED),
+                f"use {want}",
+            )
     m = re.fullmatch(r"cp(\d)(\d+)", python_tag or "")
     if not m:
         return
@@ -115,6 +103,61 @@ def _problems(
             (f"{env.name} runs Python {tools.python.value} ({tools.python.where}): {refused}",),
             f"use {want}",
         )
+
+
+def _torch_problem(
+    env: Environment, req: Requirement, filename: str, built: str, tools: toolchain.Toolchain
+) -> Iterator[Problem]:
+    """The wheel's torch major.minor against the torch its environment ends with, naming what put
+    that torch there when a later command did."""
+    final = tools.final
+    usable = final is not None and final.certain and final.conflict is None and final.removed is None
+    minors = final.minors if final is not None and usable else ()
+    have = tools.torch
+    if not minors and have is not None:
+        minors = (have.value,)
+    if not minors or built in minors or final is None:
+        return
+    assert final is not None
+    source = toolchain.deciding(final)
+    torch_text = final_torch.span(final.versions, minors)
+    exact = final.exact
+    after = source is not None and source.requirement is not None and source.step > req.step > 0
+    if after and source is not None and source.requirement is not None:
+        mover = source.requirement
+        pinned = str(exact) if exact is not None else torch_text
+        line = mover.location.line if mover.location.path == req.location.path else str(mover.location)
+        headline = fit(
+            "{mover} (line {line}) installs torch {pinned} after this torch {built} wheel; "
+            + ("use its torch {minor} build" if len(minors) == 1 else "install this wheel after it"),
+            mover=mover.raw,
+            line=str(line),
+            pinned=pinned,
+            built=built,
+            minor=torch_text,
+        )
+    elif len(minors) > 1:
+        headline = fit(
+            "this wheel is built for torch {built}, but its environment allows only torch {have}; "
+            "pin the torch it is built for",
+            built=built,
+            have=torch_text,
+        )
+    else:
+        headline = fit(
+            "this wheel is built for torch {built}, but its environment installs torch {have}; "
+            "use its torch {have} build",
+            built=built,
+            have=torch_text,
+        )
+    where = have.where if have is not None else (source.says if source is not None else "")
+    notes = [f"{env.name} installs torch {torch_text} ({where})", _UNDEFINED]
+    if have is not None:
+        want = filename.replace(f"torch{built}", f"torch{have.value}", 1)
+        help_ = f"use the torch {have.value} build of the same release: {want}"
+    else:
+        help_ = f"pin torch {built} where it is installed, or use a build for the torch installed"
+    yield headline, tuple(notes), help_
 
 
 def _marker_allows(marker: str, python: str) -> bool:

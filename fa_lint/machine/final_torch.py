@@ -1,0 +1,383 @@
+"""The torch an environment really ends with: what its torch requirements and the packages that pin
+torch allow together, and, in a script or Dockerfile stage, what each later command puts in place.
+
+One resolve (a requirements file with its ``-r``/``-c`` chain, a pyproject with its lock, a conda
+file) is what every requirement allows together: ``vllm==0.6.5`` pins torch 2.5.1 even where torch is
+not written, and ``torch==2.4.0`` beside it cannot be met at all. A resolver takes the newest release
+of each package that fits, so an unpinned ``vllm`` brings the torch its newest release pins (or a newer
+one: a release made after the knowledge base pins no older torch than the ones before it).
+
+In a script or a stage, commands run in order (``step``), each its own resolve over what is already
+installed: pip keeps an installed torch a new command's requirements admit (unless ``-U`` or
+``--force-reinstall``), replaces it when they do not, and ``pip uninstall torch`` removes it. A
+command that may not run (after ``||``, in a branch) leaves either outcome possible.
+
+The knowledge base (``fa_lint.kb.torch``) says what each release of each package requires of torch,
+read from its published metadata; a package it does not hold is taken to leave torch alone.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from packaging.ranges import VersionRange
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from fa_lint.environments import Environment
+from fa_lint.kb import torch as torch_kb
+from fa_lint.model import Image, Kind, Requirement, Uninstall
+
+TORCH = ("torch", "pytorch")  # pytorch: conda's name for it
+_ANY = VersionRange.full()
+_INSTALLS = (Kind.INSTALL, Kind.OVERRIDE)
+# Images that come with more than torch: a later unpinned install of these finds them in place.
+_BUNDLED = {"pytorch/pytorch": frozenset({"torchvision", "torchaudio"})}
+
+
+class Source(NamedTuple):
+    """One thing that puts torch in place, or limits which torch can be there."""
+
+    says: (
+        str  # "torch==2.4.0 (requirements.txt:3:1)"; "vllm==0.6.5 (Dockerfile:14:5), which pins torch==2.5.1"
+    )
+    torch: VersionRange  # the torch versions it allows
+    requirement: Requirement | None = None  # None: a base image
+    image: Image | None = None
+    step: int = 0
+
+
+class FinalTorch(NamedTuple):
+    """What torch an environment ends with."""
+
+    versions: VersionRange  # every torch it can end with (empty with a conflict)
+    decided: tuple[Source, ...]  # what decides it, in order: the last one put it in place
+    certain: bool = True  # False: a command that may not run, or an uninstall that may, leaves it open
+    conflict: tuple[Source, Source] | None = None  # two that cannot both hold: the install fails
+    removed: Uninstall | None = None  # a certain uninstall that nothing reinstalls after
+    installer: Requirement | None = None  # what the command that installed it asked for (its index)
+
+    @property
+    def minors(self) -> tuple[str, ...]:
+        """The torch major.minor series it can be ("2.5"); empty when it can be any."""
+        return () if self.versions.is_superset(_ANY) else _minors(self.versions)
+
+    @property
+    def exact(self) -> Version | None:
+        """The one torch release it can be, where that is all the knowledge base has in range."""
+        if self.versions.is_empty or self.versions.is_superset(_ANY):
+            return None
+        found = torch_kb.load().releases_in(self.versions)
+        return found[0].version if len(found) == 1 else None
+
+    @property
+    def last(self) -> Source | None:
+        return self.decided[-1] if self.decided else None
+
+
+@functools.lru_cache(maxsize=512)
+def _minors(rng: VersionRange) -> tuple[str, ...]:
+    from fa_lint.machine.toolchain import minors  # the one range helper; toolchain imports this module
+
+    return minors(rng)
+
+
+def span(rng: VersionRange, minors: Sequence[str]) -> str:
+    """The torch minors a range allows, for a sentence: '2.5', '2.4 or 2.5', '2.3 to 2.6', '2.14 or newer'."""
+    if not minors:
+        return "any"
+    if rng.contains(Version("999")):
+        return f"{minors[0]} or newer"
+    if len(minors) <= 2:
+        return " or ".join(minors)
+    return f"{minors[0]} to {minors[-1]}"
+
+
+def written(rng: VersionRange) -> str:
+    """A range as a reader writes it: '2.5.1', '>=2.14.0', '>=2.4,<2.6'."""
+    spec = rng.to_specifier_set() if hasattr(rng, "to_specifier_set") else None
+    text = str(spec) if spec is not None else str(rng)
+    if text.startswith("==") and "," not in text and "*" not in text:
+        return text[2:]
+    return text or "any"
+
+
+def _in_linux(req: Requirement, pythons: Sequence[str]) -> bool:
+    return not req.marker or any(torch_kb.holds(req.marker, p, frozenset()) for p in pythons)
+
+
+def _at_least(kb: torch_kb.TorchKnowledge, rng: VersionRange) -> VersionRange:
+    """``rng`` and every torch above it: what a release made after the data can pin instead."""
+    found = kb.releases_in(rng)
+    return SpecifierSet(f">={found[0].version}").to_range() if found else rng
+
+
+class _Package(NamedTuple):
+    """What installing one requirement of a package that pins torch does to torch."""
+
+    torch: VersionRange  # the torch the release a resolver picks pins
+    says: str
+    accepts: VersionRange  # every torch some admitted release accepts (for conflicts)
+
+
+def _package(
+    kb: torch_kb.TorchKnowledge, req: Requirement, pythons: Sequence[str], within: VersionRange
+) -> _Package | None:
+    """The newest release ``req`` admits whose torch fits ``within``, as a resolver picks it (the
+    newest of all when none fits: what the conflict is then about).
+
+    None: nothing to say (no release known, unreadable metadata, or it pins no torch at all)."""
+    rng = req.version_range
+    admitted = kb.admitted(req.name, rng)
+    if not admitted:
+        return None
+    accepts = kb.accepts(req.name, rng, req.extras, pythons)
+    newer = kb.admits_newer(req.name, rng)
+    chosen: tuple[int, torch_kb.Pick] | None = None
+    for i, release in enumerate(admitted):
+        got = kb.pick(req.name, release, req.extras, pythons)
+        if not got.known:
+            return None
+        if got.torch.is_superset(_ANY):
+            if i == 0:
+                return None  # the newest pins no torch: the package leaves it alone
+            continue
+        chosen = chosen or (i, got)
+        if not got.torch.intersection(within).is_empty:
+            chosen = (i, got)
+            break
+    if chosen is None:
+        return None
+    i, got = chosen
+    torch = _at_least(kb, got.torch) if newer and i == 0 else got.torch
+    via = f" through {' -> '.join(got.chain)}" if got.chain else ""
+    release = f"{req.name}=={got.release.version}"
+    if len(admitted) == 1 and not newer:
+        says = f"{plain(req)}, which pins torch {written(got.torch)}{via}"
+    else:
+        newest = " (its newest release, as of the knowledge base)" if newer and i == 0 else ""
+        says = f"{plain(req)}, whose {release}{newest} pins torch {written(got.torch)}{via}"
+    return _Package(torch, says, accepts)
+
+
+def plain(req: Requirement) -> str:
+    """How a source names a requirement: 'torch==2.4.0' (requirements.txt:3:1)."""
+    return f"'{req.raw}' ({req.location})"
+
+
+def _torch_source(req: Requirement) -> Source:
+    return Source(plain(req), req.version_range, req, step=req.step)
+
+
+def _resolve(
+    kb: torch_kb.TorchKnowledge,
+    torches: Iterable[Requirement],
+    packages: Iterable[Requirement],
+    pythons: Sequence[str],
+) -> tuple[VersionRange, list[Source], tuple[Source, Source] | None]:
+    """One resolve: what its torch requirements and its packages allow together, and a conflict.
+
+    A uv override on torch replaces every other requirement on it, the packages' own included."""
+    torches = list(torches)
+    overrides = [r for r in torches if r.kind is Kind.OVERRIDE]
+    if overrides:
+        torches, packages = overrides, []
+    sources: list[Source] = []
+    allowed = _ANY
+    for req in torches:
+        source = _torch_source(req)
+        if allowed.intersection(source.torch).is_empty:
+            other = next((s for s in sources if s.torch.intersection(source.torch).is_empty), sources[-1])
+            return VersionRange.empty(), [*sources, source], (other, source)
+        allowed = allowed.intersection(source.torch)
+        sources.append(source)
+    picks: list[tuple[Requirement, _Package]] = []
+    for req in packages:
+        got = _package(kb, req, pythons, allowed)
+        if got is not None:
+            picks.append((req, got))
+    for req, got in picks:
+        if allowed.intersection(got.accepts).is_empty:
+            return VersionRange.empty(), sources, _conflict(sources, req, got)
+        allowed = allowed.intersection(got.accepts)
+    final = allowed
+    for req, got in picks:
+        narrowed = final.intersection(got.torch)
+        if not narrowed.is_empty:
+            final = narrowed
+        sources.append(Source(got.says, got.torch, req, step=req.step))
+    return final, sources, None
+
+
+def _conflict(sources: list[Source], req: Requirement, got: _Package) -> tuple[Source, Source]:
+    mine = Source(got.says, got.accepts, req, step=req.step)
+    other = next((s for s in sources if s.torch.intersection(got.accepts).is_empty), None)
+    if other is None:  # only all of them together exclude it
+        other = sources[-1] if sources else mine
+    return other, mine
+
+
+def of(env: Environment, pythons: Sequence[str] = ()) -> FinalTorch | None:
+    """The torch ``env`` ends with; None when nothing in it says."""
+    kb = torch_kb.load()
+    pys = tuple(pythons) or torch_kb.PYTHONS
+    locked = [r for name in TORCH for r in env.of(name, locked=True) if r.version is not None]
+    if locked:
+        rng = VersionRange.empty()
+        for r in locked:
+            rng = rng.union(r.version_range)
+        return FinalTorch(rng, tuple(_torch_source(r) for r in locked), installer=locked[0])
+    if _sequential(env):
+        return _walk(env, kb, pys)
+    members = [r for r in env.members if _in_linux(r, pys) and not r.unresolved]
+    torches = [r for r in members if r.name in TORCH and r.kind in (*_INSTALLS, Kind.CONSTRAINT)]
+    if any(r.name == "torch" for r in torches):  # a conda file: pip's torch replaces conda's pytorch
+        torches = [r for r in torches if r.name == "torch"]
+    packages = [r for r in members if r.kind in _INSTALLS and kb.knows(r.name)]
+    if not torches and not packages:
+        return None
+    final, sources, conflict = _resolve(kb, torches, packages, pys)
+    if conflict is not None:
+        return FinalTorch(final, tuple(sources), conflict=conflict)
+    if not sources or final.is_superset(_ANY):
+        return None
+    installer = next((s.requirement for s in reversed(sources) if s.requirement is not None), None)
+    return FinalTorch(final, tuple(sources), installer=installer)
+
+
+def _sequential(env: Environment) -> bool:
+    return bool(env.images or env.removed or any(r.step for r in (*env.members, *env.superseded)))
+
+
+class _State(NamedTuple):
+    torch: VersionRange | None  # None: no torch (after an uninstall, on a bare image); _ANY: unknown
+    decided: tuple[Source, ...]
+    certain: bool
+    installed: frozenset[str]  # packages known to be in place (an image's bundle, earlier installs)
+    removed: Uninstall | None = None
+    installer: Requirement | None = None
+    conflict: tuple[Source, Source] | None = None
+
+
+def _start(env: Environment, kb: torch_kb.TorchKnowledge) -> _State:
+    for image in env.images:
+        bundled = next((b for name, b in _BUNDLED.items() if name in image.reference), frozenset())
+        if image.torch is not None:
+            rng = SpecifierSet(f"=={image.torch}").to_range()
+            source = Source(f"the base image {image.reference}", rng, image=image)
+            return _State(rng, (source,), True, bundled | {"torch"})
+        if image.has_torch:
+            return _State(_ANY, (), True, frozenset({"torch"}))
+        if image.has_torch is False:
+            return _State(None, (), True, frozenset())
+    return _State(_ANY, (), True, frozenset())
+
+
+def _walk(env: Environment, kb: torch_kb.TorchKnowledge, pythons: Sequence[str]) -> FinalTorch | None:
+    state = _start(env, kb)
+    reqs = sorted((*env.members, *env.superseded), key=lambda r: r.step)
+    events: dict[int, list[Requirement | Uninstall]] = {}
+    for r in reqs:
+        if not r.unresolved and _in_linux(r, pythons):
+            events.setdefault(r.step, []).append(r)
+    for u in env.removed:
+        events.setdefault(u.step, []).append(u)
+    touched = bool(state.decided)
+    for step in sorted(events):
+        found = events[step]
+        removals = [u for u in found if isinstance(u, Uninstall)]
+        installs = [r for r in found if isinstance(r, Requirement)]
+        if removals:
+            state = _uninstall(state, removals)
+            touched = touched or any(u.name in TORCH for u in removals)
+        if installs:
+            new = _command(state, installs, kb, pythons)
+            touched = touched or new is not state
+            state = new
+            if state.conflict is not None:
+                break  # the command fails: a build stops there
+    if state.conflict is not None:
+        return FinalTorch(VersionRange.empty(), state.decided, state.certain, conflict=state.conflict)
+    if not touched or state.torch is None and state.removed is None:
+        return None
+    if state.torch is None:
+        return FinalTorch(VersionRange.empty(), state.decided, state.certain, removed=state.removed)
+    if state.torch.is_superset(_ANY):
+        return None
+    return FinalTorch(state.torch, state.decided, state.certain, installer=state.installer)
+
+
+def _uninstall(state: _State, removals: list[Uninstall]) -> _State:
+    gone = {u.name for u in removals if not u.possible}
+    maybe = {u.name for u in removals if u.possible}
+    installed = state.installed - gone - maybe
+    if gone & set(TORCH):
+        torch = next(u for u in removals if u.name in TORCH and not u.possible)
+        return _State(None, state.decided, True, installed, removed=torch)
+    if maybe & set(TORCH):
+        return _State(_ANY, state.decided, False, installed)
+    return state._replace(installed=installed)
+
+
+def _command(
+    state: _State, installs: list[Requirement], kb: torch_kb.TorchKnowledge, pythons: Sequence[str]
+) -> _State:
+    """One install command over what is in place."""
+    possible = any(r.possible for r in installs)
+    no_deps = any(getattr(r.options, "no_deps", False) for r in installs)
+    torches = [r for r in installs if r.name in TORCH and r.kind in (*_INSTALLS, Kind.CONSTRAINT)]
+    packages = [
+        r
+        for r in installs
+        if r.kind in _INSTALLS
+        and r.name not in TORCH
+        and kb.knows(r.name)
+        and not no_deps
+        and not (r.name in state.installed and not r.upgrade and not str(r.specifier) and r.version is None)
+    ]
+    if not torches and not packages:
+        # (flash-attn's own metadata requires torch, so with none in place pip would install the newest;
+        # but a command fa-lint read nothing from -- an unreadable -r file -- may have put one there)
+        return state._replace(installed=state.installed | {r.name for r in installs})
+    have = state.torch
+    upgrade = any(r.upgrade for r in torches)
+    final, sources, conflict = _resolve(kb, torches, packages, pythons)
+    if conflict is not None:
+        if possible:  # an install that may not run, and fails if it does: what was there stays
+            return state
+        return _State(
+            VersionRange.empty(), (*state.decided, *sources), True, state.installed, conflict=conflict
+        )
+    keep = have is not None and not have.is_superset(_ANY) and have.is_subset(final) and not upgrade
+    if keep:
+        return state._replace(installed=state.installed | {r.name for r in installs})
+    pinned = any(str(r.specifier) or r.version for r in torches)
+    if have is not None and have.is_superset(_ANY) and not pinned and not packages and not upgrade:
+        return state  # 'pip install torch' over an unknown environment: whatever it has stays
+    if torches and final.is_superset(_ANY):
+        # 'pip install torch' with nothing in place, or '-U torch': the newest release
+        final = _at_least(kb, SpecifierSet(f"=={kb.newest_torch.version}").to_range())
+        sources[0] = sources[0]._replace(
+            says=f"{sources[0].says}, which installs the newest torch ({kb.newest_torch.version} as of "
+            "the knowledge base)",
+            torch=final,
+        )
+    installer = next((s.requirement for s in reversed(sources) if s.requirement is not None), None)
+    installed = state.installed | {r.name for r in installs} | {"torch"}
+    if possible:
+        before = have if have is not None else VersionRange.empty()
+        return _State(before.union(final), (*state.decided, *sources), False, installed, None, installer)
+    return _State(final, (*state.decided, *sources), True, installed, None, installer)
+
+
+def brings_torch(req: Requirement) -> bool:
+    """Whether installing ``req`` puts torch in place: torch itself, or a package whose newest
+    admitted release requires it (``pip install vllm``, ``pip install deepspeed``), with its
+    dependencies (not ``--no-deps``)."""
+    if req.name in TORCH:
+        return True
+    if req.kind not in _INSTALLS or (req.options is not None and req.options.no_deps) or req.unresolved:
+        return False
+    return req.name in torch_kb.PACKAGES and torch_kb.load().brings_torch(req.name)
