@@ -358,8 +358,8 @@ def _egg_requires(text: str) -> list[str]:
     """setuptools' requires.txt as Requires-Dist lines: ``[extra:marker]`` sections become markers."""
     out: list[str] = []
     marker = ""
-    for line in text.splitlines():
-        line = line.strip()
+    for written in text.splitlines():
+        line = written.strip()
         if not line or line.startswith("#"):
             continue
         if line.startswith("[") and line.endswith("]"):
@@ -487,7 +487,7 @@ def _line_of(text: str, pattern: re.Pattern[str]) -> tuple[int, str, re.Match[st
 def torch_release(
     fetch: Fetcher, version: Version, wheel: dict[str, Any], files: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    """One torch release's default Linux x86_64 wheel: its CUDA and C++ ABI, each with the line that says so."""
+    """One torch release's default Linux x86_64 wheel: its CUDA and C++ ABI, with what says each."""
     row: dict[str, Any] = {
         "version": str(version),
         "uploaded": min(f.get("upload-time") or "" for f in files)[:10],
@@ -642,7 +642,9 @@ def compact(packages: dict[str, Any]) -> dict[str, Any]:
         set_index: dict[str, int] = {}
         rows = []
 
-        def number(entry: list[Any]) -> int:
+        def number(
+            entry: list[Any], deps: list[list[Any]] = deps, dep_index: dict[str, int] = dep_index
+        ) -> int:
             key = json.dumps(entry)
             if key not in dep_index:
                 dep_index[key] = len(deps)
@@ -656,7 +658,7 @@ def compact(packages: dict[str, Any]) -> dict[str, Any]:
                 lines += [
                     [v["name"], v["spec"], v["marker"], *([v["extras"]] if v.get("extras") else [])]
                     for v in r.get("via", ())
-                    if (v["name"] in exact or v["name"] == name and v.get("extras"))
+                    if (v["name"] in exact or (v["name"] == name and v.get("extras")))
                     and _on_linux(v["marker"])
                 ]
                 numbers = sorted({number(line) for line in lines})
@@ -670,20 +672,25 @@ def compact(packages: dict[str, Any]) -> dict[str, Any]:
     # Whether installing the newest release puts torch in place, directly or through the packages
     # of the list (trl -> accelerate -> torch): what 'torch installed before a build' asks.
     newest = {
-        name: next((r for r in reversed(p["releases"]) if "unknown" not in r), None) for name, p in packages.items()
+        name: next((r for r in reversed(p["releases"]) if "unknown" not in r), None)
+        for name, p in packages.items()
     }
-    brings = {n for n, r in newest.items() if r is not None and any(_on_linux(t["marker"]) for t in r["torch"])}
+    brings = {
+        n for n, r in newest.items() if r is not None and any(_on_linux(t["marker"]) for t in r["torch"])
+    }
     grew = True
     while grew:
         grew = False
         for n, r in newest.items():
-            if n not in brings and r is not None and any(
-                v["name"] in brings and not v["marker"] for v in r.get("via", ())
+            if (
+                n not in brings
+                and r is not None
+                and any(v["name"] in brings and not v["marker"] for v in r.get("via", ()))
             ):
                 brings.add(n)
                 grew = True
-    for n in out:
-        out[n]["brings_torch"] = n in brings
+    for n, doc in out.items():
+        doc["brings_torch"] = n in brings
     return out
 
 
@@ -710,8 +717,6 @@ def _dump(doc: dict[str, Any]) -> str:
                 f'  {json.dumps(name)}: {{"why": {json.dumps(p["why"])}, "brings_torch": '
                 f'{json.dumps(p["brings_torch"])}, "deps": {rows(p["deps"], "    ")}, '
                 f'"requires": {rows(p["requires"], "    ")}, "releases": {rows(p["releases"], "    ")}}}'
-                if "requires" in p
-                else f'  {json.dumps(name)}: {{"why": {json.dumps(p["why"])}, "releases": {rows(p["releases"], "    ")}}}'
                 for name, p in value.items()
             ]
             text = "{\n" + ",\n".join(inner) + "\n }"
@@ -735,7 +740,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.only or PACKAGES:
         rows = releases(fetch, name)
         with ThreadPoolExecutor(8) as pool:
-            read = list(pool.map(lambda t: package_release(fetch, name, t[0], t[1], t[2]), rows))
+            read = list(pool.map(lambda t, n=name: package_release(fetch, n, t[0], t[1], t[2]), rows))
         packages[name] = {"why": PACKAGES.get(name, ""), "releases": read}
         pinned = sum(1 for r in read if r.get("torch"))
         unknown = sum(1 for r in read if "unknown" in r)
@@ -744,7 +749,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
     if args.only:
-        print(_dump({"packages": packages}))
+        print(json.dumps(packages, indent=1))
         return 0
     torch = torch_facts(fetch)
     abi_change = next((r["version"] for r in torch if r.get("cxx11_abi")), None)

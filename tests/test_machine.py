@@ -151,7 +151,13 @@ def _value(known: Any) -> str | None:
         # a range that allows one torch minor (2.3.0 and 2.3.1 on PyPI are both built with CUDA 12.1)
         ({"requirements.txt": "torch>=2.3,<2.4\n"}, "requirements.txt", "2.3", "12.1", None),
         # a later install replaces an earlier one
-        ({"setup.sh": "pip install torch==2.3.1\npip install torch==2.4.0\n"}, "setup.sh", "2.4", "12.1", None),
+        (
+            {"setup.sh": "pip install torch==2.3.1\npip install torch==2.4.0\n"},
+            "setup.sh",
+            "2.4",
+            "12.1",
+            None,
+        ),
         # two torch pins of one install that disagree: not fa-lint's to choose
         (
             {"requirements.txt": "torch==2.3.1\n-r more.txt\n", "more.txt": "torch==2.4.0\n"},

@@ -26,11 +26,37 @@ from packaging.version import Version
 # known without reading the file, which most runs never need.
 PACKAGES = frozenset(
     {
-        "accelerate", "auto-gptq", "autoawq", "axolotl", "bitsandbytes", "causal-conv1d", "deepspeed",
-        "flashinfer-python", "liger-kernel", "lightning", "llamafactory", "lmdeploy", "mamba-ssm",
-        "open-clip-torch", "peft", "pytorch-lightning", "sglang", "timm", "torchao", "torchaudio",
-        "torchdata", "torchmetrics", "torchrl", "torchtext", "torchvision", "transformer-engine-torch",
-        "trl", "unsloth", "unsloth-zoo", "vllm", "xformers",
+        "accelerate",
+        "auto-gptq",
+        "autoawq",
+        "axolotl",
+        "bitsandbytes",
+        "causal-conv1d",
+        "deepspeed",
+        "flashinfer-python",
+        "liger-kernel",
+        "lightning",
+        "llamafactory",
+        "lmdeploy",
+        "mamba-ssm",
+        "open-clip-torch",
+        "peft",
+        "pytorch-lightning",
+        "sglang",
+        "timm",
+        "torchao",
+        "torchaudio",
+        "torchdata",
+        "torchmetrics",
+        "torchrl",
+        "torchtext",
+        "torchvision",
+        "transformer-engine-torch",
+        "trl",
+        "unsloth",
+        "unsloth-zoo",
+        "vllm",
+        "xformers",
     }
 )
 PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
@@ -125,7 +151,7 @@ class TorchKnowledge:
         return tuple(r for r in self.torch if versions.contains(r.version))
 
     def cxx11_abi(self, versions: VersionRange) -> bool | None:
-        """The C++ ABI every official build the range admits shares; None when they differ or none is known."""
+        """The C++ ABI every official build the range admits shares; None when they differ or none is."""
         found = {r.cxx11_abi for r in self.releases_in(versions)}
         return found.pop() if len(found) == 1 else None
 
@@ -266,10 +292,13 @@ def _closure(name: str, requires: Sequence[Dependency], extras: frozenset[str]) 
     while grew:
         grew = False
         for dep in requires:
-            if dep.name == name and dep.extras - found:
-                if any(holds(dep.marker, p, frozenset(found)) for p in PYTHONS):
-                    found |= dep.extras
-                    grew = True
+            if (
+                dep.name == name
+                and dep.extras - found
+                and any(holds(dep.marker, p, frozenset(found)) for p in PYTHONS)
+            ):
+                found |= dep.extras
+                grew = True
     return frozenset(found)
 
 

@@ -153,12 +153,12 @@ def _package(
     i, got = chosen
     torch = _at_least(kb, got.torch) if newer and i == 0 else got.torch
     via = f" through {' -> '.join(got.chain)}" if got.chain else ""
-    release = f"{req.name}=={got.release.version}"
+    picked = f"{req.name}=={got.release.version}"
     if len(admitted) == 1 and not newer:
         says = f"{plain(req)}, which pins torch {written(got.torch)}{via}"
     else:
         newest = " (its newest release, as of the knowledge base)" if newer and i == 0 else ""
-        says = f"{plain(req)}, whose {release}{newest} pins torch {written(got.torch)}{via}"
+        says = f"{plain(req)}, whose {picked}{newest} pins torch {written(got.torch)}{via}"
     return _Package(torch, says, accepts)
 
 
@@ -300,7 +300,7 @@ def _walk(env: Environment, kb: torch_kb.TorchKnowledge, pythons: Sequence[str])
                 break  # the command fails: a build stops there
     if state.conflict is not None:
         return FinalTorch(VersionRange.empty(), state.decided, state.certain, conflict=state.conflict)
-    if not touched or state.torch is None and state.removed is None:
+    if not touched or (state.torch is None and state.removed is None):
         return None
     if state.torch is None:
         return FinalTorch(VersionRange.empty(), state.decided, state.certain, removed=state.removed)

@@ -159,9 +159,17 @@ def _cuda(env: Environment, torch: Requirement | None, final: FinalTorch | None)
             if served:
                 return Known(served, f"the index {url} ({torch.location})")
         unsure = any(r.options is not None and r.options.index_unsure for r in (torch, *same)) or any(
-            r.kind is Kind.SOURCE for name in TORCH for r in env.of(name)  # [tool.uv.sources] torch = ...
+            r.kind is Kind.SOURCE
+            for name in TORCH
+            for r in env.of(name)  # [tool.uv.sources] torch = ...
         )
-        if not urls and not unsure and not (options and options.torch_backend) and _from_pypi(torch) and final:
+        if (
+            not urls
+            and not unsure
+            and not (options and options.torch_backend)
+            and _from_pypi(torch)
+            and final
+        ):
             kb = torch_kb.load()
             cuda = kb.cuda(final.versions)
             releases = kb.releases_in(final.versions)
@@ -184,7 +192,9 @@ def image_abi(image: Image) -> bool | None:
     pytorch/pytorch:X, the official build of release X."""
     if image.cxx11_abi is not None:
         return image.cxx11_abi
-    if image.torch is not None and re.match(r"^(?:docker\.io/)?(?:library/)?pytorch/pytorch:", image.reference):
+    if image.torch is not None and re.match(
+        r"^(?:docker\.io/)?(?:library/)?pytorch/pytorch:", image.reference
+    ):
         return torch_kb.load().cxx11_abi(SpecifierSet(f"=={image.torch}").to_range())
     return None
 
@@ -204,7 +214,10 @@ def _abi(env: Environment, final: FinalTorch | None, cuda: Known | None) -> tupl
         return None, ""
     if source.image is not None:
         abi = image_abi(source.image)
-        return abi, f"the torch in {source.image.reference} ({source.image.location})" if abi is not None else ""
+        return (
+            abi,
+            f"the torch in {source.image.reference} ({source.image.location})" if abi is not None else "",
+        )
     req = source.requirement
     if req is None or req.url is not None:
         return None, ""

@@ -11,9 +11,9 @@ from packaging.version import Version
 
 from fa_lint.environments import Environment
 from fa_lint.kb import Release
-from fa_lint.machine import toolchain
-from fa_lint.machine import final_torch
-from fa_lint.machine.toolchain import TORCH, Toolchain
+from fa_lint.machine import final_torch, toolchain
+from fa_lint.machine.final_torch import TORCH
+from fa_lint.machine.toolchain import Toolchain
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
 from fa_lint.resolve import Verdict
 from fa_lint.rules._base import Context, Rule

@@ -55,13 +55,16 @@ def _location(source: Source) -> Location | None:
     return source.image.location if source.image is not None else None
 
 
-def _finding(env: Environment, first: Source, second: Source, here: Location, there: Location | None) -> Finding:
+def _finding(
+    env: Environment, first: Source, second: Source, here: Location, there: Location | None
+) -> Finding:
     req = second.requirement
     assert req is not None
     other = first.requirement.raw if first.requirement is not None else "the base image"
     line = f"line {there.line}" if there is not None and there.path == here.path else str(there)
     headline = fit(
-        "{this} needs torch {need}, but {other} ({line}) needs {have}: no torch satisfies both, the install fails",
+        "{this} needs torch {need}, but {other} ({line}) needs {have}: "
+        "no torch satisfies both, the install fails",
         this=req.raw,
         need=written(second.torch),
         other=other,

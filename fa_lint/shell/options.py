@@ -79,7 +79,9 @@ def install_options(
         build = "no-isolation"
     urls = [u for k in _INDEX_VARIABLES for u in variable(k).split()]
     # an index variable that is set, but to no one value (a branch sets it): some index, not known
-    unsure = any((k in prefix or state.scope.get(k) is not None) and not variable(k) for k in _INDEX_VARIABLES)
+    unsure = any(
+        (k in prefix or state.scope.get(k) is not None) and not variable(k) for k in _INDEX_VARIABLES
+    )
     backend = (variable("UV_TORCH_BACKEND") or None) if inst.installer == "uv" else None
     no_deps = False
     args = iter(inst.args)
