@@ -67,8 +67,8 @@ class FinalTorch(NamedTuple):
     @property
     def exact(self) -> Version | None:
         """The one torch release it can be, where that is all the knowledge base has in range."""
-        if self.versions.is_empty or self.versions.is_superset(_ANY):
-            return None
+        if self.versions.is_empty or self.versions.contains(Version("999")):
+            return None  # none, or open above: a release made since the knowledge base may install
         found = torch_kb.load().releases_in(self.versions)
         return found[0].version if len(found) == 1 else None
 
@@ -259,6 +259,9 @@ class _State(NamedTuple):
     removed: Uninstall | None = None
     installer: Requirement | None = None
     conflict: tuple[Source, Source] | None = None
+    # whether what was in place before the first command is known (a bare or pytorch/pytorch image);
+    # on an unknown machine an unpinned 'pip install torchvision' may find one already there
+    bundle_known: bool = False
 
 
 def _start(env: Environment, kb: torch_kb.TorchKnowledge) -> _State:
@@ -267,15 +270,31 @@ def _start(env: Environment, kb: torch_kb.TorchKnowledge) -> _State:
         if image.torch is not None:
             rng = SpecifierSet(f"=={image.torch}").to_range()
             source = Source(f"the base image {image.reference}", rng, image=image)
-            return _State(rng, (source,), True, bundled | {"torch"})
+            return _State(rng, (source,), True, bundled | {"torch"}, bundle_known=bool(bundled))
         if image.has_torch:
             return _State(_ANY, (), True, frozenset({"torch"}))
         if image.has_torch is False:
-            return _State(None, (), True, frozenset())
+            return _State(None, (), True, frozenset(), bundle_known=True)
     return _State(_ANY, (), True, frozenset())
 
 
-def _walk(env: Environment, kb: torch_kb.TorchKnowledge, pythons: Sequence[str]) -> FinalTorch | None:
+def before(env: Environment, step: int, pythons: Sequence[str] = ()) -> FinalTorch | None:
+    """The torch in place when command ``step`` of a script or stage runs (what a build there sees):
+    None when there is none; any version, not certain, when some torch is there but not which."""
+    if not _sequential(env):
+        return None
+    found = _walk(env, torch_kb.load(), tuple(pythons) or torch_kb.PYTHONS, until=step)
+    if found is not None:
+        return found
+    start = _start(env, torch_kb.load())
+    if start.torch is None or any(r.step < step and r.name in TORCH for r in (*env.members, *env.superseded)):
+        return None  # a bare image, or an unknown torch that a command may have replaced
+    return FinalTorch(_ANY, (), certain=False)
+
+
+def _walk(
+    env: Environment, kb: torch_kb.TorchKnowledge, pythons: Sequence[str], until: int | None = None
+) -> FinalTorch | None:
     state = _start(env, kb)
     reqs = sorted((*env.members, *env.superseded), key=lambda r: r.step)
     events: dict[int, list[Requirement | Uninstall]] = {}
@@ -286,6 +305,8 @@ def _walk(env: Environment, kb: torch_kb.TorchKnowledge, pythons: Sequence[str])
         events.setdefault(u.step, []).append(u)
     touched = bool(state.decided)
     for step in sorted(events):
+        if until is not None and step >= until:
+            break
         found = events[step]
         removals = [u for u in found if isinstance(u, Uninstall)]
         installs = [r for r in found if isinstance(r, Requirement)]
@@ -309,15 +330,19 @@ def _walk(env: Environment, kb: torch_kb.TorchKnowledge, pythons: Sequence[str])
     return FinalTorch(state.torch, state.decided, state.certain, installer=state.installer)
 
 
+def _pinned(req: Requirement) -> bool:
+    return bool(str(req.specifier) or req.version is not None or req.alternatives)
+
+
 def _uninstall(state: _State, removals: list[Uninstall]) -> _State:
     gone = {u.name for u in removals if not u.possible}
     maybe = {u.name for u in removals if u.possible}
     installed = state.installed - gone - maybe
     if gone & set(TORCH):
         torch = next(u for u in removals if u.name in TORCH and not u.possible)
-        return _State(None, state.decided, True, installed, removed=torch)
+        return state._replace(torch=None, certain=True, installed=installed, removed=torch, installer=None)
     if maybe & set(TORCH):
-        return _State(_ANY, state.decided, False, installed)
+        return state._replace(torch=_ANY, certain=False, installed=installed, removed=None)
     return state._replace(installed=installed)
 
 
@@ -335,8 +360,13 @@ def _command(
         and r.name not in TORCH
         and kb.knows(r.name)
         and not no_deps
-        and not (r.name in state.installed and not r.upgrade and not str(r.specifier) and r.version is None)
+        and not (r.name in state.installed and not r.upgrade and not _pinned(r))
     ]
+    # an unpinned package fa-lint cannot tell is already there: pip may keep it, and its torch
+    possible = possible or (
+        not state.bundle_known
+        and any(not _pinned(r) and not r.upgrade and r.name not in state.installed for r in packages)
+    )
     if not torches and not packages:
         # (flash-attn's own metadata requires torch, so with none in place pip would install the newest;
         # but a command fa-lint read nothing from -- an unreadable -r file -- may have put one there)
@@ -347,8 +377,8 @@ def _command(
     if conflict is not None:
         if possible:  # an install that may not run, and fails if it does: what was there stays
             return state
-        return _State(
-            VersionRange.empty(), (*state.decided, *sources), True, state.installed, conflict=conflict
+        return state._replace(
+            torch=VersionRange.empty(), decided=(*state.decided, *sources), certain=True, conflict=conflict
         )
     keep = have is not None and not have.is_superset(_ANY) and have.is_subset(final) and not upgrade
     if keep:
@@ -366,10 +396,20 @@ def _command(
         )
     installer = next((s.requirement for s in reversed(sources) if s.requirement is not None), None)
     installed = state.installed | {r.name for r in installs} | {"torch"}
+    decided = (*state.decided, *sources)
     if possible:
         before = have if have is not None else VersionRange.empty()
-        return _State(before.union(final), (*state.decided, *sources), False, installed, None, installer)
-    return _State(final, (*state.decided, *sources), True, installed, None, installer)
+        return state._replace(
+            torch=before.union(final),
+            decided=decided,
+            certain=False,
+            installed=installed,
+            removed=None,
+            installer=installer,
+        )
+    return state._replace(
+        torch=final, decided=decided, certain=True, installed=installed, removed=None, installer=installer
+    )
 
 
 def brings_torch(req: Requirement) -> bool:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from fa_lint.environments import Environment
 from fa_lint.machine import final_torch, toolchain
-from fa_lint.model import FLASH_ATTN, Finding, Requirement, Severity
+from fa_lint.model import FLASH_ATTN, Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import fit
 from fa_lint.syntax.pep508 import file_name, wheel_name
@@ -39,6 +39,11 @@ def check(ctx: Context) -> Iterator[Finding]:
         for req in env.of(FLASH_ATTN):
             filename = _filename(req)
             wheel = wheel_name(filename) if filename else None
+            if wheel is None and (req.location, env.name) not in seen:
+                built = _built_then_moved(ctx, env, req)
+                if built is not None:
+                    seen.add((req.location, env.name))
+                    yield built
             if wheel is None or (req.location, env.name) in seen:
                 continue
             seen.add((req.location, env.name))
@@ -130,7 +135,7 @@ def _torch_problem(
         headline = fit(
             "{mover} (line {line}) installs torch {pinned} after this torch {built} wheel; "
             + ("use its torch {minor} build" if len(minors) == 1 else "install this wheel after it"),
-            mover=mover.raw,
+            mover=f"-U {mover.raw}" if mover.upgrade and mover.name in final_torch.TORCH else mover.raw,
             line=str(line),
             pinned=pinned,
             built=built,
@@ -158,6 +163,72 @@ def _torch_problem(
     else:
         help_ = f"pin torch {built} where it is installed, or use a build for the torch installed"
     yield headline, tuple(notes), help_
+
+
+def _built_then_moved(ctx: Context, env: Environment, req: Requirement) -> Finding | None:
+    """A flash-attn that a command builds (an sdist from an index, whose setup.py fetches the wheel
+    for the torch in place or compiles against it; a clone; a folder), after which a later command of
+    the same stage installs another torch: the binary stays built for the first one."""
+    if req.url is not None and _filename(req) is not None:
+        return None  # a wheel file: its name says its torch (above)
+    if req.kind not in (Kind.INSTALL, Kind.OVERRIDE) or req.tool == "conda" or req.possible or not req.step:
+        return None
+    if ctx.satisfied_by(req) is not None or (req.options is not None and req.options.installer == "conda"):
+        return None
+    tools = ctx.toolchain(env)
+    final = tools.final
+    if final is None or not final.certain or final.conflict is not None or final.removed is not None:
+        return None
+    source = toolchain.deciding(final)
+    built_at = req.options.step if req.options is not None and req.options.step else req.step
+    if source is None or source.requirement is None or source.step <= built_at or not final.minors:
+        return None
+    earlier = final_torch.before(env, built_at, tools.pythons)
+    if earlier is None or earlier.versions.is_empty or earlier.removed is not None:
+        return None  # no torch to build against: FAL012's finding, not this one
+    then = earlier.minors if earlier.certain else ()
+    now = final.minors
+    if then and set(then) & set(now):
+        return None  # the same torch minor: the binary still fits
+    mover = source.requirement
+    line = mover.location.line if mover.location.path == req.location.path else str(mover.location)
+    torch_now = str(final.exact) if final.exact is not None else final_torch.span(final.versions, now)
+    notes = [f"{env.name} installs torch {torch_now} ({source.says})", _UNDEFINED]
+    if len(then) == 1:
+        headline = fit(
+            "flash-attn is built for torch {then}; {mover} (line {line}) then installs torch {now}: "
+            "install it after",
+            then=then[0],
+            mover=mover.raw,
+            line=str(line),
+            now=torch_now,
+        )
+        severity = Severity.ERROR
+    else:
+        headline = fit(
+            "flash-attn is built for the torch in place; {mover} (line {line}) then installs torch {now}: "
+            "install it after",
+            mover=mover.raw,
+            line=str(line),
+            now=torch_now,
+        )
+        severity = Severity.WARNING
+        notes.append("unless the torch in place before was already a torch " + " or ".join(now) + " build")
+    return WHEEL_ABI_MISMATCH.finding(
+        req.location,
+        headline,
+        severity=severity,
+        package=FLASH_ATTN,
+        requirement=req.raw,
+        environment=env.name,
+        notes=(
+            "setup.py fetches the prebuilt wheel for the torch it finds, or compiles against it: "
+            "the binary is built for that torch",
+            *notes,
+        ),
+        related=(mover.location,),
+        help=f"install flash-attn in a command after '{mover.raw}', or pin the torch it is built for there",
+    )
 
 
 def _marker_allows(marker: str, python: str) -> bool:
