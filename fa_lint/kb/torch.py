@@ -191,9 +191,13 @@ class TorchKnowledge:
         return found
 
     def admitted(self, name: str, versions: VersionRange) -> tuple[PackageRelease, ...]:
-        """The releases an installer could pick, newest first (yanked ones only for an exact pin)."""
+        """The releases an installer could pick, newest first: pre-releases only where the range asks
+        for one or admits nothing else (PEP 440, as ``filter`` applies it), yanked ones only for an
+        exact pin (PEP 592)."""
         rows = self.releases(name)
-        picked = [r for r in rows if not r.yanked and versions.contains(r.version)]
+        live = [r for r in rows if not r.yanked]
+        chosen = set(versions.filter([r.version for r in live]))
+        picked = [r for r in live if r.version in chosen]
         if not picked:
             picked = [r for r in rows if r.yanked and versions.contains(r.version)][:1]
         return tuple(reversed(picked))
@@ -211,12 +215,22 @@ class TorchKnowledge:
         release: PackageRelease,
         extras: frozenset[str] = frozenset(),
         pythons: Iterable[str] | None = None,
+        within: VersionRange | None = None,
     ) -> Pick:
-        """What installing ``release`` of ``name`` (with ``extras``) asks of torch on Linux x86_64."""
-        return self._pick(name, release, extras, tuple(pythons or PYTHONS), 0)
+        """What installing ``release`` of ``name`` (with ``extras``) brings of torch on Linux x86_64, where
+        the rest of the install allows ``within``: its own torch lines, and for each package it pins
+        exactly on the way (vllm's ``xformers==0.0.28.post3``), that release's. A package it requires
+        loosely (autoawq's ``torchvision``) may be in place already, so it narrows nothing here."""
+        return self._pick(name, release, extras, tuple(pythons or PYTHONS), within or _ANY, 0)
 
     def _pick(
-        self, name: str, release: PackageRelease, extras: frozenset[str], pythons: tuple[str, ...], depth: int
+        self,
+        name: str,
+        release: PackageRelease,
+        extras: frozenset[str],
+        pythons: tuple[str, ...],
+        within: VersionRange,
+        depth: int,
     ) -> Pick:
         if release.requires is None:
             return Pick(release, _ANY, (), False)
@@ -233,7 +247,10 @@ class TorchKnowledge:
             for dep in lines:
                 if dep.name in ("torch", name) or depth >= _DEPTH or not self.knows(dep.name):
                     continue
-                below = self._newest(dep, here, (python,), depth + 1)
+                if not any(s.operator in ("==", "===") for s in dep.specifier):
+                    continue
+                room = here.intersection(within)
+                below = self._newest(dep, room, (python,), depth + 1)
                 if below is None:
                     continue
                 known = known and below.known
@@ -247,14 +264,34 @@ class TorchKnowledge:
     def _newest(
         self, dep: Dependency, within: VersionRange, pythons: tuple[str, ...], depth: int
     ) -> Pick | None:
-        """The newest release ``dep`` admits whose torch fits ``within``: what a resolver settles on."""
-        first: Pick | None = None
+        """The newest release ``dep`` admits that some torch ``within`` fits; None when none does."""
         for release in self.admitted(dep.name, dep.specifier.to_range()):
-            got = self._pick(dep.name, release, dep.extras, pythons, depth)
-            first = first or got
-            if not got.torch.intersection(within).is_empty:
-                return got
-        return first
+            if self._allowed(dep.name, release, dep.extras, pythons, depth).is_disjoint(within):
+                continue
+            return self._pick(dep.name, release, dep.extras, pythons, within, depth)
+        return None
+
+    def _allowed(
+        self, name: str, release: PackageRelease, extras: frozenset[str], pythons: tuple[str, ...], depth: int
+    ) -> VersionRange:
+        """Every torch ``release`` can be installed with: its own pins, and for each package it
+        requires, any torch some release of that one accepts."""
+        if release.requires is None:
+            return _ANY
+        extras = _closure(name, release.requires, extras)
+        out = VersionRange.empty()
+        for python in pythons:
+            lines = [d for d in release.requires if holds(d.marker, python, extras)]
+            here = _ANY
+            for dep in lines:
+                if dep.name == "torch":
+                    here = here.intersection(dep.specifier.to_range())
+                elif dep.name != name and depth < _DEPTH and self.knows(dep.name):
+                    here = here.intersection(
+                        self._accepts_at(dep.name, dep.specifier.to_range(), dep.extras, (python,), depth + 1)
+                    )
+            out = out.union(here)
+        return out
 
     def accepts(
         self,
@@ -263,9 +300,14 @@ class TorchKnowledge:
         extras: frozenset[str] = frozenset(),
         pythons: Iterable[str] | None = None,
     ) -> VersionRange:
-        """Every torch some admitted release accepts: what a resolver could settle on with it.
+        """Every torch some admitted release can be installed with: what a resolver could settle on.
         The full range where the answer is not known (a release past the data, unreadable metadata)."""
-        key = (name, versions, extras, tuple(pythons or PYTHONS))
+        return self._accepts_at(name, versions, extras, tuple(pythons or PYTHONS), 0)
+
+    def _accepts_at(
+        self, name: str, versions: VersionRange, extras: frozenset[str], pythons: tuple[str, ...], depth: int
+    ) -> VersionRange:
+        key = (name, versions, extras, pythons)
         memo = self._accepts
         if key not in memo:
             admitted = self.admitted(name, versions)
@@ -274,8 +316,7 @@ class TorchKnowledge:
             else:
                 out = VersionRange.empty()
                 for release in admitted:
-                    got = self.pick(name, release, extras, key[3])
-                    out = out.union(got.torch if got.known else _ANY)
+                    out = out.union(self._allowed(name, release, extras, pythons, depth))
                 memo[key] = out
         return memo[key]
 

@@ -137,7 +137,7 @@ def _package(
     newer = kb.admits_newer(req.name, rng)
     chosen: tuple[int, torch_kb.Pick] | None = None
     for i, release in enumerate(admitted):
-        got = kb.pick(req.name, release, req.extras, pythons)
+        got = kb.pick(req.name, release, req.extras, pythons, within)
         if not got.known:
             return None
         if got.torch.is_superset(_ANY):
@@ -176,10 +176,14 @@ def _resolve(
     torches: Iterable[Requirement],
     packages: Iterable[Requirement],
     pythons: Sequence[str],
+    settle: bool = True,
 ) -> tuple[VersionRange, list[Source], tuple[Source, Source] | None]:
     """One resolve: what its torch requirements and its packages allow together, and a conflict.
 
-    A uv override on torch replaces every other requirement on it, the packages' own included."""
+    ``settle``: narrow to the releases a resolver takes first (the newest that fit), as a command does
+    when it installs them fresh; else keep every torch some admitted release accepts, as a file whose
+    install may find some of them in place already. A uv override on torch replaces every other
+    requirement on it, the packages' own included."""
     torches = list(torches)
     overrides = [r for r in torches if r.kind is Kind.OVERRIDE]
     if overrides:
@@ -205,9 +209,9 @@ def _resolve(
     final = allowed
     for req, got in picks:
         narrowed = final.intersection(got.torch)
-        if not narrowed.is_empty:
+        if settle and not narrowed.is_empty:
             final = narrowed
-        sources.append(Source(got.says, got.torch, req, step=req.step))
+        sources.append(Source(got.says, got.torch if settle else got.accepts, req, step=req.step))
     return final, sources, None
 
 
@@ -238,7 +242,7 @@ def of(env: Environment, pythons: Sequence[str] = ()) -> FinalTorch | None:
     packages = [r for r in members if r.kind in _INSTALLS and kb.knows(r.name)]
     if not torches and not packages:
         return None
-    final, sources, conflict = _resolve(kb, torches, packages, pys)
+    final, sources, conflict = _resolve(kb, torches, packages, pys, settle=False)
     if conflict is not None:
         return FinalTorch(final, tuple(sources), conflict=conflict)
     if not sources or final.is_superset(_ANY):

@@ -29,7 +29,7 @@ from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from fa_lint.environments import Environment
+from fa_lint.environments import SEQUENTIAL, Environment
 from fa_lint.kb import torch as torch_kb
 from fa_lint.machine import final_torch
 from fa_lint.machine.final_torch import TORCH, FinalTorch, Source
@@ -182,9 +182,16 @@ def _cuda(env: Environment, torch: Requirement | None, final: FinalTorch | None)
     return None
 
 
+# The formats whose installs say every index they use (the command's options, a requirements file's
+# --index-url lines): a torch from one of them with no index named comes from PyPI. A Pipfile, a
+# pyproject or a lock names its indexes in tables fa-lint does not read, so their torch's index is
+# not known (a Pipfile.lock may pin torch from a vendor's CUDA index).
+_INDEXES_SAID = frozenset({"requirements", *SEQUENTIAL})
+
+
 def _from_pypi(req: Requirement) -> bool:
-    """pip or uv installing from its default index (no conda build, no URL, no local label)."""
-    return req.tool != "conda" and req.source != "conda" and req.url is None
+    """pip or uv installing from PyPI, the index named by none (no conda build, no URL)."""
+    return req.source in _INDEXES_SAID and req.tool != "conda" and req.url is None
 
 
 def image_abi(image: Image) -> bool | None:
@@ -226,6 +233,8 @@ def _abi(env: Environment, final: FinalTorch | None, cuda: Known | None) -> tupl
         data = torch_kb.load().data.get("conda", {}).get(channel, {})
         abi = data.get("cxx11_abi")
         return abi, f"the {channel} channel's pytorch builds ({req.location})" if abi is not None else ""
+    if not _from_pypi(req) and not (cuda is not None and cuda.where.startswith("the index ")):
+        return None, ""  # a build from an index fa-lint cannot see: not necessarily an official one
     kb = torch_kb.load()
     tag = f"cu{cuda.value.replace('.', '')}" if cuda is not None and "." in cuda.value else ""
     overrides = kb.data.get("pytorch_index", {}).get("cxx11_abi", {})
