@@ -77,6 +77,7 @@ def install_options(
         build = "no-isolation"
     if inst.installer == "uv" and variable("UV_NO_BUILD_ISOLATION").lower() in _TRUE:
         build = "no-isolation"
+    pre = inst.installer == "pip" and variable("PIP_PRE").lower() in _TRUE
     urls = [u for k in _INDEX_VARIABLES for u in variable(k).split()]
     # an index variable that is set, but to no one value (a branch sets it): some index, not known
     unsure = any(
@@ -100,10 +101,12 @@ def install_options(
                 urls.append(value)
             elif flag in _INDEX_OPTIONS:
                 unsure = True
+        elif flag == "--pre":
+            pre = True
         elif flag == "--no-build-isolation" or flag in _NO_ISOLATION.get(inst.installer, ()):
             build = "no-isolation"
         elif flag in ("--no-use-pep517", "--use-pep517") and build != "no-isolation":
             build = "legacy" if flag == "--no-use-pep517" else "pep517"
         elif flag in ("--no-deps", "--no-dependencies"):
             no_deps = True
-    return InstallOptions(inst.installer, build, tuple(urls), backend, command, step, no_deps, unsure)
+    return InstallOptions(inst.installer, build, tuple(urls), backend, command, step, pre, no_deps, unsure)
