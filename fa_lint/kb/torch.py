@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -104,30 +105,54 @@ class Pick(NamedTuple):
 _ANY = VersionRange.full()
 
 
-@functools.lru_cache(maxsize=512)
+_EXTRA_ONLY = re.compile(r"""^\s*extra\s*==\s*["']([^"']+)["']\s*$""")
+
+
 def holds(marker: str | None, python: str, extras: frozenset[str]) -> bool:
+    """Whether a marker holds on Linux x86_64 for ``python`` with one of ``extras`` (or none)."""
     if not marker:
         return True
-    from packaging.markers import InvalidMarker, Marker  # markers are read for such lines only
+    only = _EXTRA_ONLY.match(marker)  # most lines of the packages with many extras: decided here
+    if only is not None:
+        return only.group(1) in extras
+    return _holds(marker, python if "python" in marker else "", extras)
 
-    try:
-        parsed = Marker(marker)
-    except InvalidMarker:
+
+@functools.lru_cache(maxsize=8192)
+def _holds(marker: str, python: str, extras: frozenset[str]) -> bool:
+    parsed = _marker(marker)
+    if parsed is None:
         return True
+    version = python or "3.11"  # a marker that names no Python holds alike for every one
     env = {
-        "python_version": python,
-        "python_full_version": f"{python}.0",
+        "python_version": version,
+        "python_full_version": f"{version}.0",
         "platform_system": "Linux",
         "platform_machine": "x86_64",
         "sys_platform": "linux",
         "os_name": "posix",
         "platform_python_implementation": "CPython",
         "implementation_name": "cpython",
-        "implementation_version": f"{python}.0",
+        "implementation_version": f"{version}.0",
         "platform_release": "",
         "platform_version": "",
     }
     return any(parsed.evaluate({**env, "extra": extra}) for extra in (extras or {""}))
+
+
+@functools.lru_cache(maxsize=4096)
+def _marker(text: str) -> Any:
+    from packaging.markers import InvalidMarker, Marker  # markers are read for such lines only
+
+    try:
+        return Marker(text)
+    except InvalidMarker:
+        return None
+
+
+def _pythons(requires: Sequence[Dependency], pythons: tuple[str, ...]) -> tuple[str, ...]:
+    """The CPythons worth looking at one by one: all, where a line's marker names Python; else one."""
+    return pythons if any(d.marker and "python" in d.marker for d in requires) else pythons[:1]
 
 
 @dataclass(frozen=True)
@@ -238,7 +263,7 @@ class TorchKnowledge:
         allowed = VersionRange.empty()
         chain: tuple[str, ...] = ()
         known = True
-        for python in pythons:  # a release may pin another torch for another CPython
+        for python in _pythons(release.requires, pythons):  # a release may pin another torch per CPython
             lines = [d for d in release.requires if holds(d.marker, python, extras)]
             here = _ANY
             for dep in lines:
@@ -280,7 +305,7 @@ class TorchKnowledge:
             return _ANY
         extras = _closure(name, release.requires, extras)
         out = VersionRange.empty()
-        for python in pythons:
+        for python in _pythons(release.requires, pythons):
             lines = [d for d in release.requires if holds(d.marker, python, extras)]
             here = _ANY
             for dep in lines:
