@@ -19,6 +19,7 @@ read from its published metadata; a package it does not hold is taken to leave t
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -268,12 +269,42 @@ class _State(NamedTuple):
     bundle_known: bool = False
 
 
+def image_torch(image: Image) -> tuple[Version, str] | None:
+    """The torch a base image ships and what says so: its tag (``pytorch/pytorch:2.4.0-...``), or, for
+    an NGC container whose release notes the knowledge base holds, that release's torch."""
+    if image.torch is not None:
+        return image.torch, f"the base image {image.reference}"
+    row = ngc_release(image.reference)
+    if row is None:
+        return None
+    return Version(
+        row["torch"]
+    ), f"the base image {image.reference} (torch {row['torch']}, NVIDIA's release notes)"
+
+
+def ngc_release(reference: str) -> dict[str, str] | None:
+    """What NVIDIA's release notes say an NGC PyTorch container holds, where the data has that tag."""
+    m = _NGC_TAG.match(reference)
+    if m is None:
+        return None
+    found: dict[str, str] | None = (
+        torch_kb.load().data.get("images", {}).get(_NGC, {}).get("tags", {}).get(m.group(1))
+    )
+    return found
+
+
+_NGC = "nvcr.io/nvidia/pytorch"
+_NGC_TAG = re.compile(r"^nvcr\.io/nvidia/pytorch:([0-9]{2}\.[0-9]{2})-py3")
+
+
 def _start(env: Environment, kb: torch_kb.TorchKnowledge) -> _State:
     for image in env.images:
         bundled = next((b for name, b in _BUNDLED.items() if name in image.reference), frozenset())
-        if image.torch is not None:
-            rng = SpecifierSet(f"=={image.torch}").to_range()
-            source = Source(f"the base image {image.reference}", rng, image=image)
+        shipped = image_torch(image) if image.has_torch is not False else None
+        if shipped is not None:
+            version, says = shipped
+            rng = SpecifierSet(f"=={version}").to_range()
+            source = Source(says, rng, image=image)
             return _State(rng, (source,), True, bundled | {"torch"}, bundle_known=bool(bundled))
         if image.has_torch:
             return _State(_ANY, (), True, frozenset({"torch"}))

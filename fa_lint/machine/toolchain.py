@@ -136,7 +136,7 @@ def _torch(final: FinalTorch | None) -> tuple[Known | None, Requirement | None]:
     if len(minors) != 1 or source is None:
         return None, None
     if source.image is not None:
-        return Known(minors[0], f"the base image {source.image.reference}"), None
+        return Known(minors[0], source.says), None
     return Known(minors[0], where(source)), source.requirement
 
 
@@ -179,6 +179,9 @@ def _cuda(env: Environment, torch: Requirement | None, final: FinalTorch | None)
     for image in env.images:
         if image.cuda:
             return Known(image.cuda, f"the base image {image.reference}")
+        row = final_torch.ngc_release(image.reference)
+        if row is not None and row.get("cuda"):
+            return Known(row["cuda"], f"the base image {image.reference} (NVIDIA's release notes)")
     return None
 
 
