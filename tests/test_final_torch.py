@@ -382,7 +382,9 @@ def test_fixes_pick_a_release_with_a_wheel_for_the_torch_a_package_brings(projec
     assert f["message"].endswith("require flash-attn>=2.7.0.post2")
 
 
-def test_an_ngc_image_whose_release_notes_the_data_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_ngc_image_whose_release_notes_the_data_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # NVIDIA's release notes for 25.12: torch 2.10.0a0+b4e4ee81d3, CUDA 13.1.0, the C++11 ABI
     tools = final_of(
         {"Dockerfile": "FROM nvcr.io/nvidia/pytorch:25.12-py3\nRUN pip install einops\n"},

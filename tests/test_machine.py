@@ -191,7 +191,7 @@ def _value(known: Any) -> str | None:
             },
             "pyproject.toml [project]",
             "2.6",
-            "12.4",
+            None,  # a pyproject names its indexes in tables fa-lint does not read: PyPI's CUDA is not assumed
             "3.12",
         ),
         # a workflow job's setup-python
