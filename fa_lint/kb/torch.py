@@ -155,7 +155,7 @@ def _pythons(requires: Sequence[Dependency], pythons: tuple[str, ...]) -> tuple[
     return pythons if any(d.marker and "python" in d.marker for d in requires) else pythons[:1]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one per run: compared and hashed by identity
 class TorchKnowledge:
     """torch's own builds, and the torch requirements of the packages installed beside flash-attn."""
 
@@ -219,13 +219,17 @@ class TorchKnowledge:
         """The releases an installer could pick, newest first: pre-releases only where the range asks
         for one or admits nothing else (PEP 440, as ``filter`` applies it), yanked ones only for an
         exact pin (PEP 592)."""
-        rows = self.releases(name)
-        live = [r for r in rows if not r.yanked]
-        chosen = set(versions.filter([r.version for r in live]))
-        picked = [r for r in live if r.version in chosen]
-        if not picked:
-            picked = [r for r in rows if r.yanked and versions.contains(r.version)][:1]
-        return tuple(reversed(picked))
+        key = (name, versions)
+        found = self._admitted.get(key)
+        if found is None:
+            rows = self.releases(name)
+            live = [r for r in rows if not r.yanked]
+            chosen = set(versions.filter([r.version for r in live]))
+            picked = [r for r in live if r.version in chosen]
+            if not picked:
+                picked = [r for r in rows if r.yanked and versions.contains(r.version)][:1]
+            found = self._admitted[key] = tuple(reversed(picked))
+        return found
 
     def admits_newer(self, name: str, versions: VersionRange) -> bool:
         """Whether the range reaches past the newest release the data holds (a release made since)."""
@@ -246,7 +250,11 @@ class TorchKnowledge:
         the rest of the install allows ``within``: its own torch lines, and for each package it pins
         exactly on the way (vllm's ``xformers==0.0.28.post3``), that release's. A package it requires
         loosely (autoawq's ``torchvision``) may be in place already, so it narrows nothing here."""
-        return self._pick(name, release, extras, tuple(pythons or PYTHONS), within or _ANY, 0)
+        key = (name, release.version, extras, tuple(pythons or PYTHONS), within or _ANY)
+        memo = self._picks  # a large file repeats its requirements: each pick is worked out once
+        if key not in memo:
+            memo[key] = self._pick(name, release, extras, key[3], key[4], 0)
+        return memo[key]
 
     def _pick(
         self,
@@ -347,6 +355,14 @@ class TorchKnowledge:
 
     @functools.cached_property
     def _accepts(self) -> dict[Any, VersionRange]:
+        return {}
+
+    @functools.cached_property
+    def _picks(self) -> dict[Any, Pick]:
+        return {}
+
+    @functools.cached_property
+    def _admitted(self) -> dict[tuple[str, VersionRange], tuple[PackageRelease, ...]]:
         return {}
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from packaging.ranges import VersionRange
@@ -50,8 +51,10 @@ class Source(NamedTuple):
     step: int = 0
 
 
-class FinalTorch(NamedTuple):
-    """What torch an environment ends with."""
+@dataclass(frozen=True, eq=False)
+class FinalTorch:
+    """What torch an environment ends with. Compared and hashed by identity: a toolchain holding it is a
+    cache key, and its sources can be thousands of requirements long."""
 
     versions: VersionRange  # every torch it can end with (empty with a conflict)
     decided: tuple[Source, ...]  # what decides it, in order: the last one put it in place
@@ -96,6 +99,7 @@ def span(rng: VersionRange, minors: Sequence[str]) -> str:
     return f"{minors[0]} to {minors[-1]}"
 
 
+@functools.lru_cache(maxsize=1024)
 def written(rng: VersionRange) -> str:
     """A range as a reader writes it: '2.5.1', '>=2.14.0', '>=2.4,<2.6'."""
     spec = rng.to_specifier_set() if hasattr(rng, "to_specifier_set") else None
@@ -130,15 +134,40 @@ def _package(
     newest of all when none fits: what the conflict is then about).
 
     None: nothing to say (no release known, unreadable metadata, or it pins no torch at all)."""
-    rng = req.version_range
-    admitted = kb.admitted(req.name, rng)
+    chosen = _choose(kb, req.name, req.version_range, req.extras, tuple(pythons), within)
+    if chosen is None:
+        return None
+    torch, pinned, release, newest, single, accepts = chosen
+    if single:
+        says = f"{plain(req)}, which pins torch {pinned}"
+    else:
+        newer = " (its newest release, as of the knowledge base)" if newest else ""
+        says = f"{plain(req)}, whose {req.name}=={release}{newer} pins torch {pinned}"
+    return _Package(torch, says, accepts)
+
+
+_Choice = tuple[VersionRange, str, Version, bool, bool, VersionRange]
+
+
+@functools.lru_cache(maxsize=1024)
+def _choose(
+    kb: torch_kb.TorchKnowledge,
+    name: str,
+    rng: VersionRange,
+    extras: frozenset[str],
+    pythons: tuple[str, ...],
+    within: VersionRange,
+) -> _Choice | None:
+    """_package's work, once per distinct requirement (a large file repeats its lines): the torch the
+    chosen release brings, how to write it, the release, whether it is the newest known one and
+    newer ones may come, whether the requirement admits that release alone, and every torch it accepts."""
+    admitted = kb.admitted(name, rng)
     if not admitted:
         return None
-    accepts = kb.accepts(req.name, rng, req.extras, pythons)
-    newer = kb.admits_newer(req.name, rng)
+    newer = kb.admits_newer(name, rng)
     chosen: tuple[int, torch_kb.Pick] | None = None
     for i, release in enumerate(admitted):
-        got = kb.pick(req.name, release, req.extras, pythons, within)
+        got = kb.pick(name, release, extras, pythons, within)
         if not got.known:
             return None
         if got.torch.is_superset(_ANY):
@@ -154,13 +183,9 @@ def _package(
     i, got = chosen
     torch = _at_least(kb, got.torch) if newer and i == 0 else got.torch
     via = f" through {' -> '.join(got.chain)}" if got.chain else ""
-    picked = f"{req.name}=={got.release.version}"
-    if len(admitted) == 1 and not newer:
-        says = f"{plain(req)}, which pins torch {written(got.torch)}{via}"
-    else:
-        newest = " (its newest release, as of the knowledge base)" if newer and i == 0 else ""
-        says = f"{plain(req)}, whose {picked}{newest} pins torch {written(got.torch)}{via}"
-    return _Package(torch, says, accepts)
+    single = len(admitted) == 1 and not newer
+    accepts = kb.accepts(name, rng, extras, pythons)
+    return torch, written(got.torch) + via, got.release.version, newer and i == 0, single, accepts
 
 
 def plain(req: Requirement) -> str:
@@ -203,15 +228,22 @@ def _resolve(
         got = _package(kb, req, pythons, allowed)
         if got is not None:
             picks.append((req, got))
+    seen: set[int] = set()  # a large file repeats its requirements: each range is met once
     for req, got in picks:
-        if allowed.intersection(got.accepts).is_empty:
+        if id(got.accepts) in seen:
+            continue
+        seen.add(id(got.accepts))
+        if allowed.is_disjoint(got.accepts):
             return VersionRange.empty(), sources, _conflict(sources, req, got)
         allowed = allowed.intersection(got.accepts)
     final = allowed
+    seen.clear()
     for req, got in picks:
-        narrowed = final.intersection(got.torch)
-        if settle and not narrowed.is_empty:
-            final = narrowed
+        if settle and id(got.torch) not in seen:
+            seen.add(id(got.torch))
+            narrowed = final.intersection(got.torch)
+            if not narrowed.is_empty:
+                final = narrowed
         sources.append(Source(got.says, got.torch if settle else got.accepts, req, step=req.step))
     return final, sources, None
 

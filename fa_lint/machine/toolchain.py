@@ -21,6 +21,7 @@ Anything not said is unknown (None), and the rules that read this say nothing ab
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -115,9 +116,9 @@ def deciding(final: FinalTorch) -> Source | None:
     if last is None:
         return None
     same = [s for s in final.decided if s.step == last.step and s.image is None]
-    pins = [s for s in same if s.requirement is not None and s.requirement.name in TORCH]
-    fitting = [s for s in (*pins, *same) if not s.torch.intersection(final.versions).is_empty]
-    return fitting[0] if fitting else last
+    pins = (s for s in same if s.requirement is not None and s.requirement.name in TORCH)
+    fits = (s for s in itertools.chain(pins, same) if not s.torch.is_disjoint(final.versions))
+    return next(fits, last)
 
 
 def where(source: Source) -> str:
