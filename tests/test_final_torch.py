@@ -265,6 +265,16 @@ def test_fal005_a_build_on_an_image_whose_torch_is_not_known(project: Any) -> No
             2,
             "old",
         ),
+        # ... installed from download.pytorch.org/whl/cu126 there: torch 2.6's CUDA 12.6 builds use the new ABI
+        (
+            {
+                "Dockerfile": "FROM pytorch/pytorch:2.6.0-cuda12.6-cudnn9-devel\nRUN pip install "
+                + WHEEL.format(t="2.6", abi="FALSE")
+                + "\n"
+            },
+            2,
+            "new",
+        ),
         # torch 2.1.0 from PyPI: the old ABI
         ({"requirements.txt": "torch==2.1.0\n" + WHEEL.format(t="2.1", abi="TRUE") + "\n"}, 2, "old"),
         # torch 2.7 and later: the new ABI

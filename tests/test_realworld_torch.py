@@ -20,6 +20,7 @@ EXPECTED: dict[str, list[tuple[str, int, str]]] = {
     "openrlhf-vllm-then-wheel": [],
     "sakana-rlt": [("FAL002", 5, "warning")],
     "koble-dl-images": [("FAL002", 3, "warning")],
+    "koble-dl-images-kept": [("FAL002", 3, "warning")],
 }
 
 
@@ -34,6 +35,12 @@ def test_realworld(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(CASES / case)
     found = run("--isolated", "--format", "json", ".").json["findings"]
     assert sorted((f["code"], f["line"], f["severity"]) for f in found) == sorted(EXPECTED[case])
+
+
+def test_an_image_that_ships_torchvision_keeps_its_torch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(CASES / "koble-dl-images-kept")
+    (f,) = run("--isolated", "--format", "json", ".").json["findings"]
+    assert f["message"].endswith("require flash-attn>=2.7.4.post1")
 
 
 def test_the_moved_torch_is_named(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -206,8 +206,21 @@ def image_abi(image: Image) -> bool | None:
     if image.torch is not None and re.match(
         r"^(?:docker\.io/)?(?:library/)?pytorch/pytorch:", image.reference
     ):
+        # installed from download.pytorch.org/whl/cuXY (the image's Dockerfile): that build's ABI
+        override = _index_abi(f"{image.torch.major}.{image.torch.minor}", image.cuda)
+        if override is not None:
+            return override
         return torch_kb.load().cxx11_abi(SpecifierSet(f"=={image.torch}").to_range())
     return None
+
+
+def _index_abi(minor: str, cuda: str | None) -> bool | None:
+    """The ABI of a download.pytorch.org build whose ABI differs from the release's PyPI wheel."""
+    if cuda is None or "." not in cuda:
+        return None
+    overrides = torch_kb.load().data.get("pytorch_index", {}).get("cxx11_abi", {})
+    found = overrides.get(minor, {}).get(f"cu{cuda.replace('.', '')}")
+    return None if found is None else bool(found)
 
 
 def _abi(env: Environment, final: FinalTorch | None, cuda: Known | None) -> tuple[bool | None, str]:
@@ -240,12 +253,10 @@ def _abi(env: Environment, final: FinalTorch | None, cuda: Known | None) -> tupl
     if not _from_pypi(req) and not (cuda is not None and cuda.where.startswith("the index ")):
         return None, ""  # a build from an index fa-lint cannot see: not necessarily an official one
     kb = torch_kb.load()
-    tag = f"cu{cuda.value.replace('.', '')}" if cuda is not None and "." in cuda.value else ""
-    overrides = kb.data.get("pytorch_index", {}).get("cxx11_abi", {})
     minors = final.minors
-    if len(minors) == 1 and tag in overrides.get(minors[0], {}):
-        abi = bool(overrides[minors[0]][tag])
-        return abi, f"torch {minors[0]}'s {tag} builds on download.pytorch.org"
+    override = _index_abi(minors[0], cuda.value if cuda else None) if len(minors) == 1 else None
+    if override is not None and cuda is not None:
+        return override, f"torch {minors[0]}'s cu{cuda.value.replace('.', '')} builds on download.pytorch.org"
     abi = kb.cxx11_abi(final.versions)
     if abi is None:
         return None, ""
