@@ -405,3 +405,18 @@ def test_an_ngc_image_whose_release_notes_the_data_holds(
     assert tools.torch is not None and tools.torch.value == "2.10"
     assert tools.cuda is not None and tools.cuda.value == "13.1"
     assert tools.cxx11_abi is True
+
+
+def test_fal005_an_unpinned_vllm_brings_its_newest_torch(project: Any) -> None:
+    # vllm's newest release in the knowledge base pins torch 2.14.0, and a later one none older: on an
+    # NGC image, whose packages fa-lint does not know, vllm is still a fresh install
+    project(
+        {
+            "Dockerfile": "FROM nvcr.io/nvidia/pytorch:24.05-py3\nRUN pip install torch==2.4.0\nRUN pip install "
+            + W24
+            + "\nRUN pip install vllm\n"
+        }
+    )
+    (f,) = [f for f in findings() if f["code"] == "FAL005"]
+    assert f["message"].startswith("vllm (line 4) installs torch 2.14 or newer after this torch 2.4 wheel")
+    assert any("its newest release, as of the knowledge base" in n for n in f["notes"])

@@ -35,6 +35,8 @@ from fa_lint.model import Image, Kind, Requirement, Uninstall
 TORCH = ("torch", "pytorch")  # pytorch: conda's name for it
 _ANY = VersionRange.full()
 _INSTALLS = (Kind.INSTALL, Kind.OVERRIDE)
+# torch's own libraries, versioned with it: installed beside torch far more often than not.
+_WITH_TORCH = frozenset({"torchvision", "torchaudio", "torchtext", "torchdata"})
 # Images that come with more than torch: a later unpinned install of these finds them in place.
 _BUNDLED = {"pytorch/pytorch": frozenset({"torchvision", "torchaudio"})}
 
@@ -429,10 +431,15 @@ def _command(
         and not no_deps
         and not (r.name in state.installed and not r.upgrade and not _pinned(r))
     ]
-    # an unpinned package fa-lint cannot tell is already there: pip may keep it, and its torch
+    # an unpinned torch library on a machine fa-lint cannot see may be there already, installed with
+    # its torch (images and environments that have torch mostly have these too): pip keeps it, and the
+    # torch it pins; vllm, xformers, sglang... there are installed fresh, at their newest
     possible = possible or (
         not state.bundle_known
-        and any(not _pinned(r) and not r.upgrade and r.name not in state.installed for r in packages)
+        and any(
+            not _pinned(r) and not r.upgrade and r.name not in state.installed and r.name in _WITH_TORCH
+            for r in packages
+        )
     )
     if not torches and not packages:
         # (flash-attn's own metadata requires torch, so with none in place pip would install the newest;
