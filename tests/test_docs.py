@@ -62,17 +62,22 @@ def test_a_rule_with_two_severities_says_so_everywhere() -> None:
 def _severities_set(module: Path) -> list[tuple[str, set[str], int]]:
     """(rule constant, the Severity members a ``RULE.finding(..., severity=...)`` call can give, line)."""
     found = []
-    for node in ast.walk(ast.parse(module.read_text())):
-        if not (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "finding"
-        ):
-            continue
-        rule = node.func.value
-        given = [k.value for k in node.keywords if k.arg == "severity"]
-        if isinstance(rule, ast.Name) and given:
-            names = {n.attr for n in ast.walk(given[0]) if isinstance(n, ast.Attribute)}
+    tree = ast.parse(module.read_text())
+    for function in [f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)]:
+        for node in ast.walk(function):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            rule = node.func.value
+            given = [k.value for k in node.keywords if k.arg == "severity"]
+            if node.func.attr != "finding" or not isinstance(rule, ast.Name) or not given:
+                continue
+            # severity=Severity.X, an expression of them, or a variable: every Severity.X the function names
+            where = function if isinstance(given[0], ast.Name) else given[0]
+            names = {
+                n.attr
+                for n in ast.walk(where)
+                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "Severity"
+            }
             found.append((rule.id, names, node.lineno))
     return found
 

@@ -6,11 +6,11 @@ import re
 from collections.abc import Iterable
 
 from fa_lint.model import SUBDIRECTORIES
-from fa_lint.rules import environment, fa4, files, install, shell, versions, wheel
+from fa_lint.rules import environment, fa4, files, install, shell, torch_conflict, versions, wheel
 from fa_lint.rules._base import DOCS, Check, Context, Rule
 from fa_lint.rules._fixes import settle
 
-FAMILIES = (versions, environment, wheel, install, shell, files, fa4)
+FAMILIES = (versions, environment, wheel, install, shell, files, fa4, torch_conflict)
 CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)
 RULES: dict[str, Rule] = dict(sorted((r.code, r) for f in FAMILIES for r in f.RULES))
 # The packages some rule reads. The engine keeps the requirement records of these only, so memory
@@ -43,7 +43,8 @@ def page(code: str, links: str = DOCS) -> str:
 
 def severity(rule: Rule) -> str:
     """'error', or 'error or warning, by context' for a rule whose findings take more than one."""
-    words = " or ".join(s.value for s in rule.severities)
+    names = [s.value for s in rule.severities]
+    words = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
     return f"{words}, by context" if rule.also else words
 
 
