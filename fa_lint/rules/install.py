@@ -27,6 +27,7 @@ NO_PREBUILT_WHEEL = Rule(
     Severity.WARNING,
     "No flash-attn release the requirement admits has a prebuilt wheel for the environment's "
     "torch/CPython/CUDA, so pip compiles it from source.",
+    also=(Severity.INFO,),  # where whether a wheel exists is unknown
 )
 BUILD_ISOLATION = Rule(
     "FAL012",
@@ -34,6 +35,7 @@ BUILD_ISOLATION = Rule(
     Severity.ERROR,
     "flash-attn is built where torch cannot be seen (an isolated PEP 517 build, or no torch installed "
     "before it), so its setup.py fails with ModuleNotFoundError: No module named 'torch'.",
+    also=(Severity.WARNING,),  # where the failure depends on the pip version, or on the machine
 )
 RULES = (NO_PREBUILT_WHEEL, BUILD_ISOLATION)
 # The requirements these rules read: a stage's pip and setuptools decide how pip builds flash-attn,

@@ -17,6 +17,7 @@ WHEEL_ABI_MISMATCH = Rule(
     "wheel-abi-mismatch",
     Severity.ERROR,
     "A prebuilt flash-attn wheel built for another torch, C++ ABI or CPython than its environment has.",
+    also=(Severity.WARNING,),  # a build for the torch in place, which a later install may replace
 )
 RULES = (WHEEL_ABI_MISMATCH,)
 PACKAGES = frozenset({FLASH_ATTN}) | toolchain.PACKAGES  # the requirements this rule reads

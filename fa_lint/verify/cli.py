@@ -12,7 +12,7 @@ import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from fa_lint import __version__
 from fa_lint.verify.checks import Check, Probe, Verification
@@ -26,6 +26,9 @@ class _Usage(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_abbrev=False, **kwargs)  # as fa-lint's own options: no abbreviations
+
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
         raise _Usage(message)
