@@ -83,7 +83,7 @@ def _no_forced_colour(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(autouse=True)
 def _needs_tool(request: pytest.FixtureRequest) -> None:
     """A test marked ``needs_tool(reason)`` (tests/node_tools.py) skips for the reason a tool is missing;
-    under FA_LINT_REQUIRE_TOOLS (CI) it fails instead, so CI never passes with the real tools unrun."""
+    under FA_LINT_REQUIRE_TOOLS it fails instead, for a run that must not pass with the real tools unrun."""
     mark = request.node.get_closest_marker("needs_tool")
     if mark is None or not mark.args[0]:
         return

