@@ -464,5 +464,6 @@ class GitIgnore:
         target = os.path.abspath(path)
         if not self._chain(os.path.dirname(target)):
             return False
-        left_out = self._folder_left_out(os.path.dirname(target)) or self._matches(target, is_dir)
-        return left_out and not self._tracked(target, is_dir)
+        if self._tracked(target, is_dir):  # git's rule, asked first: a checkout's files are all tracked
+            return False
+        return self._folder_left_out(os.path.dirname(target)) or self._matches(target, is_dir)

@@ -4,8 +4,10 @@
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import os
+import re
 import stat
 from collections import deque
 from collections.abc import Collection, Iterable, Iterator, Mapping
@@ -56,7 +58,8 @@ def companions(targets: list[Target], ignored: GitIgnore | None = None) -> list[
 def project_root(path: str = ".", known: dict[str, str] | None = None) -> str:
     """The folder a checked path's includes may reach, and where the files that include a named one
     are looked for: the top of the git repository that holds it (the folder with ``.git``); outside
-    any repository the current folder when the path is inside it, else the folder named (a file's own).
+    any repository the current folder when the path is inside it (and it is not the filesystem's root),
+    else the folder named (a file's own).
     ``known`` keeps each folder's answer for the rest of a run (files named together share folders,
     and the search up to the filesystem's root costs two system calls a level).
     """
@@ -69,7 +72,9 @@ def project_root(path: str = ".", known: dict[str, str] | None = None) -> str:
         parent = os.path.dirname(here)
         if parent == here:
             cwd = os.path.realpath(os.getcwd())
-            here = cwd if os.path.commonpath([start, cwd]) == cwd else start
+            # the filesystem's root is no project's (a container's working folder often is "/")
+            inside = os.path.commonpath([start, cwd]) == cwd and os.path.dirname(cwd) != cwd
+            here = cwd if inside else start
             break
         here = parent
     if known is not None:
@@ -141,36 +146,82 @@ def includers(
 
     pre-commit names only the changed files; a requirements file that says ``-c constraints.txt``
     is not among them when only the constraints changed. Each project root is walked once (not at
-    all when inside a folder that was ``walked`` already: what is there is in ``known``), and a
-    file is parsed only when its bytes contain the name of a file it might include. ``parsed``
-    collects what was parsed, for ``load`` to reuse; ``known_roots`` is ``project_root``'s ``known``.
+    all when inside a folder that was ``walked`` already: what is there is in ``known``).
+
+    Linear in the project, one file's bytes in memory at a time: each file of the project is read
+    once for the names of project files it mentions (``_Names``), and dropped; a file is parsed
+    only when a name it mentions becomes wanted, once, and what it includes kept as an index from
+    each included file to its includers. ``parsed`` collects the includers parsed, for ``load`` to
+    reuse; ``known_roots`` is ``project_root``'s ``known``.
     """
     parsed = parsed if parsed is not None else {}
     taken = {_key(t.path) for t in known}
     out = _manifests_beside(named, taken, ignored)
-    wanted = {_key(t.path) for t in named}
     pool = [t for t in _pool(named, exclude, ignored, walked, known_roots) if _key(t.path) not in taken]
-    data: dict[str, bytes] = {}
-    grown = True
-    while grown:  # a file that includes one that includes a named file is in its environments too
-        grown = False
-        names = {os.path.basename(k).encode() for k in wanted}
-        for t in pool:
-            if _key(t.path) in taken:
+    names = _Names({os.fsencode(os.path.basename(t.path)) for t in (*pool, *named)})
+    mentioning: dict[bytes, list[Target]] = {}  # a file name -> the pool files that mention it
+    for t in pool:
+        for name in names.mentioned(_bytes(t.path)):
+            mentioning.setdefault(name, []).append(t)
+    by_target: dict[str, list[Target]] = {}  # an included file -> the parsed files that include it
+    seen: set[str] = set()  # pool files parsed
+    wanted = {_key(t.path) for t in named}  # and every includer found
+    found: set[str] = set()
+    todo = deque(wanted)
+    while todo:  # a file that includes one that includes a named file is in its environments too
+        key = todo.popleft()
+        for t in mentioning.pop(os.fsencode(os.path.basename(key)), ()):
+            if t.path in seen:
                 continue
-            if t.path not in data:
-                data[t.path] = _bytes(t.path)
-            if not any(n in data[t.path] for n in names):
-                continue
-            if t.path not in parsed:
-                parsed[t.path] = parse_file(t.path, t.source, data[t.path])
-            includes = [r for r in parsed[t.path].records if isinstance(r, Include)]
-            if any(_key(_include_path(t.path, r.target)) in wanted for r in includes):
-                taken.add(_key(t.path))
-                wanted.add(_key(t.path))
-                out.append(Target(t.path, t.source, explicit=False))
-                grown = True
+            seen.add(t.path)
+            result = parse_file(t.path, t.source)
+            inside = [_key(_include_path(t.path, r.target)) for r in result.records if isinstance(r, Include)]
+            if any(k in wanted for k in inside):
+                parsed[t.path] = result  # an includer already: load reads it from here
+            for k in inside:
+                by_target.setdefault(k, []).append(t)
+        for t in by_target.pop(key, ()):
+            k = _key(t.path)
+            if k not in taken and k not in wanted:
+                wanted.add(k)
+                found.add(k)
+                todo.append(k)
+    out += [Target(t.path, t.source, explicit=False) for t in pool if _key(t.path) in found]
     return out
+
+
+# Where a file name ends as a word: blanks, quotes, "=", ",", ":", brackets, shell operators, slashes.
+_DELIMITERS = rb"\s\"'`=,;:()\[\]{}<>|&$/\\"
+_TAIL = 4  # the last bytes of a name a word must end with to be looked up at all
+
+
+class _Names:
+    """The file names a project's files may mention, and how to find them in a file's bytes."""
+
+    def __init__(self, names: set[bytes]) -> None:
+        self.names = names
+        tails = sorted({n[-_TAIL:] for n in names})
+        self.tails = tuple(tails) if len(tails) <= 64 else ()  # bytes.find each: a memchr pass
+        ending = b"(?:" + b"|".join(map(re.escape, tails)) + b")" if self.tails else b""
+        # each word tried once, from its own start (the look-behind): no long run is scanned again
+        not_delimiter = b"[^" + _DELIMITERS + b"]"
+        self.words = re.compile(
+            b"(?<!" + not_delimiter + b")" + not_delimiter + b"*" + ending + b"(?!" + not_delimiter + b")"
+        )
+
+    def mentioned(self, data: bytes) -> set[bytes]:
+        """The names ``data`` holds as a word, or glued to an option (``-rrequirements.txt``)."""
+        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # read as pip reads such a file
+            data = data.decode("utf-16", "replace").encode("utf-8", "replace")
+        if self.tails and not any(t in data for t in self.tails):
+            return set()
+        found = set()
+        for word in self.words.findall(data):
+            if word in self.names:
+                found.add(word)
+            elif word[:1] == b"-" and word[2:] in self.names:
+                found.add(word[2:])
+        return found
 
 
 def _manifests_beside(named: list[Target], taken: set[str], ignored: GitIgnore | None) -> list[Target]:
