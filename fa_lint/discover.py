@@ -207,7 +207,7 @@ def _entries(folder: str) -> list[os.DirEntry[str]]:
 
 
 def _kind(entry: os.DirEntry[str]) -> str | None:
-    """"dir" for a folder (never through a link), "file" for a file or a link to one, "bad" for a link
+    """ "dir" for a folder (never through a link), "file" for a file or a link to one, "bad" for a link
     that cannot be followed (a loop, through a file, into a folder the user cannot search), else None."""
     try:
         if entry.is_dir(follow_symlinks=False):

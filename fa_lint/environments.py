@@ -207,7 +207,10 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
                         options=options,
                     )
                 )
-    images = [rec for rec in f.records if isinstance(rec, Image)]
+    images: dict[str, list[Image]] = defaultdict(list)  # by scope: a stage each, so not scanned per stage
+    for rec in f.records:
+        if isinstance(rec, Image):
+            images[rec.scope].append(rec)
     for scope, events in by_scope.items():
         reqs = [r for r in events if isinstance(r, Requirement)]
         in_place: dict[str, _InPlace] = {}
@@ -241,7 +244,7 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
         yield Environment(
             label(path, scope),
             kept,
-            images=tuple(i for i in images if i.scope == scope),
+            images=tuple(images.get(scope, ())),
             superseded=replaced,
             satisfied=tuple(satisfied),
             removed=tuple(e for e in events if isinstance(e, Uninstall)),

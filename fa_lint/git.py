@@ -26,11 +26,15 @@ class GitError(Exception):
     """git is missing, or said no (the message is its last line of stderr)."""
 
 
-@functools.cache
 def executable() -> str | None:
     """git's absolute path, from the absolute folders of ``PATH`` only (an empty or relative entry
     would find a file of the checkout being examined); None when git is not installed."""
-    folders = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and os.path.isabs(p)]
+    return _executable(os.environ.get("PATH", ""))
+
+
+@functools.cache
+def _executable(path: str) -> str | None:
+    folders = [p for p in path.split(os.pathsep) if p and os.path.isabs(p)]
     found = shutil.which("git", path=os.pathsep.join(folders)) if folders else None
     return os.path.abspath(found) if found else None
 
@@ -73,3 +77,62 @@ def run(
         message = proc.stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"]
         raise GitError(message[-1])
     return proc.stdout
+
+
+class Batch:
+    """``git cat-file --batch``, one object at a time: each is asked for, read and handed back before
+    the next, so no more than one object's bytes are ever held (a tree may hold gigabytes)."""
+
+    def __init__(self, cwd: str) -> None:
+        git = executable()
+        if git is None:
+            raise GitError("git is not installed (or not on PATH)")
+        try:
+            self._proc = subprocess.Popen(
+                [git, *SAFE, "cat-file", "--batch"],
+                cwd=cwd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError as exc:
+            raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+
+    def __enter__(self) -> Batch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def get(self, name: bytes) -> bytes | None:
+        """The object's bytes; None when git has no such object."""
+        proc = self._proc
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(name + b"\n")
+            proc.stdin.flush()
+        except OSError as exc:
+            raise GitError(f"git cat-file stopped: {exc.strerror or exc}") from None
+        header = proc.stdout.readline()
+        parts = header.split()
+        if len(parts) != 3:  # "<name> missing", or git is gone
+            if not header:
+                raise GitError("git cat-file stopped")
+            return None
+        size = int(parts[2])
+        body = proc.stdout.read(size + 1)  # the object and the newline after it
+        if len(body) != size + 1:
+            raise GitError("git cat-file stopped mid-object")
+        return body[:size]
+
+    def close(self) -> None:
+        proc = self._proc
+        if proc.stdin is not None:
+            proc.stdin.close()
+        if proc.stdout is not None:
+            proc.stdout.close()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -97,12 +97,23 @@ def _off_limits(path: str, roots: Collection[str], folders: dict[str, str] | Non
     if root is None:
         return "outside the project root"
     absolute = os.path.abspath(path)
-    if ".git" not in absolute and ".git" not in real:  # then no folder of theirs below root is .git
+    if not _MAYBE_GIT.search(absolute) and not _MAYBE_GIT.search(real):  # the common case: no such part
         return None
     named = os.path.relpath(absolute, root).split(os.sep)
-    if ".git" in named or ".git" in os.path.relpath(real, root).split(os.sep):
+    if any(map(_is_git, named)) or any(map(_is_git, os.path.relpath(real, root).split(os.sep))):
         return "inside .git"
     return None
+
+
+# A name that a case-insensitive disk (macOS, Windows) or Windows' own rules may open as ".git": any
+# case, trailing dots and blanks (Windows drops them), and its 8.3 short name; git refuses all of these
+# as path names in a tree for that reason (core.protectHFS, core.protectNTFS).
+_MAYBE_GIT = re.compile(r"\.git|git~1", re.I)
+
+
+def _is_git(name: str) -> bool:
+    folded = name.casefold()
+    return folded.rstrip(". ") == ".git" or folded == "git~1"
 
 
 def _within(real: str, root: str) -> bool:
@@ -149,7 +160,7 @@ def includers(
     all when inside a folder that was ``walked`` already: what is there is in ``known``).
 
     Linear in the project, one file's bytes in memory at a time: each file of the project is read
-    once for the names of project files it mentions (``_Names``), and dropped; a file is parsed
+    once for the names of project files it mentions (``Names``), and dropped; a file is parsed
     only when a name it mentions becomes wanted, once, and what it includes kept as an index from
     each included file to its includers. ``parsed`` collects the includers parsed, for ``load`` to
     reuse; ``known_roots`` is ``project_root``'s ``known``.
@@ -158,7 +169,7 @@ def includers(
     taken = {_key(t.path) for t in known}
     out = _manifests_beside(named, taken, ignored)
     pool = [t for t in _pool(named, exclude, ignored, walked, known_roots) if _key(t.path) not in taken]
-    names = _Names({os.fsencode(os.path.basename(t.path)) for t in (*pool, *named)})
+    names = Names({os.fsencode(os.path.basename(t.path)) for t in (*pool, *named)})
     mentioning: dict[bytes, list[Target]] = {}  # a file name -> the pool files that mention it
     for t in pool:
         for name in names.mentioned(_bytes(t.path)):
@@ -195,7 +206,7 @@ _DELIMITERS = rb"\s\"'`=,;:()\[\]{}<>|&$/\\"
 _TAIL = 4  # the last bytes of a name a word must end with to be looked up at all
 
 
-class _Names:
+class Names:
     """The file names a project's files may mention, and how to find them in a file's bytes."""
 
     def __init__(self, names: set[bytes]) -> None:
