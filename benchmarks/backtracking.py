@@ -99,9 +99,8 @@ def main(argv: list[str] | None = None) -> int:
                         ratio = large / max(small, 1e-3)
                         if ratio > args.factor * 2.5 and large > 0.2:
                             flagged += 1
-                            print(
-                                f"{name} #{t} place {at} {filler!r}: {small:.3f} s -> {large:.3f} s ({ratio:.0f}x)"
-                            )
+                            where = f"{name} #{t} place {at} {filler!r}"
+                            print(f"{where}: {small:.3f} s -> {large:.3f} s ({ratio:.0f}x)")
     print(f"{tried} inputs, {flagged} super-linear")
     return 1 if flagged else 0
 

@@ -43,14 +43,12 @@ class Outcome:
         quoted as git quotes them, so none can start a line of its own."""
         old = _lines(self.before.decode("utf-8-sig"))
         new = _lines(self.after.decode("utf-8-sig"))
-        header = [quoted("a/" + self.path), quoted("b/" + self.path)]
+        fromfile, tofile = quoted("a/" + self.path), quoted("b/" + self.path)
         out, escaped = [], 0
-        for n, line in enumerate(difflib.unified_diff(old, new, *header, lineterm="\n")):
-            if n >= 2 and line[:1] in " +-":  # past the --- and +++ lines: a line of the file
-                shown = _shown(line)
-                escaped += shown != line
-                line = shown
-            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+        for n, line in enumerate(difflib.unified_diff(old, new, fromfile, tofile)):
+            shown = _shown(line) if n >= 2 and line[:1] in " +-" else line  # a line of the file
+            escaped += shown != line
+            out.append(shown if shown.endswith("\n") else shown + "\n\\ No newline at end of file\n")
         return "".join(out), escaped
 
 

@@ -340,7 +340,8 @@ def _index(top: str) -> _Index | None:
         return None
     files = frozenset(os.fsdecode(p) for p in out.split(b"\0") if p)
     folders = {f.rsplit("/", 1)[0] for f in files if "/" in f}
-    for folder in list(folders):
+    for start in list(folders):  # and every folder above those, each climbed to once
+        folder = start
         while "/" in folder:
             folder = folder.rsplit("/", 1)[0]
             if folder in folders:

@@ -83,7 +83,7 @@ def too_deep(path: str) -> ParseProblem:
 # Python converts no run of more digits than this to an int (sys.get_int_max_str_digits, CVE-2020-10735):
 # packaging's Version raises ValueError on one, wherever a rule first compares the version.
 DIGITS = (getattr(sys, "get_int_max_str_digits", lambda: 0)() or 4300) + 1
-_LONG_NUMBER = re.compile(r"[0-9]{%d}" % DIGITS)
+_LONG_NUMBER = re.compile(f"[0-9]{{{DIGITS}}}")
 
 
 _TOO_LONG = f"a number of {DIGITS} digits or more, which Python does not read"

@@ -58,7 +58,7 @@ def _diff(report: Report, unsafe: bool, out: TextIO, err: TextIO) -> int:
         if escaped:  # the patch is printed as it is, but for these
             say(
                 err,
-                f"--diff shows {escaped} line(s) of {o.path} escaped, as a terminal or CI runner would act on them",
+                f"--diff shows {escaped} line(s) of {o.path} escaped: a terminal or CI runner acts on them",
             )
     _skipped(outcomes, err)
     n = sum(len(o.applied) for o in changed)

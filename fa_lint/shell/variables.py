@@ -94,11 +94,12 @@ class Scope:
 # word of many. A longer default or substitution is left as written, and so unresolved.
 _INSIDE = 4096
 _VAR = re.compile(
-    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*|[0-9@*])(?:(:?[-=])([^}]{0,%d}))?\}|([A-Za-z_][A-Za-z0-9_]*|[0-9@*])"
-    r"|\(([A-Za-z_][A-Za-z0-9_]*)\))" % _INSIDE
+    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*|[0-9@*])(?:(:?[-=])([^}]{0,"
+    + str(_INSIDE)
+    + r"}))?\}|([A-Za-z_][A-Za-z0-9_]*|[0-9@*])|\(([A-Za-z_][A-Za-z0-9_]*)\))"
 )
 # what no value can replace: a CI expression, a command substitution, ${X%%.*} and the like
-_OPAQUE = re.compile(r"\$\{\{.{0,%d}?\}\}|\$\(.{0,%d}?\)|`[^`]*`|\$\{[^}]{0,%d}\}" % ((_INSIDE,) * 3))
+_OPAQUE = re.compile(r"\$\{\{.{0,N}?\}\}|\$\(.{0,N}?\)|`[^`]*`|\$\{[^}]{0,N}\}".replace("N", str(_INSIDE)))
 
 
 class Expanded(NamedTuple):

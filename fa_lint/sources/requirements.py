@@ -62,7 +62,7 @@ _COMMENT = re.compile(r"(?:^|(?<=\s))#")
 # Longer runs of blanks are cut to this before a line goes to the library (whose own comment split is
 # quadratic in a run): pip reads any run of blanks as one separator.
 _BLANKS = 64
-_LONG_BLANKS = re.compile(r"[ \t]{%d,}" % (_BLANKS + 1))
+_LONG_BLANKS = re.compile(f"[ \t]{{{_BLANKS + 1},}}")
 
 
 @functools.cache

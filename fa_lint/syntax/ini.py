@@ -41,12 +41,12 @@ def values(text: str) -> Iterator[tuple[str, str, int, int, str]]:
             if header:
                 section, key = header.group(1).strip(), ""
                 continue
-            line = line.rstrip("\r")
-            m = _KEY.match(line)
+            text = line.rstrip("\r")
+            m = _KEY.match(text)
             if not m:
                 continue
             key = m.group()[:-1].strip()
-            rest = line[m.end() :]
+            rest = text[m.end() :]
             value = rest.strip()
             if value:
                 yield section, key, n, m.end() + len(rest) - len(rest.lstrip()) + 1, value
