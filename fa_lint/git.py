@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
-import subprocess
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import subprocess
 
 # Configuration that makes git run a program, turned off (git reads -c after every file). An empty
 # core.fsmonitor is off for every git since the setting exists ("false" was a hook's path before 2.36).
@@ -34,6 +36,8 @@ def executable() -> str | None:
 
 @functools.cache
 def _executable(path: str) -> str | None:
+    import shutil  # (subprocess and shutil on first use: most runs never start git)
+
     folders = [p for p in path.split(os.pathsep) if p and os.path.isabs(p)]
     found = shutil.which("git", path=os.pathsep.join(folders)) if folders else None
     return os.path.abspath(found) if found else None
@@ -49,6 +53,8 @@ def run(
 ) -> bytes:
     """git's stdout for ``args`` run in ``cwd``. ``isolated``: the repository of ``cwd``, whatever a
     hook's environment (``GIT_DIR``, ``GIT_INDEX_FILE``) points at."""
+    import subprocess
+
     git = executable()
     if git is None:
         raise GitError("git is not installed (or not on PATH)")
@@ -84,6 +90,8 @@ class Batch:
     the next, so no more than one object's bytes are ever held (a tree may hold gigabytes)."""
 
     def __init__(self, cwd: str) -> None:
+        import subprocess
+
         git = executable()
         if git is None:
             raise GitError("git is not installed (or not on PATH)")
@@ -126,6 +134,8 @@ class Batch:
         return body[:size]
 
     def close(self) -> None:
+        import subprocess
+
         proc = self._proc
         if proc.stdin is not None:
             proc.stdin.close()

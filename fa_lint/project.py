@@ -169,6 +169,8 @@ def includers(
     taken = {_key(t.path) for t in known}
     out = _manifests_beside(named, taken, ignored)
     pool = [t for t in _pool(named, exclude, ignored, walked, known_roots) if _key(t.path) not in taken]
+    if not pool:
+        return out
     names = Names({os.fsencode(os.path.basename(t.path)) for t in (*pool, *named)})
     mentioning: dict[bytes, list[Target]] = {}  # a file name -> the pool files that mention it
     for t in pool:
@@ -207,23 +209,30 @@ _TAIL = 4  # the last bytes of a name a word must end with to be looked up at al
 
 
 class Names:
-    """The file names a project's files may mention, and how to find them in a file's bytes."""
+    """The file names a project's files may mention, and how to find them in a file's bytes.
+
+    For a few names (most projects), each is looked for as bytes (a memchr pass), and only a name
+    found is checked to stand as a word; for many, the file's words ending as a name ends are listed
+    by one pattern (each word tried once, from its own start: no run of letters is scanned twice).
+    """
+
+    _FEW = 64
 
     def __init__(self, names: set[bytes]) -> None:
         self.names = names
+        self.few = len(names) <= self._FEW
         tails = sorted({n[-_TAIL:] for n in names})
-        self.tails = tuple(tails) if len(tails) <= 64 else ()  # bytes.find each: a memchr pass
-        ending = b"(?:" + b"|".join(map(re.escape, tails)) + b")" if self.tails else b""
-        # each word tried once, from its own start (the look-behind): no long run is scanned again
-        not_delimiter = b"[^" + _DELIMITERS + b"]"
-        self.words = re.compile(
-            b"(?<!" + not_delimiter + b")" + not_delimiter + b"*" + ending + b"(?!" + not_delimiter + b")"
-        )
+        ending = b"(?:" + b"|".join(map(re.escape, tails)) + b")" if len(tails) <= self._FEW else b""
+        self.tails = tuple(tails) if ending else ()
+        word = b"[^" + _DELIMITERS + b"]"
+        self.words = re.compile(b"(?<!" + word + b")" + word + b"*" + ending + b"(?!" + word + b")")
 
     def mentioned(self, data: bytes) -> set[bytes]:
         """The names ``data`` holds as a word, or glued to an option (``-rrequirements.txt``)."""
         if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # read as pip reads such a file
             data = data.decode("utf-16", "replace").encode("utf-8", "replace")
+        if self.few:
+            return {n for n in self.names if n in data and _as_word(data, n)}
         if self.tails and not any(t in data for t in self.tails):
             return set()
         found = set()
@@ -233,6 +242,23 @@ class Names:
             elif word[:1] == b"-" and word[2:] in self.names:
                 found.add(word[2:])
         return found
+
+
+_DELIMITER = frozenset(b" \t\n\r\x0b\x0c\"'`=,;:()[]{}<>|&$/\\")
+
+
+def _as_word(data: bytes, name: bytes) -> bool:
+    """Whether ``name`` stands in ``data`` as a word of its own, or after a glued option (``-r``)."""
+    at = data.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if end == len(data) or data[end] in _DELIMITER:
+            if at == 0 or data[at - 1] in _DELIMITER:
+                return True
+            if at >= 2 and data[at - 2] == 0x2D and (at == 2 or data[at - 3] in _DELIMITER):  # "-r"
+                return True
+        at = data.find(name, at + 1)
+    return False
 
 
 def _manifests_beside(named: list[Target], taken: set[str], ignored: GitIgnore | None) -> list[Target]:

@@ -96,8 +96,13 @@ def _long_number(r: Requirement) -> ParseProblem:
 def _holds_long_number(r: Requirement) -> bool:
     """Whether a version the rules will compare holds one (the specifier may come from a variable's
     value, not the text written)."""
-    texts = (r.raw, *(s.version for s in r.specifier), *(s.version for a in r.alternatives for s in a))
-    return any(len(t) >= DIGITS and _LONG_NUMBER.search(t) for t in texts)
+    if len(r.raw) >= DIGITS and _LONG_NUMBER.search(r.raw):
+        return True
+    for specifier in (r.specifier, *r.alternatives):
+        for s in specifier:
+            if len(s.version) >= DIGITS and _LONG_NUMBER.search(s.version):
+                return True
+    return False
 
 
 def _kept(records: Iterable[Parsed]) -> Iterator[Parsed]:
