@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fa_lint import git as fa_git
@@ -631,7 +631,7 @@ def test_an_include_into_git_in_any_spelling_is_not_read(project: Any, spelled: 
     root = project(
         {".git/config": "[remote]\n\turl = https://x:TOKEN@host/r\n", "requirements.txt": f"-r {spelled}\n"}
     )
-    alias = root / spelled.split("/")[0]
+    alias = root / spelled.split("/", maxsplit=1)[0]
     if not alias.exists():
         alias.symlink_to(".git")  # what a case-insensitive disk (or Windows) opens
     r = run("--format", "json", "requirements.txt")
