@@ -12,10 +12,6 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    import subprocess
 
 # Configuration that makes git run a program, turned off (git reads -c after every file). An empty
 # core.fsmonitor is off for every git since the setting exists ("false" was a hook's path before 2.36).

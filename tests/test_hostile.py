@@ -258,9 +258,29 @@ def test_a_deep_folder_tree_is_walked_without_recursion(project: Any, args: list
         os.chdir("a")
     Path("requirements.txt").write_text(OLD)
     os.chdir(root)
-    found = codes(*args)
-    assert ("requirements.txt", 1, "FAL001") in found
-    assert len(found) == (2 if not args else 1)
+    try:
+        found = codes(*args)
+        assert ("requirements.txt", 1, "FAL001") in found
+        assert len(found) == (2 if not args else 1)
+    finally:
+        remove_deep(root / "a")
+
+
+def remove_deep(top: Path) -> None:
+    """shutil.rmtree (and so pytest's clean-up) recurses once a level: down and back up, by hand."""
+    here = os.getcwd()
+    os.chdir(top)
+    depth = 0
+    while os.path.isdir("a"):
+        os.chdir("a")
+        depth += 1
+    for name in os.listdir("."):
+        os.remove(name)
+    for _ in range(depth):
+        os.chdir("..")
+        os.rmdir("a")
+    os.chdir(here)
+    top.rmdir()
 
 
 # --- 23 and 30: the files that include a named one ----------------------------------------------------------
