@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from packaging.version import Version
 
-from fa_lint import decide, kb
+from fa_lint import checkouts, decide, kb
 from fa_lint._gc import fewer_collections
 from fa_lint.discover import GitIgnore, discover
 from fa_lint.environments import build
@@ -18,6 +18,7 @@ from fa_lint.model import (
     BuildConfig,
     FileResult,
     Finding,
+    NotRun,
     ParseProblem,
     Requirement,
 )
@@ -96,6 +97,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
         )
     roots = {project_root(p, known_roots) for p in paths}
     files, problems, unfollowed = load([*targets, *context], given, parsed, roots)
+    checkouts.resolve(files, [os.path.realpath(r) for r in roots])
     problems += settings.problems
     # Files read only for context (a lock beside a manifest, a file that includes a named one):
     # their findings are reported only when they involve a checked file (a FAL004 or FAL006 whose
@@ -103,6 +105,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     hidden = set(files) - reached(files, [t.path for t in targets])
     requirements: list[Requirement] = []
     configs: list[BuildConfig] = []
+    not_run: list[NotRun] = []
     for f in files.values():
         for rec in f.records:
             if isinstance(rec, Requirement):
@@ -111,6 +114,8 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
                 problems.append(rec)
             elif isinstance(rec, BuildConfig):
                 configs.append(rec)
+            elif isinstance(rec, NotRun):
+                not_run.append(rec)
     environments = build(files, {t.path for t in (*targets, *context)})
     ctx = Context(
         base,
@@ -120,6 +125,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
         tuple(unfollowed),
         environments,
         builds=tuple(configs),
+        not_run=tuple(not_run),
     )
     texts = {p: f.text for p, f in files.items() if f.text is not None}
     found = _settled((f for c in CHECKS for f in c(ctx) if _involves(f, hidden)), texts)

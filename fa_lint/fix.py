@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fa_lint.discover import Target
-from fa_lint.model import FLASH_ATTN, Finding, Fix, ParseProblem, Requirement
+from fa_lint.model import FLASH_ATTN, Finding, Fix, NotRun, ParseProblem, Requirement
 from fa_lint.project import companions
 from fa_lint.report._common import printable
 from fa_lint.rules._text import RELOCK_ALL
@@ -101,7 +101,11 @@ def wanted(findings: Iterable[Finding], unsafe: bool) -> dict[str, list[Fix]]:
 
 
 def _flash_attn(records: Iterable[object]) -> tuple[list[str], int]:
-    raws = [r.raw for r in records if isinstance(r, Requirement) and r.name == FLASH_ATTN]
+    """The flash-attn requirements a file asks for, run or not (FAL007's quoting turns an install the
+    shell never runs into one it runs), and its parse problems."""
+    records = list(records)
+    reqs = [r.requirement if isinstance(r, NotRun) else r for r in records]
+    raws = [r.raw for r in reqs if isinstance(r, Requirement) and r.name == FLASH_ATTN]
     problems = sum(isinstance(r, ParseProblem) for r in records)
     return raws, problems
 

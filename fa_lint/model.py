@@ -108,13 +108,22 @@ class InstallOptions(NamedTuple):
     # which command of its file, as Requirement.step: a wheel that ``pip wheel`` builds is installed by
     # a later command (the requirement's step), but built, and built as this one says, here
     step: int = 0
+    pre: bool = False  # pre-releases count: pip's --pre (PIP_PRE), a requirements file's --pre line
 
     def through(self, inner: InstallOptions | None) -> InstallOptions:
         """A command's options for what it installs from a ``-r`` file with options of its own."""
         if inner is None:
             return self
         urls = tuple(dict.fromkeys((*self.index_urls, *inner.index_urls)))
-        return InstallOptions(self.installer, self.build, urls, self.torch_backend, self.command, self.step)
+        return InstallOptions(
+            self.installer,
+            self.build,
+            urls,
+            self.torch_backend,
+            self.command,
+            self.step,
+            self.pre or inner.pre,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +154,10 @@ class Requirement:
     # never called. Judged on its own; it neither replaces nor satisfies another install for sure.
     possible: bool = False
     build: str | None = None  # a source build, what it builds: "flash-attention cloned at tag v2.3.3"
+    # A source build of a folder no command of the file made (`cd third_party/flash-attention && pip
+    # install .`): the folder, relative to the file's own (a Dockerfile's: its build context). What
+    # the repository holds there, a vendored copy or a git submodule, is read by fa_lint.checkouts.
+    checkout: str | None = None
     options: InstallOptions | None = None  # how the command (or file) that asks for it installs
 
     @property
@@ -243,7 +256,18 @@ class ParseProblem(NamedTuple):
     entry: str = ""
 
 
-Parsed = Requirement | Include | Uninstall | Image | Group | BuildConfig | ParseProblem
+class NotRun(NamedTuple):
+    """An install whose command the shell never runs: an unquoted ``flash-attn<=2.6.3`` has it read
+    its input from a file named ``=2.6.3``, and a ``<`` with nothing after it is a syntax error. The
+    requirement as written is kept for the finding that says so; no other rule judges it."""
+
+    requirement: Requirement  # as the word asks, with ``redirected`` the text the shell took
+    why: str  # what the shell does instead: "the shell opens a file named `=2.6.3` ..."
+    stops: bool = False  # a syntax error: the shell runs nothing of the line and exits
+    cause: str = ""  # the word that makes it so, as written: "flash-attn<=2.6.3", or "torch<2.4"
+
+
+Parsed = Requirement | Include | Uninstall | Image | Group | BuildConfig | ParseProblem | NotRun
 
 
 @dataclass(frozen=True, slots=True)

@@ -116,6 +116,12 @@ def _is_git(name: str) -> bool:
     return folded.rstrip(". ") == ".git" or folded == "git~1"
 
 
+def off_limits(path: str, roots: Collection[str]) -> str | None:
+    """Where ``path`` lies when fa-lint must not read it (outside the project roots, inside .git), or
+    None: the bound every file read for a checked one keeps to, includes and checkouts alike."""
+    return _off_limits(path, roots)
+
+
 def _within(real: str, root: str) -> bool:
     """Whether a resolved path is ``root`` or below it; the plain prefix test first, as it mostly is."""
     return real.startswith(root.rstrip(os.sep) + os.sep) or os.path.commonpath([real, root]) == root

@@ -11,6 +11,7 @@ from collections.abc import Hashable, Iterable
 from typing import NamedTuple
 
 from packaging.ranges import VersionRange
+from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from fa_lint.kb import PAGED_KV, KnowledgeBase, Release
@@ -137,9 +138,22 @@ def _conda_numbers(rng: VersionRange, kb: KnowledgeBase, policy: Policy) -> Asse
     return assess_version(matched[0], kb, policy) if len(matched) == 1 else None
 
 
-def intersect(reqs: Iterable[Requirement]) -> VersionRange:
-    """Versions every one of these requirements admits at once."""
+def intersect(reqs: Iterable[Requirement], *, builds: bool = False) -> VersionRange:
+    """Versions every one of these requirements admits at once.
+
+    ``builds`` keeps the local label of an exact version (a wheel URL's ``2.8.3+cu12torch2.4``), as
+    PEP 440 matches it: that build only. Judging against the knowledge base, which lists public
+    releases, drops it (the build carries its release's code); comparing with a lock keeps it.
+    """
     rng = VersionRange.full()
     for req in reqs:
-        rng = rng.intersection(req.version_range)
+        rng = rng.intersection(build_range(req) if builds else req.version_range)
     return rng
+
+
+def build_range(req: Requirement) -> VersionRange:
+    """What a requirement admits under PEP 440 with local labels kept on its side too: an exact
+    ``2.8.3+cu.13.0`` admits that build alone (``==2.8.3`` would admit every local build of 2.8.3)."""
+    if req.version is not None and req.version.local:
+        return SpecifierSet(f"=={req.version}").to_range()
+    return req.version_range

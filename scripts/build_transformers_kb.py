@@ -72,6 +72,23 @@ def fa4_block_table_on_cuda(files: Files) -> Evidence:
     return admitted if admitted and kvcache else None
 
 
+def fa4_supported(files: Files) -> Evidence:
+    """``attn_implementation="flash_attention_4"`` imports flash-attn-4 (``from flash_attn.cute import``)."""
+    return _grep(files, r"modeling_flash_attention_utils\.py$", r"from flash_attn\.cute import")
+
+
+def fa4_no_kvcache(files: Files) -> Evidence:
+    """flash-attn-4 gets no kvcache entry point: ``flash_attn_with_kvcache = None  # not supported yet``."""
+    fa4 = fa4_supported(files)
+    if fa4 is None:
+        return None
+    lines = files[fa4[0]].splitlines()
+    for n in range(fa4[1], min(fa4[1] + 6, len(lines))):  # the lines right after the FA4 import
+        if re.search(r"flash_attn_with_kvcache = None", lines[n]):
+            return fa4[0], n + 1
+    return None
+
+
 def block_table_silently_dropped(files: Files) -> Evidence:
     """Kwargs processing passes block_table or page_table only if the kernel has one; else drops it."""
     if block_table_key_check(files):
@@ -92,12 +109,85 @@ def fa2_minimum(files: Files) -> tuple[str, Evidence] | None:
         r"version\.parse\(\"([\d.]+)\"\)",
         body,
     )
-    plain = re.findall(r">= version\.parse\(\"([\d.]+)\"\)", body)
-    found = cuda.group(1) if cuda else (plain[0] if len(set(plain)) == 1 else None)
+    plain = list(re.finditer(r">= version\.parse\(\"([\d.]+)\"\)", body))
+    found = cuda if cuda else (plain[0] if len({p[1] for p in plain}) == 1 else None)
     if found is None:
         return None
-    line = text[: m.start()].count("\n") + body[: body.index(found)].count("\n") + 1
-    return found, (path, line)
+    # the line of the comparison itself (a comment above it may name the same version)
+    line = text[: m.start()].count("\n") + body[: found.start(1)].count("\n") + 1
+    return found[1], (path, line)
+
+
+def fa2_kernel(files: Files) -> tuple[str, Evidence] | None:
+    """The Hub kernel transformers loads for flash_attention_2 when it does not accept the installed
+    flash-attn (or there is none) and the ``kernels`` package is installed: "repo" or "rocm-repo|repo"."""
+    path = "transformers/modeling_utils.py"
+    ev = _grep(
+        files, re.escape(path) + "$", r'applicable_attn_implementation = "kernels-community/flash-attn'
+    )
+    if ev is not None:
+        line = files[path].splitlines()[ev[1] - 1]
+        return line.split('"')[1], ev
+    ev = _grep(files, re.escape(path) + "$", r"applicable_attn_implementation = FLASH_ATTN_KERNEL_FALLBACK\[")
+    if ev is None:
+        return None
+    table = re.compile(
+        r'FLASH_ATTN_KERNEL_FALLBACK = \{\s*"flash_attention_2":\s*\(?\s*'
+        r'(?:"(?P<rocm>[^"]+)" if is_rocm_platform\(\) else )?"(?P<repo>[^"]+)"'
+    )
+    for name in (path, "transformers/modeling_flash_attention_utils.py"):
+        m = table.search(files.get(name, ""))
+        if m:
+            return (f"{m['rocm']}|{m['repo']}" if m["rocm"] else m["repo"]), ev
+    return None
+
+
+def kernels_range(files: Files) -> tuple[str, Evidence] | None:
+    """The ``kernels`` versions transformers' is_kernels_available() accepts: "min,max" (either empty)."""
+    path = "transformers/utils/import_utils.py"
+    text = files.get(path, "")
+    ev = _grep(files, re.escape(path) + "$", r"def is_kernels_available\(")
+    if ev is None:
+        return None
+    lo = re.search(r'^KERNELS_MIN_VERSION = "([^"]+)"', text, re.M)
+    hi = re.search(r'^KERNELS_MAX_VERSION = "([^"]+)"', text, re.M)
+    if lo is not None:
+        ev = (path, text[: lo.start()].count("\n") + 1)
+    return f"{lo[1] if lo else ''},{hi[1] if hi else ''}", ev
+
+
+def cb_counts_kernels(files: Files) -> Evidence:
+    """Continuous batching switches a model to flash_attention_2 when flash-attn *or its Hub kernel* is
+    available (``is_flash_attn_2_available(kernels_fallback_ok=True)``)."""
+    return _grep(files, r"continuous_batching", r"is_flash_attn_2_available\(kernels_fallback_ok=True\)")
+
+
+def sliding_window_no_block_table(files: Files) -> Evidence:
+    """A model with sliding-window layers never takes the block-table decode path."""
+    return _grep(files, r"continuous_batching", r"supports_block_table = False") or _grep(
+        files, r"continuous_batching", r"Disable the decode path if the model has sliding window"
+    )
+
+
+def block_table_switch(files: Files) -> Evidence:
+    """``ContinuousBatchingConfig(max_blocks_per_request=0)`` turns the block-table decode path off."""
+    return _grep(
+        files, r"generation/configuration_utils\.py$", r"Setting this to 0 disables the fast decode path"
+    )
+
+
+def block_table_on_by_default(files: Files) -> Evidence:
+    """An unset max_blocks_per_request gets a non-zero default: the decode path is on unless turned off
+    (before, an unset one meant 0: off unless asked for)."""
+    return _grep(files, r"continuous_batching", r'"max_blocks_per_request": [1-9]') or _grep(
+        files, r"continuous_batching", r"max_blocks_per_request = continuous_batching_config\.fallback_max"
+    )
+
+
+def xpu_block_table(files: Files) -> Evidence:
+    """flash_attention_2 on Intel XPU (through the Hub kernel kernels-community/flash-attn2) takes the
+    block-table decode path."""
+    return _grep(files, r"continuous_batching", r"is_flash_attention_requested\(config, version=2\) and xpu")
 
 
 FACTS: dict[str, Callable[[Files], Evidence]] = {
@@ -106,6 +196,19 @@ FACTS: dict[str, Callable[[Files], Evidence]] = {
     "fa2_block_table_on_cuda": fa2_block_table_on_cuda,
     "block_table_silently_dropped": block_table_silently_dropped,
     "fa4_block_table_on_cuda": fa4_block_table_on_cuda,
+    "fa4_supported": fa4_supported,
+    "fa4_no_kvcache": fa4_no_kvcache,
+    "cb_counts_kernels": cb_counts_kernels,
+    "sliding_window_no_block_table": sliding_window_no_block_table,
+    "block_table_switch": block_table_switch,
+    "block_table_on_by_default": block_table_on_by_default,
+    "xpu_block_table": xpu_block_table,
+}
+# Facts with a value that can change from release to release: the value, and since when it holds.
+STEPS: dict[str, Callable[[Files], tuple[str, Evidence] | None]] = {
+    "fa2_minimum_on_cuda": fa2_minimum,
+    "fa2_kernel_fallback": fa2_kernel,
+    "kernels_range": kernels_range,
 }
 
 
@@ -118,7 +221,7 @@ def read_wheel(path: Path) -> Files:
             and (
                 "generation/" in n
                 or "integrations/" in n
-                or n.endswith(("modeling_flash_attention_utils.py", "import_utils.py"))
+                or n.endswith(("modeling_flash_attention_utils.py", "import_utils.py", "modeling_utils.py"))
             )
         }
 
@@ -136,15 +239,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no transformers wheels in {args.wheels}", file=sys.stderr)
         return 1
     observed: dict[str, list[tuple[str, Evidence]]] = {k: [] for k in FACTS}
-    minimums: list[tuple[str, str, Evidence]] = []
+    valued: dict[str, list[tuple[str, str, Evidence]]] = {k: [] for k in STEPS}
     for wheel in wheels:
         version = wheel.name.split("-")[1]
         files = read_wheel(wheel)
         for name, fact in FACTS.items():
             observed[name].append((version, fact(files)))
-        mini = fa2_minimum(files)
-        if mini:
-            minimums.append((version, mini[0], mini[1]))
+        for name, step in STEPS.items():
+            found = step(files)
+            if found:
+                valued[name].append((version, found[0], found[1]))
 
     facts: dict[str, Any] = {}
     for name, seen in observed.items():
@@ -160,18 +264,20 @@ def main(argv: list[str] | None = None) -> int:
             "until": later_false[0] if later_false else None,
             "evidence": f"{evidence[0]}:{evidence[1]}" if evidence else None,
         }
-    steps: list[dict[str, Any]] = []
-    for version, minimum, ev in minimums:
-        if not steps or steps[-1]["flash_attn_min"] != minimum:
-            steps.append(
-                {"since": version, "flash_attn_min": minimum, "evidence": f"{ev[0]}:{ev[1]}" if ev else None}
-            )
+    steps: dict[str, list[dict[str, Any]]] = {}
+    for name, values in valued.items():
+        steps[name] = []
+        for version, value, ev in values:
+            if not steps[name] or steps[name][-1]["value"] != value:
+                steps[name].append(
+                    {"since": version, "value": value, "evidence": f"{ev[0]}:{ev[1]}" if ev else None}
+                )
     doc = {
-        "schema": 1,
+        "schema": 2,
         "generator": "scripts/build_transformers_kb.py",
         "wheels_read": [w.name.split("-")[1] for w in wheels],
         "facts": facts,
-        "fa2_minimum_on_cuda": steps,
+        **steps,
     }
     args.output.write_text(json.dumps(doc, indent=1) + "\n")
     print(f"wrote {args.output} from {len(wheels)} wheels", file=sys.stderr)

@@ -31,6 +31,7 @@ LAYERS = {
     # the shell program model: parse < variables, commands < walk, install commands < scanner
     "fa_lint.shell": 2.3,
     "fa_lint.shell.parse": 2.0,
+    "fa_lint.shell.redirects": 2.0,
     "fa_lint.shell.variables": 2.0,
     "fa_lint.shell.commands": 2.1,
     "fa_lint.shell.walk": 2.2,
@@ -50,6 +51,7 @@ LAYERS = {
     "fa_lint.decide": 6,
     "fa_lint.read": 6,
     "fa_lint.project": 6.1,
+    "fa_lint.checkouts": 6.2,
     "fa_lint.engine": 7,
     "fa_lint.report": 8,
     "fa_lint.config": 8,

@@ -384,12 +384,37 @@ def test_transformers_facts_from_released_source() -> None:
     assert facts.newest_read == Version("5.24.0")
     assert facts.minimum_flash_attn(Version("5.3.0")) == Version("2.1.0")
     assert facts.minimum_flash_attn(Version("5.4.0")) == Version("2.3.3")
-    assert set(facts.evidence) == {
+    assert {k for k in facts.evidence if " " not in k} == {
         "continuous_batching",
         "block_table_key_check",
         "fa2_block_table_on_cuda",
         "block_table_silently_dropped",
+        "fa4_supported",
+        "fa4_no_kvcache",
+        "cb_counts_kernels",
+        "sliding_window_no_block_table",
+        "block_table_switch",
+        "block_table_on_by_default",
+        "xpu_block_table",
     }
+    # every release 4.52.4-5.24.0 was read, so each boundary is exact
+    assert (
+        facts.evidence["fa2_minimum_on_cuda 5.4.0"]
+        == "transformers 5.4.0: transformers/utils/import_utils.py:931"
+    )
+    assert facts.sliding_window_off == Version("5.9.0")
+    assert facts.xpu_block_table == Version("5.10.1")
+    assert facts.cb_counts_kernels == Version("5.15.0")
+    assert facts.fa4_supported == facts.fa4_no_kvcache == Version("5.4.0")
+    k = facts.kernel(Version("5.24.0"))
+    assert k is not None and (k.repo, k.rocm_repo) == (
+        "kernels-community/flash-attn2",
+        "kernels-community/aiter-flash-attn",
+    )
+    assert str(k.kernels) in ("<0.19.0,>=0.18.2", ">=0.18.2,<0.19.0")
+    old = facts.kernel(Version("4.57.6"))
+    assert old is not None and old.repo == "kernels-community/flash-attn" and not str(old.kernels)
+    assert facts.kernel(Version("4.55.4")) is None  # the fallback arrives in 4.56.0
 
 
 @pytest.mark.parametrize(
@@ -432,11 +457,60 @@ def test_notes_say_what_the_pinned_transformers_does(
     assert ("this stack runs today" in note) is today
     assert later == (
         [
-            "transformers 5.13.0 and later decode with `flash_attn_with_kvcache(block_table=...)` on CUDA "
-            "and fail at the first decode step: a transformers upgrade breaks this stack"
+            "transformers 5.13.0 and later decode with `flash_attn_with_kvcache(block_table=...)` (on CUDA, "
+            "for a model without sliding-window layers, unless `max_blocks_per_request=0` turns that path "
+            "off) and fail at the first decode step: a transformers upgrade breaks this stack"
         ]
         if today
         else []
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra", "phrase"),
+    [
+        # transformers 5.24.0 refuses flash-attn < 2.3.3 (import_utils.py:931); with a `kernels` it accepts
+        # (KERNELS_MIN_VERSION 0.18.2, KERNELS_MAX_VERSION 0.19.0) it loads kernels-community/flash-attn2
+        ("kernels==0.18.2\n", "so it loads the Hub kernel `kernels-community/flash-attn2`"),
+        ("kernels>=0.18\n", "so it loads the Hub kernel `kernels-community/flash-attn2`"),
+        # is_kernels_available() is False outside the window: no fallback, the load fails
+        ("kernels==0.12.0\n", "is not one it accepts (`kernels` >=0.18.2,<0.19.0)"),
+        # not listed, and no lock says what installs in full: both outcomes
+        ("", "with `kernels` >=0.18.2,<0.19.0 installed it loads the Hub kernel"),
+    ],
+)
+def test_a_refused_flash_attn_and_the_kernels_fallback(project: Any, extra: str, phrase: str) -> None:
+    project({"requirements.txt": f"transformers==5.24.0\nflash-attn==2.3.2\n{extra}"})
+    (f,) = by_code(findings(), "FAL001")
+    (note,) = f["notes"]
+    assert note.startswith("transformers 5.24.0 (requirements.txt:1:1) refuses flash-attn older than 2.3.3")
+    assert phrase in note
+    fails = "fails as the model loads" in note
+    assert fails is (not extra.startswith("kernels>") and extra != "kernels==0.18.2\n")
+
+
+def test_kernels_does_not_save_a_flash_attn_transformers_accepts(project: Any) -> None:
+    # 2.4.2 passes 5.24.0's check (>= 2.3.3): pip's flash-attn runs, the Hub kernel is never loaded
+    project({"requirements.txt": "transformers==5.24.0\nflash-attn==2.4.2\nkernels==0.18.2\n"})
+    (f,) = by_code(findings(), "FAL001")
+    first, second = f["notes"]
+    assert "loads its Hub kernel only for a flash-attn it refuses" in first
+    assert "silently drops the block table when it takes the block-table path" in second
+    assert "without sliding-window layers" in second and "max_blocks_per_request=0" in second
+
+
+def test_a_lock_without_kernels_means_no_fallback(project: Any) -> None:
+    lock = UV_LOCK.format(v="2.3.2") + '\n[[package]]\nname = "transformers"\nversion = "5.24.0"\n'
+    project(
+        {
+            "pyproject.toml": '[project]\nname = "x"\nversion = "0"\ndependencies = ["flash-attn", "transformers"]\n',
+            "uv.lock": lock,
+        }
+    )
+    notes = [n for f in by_code(findings(), "FAL001") for n in f["notes"]]
+    assert any(
+        "this environment installs no `kernels` package" in n and "fails as the model loads" in n
+        for n in notes
     )
 
 
@@ -450,7 +524,8 @@ def test_transformers_pinned_by_the_lock(project: Any) -> None:
     )
     (f,) = by_code(findings(), "FAL001")
     assert f["notes"][0].startswith("with transformers 5.14.0 (uv.lock:")
-    assert "continuous batching fails at the first decode step: `ValueError" in f["notes"][0]
+    assert "continuous batching fails at the first decode step when it takes the block-table" in f["notes"][0]
+    assert "`ValueError: flash_attn_with_kvcache_fn" in f["notes"][0]
 
 
 def test_dependency_groups_follow_include_group(project: Any) -> None:

@@ -105,6 +105,69 @@ def test_no_fal011(project: Any, files: dict[str, str]) -> None:
     assert found("FAL011") == []
 
 
+@pytest.mark.parametrize(
+    ("files", "torch"),
+    [
+        # torch 2.12 came out 2026-05-13 (PyPI's upload of torch-2.12.0), after v2.8.3 was tagged on
+        # 2025-08-14; build.yml (workflow_dispatch, since 2025-08-29) can attach a cu12 wheel, which is
+        # the name v2.8.3's setup.py asks for: unknown, so an info
+        ({"requirements.txt": "torch==2.12.0\nflash-attn==2.8.3\n"}, "2.12"),
+        # torch 2.9 has one wheel v2.8.3 is seen to have (cp312, cxx11abiTRUE); for CPython 3.11 the
+        # torch 2.9 wheel came out 2025-10-15, after the tag: unknown
+        (
+            {
+                "Dockerfile": "FROM python:3.11\nRUN pip install torch==2.9.1\nRUN pip install flash-attn==2.8.3\n"
+            },
+            "2.9",
+        ),
+        # v2.7.4.post1 was tagged 2025-01-29; torch 2.8 came out 2025-08-06
+        ({"requirements.txt": "torch==2.8.0\nflash-attn==2.7.4.post1\n"}, "2.8"),
+    ],
+)
+def test_unknown_wheel_is_an_info(project: Any, files: dict[str, str], torch: str) -> None:
+    project(files)
+    (f,) = found("FAL011")
+    assert f["severity"] == "info"
+    assert "unknown" in f["message"] and f"torch {torch}" in f["message"]
+    assert "pip compiles it" not in f["message"]
+    assert len(f["message"]) <= HEADLINE
+    assert any("after v" in n and "attached to the release later" in n for n in f["notes"])
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        # v2.8.3's cu12torch2.9cxx11abiTRUE-cp312 wheel was attached after the tag (seen in an install log
+        # whose sha256 matches the release's digest): today's mainstream stack gets a wheel
+        {"requirements.txt": "torch==2.9.1\nflash-attn==2.8.3\n"},
+        {"Dockerfile": "FROM python:3.12\nRUN pip install torch==2.9.1\nRUN pip install flash-attn==2.8.3\n"},
+    ],
+)
+def test_a_wheel_attached_after_the_tag_counts(project: Any, files: dict[str, str]) -> None:
+    project(files)
+    assert found("FAL011") == []
+
+
+def test_an_old_release_stays_a_warning_for_a_later_torch(project: Any) -> None:
+    # torch 2.6 came out 2025-01-29, after v2.5.8's tag (2024-04-26), but a wheel attached later is named
+    # cu12torch2.6 and v2.5.8's setup.py asks for cu122torch2.6: it can never fetch one
+    project({"requirements.txt": "torch==2.6.0\nflash-attn==2.5.8\n"})
+    (f,) = found("FAL011")
+    assert f["severity"] == "warning"
+    assert "no prebuilt wheel for torch 2.6" in f["message"]
+
+
+def test_a_warning_names_a_release_that_may_have_a_wheel(project: Any) -> None:
+    # v2.8.3.post1 was tagged 2026-06-10, after torch 2.10 (2026-01-21), and built torch 2.4-2.8 only: no.
+    # v2.8.3 was tagged 2025-08-14, before torch 2.10: unknown, so the headline claims no "none has one"
+    project({"requirements.txt": "torch==2.10.0\nflash-attn==2.8.3.post1\n"})
+    (f,) = found("FAL011")
+    assert f["severity"] == "warning"
+    assert f["message"].endswith("pip compiles it; 2.8.3 may have one (unknown)")
+    assert "no release with paged KV has one" not in f["message"]
+    assert any("after v2.8.3 was tagged (2025-08-14)" in n for n in f["notes"])
+
+
 def test_fal011_on_a_lock_entry(project: Any) -> None:
     project(
         {

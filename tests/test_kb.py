@@ -165,6 +165,31 @@ def test_fa3_facts(base: kb.KnowledgeBase) -> None:
     assert since["flash_attn_varlen_func"]["block_table"]["date"].startswith("2024-11")
     assert since["flash_attn_with_kvcache"]["page_table"]["date"].startswith("2025-01")
     assert fa3["kvcache_paged_param_now"] == "page_table"
+    # the varlen entry point's block_table was removed on 2025-01-07, by the commit that added page_table
+    # to flash_attn_with_kvcache
+    assert (
+        since["flash_attn_varlen_func"]["block_table"]["until"]
+        == since["flash_attn_with_kvcache"]["page_table"]
+    )
+    assert since["flash_attn_varlen_func"]["block_table"]["until"]["date"] == "2025-01-07"
+    assert "until" not in since["flash_attn_with_kvcache"]["page_table"]
+
+
+def test_paged_varlen_starts_at_2_5_7(base: kb.KnowledgeBase) -> None:
+    # flash_attn_varlen_func has no block_table at v2.5.6 and has one from v2.5.7
+    assert str(base.first_with(kb.PAGED_VARLEN)) == "2.5.7"
+    assert not base.get("2.5.6").has(kb.PAGED_VARLEN)  # type: ignore[union-attr]
+    flags = [r.has(kb.PAGED_VARLEN) for r in base.installable]
+    assert flags == sorted(flags)
+
+
+def test_rocm_page_multiple(base: kb.KnowledgeBase) -> None:
+    # csrc/flash_attn_ck/mha_fwd_kvcache.cpp: "page_block_size % 128 == 0" from v2.7.0.post2 (no CK
+    # backend with paged KV before)
+    assert base.get("2.6.3").rocm_page_block_multiple is None  # type: ignore[union-attr]
+    for release in base.installable:
+        if release.version >= Version("2.7.0.post2"):
+            assert release.rocm_page_block_multiple == 128, release
 
 
 def test_policy_minimum_is_computed(base: kb.KnowledgeBase) -> None:
@@ -199,6 +224,8 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, cache_seqlens=N
     pass
 """
 API = 'TORCH_CHECK(!paged_KV || page_block_size % 256 == 0, "...");'
+CK = 'TORCH_CHECK(!paged_KV || page_block_size % 128 == 0, "...");'
+VARLEN = "\ndef flash_attn_varlen_func(q, k, v, cu_seqlens_q, block_table=None):\n    pass\n"
 
 
 def _build_kb(
@@ -221,29 +248,35 @@ def test_build_kb_script_reads_tags_with_ast(tmp_path: Path) -> None:
     _git(repo, "init", "-q")
     _git(repo, "config", "user.email", "t@example.com")
     _git(repo, "config", "user.name", "t")
+    (repo / "csrc/flash_attn_ck").mkdir(parents=True)
     for tag, text in (
         ("v1.0.0", "def flash_attn_func(q):\n    pass\n"),
         ("v2.2.0", INTERFACE_OLD),
         ("v2.5.0", INTERFACE_NEW),
+        ("v2.6.0", INTERFACE_NEW + VARLEN),
     ):
         (repo / "flash_attn/flash_attn_interface.py").write_text(text + "import torch\n")
-        (repo / "csrc/flash_attn/flash_api.cpp").write_text(API if tag == "v2.5.0" else "")
+        (repo / "csrc/flash_attn/flash_api.cpp").write_text(API if tag >= "v2.5.0" else "")
+        (repo / "csrc/flash_attn_ck/mha_fwd_kvcache.cpp").write_text("\n" + CK if tag == "v2.6.0" else "")
         _git(repo, "add", "-A")
         _git(repo, "commit", "-qm", tag)
         _git(repo, "tag", tag)
     files = [{"upload_time": "2024-01-01T00:00:00", "packagetype": "sdist", "filename": "x", "url": "x"}]
-    pypi = {"releases": {"1.0.0": files, "2.2.0": files, "2.5.0": files, "2.6.0": []}}
+    pypi = {"releases": {"1.0.0": files, "2.2.0": files, "2.5.0": files, "2.6.0": files, "2.7.0": []}}
     out = tmp_path / "kb.json"
     proc = _build_kb(tmp_path, repo, pypi, out)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(out.read_text())
     built = kb.from_dict(doc)
-    assert [str(r) for r in built.releases] == ["1.0.0", "2.2.0", "2.5.0"]  # 2.6.0 has no files
+    assert [str(r) for r in built.releases] == ["1.0.0", "2.2.0", "2.5.0", "2.6.0"]  # 2.7.0 has no files
     assert base_facts(built) == {
         "1.0.0": ((), None),
         "2.2.0": (("kvcache",), None),
         "2.5.0": (("kvcache", "paged-kv", "softcap"), 256),
+        "2.6.0": (("kvcache", "paged-kv", "paged-varlen", "softcap"), 256),
     }
+    assert built.get("2.6.0").rocm_page_block_multiple == 128  # type: ignore[union-attr]
+    assert doc["releases"][3]["rocm_page_block"]["at"] == "v2.6.0:csrc/flash_attn_ck/mha_fwd_kvcache.cpp:2"
     assert built.get("2.5.0").kvcache_params[-2:] == ("block_table", "softcap")  # type: ignore[union-attr]
 
 
@@ -342,3 +375,69 @@ def test_admitted_releases_agree_with_pips_own_matching() -> None:
         assert [r.version for r in base.admitted(spec)] == want, spec
         checked += bool(want)
     assert checked > 1000  # most cases admit something: the comparison is not vacuous
+
+
+IMPORT_UTILS = """\
+KERNELS_MIN_VERSION = "0.18.2"
+KERNELS_MAX_VERSION = "0.19.0"
+
+
+def is_kernels_available(MIN_VERSION: str = KERNELS_MIN_VERSION) -> bool:
+    return True
+
+
+@lru_cache
+def is_flash_attn_2_available() -> bool:
+    # Only allow versions >= 2.3.3 to avoid very old legacy workarounds
+    try:
+        return version.parse(flash_attn_version) >= version.parse("2.3.3")
+    except InvalidVersion:
+        return False
+
+
+def is_flash_attn_3_available():
+    pass
+"""
+MODELING_UTILS = """\
+FLASH_ATTN_KERNEL_FALLBACK = {
+    "flash_attention_2": (
+        "kernels-community/aiter-flash-attn" if is_rocm_platform() else "kernels-community/flash-attn2"
+    ),
+}
+
+
+def _check(self):
+    if requested_original_flash_attn and is_kernels_available():
+        applicable_attn_implementation = FLASH_ATTN_KERNEL_FALLBACK[attn_implementation]
+"""
+
+
+def test_build_transformers_kb_script_reads_steps(tmp_path: Path) -> None:
+    # the version a comparison checks is read at the comparison, not at a comment that names it first
+    old = {
+        "transformers/utils/import_utils.py": "def is_kernels_available():\n    return True\n",
+        "transformers/modeling_utils.py": 'if x:\n    applicable_attn_implementation = "kernels-community/flash-attn"\n',
+    }
+    new = {
+        "transformers/utils/import_utils.py": IMPORT_UTILS,
+        "transformers/modeling_utils.py": MODELING_UTILS,
+    }
+    _transformers_wheel(tmp_path, "9.0.0", old)
+    _transformers_wheel(tmp_path, "9.1.0", new)
+    out = tmp_path / "t.json"
+    script = str(REPO / "scripts/build_transformers_kb.py")
+    proc = subprocess.run([sys.executable, script, str(tmp_path), "--output", str(out)], capture_output=True)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    assert doc["fa2_minimum_on_cuda"] == [
+        {"since": "9.1.0", "value": "2.3.3", "evidence": "transformers/utils/import_utils.py:13"}
+    ]
+    assert [(s["since"], s["value"]) for s in doc["fa2_kernel_fallback"]] == [
+        ("9.0.0", "kernels-community/flash-attn"),
+        ("9.1.0", "kernels-community/aiter-flash-attn|kernels-community/flash-attn2"),
+    ]
+    assert doc["fa2_kernel_fallback"][1]["evidence"] == "transformers/modeling_utils.py:10"
+    assert [(s["since"], s["value"]) for s in doc["kernels_range"]] == [
+        ("9.0.0", ","),
+        ("9.1.0", "0.18.2,0.19.0"),
+    ]

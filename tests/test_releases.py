@@ -11,6 +11,11 @@ def versions(*args: str) -> list[str]:
     return [r["version"] for r in json.loads(run("releases", "--format", "json", *args).out)["releases"]]
 
 
+def wheel_answers(*args: str) -> dict[str, str]:
+    doc = json.loads(run("releases", "--format", "json", *args).out)
+    return {r["version"]: r["wheel"] for r in doc["releases"]}
+
+
 def test_table_lists_every_release_with_its_facts() -> None:
     r = run("releases")
     assert r.code == 0
@@ -26,10 +31,13 @@ def test_table_lists_every_release_with_its_facts() -> None:
         "wheels",
         "CPython",
         "CUDA",
+        "torch",
+        "unknown",
     ]
     rows = {line.split()[0]: line.split() for line in lines[2:]}
     assert len(rows) == 76
-    # v2.5.0 publish.yml: torch 1.12.1 ... 2.2.0.dev20231130, python 3.7-3.11, cuda 11.8.0/12.2.2
+    # v2.5.0 publish.yml: torch 1.12.1 ... 2.2.0.dev20231130, python 3.7-3.11, cuda 11.8.0/12.2.2; its
+    # setup.py asks for cu122, wheels attached later are cu12: no torch is unknown
     assert rows["2.5.0"] == [
         "2.5.0",
         "2024-01-23",
@@ -45,20 +53,54 @@ def test_table_lists_every_release_with_its_facts() -> None:
         "cu122",
     ]
     assert rows["2.4.2"][2] == "no"
-    assert rows["2.8.3.post2"][-3:] == ["?", "?", "?"]  # no tag: unknown
+    assert rows["2.8.3.post2"][-4:] == ["?", "?", "?", "?"]  # no tag: unknown
     assert rows["2.0.4"][-1] == "none"  # setup.py fetches no wheel before 2.0.6
+    assert rows["0.2.0"][-1] == "none"  # no tag, but the sdist's setup.py has no BASE_WHEEL_URL
+    # v2.8.3 (tagged 2025-08-14): torch 2.4-2.8 built, 2.9 seen attached later, 2.9 to 2.15 (the newest
+    # torch on PyPI, 2026-10-28) came out after the tag
+    assert rows["2.8.3"][4:10] == ["2.4", "2.5", "2.6", "2.7", "2.8", "2.9+"]
+    assert rows["2.8.3"][-1] == "2.9-2.15"
+    # v2.8.3.post1 was tagged 2026-06-10: torch 2.9-2.12 came out before it and are not in its matrix
+    assert rows["2.8.3.post1"][-1] == "2.13-2.15"
 
 
 def test_filters() -> None:
     # torch 2.4 wheels: the 2.4.0.dev builds of 2.5.9.post1-2.6.2, released 2.4.0 from 2.6.3 to 2.8.3.post1
     assert versions("--torch", "2.4")[0] == "2.5.9.post1"
     assert versions("--torch", "2.4")[-1] == "2.8.3.post1"
-    # no release pairs torch 2.4 with CPython 3.13 (v2.7.x and v2.8.x exclude it)
+    # no release pairs torch 2.4 with CPython 3.13 (v2.7.x and v2.8.x exclude it), and torch 2.4 came
+    # out before all of them: no, not unknown
     assert versions("--torch", "2.4", "--python", "3.13") == []
-    # CUDA 11: up to 2.7.3 (2.7.4 builds cuda-version ['12.4.1'] only)
-    assert versions("--cuda", "11")[-1] == "2.7.3"
-    assert versions("--torch", "2.8") == ["2.8.3", "2.8.3.post1"]
+    # CUDA 11: built up to 2.7.3 (2.7.4 builds cuda-version ['12.4.1'] only)
+    assert [v for v, w in wheel_answers("--cuda", "11").items() if w == "yes"][-1] == "2.7.3"
+    # torch 2.8 (2025-08-06): built by 2.8.3 and 2.8.3.post1; 2.7.0.post2-2.8.2 were tagged before it
+    assert wheel_answers("--torch", "2.8") == {
+        **dict.fromkeys(("2.7.0.post2", "2.7.1.post4", "2.7.2.post1", "2.7.3", "2.7.4.post1"), "unknown"),
+        **dict.fromkeys(("2.8.0.post2", "2.8.1", "2.8.2"), "unknown"),
+        "2.8.3": "yes",
+        "2.8.3.post1": "yes",
+    }
     assert "2.8.3" not in versions("--torch", "2.8", "--cuda", "11.8")
+
+
+def test_a_torch_newer_than_the_tags_is_unknown_not_absent() -> None:
+    # torch 2.9 came out 2025-10-15: after every tag from 2.7.0.post2 to 2.8.3, whose setup.py asks for
+    # the cu12 name later wheels get; v2.8.3 has one (seen), v2.8.3.post1 (2026-06-10) came after it
+    answers = wheel_answers("--torch", "2.9")
+    assert answers["2.8.3"] == "yes"
+    assert answers["2.8.2"] == answers["2.7.0.post2"] == "unknown"
+    assert "2.8.3.post1" not in answers and "2.6.3" not in answers
+    assert "unknown" in run("releases", "--torch", "2.9").out
+
+
+def test_torch_2_1_with_cuda_12_1_fetches_the_cu122_wheel() -> None:
+    # v2.2.3.post2-v2.3.5 setup.py: "if torch_version_raw.major == 2 and torch_version_raw.minor == 1
+    # [and torch_cuda_version.major == 12]: torch_cuda_version = parse("12.2")"; their matrices build
+    # torch 2.1 with cuda 12.2.0 only
+    found = versions("--torch", "2.1", "--cuda", "12.1")
+    for version in ("2.2.3.post2", "2.2.5", "2.3.0", "2.3.1.post1", "2.3.5"):
+        assert version in found
+    assert "2.3.6" in found  # parse("11.8") if major == 11 else parse("12.2")
 
 
 def test_json_record() -> None:
@@ -67,6 +109,15 @@ def test_json_record() -> None:
     assert first["version"] == "2.5.1.post1"
     torch = {t["version"]: t["nightly"] for t in first["wheels"]["torch"]}
     assert torch["2.3"] == "2.3.0.dev20240126"
+    assert first["wheel"] == "yes" and first["tagged"].startswith("2024-01-30")
+    every = {r["version"]: r for r in json.loads(run("releases", "--format", "json").out)["releases"]}
+    assert (every["2.5.6"]["paged_varlen"], every["2.5.7"]["paged_varlen"]) == (False, True)
+    assert (every["2.6.3"]["rocm_page_block_multiple"], every["2.7.0.post2"]["rocm_page_block_multiple"]) == (
+        None,
+        128,
+    )
+    assert every["2.8.3"]["wheels"]["seen"] == ["torch2.9-cp3.12-cu12-cxx11abiTrue"]
+    assert "wheel" not in every["2.8.3"]
 
 
 def test_bad_option_is_a_usage_error() -> None:

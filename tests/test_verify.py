@@ -592,3 +592,20 @@ def test_kernel_step_records_the_compute_capability() -> None:
     assert check.status == "pass"
     assert check.details["capability"] == "sm_90"
     assert check.reason.startswith("NVIDIA H200 (sm_90): bf16")
+
+
+@pytest.mark.parametrize(
+    ("version", "rocm", "multiple"),
+    [
+        ("2.8.3", False, 256),  # csrc/flash_attn/flash_api.cpp: page_block_size % 256 == 0
+        ("2.8.3", True, 128),  # csrc/flash_attn_ck/mha_fwd_kvcache.cpp: page_block_size % 128 == 0
+        ("2.7.0.post2", True, 128),  # the first release whose CK backend checks a page size
+        ("2.6.3", True, 256),  # no CK paged check in the KB: flash-attn 2's own
+        ("not-a-version", False, 256),
+    ],
+)
+def test_the_page_multiple_follows_the_backend(version: str, rocm: bool, multiple: int) -> None:
+    from fa_lint.verify.checks import Target, _page_multiple
+
+    target = Target("flash-attn", version, "flash_attn", "flash_attn_with_kvcache", "block_table")
+    assert _page_multiple(target, rocm)[0] == multiple

@@ -18,10 +18,11 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from fa_lint.kb import wheels as _wheels
-from fa_lint.kb.wheels import Build, Wheels
+from fa_lint.kb.wheels import Availability, Build, Later, Wheels
 
 PAGED_KV = "paged-kv"
 KVCACHE = "kvcache"
+PAGED_VARLEN = "paged-varlen"  # flash_attn_varlen_func(block_table=...): from 2.5.7, not 2.5.0
 
 
 class Release(NamedTuple):
@@ -34,6 +35,9 @@ class Release(NamedTuple):
     page_block_multiple: int | None
     # The prebuilt wheels its release workflow built; None: unknown (no tag to read them from).
     wheels: Wheels | None = None
+    tagged: str | None = None  # when the tagged commit was made (UTC, ISO 8601); None: no tag
+    # The page size the ROCm build (Composable Kernel backend) requires a multiple of; None: no check
+    rocm_page_block_multiple: int | None = None
 
     def has(self, feature: str) -> bool:
         return feature in self.features
@@ -50,6 +54,8 @@ class KnowledgeBase:
     generated: str
     pypi_snapshot: str
     fa3: dict[str, Any]
+    # when torch series came out, and since when wheels can be added to a release after its tag
+    later: Later = _wheels.NO_LATER
 
     @property
     def date(self) -> str:
@@ -115,8 +121,9 @@ class KnowledgeBase:
         return below[-1] if below else None
 
 
-def _release(d: dict[str, Any]) -> Release:
+def _release(d: dict[str, Any], later: Later) -> Release:
     params = d["kvcache_params"]
+    rocm = d.get("rocm_page_block")
     return Release(
         version=Version(d["version"]),
         uploaded=d.get("uploaded"),
@@ -125,17 +132,21 @@ def _release(d: dict[str, Any]) -> Release:
         kvcache_params=None if params is None else tuple(params),
         features=frozenset(d["features"]),
         page_block_multiple=d.get("page_block_multiple"),
-        wheels=_wheels.from_dict(d.get("wheels")),
+        wheels=_wheels.from_dict(d.get("wheels"), d.get("tagged"), later),
+        tagged=d.get("tagged"),
+        rocm_page_block_multiple=rocm["multiple"] if rocm else None,
     )
 
 
 def from_dict(doc: dict[str, Any]) -> KnowledgeBase:
-    releases = sorted((_release(d) for d in doc["releases"]), key=lambda r: r.version)
+    later = _wheels.later_from_dict(doc)
+    releases = sorted((_release(d, later) for d in doc["releases"]), key=lambda r: r.version)
     return KnowledgeBase(
         releases=tuple(releases),
         generated=doc["generated"],
         pypi_snapshot=doc["pypi_snapshot"],
         fa3=doc.get("fa3", {}),
+        later=later,
     )
 
 
@@ -156,7 +167,19 @@ def data(name: str) -> bytes:
     return bytes(read(os.path.join(os.path.dirname(__file__), name)))
 
 
-__all__ = ["KVCACHE", "PAGED_KV", "Build", "KnowledgeBase", "Release", "Wheels", "load", "versions"]
+__all__ = [
+    "KVCACHE",
+    "PAGED_KV",
+    "PAGED_VARLEN",
+    "Availability",
+    "Build",
+    "KnowledgeBase",
+    "Later",
+    "Release",
+    "Wheels",
+    "load",
+    "versions",
+]
 
 
 def versions(releases: Iterable[Release]) -> tuple[str, ...]:

@@ -4,12 +4,20 @@ PyPI carries only flash-attn's sdists. Installing one runs ``setup.py``, whose `
 command (``CachedWheelsCommand``) downloads the wheel the release workflow built for the running
 torch, CUDA, C++ ABI and CPython, named
 ``flash_attn-{ver}+cu{cuda}torch{major.minor}cxx11abi{TRUE|FALSE}-cp{py}-cp{py}-{platform}.whl``,
-and compiles from source only when that file does not exist. The wheels that exist are the
+and compiles from source only when that file does not exist. The wheels the tag surely has are the
 workflow's build matrix less its excludes; ``scripts/build_kb.py`` reads both from each tag.
+
+The matrix is a lower bound: since August 2025 the default branch's ``build.yml`` can build a wheel for a
+release after its tag and attach it (``workflow_dispatch`` with ``release-version``), naming it as
+publish.yml does. So whether a wheel exists has three answers (``Availability``): yes (the matrix built
+it, or public files show it), no (the tag's workflow could have built it and did not, or no such
+wheel can be named), and unknown (the torch, or that torch's wheel for that CPython, came out after the
+tag: only a build after the tag could have made it, and no file fa-lint reads lists those).
 """
 
 from __future__ import annotations
 
+import enum
 import functools
 import itertools
 from collections.abc import Iterable, Mapping
@@ -28,6 +36,37 @@ class Build(NamedTuple):
     cxx11_abi: bool
 
 
+class Availability(enum.Enum):
+    """Whether a prebuilt wheel exists for an environment."""
+
+    YES = "yes"
+    NO = "no"
+    UNKNOWN = "unknown"
+
+
+class TorchSeries(NamedTuple):
+    """When one torch major.minor reached PyPI: its first file, and its first file for each CPython."""
+
+    released: str  # ISO 8601, UTC: "2025-10-15T15:45:59Z"
+    cpython: Mapping[str, str]  # "3.12" -> the first cp312 file's upload time
+
+
+@dataclass(frozen=True)
+class Later:
+    """What decides whether a release can have gained a wheel after its tag (shared by every release).
+
+    ``since``: the first default-branch commit of the workflow that builds a release's wheel after its
+    tag; ``cuda_digits``: how that workflow names CUDA (1: cu12); ``torch``: each torch series' dates.
+    """
+
+    since: str | None
+    cuda_digits: int | None
+    torch: Mapping[str, TorchSeries]
+
+
+NO_LATER = Later(None, None, {})  # a knowledge base without the dates: nothing is judged unknown
+
+
 @dataclass(frozen=True)
 class Wheels:
     """The prebuilt wheels of one release; ``fetched`` False: its setup.py fetches none."""
@@ -44,6 +83,13 @@ class Wheels:
     cuda_digits: int = 2  # 2: cu118, 1: cu12
     platforms: tuple[str, ...] = ()
     evidence: Mapping[str, Any] | None = None
+    # (torch, "cuda major" or None, CUDA named instead): setup.py's special cases by torch series
+    # (2.2.3.post2-2.3.5: torch 2.1 fetches the cu122 wheel)
+    overrides: tuple[tuple[str, str | None, str], ...] = ()
+    # wheels public files show the release has, though its matrix did not build them
+    seen: frozenset[Build] = frozenset()
+    tagged: str | None = None  # when the tagged commit was made (UTC ISO 8601); None: not known
+    later: Later | None = None
 
     @functools.cached_property
     def builds(self) -> frozenset[Build]:
@@ -80,12 +126,16 @@ class Wheels:
     def cuda(self) -> tuple[str, ...]:
         return tuple(sorted({b.cuda for b in self.builds}, key=_key))
 
-    def cuda_name(self, cuda: str) -> str | None:
-        """The CUDA part of the name setup.py asks for, given torch's CUDA ("12.1"); None: no CUDA."""
+    def cuda_name(self, cuda: str, torch: str | None = None) -> str | None:
+        """The CUDA part of the name setup.py asks for, given torch's CUDA ("12.1") and, where setup.py
+        special-cases one, torch's major.minor; None: no CUDA."""
         try:
             v = Version(cuda)
         except InvalidVersion:
             return None  # a CPU or ROCm torch: setup.py names no CUDA wheel it could find
+        for series, major, to in self.overrides:
+            if torch == series and major in (None, str(v.major)):
+                return "".join(to.split(".")[: self.cuda_digits])
         mapping = self.cuda_map or {}
         named = mapping.get(str(v.major), mapping.get("*")) if mapping else f"{v.major}.{v.minor}"
         if named is None:
@@ -102,17 +152,58 @@ class Wheels:
     ) -> list[Build]:
         """The builds setup.py could fetch for this environment; None leaves that part open."""
         pythons = None if python is None else set(python)
-        name = None if cuda is None else self.cuda_name(cuda)
+        name = None if cuda is None else self.cuda_name(cuda, torch)
         if cuda is not None and name is None:
             return []
         return [
             b
-            for b in self.builds
+            for b in self.builds | self.seen
             if b.torch == torch
             and (pythons is None or b.python in pythons)
             and (name is None or b.cuda == name)
             and (cxx11_abi is None or b.cxx11_abi == cxx11_abi)
         ]
+
+    def has(
+        self,
+        torch: str,
+        python: Iterable[str] | None = None,
+        cuda: str | None = None,
+        cxx11_abi: bool | None = None,
+    ) -> Availability:
+        """Whether setup.py finds a prebuilt wheel for this environment; None leaves that part open."""
+        if not self.fetched:
+            return Availability.NO
+        pythons = None if python is None else list(python)
+        if self.matching(torch, pythons, cuda, cxx11_abi):
+            return Availability.YES
+        return Availability.UNKNOWN if self.after_tag(torch, pythons, cuda) else Availability.NO
+
+    def after_tag(self, torch: str, python: Iterable[str] | None = None, cuda: str | None = None) -> bool:
+        """Whether a wheel for this torch (and CPython) can only have been built after the tag: the torch
+        series, or its wheel for that CPython, came out after the tagged commit, and the workflow that
+        builds wheels later names them the way this release's setup.py asks for them."""
+        later = self.later
+        if later is None or later.since is None or self.tagged is None or not self.fetched:
+            return False
+        if later.cuda_digits != self.cuda_digits:
+            return False  # its later wheels are named cu12; this setup.py asks for cu122: never fetched
+        if cuda is not None and self.cuda_name(cuda, torch) is None:
+            return False
+        series = later.torch.get(torch)
+        if series is None:
+            return True  # a torch the KB's snapshot of the index does not have yet: newer than it
+        dates = (
+            list(series.cpython.values()) if python is None else [series.cpython.get(p, "") for p in python]
+        )
+        return any(d > self.tagged for d in dates)  # "": that torch has no wheel for this CPython
+
+    def later_torch(self) -> tuple[str, ...]:
+        """The torch series whose wheels can only have come after the tag (for any CPython)."""
+        if self.later is None:
+            return ()
+        built = set(self.torch)  # a series the matrix built (a nightly of it, say) has its wheels
+        return tuple(t for t in sorted(self.later.torch, key=_key) if t not in built and self.after_tag(t))
 
     def built_against(self, torch: str) -> str | None:
         """The torch pre-release the ``torch`` wheels were built against, if not a release."""
@@ -123,7 +214,20 @@ def _key(text: str) -> tuple[int, ...]:
     return tuple(int(p) if p.isdigit() else -1 for p in text.split("."))
 
 
-def from_dict(d: Mapping[str, Any] | None) -> Wheels | None:
+def later_from_dict(doc: Mapping[str, Any]) -> Later:
+    """The knowledge base's ``later_builds`` and ``torch`` sections."""
+    builds = doc.get("later_builds") or {}
+    minors = (doc.get("torch") or {}).get("minors", {})
+    return Later(
+        since=builds.get("since", {}).get("date"),
+        cuda_digits=builds.get("cuda_digits"),
+        torch={k: TorchSeries(v["released"], dict(v["cpython"])) for k, v in minors.items()},
+    )
+
+
+def from_dict(
+    d: Mapping[str, Any] | None, tagged: str | None = None, later: Later | None = None
+) -> Wheels | None:
     if d is None:
         return None
     if not d.get("fetched"):
@@ -139,4 +243,8 @@ def from_dict(d: Mapping[str, Any] | None) -> Wheels | None:
         int(rule["cuda_digits"]),
         tuple(d["platforms"]),
         d.get("evidence"),
+        tuple((o["torch"], o["cuda_major"], o["to"]) for o in rule.get("torch_overrides", ())),
+        frozenset(Build(b["torch"], b["python"], b["cuda"], b["cxx11_abi"]) for b in d.get("seen", ())),
+        tagged,
+        later,
     )

@@ -5,18 +5,18 @@ from __future__ import annotations
 import re
 
 from fa_lint.model import SUBDIRECTORIES
-from fa_lint.rules import environment, files, install, shell, versions, wheel
+from fa_lint.rules import environment, fa4, files, install, shell, versions, wheel
 from fa_lint.rules._base import DOCS, Check, Context, Rule
 from fa_lint.rules._fixes import settle
 
-FAMILIES = (versions, environment, wheel, install, shell, files)
+FAMILIES = (versions, environment, wheel, install, shell, files, fa4)
 CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)
 RULES: dict[str, Rule] = dict(sorted((r.code, r) for f in FAMILIES for r in f.RULES))
 # The packages some rule reads. The engine keeps the requirement records of these only, so memory
 # follows what can be found, not the size of the files (a 16 MB requirements file of other packages).
 # A family that does not declare PACKAGES reads every package, and then every record is kept. The
-# flash-attn family's records (flash-attn-3 and -4 too, which no rule judges yet) are always kept:
-# they show that every mention of flash-attn was read.
+# flash-attn family's records (flash-attn-3 too, which no rule judges yet; flash-attn-4 is FAL017's)
+# are always kept: they show that every mention of flash-attn was read.
 PACKAGES: frozenset[str] | None = (
     frozenset(SUBDIRECTORIES.values()).union(*(f.PACKAGES for f in FAMILIES))
     if all(hasattr(f, "PACKAGES") for f in FAMILIES)

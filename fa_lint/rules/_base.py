@@ -14,7 +14,7 @@ from packaging.version import Version
 from fa_lint.environments import SEQUENTIAL, Environment
 from fa_lint.kb import KnowledgeBase
 from fa_lint.machine import toolchain
-from fa_lint.model import BuildConfig, Finding, Include, Location, ParseProblem, Requirement, Severity
+from fa_lint.model import BuildConfig, Finding, Include, Location, NotRun, ParseProblem, Requirement, Severity
 from fa_lint.resolve import Assessment, Policy, assess, assessed_as
 
 if TYPE_CHECKING:
@@ -54,6 +54,7 @@ class Context:
         unfollowed: tuple[tuple[Include, str], ...] = (),
         environments: tuple[Environment, ...] = (),
         builds: tuple[BuildConfig, ...] = (),
+        not_run: tuple[NotRun, ...] = (),
     ) -> None:
         self.kb = kb
         self.policy = policy
@@ -62,6 +63,7 @@ class Context:
         self.unfollowed = unfollowed  # includes fa-lint did not read, and why
         self.environments = environments
         self.builds = builds  # [tool.uv], [tool.poetry]: how projects build sdists
+        self.not_run = not_run  # installs the shell never runs (FAL007 says why; nothing judges them)
 
     @functools.cached_property
     def transformers(self) -> TransformersFacts:

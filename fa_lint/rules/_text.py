@@ -14,7 +14,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from fa_lint.kb import KVCACHE, Release
-from fa_lint.model import Kind, Requirement
+from fa_lint.model import Kind, Requirement, pretty
 from fa_lint.resolve import Policy, intersect
 from fa_lint.rules._base import Context
 
@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 HEADLINE = 120
 TRANSFORMERS = "transformers"
-PACKAGES = frozenset({TRANSFORMERS})  # the requirements the notes read (rules.PACKAGES)
+KERNELS = "kernels"  # Hugging Face's Hub-kernel loader: transformers' fallback for a refused flash-attn
+PACKAGES = frozenset({TRANSFORMERS, KERNELS})  # the requirements the notes read (rules.PACKAGES)
 
 # How each lock's tool moves its flash-attn entry, and how it relocks after the manifest changed.
 RELOCK = {
@@ -171,7 +172,7 @@ def _breaks(ctx: Context, req: Requirement, flash_attn: Release | None) -> list[
     if pin is not None:
         pinned, where = pin
         at = f"({where.location})" if where else "(the base image)"
-        return _pinned(facts, pinned, at, flash_attn.version if flash_attn else None)
+        return _pinned(facts, pinned, at, flash_attn.version if flash_attn else None, _kernels(ctx, req))
     present = _present(ctx, req)
     if present:
         rng = intersect(r for r in present if not r.unresolved)
@@ -189,14 +190,21 @@ def _breaks(ctx: Context, req: Requirement, flash_attn: Release | None) -> list[
     return [_caller(ctx, flash_attn)]
 
 
-def _present(ctx: Context, req: Requirement) -> list[Requirement]:
-    """transformers requirements that install it in an environment of ``req`` (not mere constraints)."""
+def _present(ctx: Context, req: Requirement, name: str = TRANSFORMERS) -> list[Requirement]:
+    """Requirements that install ``name`` in an environment of ``req`` (not mere constraints)."""
     found = {
-        r.location: r
-        for env in ctx.environments_of(req)
-        for r in (*env.of(TRANSFORMERS, locked=True), *env.of(TRANSFORMERS))
+        r.location: r for env in ctx.environments_of(req) for r in (*env.of(name, locked=True), *env.of(name))
     }
     return [r for r in found.values() if r.kind is not Kind.CONSTRAINT]
+
+
+def _kernels(ctx: Context, req: Requirement) -> list[Requirement] | None:
+    """The `kernels` requirements of the environments of ``req``; None: fa-lint cannot tell (no lock says
+    what installs in full, and none is listed)."""
+    found = _present(ctx, req, KERNELS)
+    if found:
+        return found
+    return [] if _locked_without(ctx, req, KERNELS) else None
 
 
 def _mentioned(ctx: Context) -> bool:
@@ -207,16 +215,26 @@ def _mentioned(ctx: Context) -> bool:
     return found
 
 
-def _locked_without(ctx: Context, req: Requirement) -> bool:
-    """A lock says what installs in full: one with entries but no transformers means none."""
+def _locked_without(ctx: Context, req: Requirement, name: str = TRANSFORMERS) -> bool:
+    """A lock says what installs in full: one with entries but no ``name`` means none."""
     envs = ctx.environments_of(req)
-    return bool(envs) and all(e.locked and not e.of(TRANSFORMERS, locked=True) for e in envs)
+    return bool(envs) and all(e.locked and not e.of(name, locked=True) for e in envs)
+
+
+def _path(facts: TransformersFacts) -> str:
+    """When continuous batching takes the block-table decode path, as the wheels show it."""
+    when = ["on CUDA"]
+    if facts.sliding_window_off is not None:
+        when.append("for a model without sliding-window layers")
+    if facts.block_table_switch is not None:
+        when.append("unless `max_blocks_per_request=0` turns that path off")
+    return ", ".join(when)
 
 
 def _later(facts: TransformersFacts) -> str:
     return (
         f"transformers {facts.fa2_block_table_on_cuda} and later decode with "
-        "`flash_attn_with_kvcache(block_table=...)` on CUDA and fail at the first decode step: "
+        f"`flash_attn_with_kvcache(block_table=...)` ({_path(facts)}) and fail at the first decode step: "
         "a transformers upgrade breaks this stack"
     )
 
@@ -224,9 +242,10 @@ def _later(facts: TransformersFacts) -> str:
 def _generic(facts: TransformersFacts, lead: str) -> str:
     return (
         f"{lead} decodes with `flash_attn_with_kvcache(block_table=...)` "
-        f"on CUDA from transformers {facts.fa2_block_table_on_cuda}: up to {_before(facts.silent_drop)} it "
-        "fails at the first decode step with `ValueError: flash_attn_with_kvcache_fn does not have a "
-        f"block_table or page_table argument`, from {facts.silent_drop} it silently decodes wrong"
+        f"from transformers {facts.fa2_block_table_on_cuda} ({_path(facts)}): up to "
+        f"{_before(facts.silent_drop)} it fails at the first decode step with `ValueError: "
+        "flash_attn_with_kvcache_fn does not have a block_table or page_table argument`, from "
+        f"{facts.silent_drop} it silently decodes wrong"
     )
 
 
@@ -249,7 +268,46 @@ def _caller(ctx: Context, flash_attn: Release | None) -> str:
     )
 
 
-def _pinned(facts: TransformersFacts, version: Version, where: str, flash_attn: Version | None) -> list[str]:
+def _refused(
+    facts: TransformersFacts, version: Version, tf: str, minimum: Version, kernels: list[Requirement] | None
+) -> str:
+    """transformers refuses this flash-attn: what runs instead, given the `kernels` it has (None: unknown)."""
+    refuses = f"{tf} refuses flash-attn older than {minimum} (`is_flash_attn_2_available()` is False)"
+    fails = '`attn_implementation="flash_attention_2"` fails as the model loads'
+    kernel = facts.kernel(version)
+    if kernel is None:
+        return f"{refuses}, so {fails}"
+    rocm = f" ({kernel.rocm_repo} on ROCm)" if kernel.rocm_repo else ""
+    accepted = f"`kernels`{pretty(kernel.kernels) and ' ' + pretty(kernel.kernels)}"
+    auto = (
+        " (continuous batching switches to it by itself too: `kernels_fallback_ok=True`)"
+        if facts.cb_counts_kernels is not None and version >= facts.cb_counts_kernels
+        else ""
+    )
+    hub = (
+        f"loads the Hub kernel `{kernel.repo}`{rocm} instead and runs that{auto}, never this flash-attn: "
+        "whether it decodes with a block table is that kernel's, not this release's"
+    )
+    if kernels is None:
+        return f"{refuses}: with {accepted} installed it {hub}; without it, {fails}"
+    if not kernels:
+        return f"{refuses}, and this environment installs no `kernels` package, so {fails}"
+    fit_ = [r for r in kernels if not r.version_range.intersection(kernel.kernels.to_range()).is_empty]
+    where = ", ".join(quoted(r) for r in kernels)
+    if not fit_:
+        return (
+            f"{refuses}; the `kernels` installed here ({where}) is not one it accepts ({accepted}): {fails}"
+        )
+    return f"{refuses}; `kernels` is installed here ({where}), so it {hub}"
+
+
+def _pinned(
+    facts: TransformersFacts,
+    version: Version,
+    where: str,
+    flash_attn: Version | None,
+    kernels: list[Requirement] | None = None,
+) -> list[str]:
     """What one transformers release does with a flash-attn that has no block_table."""
     tf = f"transformers {version} {where}"
     notes = []
@@ -260,11 +318,12 @@ def _pinned(facts: TransformersFacts, version: Version, where: str, flash_attn: 
         )
     minimum = facts.minimum_flash_attn(version)
     if flash_attn is not None and minimum is not None and flash_attn < minimum:
-        return [
-            *notes,
-            f"{tf} refuses flash-attn older than {minimum} (`is_flash_attn_2_available()` is False), so "
-            '`attn_implementation="flash_attention_2"` fails as the model loads',
-        ]
+        return [*notes, _refused(facts, version, tf, minimum, kernels)]
+    if kernels and facts.kernel(version) is not None and minimum is not None:
+        notes.append(
+            f"`kernels` is installed, but {tf} loads its Hub kernel only for a flash-attn it refuses (older "
+            f"than {minimum}): this one passes, so pip's flash-attn is what runs"
+        )
     if version < facts.continuous_batching:
         return [
             *notes,
@@ -275,20 +334,21 @@ def _pinned(facts: TransformersFacts, version: Version, where: str, flash_attn: 
         today = "decodes continuous batching through `flash_attn_varlen_func` without a block table"
         return [*notes, f"{tf} {today}, so this stack runs today", _later(facts)]
     if version < facts.fa2_block_table_on_cuda:
-        today = (
-            "takes the block-table decode path only with FA3 on CUDA; flash-attn 2 still decodes through "
-            "`flash_attn_varlen_func`"
-        )
+        today = "takes the block-table decode path only with FA3 on CUDA"
+        if facts.xpu_block_table is not None and version >= facts.xpu_block_table:
+            today += " (or FA2 on Intel XPU, through the Hub kernel kernels-community/flash-attn2)"
+        today += "; flash-attn 2 on CUDA still decodes through `flash_attn_varlen_func`"
         return [*notes, f"{tf} {today}, so this stack runs today", _later(facts)]
     if version < facts.silent_drop:
         return [
             *notes,
-            f"with {tf}, continuous batching fails at the first decode step: `ValueError: "
-            "flash_attn_with_kvcache_fn does not have a block_table or page_table argument`",
+            f"with {tf}, continuous batching fails at the first decode step when it takes the block-table "
+            f"path ({_path(facts)}): `ValueError: flash_attn_with_kvcache_fn does not have a block_table or "
+            "page_table argument`",
         ]
     return [
         *notes,
-        f"with {tf}, continuous batching silently drops the block table, as this flash-attn has neither "
-        "block_table nor page_table: decode reads the paged cache as if it were contiguous (wrong output "
-        "or shape errors, no error message)",
+        f"with {tf}, continuous batching silently drops the block table when it takes the block-table path "
+        f"({_path(facts)}), as this flash-attn has neither block_table nor page_table: decode reads the "
+        "paged cache as if it were contiguous (wrong output or shape errors, no error message)",
     ]

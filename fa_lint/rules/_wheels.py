@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from fa_lint.kb import Release
+from fa_lint.kb import Availability, Release
 from fa_lint.machine.toolchain import Toolchain
 
 
@@ -31,10 +31,10 @@ def _fits(release: Release, tools: Toolchain) -> bool | None:
     w = release.wheels
     if tools.torch is None or w is None:
         return None
-    if not w.fetched:
-        return False
     cuda = tools.cuda.value if tools.cuda else None
-    return bool(w.matching(tools.torch.value, tools.pythons or None, cuda, tools.cxx11_abi))
+    found = w.has(tools.torch.value, tools.pythons or None, cuda, tools.cxx11_abi)
+    # unknown: a torch newer than the tag, whose wheel only a later build could have attached
+    return None if found is Availability.UNKNOWN else found is Availability.YES
 
 
 def stable(release: Release, tools: Toolchain) -> bool:
@@ -71,7 +71,7 @@ def missing(release: Release, tools: Toolchain) -> str:
         return f"{release} has no wheel for CPython {python} with torch {torch} (it has CPython {span(have)})"
     cuda = tools.cuda.value if tools.cuda else None
     if cuda is not None and not w.matching(torch, pythons, cuda):
-        name = w.cuda_name(cuda)
+        name = w.cuda_name(cuda, torch)
         if name is None:
             return f"{release} has no wheel for a {cuda} torch (only CUDA builds)"
         names = ", ".join(f"cu{c}" for c in sorted({b.cuda for b in w.matching(torch, pythons)}))
@@ -90,7 +90,7 @@ def lacking(release: Release, tools: Toolchain) -> str:
     if pythons is not None and not w.matching(torch, pythons):
         return f"torch {torch} on CPython {tools.python.value if tools.python else ''}"
     cuda = tools.cuda.value if tools.cuda else ""
-    if cuda and w.cuda_name(cuda) is None:
+    if cuda and w.cuda_name(cuda, torch) is None:
         return f"a {cuda} torch"
     return f"torch {torch} with CUDA {cuda}" if cuda else f"torch {torch}"
 

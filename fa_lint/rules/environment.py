@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from packaging.ranges import VersionRange
+
 from fa_lint.environments import Environment
 from fa_lint.kb import PAGED_KV
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Location, Requirement, Severity
-from fa_lint.resolve import Assessment, Verdict, assess_range, intersect
+from fa_lint.resolve import Assessment, Verdict, assess_range, build_range, intersect
 from fa_lint.rules import _text
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import breaks, count, fit, quoted, releases, relock_all, subject
@@ -126,33 +128,46 @@ def _notes(
 
 
 def _stale(env: Environment, ctx: Context) -> Iterator[Finding]:
+    """FAL006. Both sides are compared as PEP 440 compares them, local labels included: a lock entry
+    ``2.8.3+cu.13.0.torch.2.11`` (custom indexes publish such builds) is what ``==2.8.3+cu.13.0.torch.2.11``
+    and ``==2.8.3`` ask for, and not what ``==2.8.3+cu12`` asks for."""
     locked = [r for r in env.of(FLASH_ATTN, locked=True) if r.version is not None]
     manifest = [r for r in env.of(FLASH_ATTN) if r.kind in (*_ASKS, Kind.CONSTRAINT) and not r.unresolved]
     if not locked or not manifest:
         return
-    ranges = [intersect(participants(reqs)) for _, reqs in splits(tuple(manifest))]
+    ranges = [_asked(participants(reqs)) for _, reqs in splits(tuple(manifest))]
     for entry in locked:
         version = entry.version
         assert version is not None
-        if any(rng.contains(version.public) for rng in ranges):
+        if any(rng.contains(version) for rng in ranges):
             continue
         action = relock_all(entry.tool)
         notes = (
             f"the manifest asks for {', '.join(quoted(r) for r in manifest)}",
-            f"installs from the lock still get {version.public} and ignore the manifest until it is relocked",
+            f"installs from the lock still get {version} and ignore the manifest until it is relocked",
         )
         headline = fit(
             f"the lock pins flash-attn {{v}}, which the manifest no longer admits; {action}",
-            v=str(version.public),
+            v=str(version),
         )
         yield STALE_LOCK.finding(
             entry.location,
             headline,
             package=FLASH_ATTN,
             requirement=entry.raw,
-            admitted=(str(version.public),),
+            admitted=(str(version),),
             environment=env.name,
             related=tuple(r.location for r in manifest),
             notes=notes,
             help=action,
         )
+
+
+def _asked(reqs: list[Requirement]) -> VersionRange:
+    """What a manifest lets its lock hold. Its requirements all apply at once; its sources do when
+    there is one, but a list of them (``[{ url = ..., group = "cuda12" }, { url = ..., group =
+    "cuda13" }]``) are alternatives, each under its own marker, extra or group, and where none
+    applies uv takes the index: a lock may hold any of them, or a release the requirements admit."""
+    sources = [r for r in reqs if r.kind is Kind.SOURCE]
+    rng = intersect([r for r in reqs if r.kind is not Kind.SOURCE], builds=True)
+    return rng.intersection(build_range(sources[0])) if len(sources) == 1 else rng

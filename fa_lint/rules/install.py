@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from packaging.specifiers import SpecifierSet
@@ -53,6 +53,16 @@ PIP_RULE = (
     "the legacy 'setup.py bdist_wheel', which sees torch"
 )
 PIP_253 = Version("25.3")
+# uv 0.11.0 refused match-runtime for a package without static metadata, flash-attn among them ("Extra
+# build requirement `torch` was declared with `match-runtime = true`, but `flash-attn` does not declare
+# static metadata, making runtime-matching impossible"); 0.11.1 reverted it. Sources: astral-sh/uv#18690
+# (the report) and #18692 (the revert), embeddings-benchmark/mteb#4295 (the error as CI printed it),
+# PrimeIntellect-ai/verifiers#1112 ("uv 0.11.1+ is allowed again").
+MATCH_RUNTIME_UV = (
+    'match-runtime needs uv other than 0.11.0, which refuses it for flash-attn ("`flash-attn` does not '
+    'declare static metadata, making runtime-matching impossible"; fixed in 0.11.1): keep '
+    '[tool.uv] required-version = ">=0.11.1" or setup-uv\'s version off 0.11.0'
+)
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -81,10 +91,17 @@ def _no_wheel(ctx: Context) -> Iterator[Finding]:
             paged = [r for r in a.admitted if ctx.policy.good(r)]
             if not paged or a.newer or a.verdict is Verdict.UNKNOWN:
                 continue  # no paged KV at all is FAL001's; past the KB nothing is known
-            if any(fits(r, tools) is not False for r in paged):
-                continue  # one has a wheel, or fa-lint cannot tell
+            found = [fits(r, tools) for r in paged]
+            if any(found):
+                continue  # one has a wheel
+            unknown = [r for r, f in zip(paged, found, strict=True) if f is None]
+            if unknown and any(r.wheels is None for r in unknown):
+                continue  # a release with no tag to read: fa-lint cannot tell
             seen.add(req.location)
-            yield _no_wheel_finding(ctx, env, req, paged, tools)
+            if unknown:  # a torch newer than the tag: only a wheel attached later would serve it
+                yield _unknown_finding(env, req, unknown, tools)
+            else:
+                yield _no_wheel_finding(ctx, env, req, paged, tools)
 
 
 def _from_index(req: Requirement) -> bool:
@@ -103,8 +120,20 @@ def _no_wheel_finding(
     assert torch is not None
     combo = lacking(paged[-1], tools)  # the release a resolver picks from the range
     near = _nearest(ctx, paged, tools)
+    # none surely has one: the nearest whose wheel for this torch is unknown (a torch newer than its tag)
+    maybe = (
+        None
+        if near
+        else _closest(ctx, paged, tools, (lambda r, t: fits(r, t) is None and r.wheels is not None,))
+    )
     template, parts = (f"flash-attn {paged[0]}", {}) if len(paged) == 1 else subject(req)
-    fix = f"use flash-attn=={near}" if near else "no release with paged KV has one"
+    fix = (
+        f"use flash-attn=={near}"
+        if near
+        else f"{maybe} may have one (unknown)"
+        if maybe
+        else "no release with paged KV has one"
+    )
     headline = fit(
         f"{template} has no prebuilt wheel for {{combo}}: pip compiles it; {fix}", combo=combo, **parts
     )
@@ -126,7 +155,19 @@ def _no_wheel_finding(
             f"{', '.join('cu' + c for c in w.cuda)}"
             + (f" (its torch {torch.value} wheel was built against the pre-release {built})" if built else "")
         )
-    help_ = f"require flash-attn=={near}" if near else "use a torch some release has wheels for"
+    if maybe is not None and maybe.tagged is not None:
+        notes.append(
+            f"torch {torch.value} came out after v{maybe} was tagged ({maybe.tagged[:10]}): whether a wheel "
+            "for it was attached to that release later is unknown"
+        )
+    help_ = (
+        f"require flash-attn=={near}"
+        if near
+        else f"check v{maybe}'s release assets for a torch{torch.value} wheel, or use a torch some release "
+        "has wheels for"
+        if maybe
+        else "use a torch some release has wheels for"
+    )
     return NO_PREBUILT_WHEEL.finding(
         req.location,
         headline,
@@ -139,6 +180,44 @@ def _no_wheel_finding(
     )
 
 
+def _unknown_finding(env: Environment, req: Requirement, unknown: list[Release], tools: Toolchain) -> Finding:
+    """An info, never a warning: the release's own workflow built no wheel for this torch, but a wheel
+    may have been attached after the tag, and nothing fa-lint reads offline lists those."""
+    torch = tools.torch
+    assert torch is not None
+    release = unknown[-1]  # the release a resolver picks from the range
+    w = release.wheels
+    assert w is not None and release.tagged is not None
+    later = w.later.torch.get(torch.value) if w.later else None
+    came = f"came out {later.released[:10]}, " if later else "is newer than fa-lint's torch list, so "
+    template, parts = (f"flash-attn {release}", {}) if len(unknown) == 1 else subject(req)
+    headline = fit(
+        f"whether {template} has a prebuilt wheel for torch {{torch}} is unknown (newer than its tag)",
+        torch=torch.value,
+        **parts,
+    )
+    notes = (
+        f"v{release}'s release workflow built wheels for torch {span(w.torch)}; torch {torch.value} {came}"
+        f"after v{release} was tagged ({release.tagged[:10]}): a wheel for it exists only if one was "
+        "built and attached to the release later (build.yml's workflow_dispatch), which no file fa-lint "
+        "reads lists",
+        f"if there is none, pip compiles it: {COMPILE}",
+        f"torch {torch.value} from {torch.where}",
+    )
+    return NO_PREBUILT_WHEEL.finding(
+        req.location,
+        headline,
+        severity=Severity.INFO,
+        package=FLASH_ATTN,
+        requirement=req.raw,
+        admitted=tuple(str(r) for r in unknown),
+        environment=env.name,
+        notes=notes,
+        help=f"check v{release}'s release assets for a torch{torch.value} wheel, or use a torch its "
+        f"workflow built ({span(w.torch)})",
+    )
+
+
 def _nearest(ctx: Context, paged: list[Release], tools: Toolchain) -> Release | None:
     """The good release closest to the admitted ones that has a wheel here (a released-torch build first)."""
     key = ("nearest", paged[0].version, paged[-1].version, tools)
@@ -148,11 +227,16 @@ def _nearest(ctx: Context, paged: list[Release], tools: Toolchain) -> Release | 
     return found
 
 
-def _closest(ctx: Context, paged: list[Release], tools: Toolchain) -> Release | None:
+def _closest(
+    ctx: Context,
+    paged: list[Release],
+    tools: Toolchain,
+    tests: tuple[Callable[[Release, Toolchain], bool], ...] = (),
+) -> Release | None:
     order = list(ctx.kb.installable)
     lo, hi = order.index(paged[0]), order.index(paged[-1])
     candidates = [r for r in order if ctx.policy.good(r) and not r.version.is_prerelease]
-    for good in (stable, lambda r, t: bool(fits(r, t))):
+    for good in tests or (stable, lambda r, t: bool(fits(r, t))):
         found = [r for r in candidates if good(r, tools)]
         if found:
             # nearest by position in the release list; a tie goes to the newer one
@@ -184,9 +268,15 @@ def _isolation(ctx: Context) -> Iterator[Finding]:
 
 
 def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
-    """A wheel file or URL builds nothing; nor does a uv source that points at one (looked for once
-    per environment, not once per requirement)."""
+    """A wheel file or URL builds nothing, nor does a pinned local build; nor does a uv source that
+    points at a wheel (looked for once per environment, not once per requirement)."""
     if req.url is not None and req.url.split("#", 1)[0].split("?", 1)[0].endswith(".whl"):
+        return True
+    pinned = toolchain.exact(req)
+    if pinned is not None and pinned.local:
+        # a local build (==2.8.3+cu.13.0.torch.2.11): PyPI refuses local versions (warehouse's upload
+        # check: "Can't use PEP 440 local versions."), and the wheel indexes and --find-links folders
+        # that carry them carry wheels
         return True
     key = ("wheel source", id(env))
     if key not in ctx.memo:
@@ -348,6 +438,7 @@ def _project(ctx: Context, env: Environment, req: Requirement) -> Finding | None
                 NO_TORCH,
                 "uv builds every sdist in isolation unless [tool.uv] no-build-isolation-package names it "
                 "or [tool.uv.extra-build-dependencies] gives it torch",
+                MATCH_RUNTIME_UV,
             ),
             help='add [tool.uv.extra-build-dependencies] flash-attn = [{ requirement = "torch", '
             'match-runtime = true }], or no-build-isolation-package = ["flash-attn"] with torch '

@@ -151,6 +151,7 @@ def _missing(
         notes.append(f"it admits {releases(a.bad)}")
     newest = a.bad[-1] if a.bad else None
     notes += breaks(ctx, req, newest) if old else [_policy(policy)]
+    notes += [f"it builds {req.build}"] if req.build is not None else []
     notes += _better_manifest(req, ctx)
     fixed = bump_pin(req, to)
     return PAGED_KV_MISSING.finding(
@@ -208,6 +209,14 @@ def _unknown(req: Requirement, ctx: Context, fields: dict[str, Any]) -> Finding:
         notes = (
             "fa-lint substitutes the values the file sets itself (shell variables, ARG and ENV defaults, "
             "workflow env) and never runs anything to find out",
+        )
+    elif req.checkout is not None:  # a folder the repository carries, or one it cannot see
+        headline = "cannot tell which flash-attn this source build installs; build a release tag"
+        notes = (
+            f"it builds {req.build}",
+            "fa-lint reads what the repository's files say (a vendored flash_attn/__init__.py, "
+            ".gitmodules) and never asks git: pin the folder at a release tag and vendor it, or "
+            "install a release",
         )
     elif req.build is not None:
         headline = "cannot tell which flash-attn this source build installs; check out a release tag"

@@ -11,6 +11,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterator
 
+from fa_lint.kb import forks
 from fa_lint.model import FLASH_ATTN, FLASH_REPOS, SUBDIRECTORIES, Location, Requirement
 from fa_lint.shell.commands import option
 from fa_lint.shell.parse import Word
@@ -143,14 +144,21 @@ class Clones:
         sub = f"#subdirectory={inside}" if inside else ""
         url = f"git+{clone.url}" + (f"@{ref}" if ref else "") + sub
         version = pep508.tag_version(ref) if name == FLASH_ATTN and not clone.unresolved else None
+        fork = forks.fork(clone.url)
+        how = ""
+        if version is None and fork and ref and name == FLASH_ATTN and not clone.unresolved:
+            tagged = forks.tag_version(fork, ref)  # ROCm's v2.6.3-cktile
+            version, how = tagged if tagged else (None, "")
         if ref is None:
             what = f"{clone.url} on its default branch"
         elif version is not None or name != FLASH_ATTN:
-            what = f"{clone.url} at {ref}"
+            what = f"{clone.url} at {ref}" + (f" ({how})" if how else "")
         elif _COMMIT.match(ref):
             what = f"{clone.url} at commit {ref}"
         else:
             what = f"{clone.url} at {ref!r}, a branch or a tag that names no release"
+        if fork:
+            what += f"; {fork} is a fork of Dao-AILab/flash-attention"
         return Requirement(
             name,
             url,

@@ -77,6 +77,7 @@ def install_options(
         build = "no-isolation"
     if inst.installer == "uv" and variable("UV_NO_BUILD_ISOLATION").lower() in _TRUE:
         build = "no-isolation"
+    pre = inst.installer == "pip" and variable("PIP_PRE").lower() in _TRUE
     urls = [u for k in _INDEX_VARIABLES for u in variable(k).split()]
     backend = (variable("UV_TORCH_BACKEND") or None) if inst.installer == "uv" else None
     args = iter(inst.args)
@@ -93,8 +94,10 @@ def install_options(
                 build = "no-isolation" if normalize(value or "-") == FLASH_ATTN else build
             elif value:
                 urls.append(value)
+        elif flag == "--pre":
+            pre = True
         elif flag == "--no-build-isolation" or flag in _NO_ISOLATION.get(inst.installer, ()):
             build = "no-isolation"
         elif flag in ("--no-use-pep517", "--use-pep517") and build != "no-isolation":
             build = "legacy" if flag == "--no-use-pep517" else "pep517"
-    return InstallOptions(inst.installer, build, tuple(urls), backend, command, step)
+    return InstallOptions(inst.installer, build, tuple(urls), backend, command, step, pre)

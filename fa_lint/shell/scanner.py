@@ -20,20 +20,24 @@ from packaging.specifiers import SpecifierSet
 
 from fa_lint.model import (
     FLASH_ATTN,
+    FLASH_REPOS,
     SUBDIRECTORIES,
     Include,
     InstallOptions,
     Location,
+    NotRun,
     Parsed,
     ParseProblem,
     Requirement,
     Uninstall,
     normalize,
 )
+from fa_lint.shell import redirects
 from fa_lint.shell.builds import Clones
 from fa_lint.shell.commands import CONDA_ARGS, PIP_INSTALL_ARGS, UPGRADE, Install, install, option, unwrap
 from fa_lint.shell.options import install_options
 from fa_lint.shell.parse import Chunk, Command, Word
+from fa_lint.shell.redirects import Effect
 from fa_lint.shell.variables import Budget, State, expand
 from fa_lint.shell.walk import SHELLS, Walk
 from fa_lint.shell.wheels import Wheels
@@ -114,6 +118,8 @@ class Scanner:
         where = self.index.location(cmd.start, cmd.end) if cmd.end > cmd.start else None
         options = install_options(inst, cmd, state, make, where, self.step)  # once per command
         context = _Context(state, possible, make, cmd, upgrade, options)
+        if self._never_runs(inst, context):
+            return None
         if inst.verb == "uninstall":
             self._uninstall(inst, context)
         elif inst.tool == "conda":
@@ -164,7 +170,33 @@ class Scanner:
         return words
 
     def _build(self, folder: str, c: _Context) -> Requirement | None:
-        return self.clones.built(folder, self.index.location(c.cmd.start, c.cmd.end))
+        where = self.index.location(c.cmd.start, c.cmd.end)
+        return self.clones.built(folder, where) or self._checkout(folder, where, c)
+
+    def _checkout(self, folder: str, where: Location, c: _Context) -> Requirement | None:
+        """A build of a flash-attention folder no command here made: a git submodule or a vendored
+        copy the repository may hold (``fa_lint.checkouts`` reads which), or a folder it cannot see."""
+        name, base = None, folder
+        for inside, dist in sorted(SUBDIRECTORIES.items(), key=lambda kv: -len(kv[0])):
+            if not inside or base.endswith("/" + inside):
+                name, base = dist, base[: len(base) - len(inside)].rstrip("/")
+                break
+        if name is None or posixpath.basename(base).lower() not in FLASH_REPOS:
+            return None
+        path: str | None = base
+        if self.include_map is not None:  # a folder in the image: where COPY took it from
+            path = self.include_map(base, c.cmd.start)
+        readable = path is not None and not posixpath.isabs(path) and "$" not in path and ".." not in path
+        inside = folder[len(base) :].lstrip("/")
+        return Requirement(
+            name,
+            folder,
+            where,
+            self.source,
+            url=folder,
+            build=f"the folder {base}" + (f" ({inside})" if inside else ""),
+            checkout=path if readable and path else "",
+        )
 
     def _location(self, word: Word) -> Location:
         start, end = word.start, word.end
@@ -290,8 +322,23 @@ class Scanner:
 
     def _cut_text(self, word: Word) -> str:
         """What the shell took as a redirect: '>=2.5' in an unquoted flash-attn>=2.5."""
-        m = re.compile(r"[<>][^\s;&|]*").match(self.index.text, word.end)
-        return m.group() if m else (word.cut or ">")
+        found = redirects.read(self.index.text, word.end)
+        return found.text if found else (word.cut or ">")
+
+    def _never_runs(self, inst: Install, c: _Context) -> bool:
+        """Whether the shell never runs this command: a word of it runs into an input redirect from
+        a file (``flash-attn<=2.6.3`` reads ``=2.6.3``) or an operator with no file after it. Nothing
+        of it is installed or removed; its flash-attn words are kept as ``NotRun``, for FAL007."""
+        found = ((w, redirects.read(self.index.text, w.end)) for w in inst.args if w.cut)
+        failing = next(((w, r) for w, r in found if r is not None and r.effect is not Effect.RUNS), None)
+        if failing is None:
+            return False
+        cause, why = failing
+        for word in inst.args:
+            rec = None if word.text.startswith("-") else self._requirement(word, c)
+            if rec is not None and rec.name in _FAMILY:
+                self.records.append(NotRun(rec, why.why(), why.effect is Effect.STOPS, cause.text + why.text))
+        return True
 
     def _include(self, word: Word, constraint: bool, c: _Context) -> None:
         exp = expand(word.text, c.state.scope, c.make)

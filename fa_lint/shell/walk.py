@@ -46,6 +46,19 @@ _TESTS = {"test", "[", "[[", "which", "type", "hash", "grep", "nvidia-smi", "nvc
 _SEQUENCES = {"program", "compound_statement", "do_group", "pipeline", "negated_command"}
 
 
+def _last_command(node: Node) -> Node | None:
+    """The simple command a redirect after ``a && b``, ``a | b`` or ``! b`` belongs to: the last one
+    (bash's grammar attaches a redirect to a simple command; only compound commands take one whole)."""
+    while node.type in ("list", "pipeline", "negated_command"):
+        parts = [c for c in node.named_children if c.type != "comment"]
+        if not parts:
+            return None
+        node = parts[-1]
+    if node.type == "redirected_statement":
+        node = node.child_by_field_name("body") or node
+    return node if node.type == "command" else None
+
+
 class _Function:
     def __init__(self, body: Node) -> None:
         self.body = body
@@ -62,6 +75,9 @@ class Walk:
         self.reread = reread  # a line of a stretch the grammar could not read: never split again
         self.functions: dict[str, _Function] = {}
         self.too_deep = False  # reported once
+        # redirects the grammar hung on a list, pipeline or `!` command, by the span of the simple
+        # command the shell gives them to: the last one (`a && b >x` redirects b)
+        self.trailing: dict[tuple[int, int], list[Node]] = {}
 
     def run(self, state: State, depth: int = 0, possible: bool = False) -> None:
         self._each(tree(self.chunk).named_children, state, possible, depth)
@@ -98,6 +114,10 @@ class Walk:
             if body is not None and body.type == "command":
                 self._command(body, redirects, state, possible, depth)
             elif body is not None:
+                last = _last_command(body)
+                if last is not None:  # `a && b flash-attn>=2.5`: tree-sitter-bash redirects the list
+                    key = (last.start_byte, last.end_byte)
+                    self.trailing[key] = [*self.trailing.get(key, []), *redirects]
                 self._statement(body, state, possible, depth)
         elif kind == "list":
             self._list(node, state, possible, depth)
@@ -224,6 +244,7 @@ class Walk:
     # simple commands
 
     def _command(self, node: Node, redirects: list[Node], state: State, possible: bool, depth: int) -> None:
+        redirects = [*redirects, *self.trailing.pop((node.start_byte, node.end_byte), [])]
         args: list[Node] = []  # the command name first
         env: dict[str, str] = {}
         for child in node.named_children:

@@ -37,7 +37,9 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     for item in deps.value:
         if isinstance(item, yaml.ScalarNode):
             start, end = yamldoc.span(item, text)
-            yield matchspec.matchspec(str(item.value), index.location(start, end), NAME, scope="conda")
+            rec = matchspec.matchspec(str(item.value), index.location(start, end), NAME, scope="conda")
+            if rec is not None:  # None: another package's conda version, which PEP 440 cannot say
+                yield rec
         elif isinstance(item, yaml.MappingNode):
             pip = yamldoc.get(item, "pip")
             if isinstance(pip, yaml.SequenceNode):

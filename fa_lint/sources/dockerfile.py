@@ -9,6 +9,7 @@ dockerfile-parse drops the column of each word and the comment lines inside a co
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import posixpath
 import re
@@ -45,8 +46,10 @@ class Instruction(NamedTuple):
 class _State:
     def __init__(self) -> None:
         self.variables = Scope()  # ARG and ENV values
-        self.copies: list[tuple[str, str]] = []  # (source in context, dest in image)
+        # (source in the build context, where it lands in the image): a folder ends in "/"
+        self.copies: list[tuple[str, str]] = []
         self.workdir = "/"
+        self.folders = {"/"}  # folders the image has: each WORKDIR and its parents, each COPY's folder
         self.stage = "stage:0"
         self.stages = 0
 
@@ -186,6 +189,7 @@ def _instruction(index: TextIndex, ins: Instruction, state: _State, scanner: Sca
         m = re.search(r"\s[Aa][Ss]\s+(\S+)", args)
         state.stage = scanner.scope = f"stage:{m.group(1)}" if m else f"stage:{state.stages - 1}"
         state.workdir = "/"
+        state.copies, state.folders = [], {"/"}  # a new stage starts from its own image
         ref = re.search(r"(?:^|\s)(?!--)(\S+)", args)
         if ref:
             start = ins.args + ref.start(1)
@@ -196,19 +200,9 @@ def _instruction(index: TextIndex, ins: Instruction, state: _State, scanner: Sca
     elif ins.keyword == "WORKDIR":
         path = expand(args.strip().strip("\"'"), state.variables).text
         state.workdir = posixpath.normpath(posixpath.join(state.workdir, path))
+        _made(state.workdir, state)
     elif ins.keyword in ("COPY", "ADD") and not ins.heredocs:
-        words = [w.strip("\"'") for w in args.split() if w != "\\"]
-        stage = next((w for w in words if w.startswith("--from=")), None)
-        words = [w for w in words if not w.startswith("--")]
-        if len(words) >= 2:
-            dest = posixpath.join(state.workdir, words[-1])
-            for src in words[:-1]:
-                if stage is not None:  # wheels built in another stage
-                    scanner.copy(
-                        src, dest if not dest.endswith("/") else posixpath.join(dest, posixpath.basename(src))
-                    )
-                else:
-                    state.copies.append((src, dest))
+        _copy(args, state, scanner)
     elif ins.keyword == "RUN":
         _run(index, ins, state, scanner)
 
@@ -224,6 +218,51 @@ def _assign(ins: Instruction, args: str, state: _State) -> None:
         state.variables.set(name, exp.texts)
 
 
+def _made(folder: str, state: _State) -> None:
+    """A folder the image now has, and its parents."""
+    while folder not in state.folders:
+        state.folders.add(folder)
+        folder = posixpath.dirname(folder)
+
+
+def _copy(args: str, state: _State, scanner: Scanner) -> None:
+    """``COPY [--flags] SRC... DEST`` (or its JSON form). DEST is a folder, which each SRC lands in,
+    when it ends in ``/``, is the working folder (``.``) or another the image has (a WORKDIR), or
+    there are several SRC or a wildcard; else it is the file's own new name (the Dockerfile reference:
+    a DEST without a trailing slash "will be considered a regular file")."""
+    body = args.strip()
+    flags = re.match(r"(?:--\S+\s+)*", body)
+    rest = body[flags.end() :] if flags else body
+    words: list[str] = []
+    if rest.startswith("["):
+        try:
+            items = json.loads(rest.replace("\\\n", ""))
+        except json.JSONDecodeError:
+            items = None
+        if isinstance(items, list) and all(isinstance(x, str) for x in items):
+            words = items
+    if not words:
+        words = [w.strip("\"'") for w in rest.split() if w != "\\"]
+    stage = re.search(r"(?:^|\s)--from=(\S+)", body[: flags.end()] if flags else "")
+    if len(words) < 2:
+        return
+    sources, dest = words[:-1], words[-1]
+    target = posixpath.normpath(posixpath.join(state.workdir, dest))
+    folder = (
+        dest.endswith("/")
+        or dest in (".", "..")
+        or target in state.folders
+        or len(sources) > 1
+        or any(ch in src for src in sources for ch in "*?[")
+    )
+    _made(target if folder else posixpath.dirname(target), state)
+    for src in sources:
+        if stage is not None:  # wheels built in another stage
+            scanner.copy(src, posixpath.join(target, posixpath.basename(src)) if folder else target)
+        else:
+            state.copies.append((src, target.rstrip("/") + "/" if folder else target))
+
+
 def _image_to_repo(state: _State) -> Callable[[str, int], str | None]:
     """Map a path inside the image back to the build context, through COPY/ADD and WORKDIR."""
 
@@ -231,9 +270,16 @@ def _image_to_repo(state: _State) -> Callable[[str, int], str | None]:
         target = posixpath.normpath(posixpath.join(state.workdir, path))
         for src, dest in reversed(state.copies):
             d = posixpath.normpath(dest)
-            if target == d or (dest.endswith("/") and target == posixpath.join(d, posixpath.basename(src))):
+            name = posixpath.basename(src.rstrip("/"))
+            # a folder's contents land in DEST, not the folder itself: `.`, `reqs/`, and `reqs`,
+            # which names no file (fa-lint reads no folder here to tell)
+            folder = src in (".", "./") or src.endswith("/") or "." not in name
+            if dest.endswith("/") and posixpath.dirname(target) == d:
+                if fnmatch.fnmatchcase(posixpath.basename(target), name):  # the file, or a wildcard's
+                    return posixpath.join(posixpath.dirname(src), posixpath.basename(target))
+            elif target == d:
                 return src
-            if target.startswith(d + "/") and (src in (".", "./") or src.endswith("/")):
+            if folder and target.startswith(d + "/"):
                 return posixpath.normpath(posixpath.join(src, target[len(d) + 1 :]))
         return None
 

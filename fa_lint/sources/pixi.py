@@ -87,7 +87,8 @@ def _conda_entry(
     rec = matchspec.matchspec(f"{name} {version}", doc.index.location(start, end), source, scope=scope)
     if isinstance(rec, Requirement):
         rec = dataclasses.replace(rec, raw=f'{name} = "{version}"', marker=marker)
-    yield rec
+    if rec is not None:  # None: another package's conda version, which PEP 440 cannot say
+        yield rec
 
 
 def _pypi_entry(

@@ -15,8 +15,20 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from fa_lint.model import FLASH_ATTN, Include, InstallOptions, Parsed, ParseProblem, Requirement, normalize
-from fa_lint.syntax import pep508
+from packaging.version import InvalidVersion, Version
+
+from fa_lint.model import (
+    FLASH_ATTN,
+    Include,
+    InstallOptions,
+    Location,
+    Parsed,
+    ParseProblem,
+    Requirement,
+    mentions_flash_attn,
+    normalize,
+)
+from fa_lint.syntax import matchspec, pep508
 from fa_lint.syntax.text import SPLITLINES, TextIndex, excerpt, line_starts
 
 NAME = "requirements"
@@ -156,10 +168,62 @@ def _whole_install(text: str) -> tuple[bool, InstallOptions | None]:
     return hashed, InstallOptions(index_urls=tuple(urls)) if urls else None
 
 
+# A --pre line lets pip pick pre-releases for every requirement of the file (wherever it stands).
+_PRE = re.compile(r"^[ \t]*--pre[ \t]*(?:#.*)?$", re.M)
+
+
 def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
+    if _CONDA_EXPORT.search(text, 0, 2048):
+        return _conda_export(index, text)
     urls = _plain_urls(text)
-    return _pip(index, text) if urls is None else _read_plain(index, text, urls)
+    pre = InstallOptions(pre=True) if _PRE.search(text) else None
+    return _pip(index, text, 0, pre) if urls is None else _read_plain(index, text, urls, pre is not None)
+
+
+# `conda list --export` writes "# $ conda create --name <env> --file <this file>" atop its
+# name=version=build lines, and `conda list --explicit` "@EXPLICIT" atop package URLs: conda spec
+# files, whatever their name, which pip cannot read and conda can.
+_CONDA_EXPORT = re.compile(r"^(?:#\s*\$\s*conda create .*--file <this file>|@EXPLICIT)\s*$", re.M)
+_CONDA_PACKAGE = re.compile(
+    r"/(?P<name>[^/]+)-(?P<version>[^-/]+)-(?P<build>[^-/]+)\.(?:conda|tar\.bz2)(?:#.*)?$"
+)
+
+
+def _conda_export(index: TextIndex, text: str) -> Iterator[Parsed]:
+    """A conda spec file: a MatchSpec a line (``flash-attn=2.3.6=pypi_0``), or after ``@EXPLICIT``
+    a package URL, whose file name says name, version and build."""
+    explicit = False
+    for at, line in _lines(text):
+        spec = line.split("#", 1)[0].strip() if not line.lstrip().startswith("http") else line.strip()
+        if not spec or spec.startswith("#"):
+            continue
+        if spec == "@EXPLICIT":
+            explicit = True
+            continue
+        start = at + len(line) - len(line.lstrip())
+        where = index.location(start, start + len(spec))
+        if explicit:
+            yield from _conda_package(spec, where)
+            continue
+        rec = matchspec.matchspec(spec, where, NAME)
+        if rec is not None:
+            yield rec
+
+
+def _conda_package(url: str, where: Location) -> Iterator[Parsed]:
+    """One package URL of an ``@EXPLICIT`` file: exactly that build of that version."""
+    m = _CONDA_PACKAGE.search(url)
+    if m is None:
+        return  # no package file name: nothing fa-lint could judge
+    name = matchspec.pypi_name(m["name"])
+    try:
+        version = Version(m["version"])
+    except InvalidVersion:
+        if mentions_flash_attn(name):
+            yield ParseProblem(where, f"invalid version in conda package {excerpt(url)}", url)
+        return  # another package's conda version, which PEP 440 cannot say
+    yield Requirement(name, url, where, NAME, version=version, url=url, tool="conda")
 
 
 def _plain_urls(text: str) -> list[str] | None:
@@ -204,7 +268,7 @@ def _plain(physical: str) -> str | re.Match[str] | None:
     return logical
 
 
-def _read_plain(index: TextIndex, text: str, urls: list[str]) -> Iterator[Parsed]:
+def _read_plain(index: TextIndex, text: str, urls: list[str], pre: bool = False) -> Iterator[Parsed]:
     """The records of a file whose every line is plain (``_plain``), one line at a time; ``urls``
     are its index options' (``_plain_urls``).
 
@@ -212,7 +276,7 @@ def _read_plain(index: TextIndex, text: str, urls: list[str]) -> Iterator[Parsed
     the first line that is not plain: a file's records are handed on as they are read, so memory
     stays flat however long the file is.
     """
-    options = InstallOptions(index_urls=tuple(urls)) if urls else None
+    options = InstallOptions(index_urls=tuple(urls), pre=pre) if urls or pre else None
     for at, physical in _lines(text):
         logical = _plain(physical)
         if isinstance(logical, re.Match):
@@ -237,7 +301,10 @@ def _pip(
     starts = [*line_starts(text, SPLITLINES), len(text)]  # pip numbers lines with str.splitlines()
     read = _LONG_BLANKS.sub(" " * _BLANKS, text)  # what the library reads: the same lines
     hashed, found = _whole_install(read)
-    options = options or found
+    if options is None:
+        options = found
+    elif found is not None and base == 0:  # the whole file: its index options, and its --pre line
+        options = found._replace(pre=options.pre)
     for item in _items(read):  # one at a time: the library's records weigh ~2 KB a line
         number = item.requirement_line.line_number
         at = starts[min(number, len(starts)) - 1]  # where pip's line starts

@@ -11,7 +11,7 @@ from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from fa_lint.model import Location, ParseProblem, Requirement, normalize
+from fa_lint.model import Location, ParseProblem, Requirement, mentions_flash_attn, normalize
 from fa_lint.syntax.text import excerpt
 
 _SPEC = re.compile(
@@ -50,7 +50,12 @@ def specifiers(version: str) -> tuple[SpecifierSet, ...]:
     return tuple(out)
 
 
-def matchspec(text: str, location: Location, source: str, **fields: Any) -> Requirement | ParseProblem:
+def matchspec(text: str, location: Location, source: str, **fields: Any) -> Requirement | ParseProblem | None:
+    """A MatchSpec's requirement; a problem when it is not MatchSpec syntax; None for a valid spec of
+    another package whose version PEP 440 cannot say (``openssl=1.1.1w=h7f8727e_0``,
+    ``tzdata=2023c``, ``pplacer=1.1.alpha19=h9ee0642_2``: conda's versions are not PEP 440's, and
+    fa-lint judges flash-attn only). A flash-attn spec fa-lint cannot read stays a problem: every
+    mention of it is judged or said not to be."""
     m = _SPEC.match(text)
     if not m:
         return ParseProblem(location, f"invalid conda package spec {excerpt(text)}", text.strip())
@@ -58,14 +63,18 @@ def matchspec(text: str, location: Location, source: str, **fields: Any) -> Requ
     bracket = re.search(r"version\s*=\s*['\"]?([^'\",]+(?:,[^'\"]+)*)['\"]?", m["bracket"] or "")
     if bracket:
         version = bracket.group(1)
-    # "name=2.4.2=build": keep the version part only.
-    if version.startswith("=") and not version.startswith("=="):
+    # "name=2.4.2=build", "name==2.4.2=build", "name 2.4.2 build": the build string goes.
+    if version.startswith("==") and "=" in version[2:]:
+        version = "==" + version[2:].split("=", 1)[0]
+    elif version.startswith("=") and not version.startswith("=="):
         version = "=" + version[1:].split("=", 1)[0]
     elif " " in version.strip():
         version = version.split()[0]
     try:
         alternatives = specifiers(version)
     except InvalidSpecifier:
+        if not mentions_flash_attn(m["name"]):
+            return None
         return ParseProblem(location, f"invalid version in conda spec {excerpt(text)}", text.strip())
     return Requirement(
         name=pypi_name(m["name"]),

@@ -127,7 +127,15 @@ def tag_version(ref: str | None) -> Version | None:
 
 def version_from_url(url: str) -> Version | None:
     if url.startswith(_VCS_SCHEMES):
-        return tag_version(vcs_ref(url))
+        ref = vcs_ref(url)
+        tagged = tag_version(ref)
+        if tagged is None and ref:  # a fork's own release tag: ROCm's @v2.6.3-cktile is 2.6.3
+            from fa_lint.kb import forks
+
+            fork = forks.fork(url.split("#", 1)[0].rsplit("@", 1)[0])
+            told = forks.tag_version(fork, ref) if fork else None
+            tagged = told[0] if told else None
+        return tagged
     found = archive_name(url)
     if found:
         return found[1]

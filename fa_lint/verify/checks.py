@@ -91,6 +91,21 @@ class Target:
     key: str | None  # block_table or page_table, once known
 
 
+def _page_multiple(target: Target, rocm: bool) -> tuple[int, str]:
+    """The page size flash-attn's paged kernel requires a multiple of, and on which backend: 256 on CUDA
+    (flash_api.cpp), 128 for the ROCm build's Composable Kernel backend from 2.7.0.post2
+    (csrc/flash_attn_ck/mha_fwd_kvcache.cpp), as the knowledge base read them at each tag."""
+    try:
+        release = kb.load().at(Version(target.version))
+    except InvalidVersion:
+        release = None
+    if rocm:
+        found = release.rocm_page_block_multiple if release else None
+        return (found, " on ROCm (its CK backend)") if found else (FA2_PAGE_MULTIPLE, "")
+    found = release.page_block_multiple if release else None
+    return found or FA2_PAGE_MULTIPLE, ""
+
+
 @dataclass
 class Verification:
     probe: Probe
@@ -446,12 +461,13 @@ class Verification:
             return self._check(
                 "kernel", "skip", f"{target.function} has no block_table or page_table to call with"
             )
-        if target.distribution == "flash-attn" and self.page_size % FA2_PAGE_MULTIPLE:
+        multiple, backend = _page_multiple(target, bool(torch.result.get("hip")))
+        if target.distribution == "flash-attn" and self.page_size % multiple:
             return self._check(
                 "kernel",
                 "fail",
-                f"page size {self.page_size} is not a multiple of "
-                f"{FA2_PAGE_MULTIPLE}, which flash-attn 2 requires for paged KV",
+                f"page size {self.page_size} is not a multiple of {multiple}, which flash-attn 2 requires "
+                f"for paged KV{backend}",
             )
         args = {
             "module": target.module,

@@ -157,6 +157,7 @@ def step_torch(_: Dict[str, Any]) -> Dict[str, Any]:
     info: Dict[str, Any] = {
         "version": torch.__version__,
         "cuda": torch.version.cuda,
+        "hip": getattr(torch.version, "hip", None),  # a ROCm build: flash-attn runs its CK backend
         "cxx11_abi": bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", False)),
         "cuda_available": torch.cuda.is_available(),
     }

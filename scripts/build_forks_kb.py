@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Regenerate fa_lint/kb/forks.json: what each release-like tag of a flash-attention fork builds.
+
+Maintainer script; fa-lint never runs it. A fork tags its own releases (ROCm/flash-attention:
+``v2.6.3-cktile``), so a ``git checkout tags/v2.6.3-cktile`` of it builds what that tag holds. For
+every tag of the fork checkout that starts with a version, it reads the tag's
+``flash_attn/__init__.py`` (``__version__``, as the fork's setup.py reads it: the first
+``^__version__ = ...`` line, a literal) and ``flash_attn/flash_attn_interface.py`` (the parameters of
+``flash_attn_with_kvcache``, with ``ast``, never importing it), and records the tag's commit as
+evidence.
+
+    git clone --bare https://github.com/ROCm/flash-attention /tmp/rocm-fa
+    python scripts/build_forks_kb.py --repo /tmp/rocm-fa --name ROCm/flash-attention [--output ...]
+
+Each run replaces the named fork's entry and keeps the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import datetime as dt
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from fa_lint.verify.probe import function_params
+
+OUTPUT = Path(__file__).resolve().parents[1] / "fa_lint" / "kb" / "forks.json"
+INIT = "flash_attn/__init__.py"
+INTERFACE = "flash_attn/flash_attn_interface.py"
+# a tag that starts with a version (v2.6.3-cktile, v2.5.9post1-cktile-vllm, v3.0.0.r1-cktile)
+RELEASE_LIKE = re.compile(r"^v?\d+(?:\.\d+)+")
+VERSION_LINE = re.compile(r"^__version__\s*=\s*(.*)$", re.M)  # upstream setup.py's get_package_version
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+
+def git_file(repo: Path, rev: str, path: str) -> str | None:
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "show", f"{rev}:{path}"], check=False, capture_output=True, text=True
+    )
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def tag_entry(repo: Path, tag: str) -> dict[str, Any] | None:
+    init = git_file(repo, tag, INIT)
+    m = VERSION_LINE.search(init or "")
+    if m is None:
+        return None
+    try:
+        version = str(Version(str(ast.literal_eval(m.group(1)))))
+    except (ValueError, SyntaxError, InvalidVersion):
+        return None
+    interface = git_file(repo, tag, INTERFACE)
+    params = function_params(interface).get("flash_attn_with_kvcache") if interface else None
+    line = (init or "")[: m.start()].count("\n") + 1
+    return {
+        "tag": tag,
+        "commit": git(repo, "rev-list", "-n", "1", tag).strip(),
+        "version": version,
+        "block_table": params is not None and "block_table" in params,
+        "evidence": {"at": f"{tag}:{INIT}:{line}", "text": m.group(0)},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repo", type=Path, required=True, help="a (bare) clone of the fork")
+    parser.add_argument("--name", required=True, help="the fork as OWNER/NAME, e.g. ROCm/flash-attention")
+    parser.add_argument("--output", type=Path, default=OUTPUT)
+    args = parser.parse_args(argv)
+    tags = [t for t in git(args.repo, "tag").split() if RELEASE_LIKE.match(t)]
+    entries = [e for e in (tag_entry(args.repo, t) for t in sorted(tags)) if e is not None]
+    if not entries:
+        print(f"no release-like tag with a {INIT} version in {args.repo}", file=sys.stderr)
+        return 1
+    doc: dict[str, Any] = (
+        json.loads(args.output.read_text()) if args.output.exists() else {"schema": 1, "forks": {}}
+    )
+    doc["generator"] = "scripts/build_forks_kb.py"
+    doc["forks"][args.name] = {
+        "generated": dt.date.today().isoformat(),
+        "head": git(args.repo, "log", "-1", "--format=%H %cs").strip(),
+        "tags": entries,
+    }
+    doc["forks"] = dict(sorted(doc["forks"].items()))
+    args.output.write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"{args.name}: {len(entries)} tags -> {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
