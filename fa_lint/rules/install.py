@@ -11,8 +11,9 @@ from packaging.version import Version
 
 from fa_lint.environments import Environment
 from fa_lint.kb import Release
-from fa_lint.machine import toolchain
-from fa_lint.machine.toolchain import TORCH, Toolchain
+from fa_lint.machine import final_torch, toolchain
+from fa_lint.machine.final_torch import TORCH
+from fa_lint.machine.toolchain import Toolchain
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
 from fa_lint.resolve import Verdict
 from fa_lint.rules._base import Context, Rule
@@ -303,7 +304,8 @@ class _Stage(NamedTuple):
         setuptools = [r.step for r in reqs if r.name == "setuptools"]
         removed = [(u.step, False) for u in env.removed if u.name in TORCH and not u.possible]
         return cls(
-            tuple(sorted([*((r.step, True) for r in reqs if r.name in TORCH), *removed])),
+            # torch itself, or a package that brings it (vllm, xformers, deepspeed...)
+            tuple(sorted([*((r.step, True) for r in reqs if final_torch.brings_torch(r)), *removed])),
             tuple(r for r in reqs if r.name == "pip"),
             setuptools[0] if setuptools else None,
             # a wheel's build command too: installed at a later step, it was read at its own
