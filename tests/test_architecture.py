@@ -20,6 +20,7 @@ LAYERS = {
     "fa_lint.model": 0,
     "fa_lint._gc": 0,
     "fa_lint._compat": 0,
+    "fa_lint.git": 0,  # running git with nothing the checkout configures able to run
     "fa_lint.kb": 1,
     # located readers of generic syntaxes and requirement languages; no knowledge of flash-attn
     "fa_lint.syntax": 1.1,
@@ -42,6 +43,7 @@ LAYERS = {
     "fa_lint.sources": 3,
     "fa_lint.resolve": 3,
     # what installs (environments) and where (target); which files (discover)
+    "fa_lint.gitignore": 4,
     "fa_lint.discover": 4,
     "fa_lint.environments": 4,
     "fa_lint.machine": 4.1,

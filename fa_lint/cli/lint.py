@@ -66,7 +66,13 @@ def _diff(report: Report, unsafe: bool, out: TextIO, err: TextIO, quiet: bool) -
     outcomes = fix.run(report.findings, unsafe=unsafe, dry_run=True)
     changed = [o for o in outcomes if o.applied]
     for o in changed:
-        out.write(o.diff())
+        text, escaped = o.patch()
+        out.write(text)
+        if escaped:  # the patch is printed as it is, but for these
+            say(
+                err,
+                f"--diff shows {escaped} line(s) of {o.path} escaped: a terminal or CI runner acts on them",
+            )
     _skipped(outcomes, err)
     n = sum(len(o.applied) for o in changed)
     fixes = f"{n} fix" if n == 1 else f"{n} fixes"
@@ -125,8 +131,13 @@ def _fix(
 
 
 def _stdin() -> bytes:
+    """Standard input up to one byte past the size limit: enough to refuse it, never all of it."""
+    from fa_lint.read import MAX_BYTES
+
     stream = getattr(sys.stdin, "buffer", None)
-    return stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+    if stream is not None:
+        return bytes(stream.read(MAX_BYTES + 1))
+    return sys.stdin.read(MAX_BYTES + 1).encode("utf-8")
 
 
 def _baseline(rev: str, paths: list[str], settings: Settings) -> Baseline:
@@ -145,7 +156,10 @@ def _baseline(rev: str, paths: list[str], settings: Settings) -> Baseline:
                 return top + real[len(there) :] if inside else path
 
             scoped = scoped.moved(back)
-        moved_settings = settings._replace(root=relocate(settings.root), problems=(), scoped=scoped)
+        # REV's files are all tracked ones, which no .gitignore leaves out (git's rule).
+        moved_settings = settings._replace(
+            root=relocate(settings.root), problems=(), scoped=scoped, respect_gitignore=False
+        )
         return engine.check(moved, moved_settings)
 
     try:
