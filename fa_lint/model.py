@@ -109,21 +109,15 @@ class InstallOptions(NamedTuple):
     # a later command (the requirement's step), but built, and built as this one says, here
     step: int = 0
     pre: bool = False  # pre-releases count: pip's --pre (PIP_PRE), a requirements file's --pre line
+    no_deps: bool = False  # --no-deps: it installs what it names and none of their requirements
+    index_unsure: bool = False  # an index option or variable with no one value (a branch sets it)
 
     def through(self, inner: InstallOptions | None) -> InstallOptions:
         """A command's options for what it installs from a ``-r`` file with options of its own."""
         if inner is None:
             return self
         urls = tuple(dict.fromkeys((*self.index_urls, *inner.index_urls)))
-        return InstallOptions(
-            self.installer,
-            self.build,
-            urls,
-            self.torch_backend,
-            self.command,
-            self.step,
-            self.pre or inner.pre,
-        )
+        return self._replace(index_urls=urls, pre=self.pre or inner.pre)
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,6 +44,9 @@ class Column(NamedTuple):
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_abbrev=False, **kwargs)  # as fa-lint's own options: no abbreviations
+
     def error(self, message: str) -> NoReturn:
         """argparse's message quotes what was typed (``unrecognized arguments: ...``): escaped here."""
         from fa_lint.report._common import printable

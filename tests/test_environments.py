@@ -333,6 +333,12 @@ WHEEL = (
             "is for CPython 3.9",
             "runs Python >=3.10",
         ),
+        # a range that excludes every torch 2.1 release: the wheel never matches
+        (
+            {"requirements.txt": "torch>=2.3\n" + WHEEL.format(t="2.1", abi="FALSE", py="cp311") + "\n"},
+            "but its environment allows only torch 2.3 or newer",
+            "installs torch 2.3 or newer ('torch>=2.3' (requirements.txt:1:1))",
+        ),
         (
             {
                 "requirements.txt": WHEEL.format(t="2.4", abi="FALSE", py="cp39")
@@ -363,7 +369,8 @@ def test_wheel_built_for_something_else(
             + WHEEL.format(t="2.4", abi="TRUE", py="cp310")
             + "\n"
         },
-        {"requirements.txt": "torch>=2.3\n" + WHEEL.format(t="2.1", abi="FALSE", py="cp311") + "\n"},
+        # a range that admits the wheel's torch: nothing certain to report
+        {"requirements.txt": "torch>=2.1\n" + WHEEL.format(t="2.1", abi="FALSE", py="cp311") + "\n"},
     ],
 )
 def test_matching_wheels_pass(project: Any, files: dict[str, str]) -> None:

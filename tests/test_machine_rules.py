@@ -278,7 +278,8 @@ def test_a_compile_needs_no_glibc_of_the_runner(project: Any) -> None:
             "Dockerfile": f"FROM nvidia/cuda:12.4.1-devel-ubuntu20.04\nENV FLASH_ATTENTION_FORCE_BUILD=TRUE\n{TORCH}RUN pip install flash-attn==2.8.3 --no-build-isolation\n"
         }
     )
-    assert [c for _, _, c, _ in found("Dockerfile")] == []
+    # (torch 2.4.1's CUDA 12.1 against nvcc 12.4 is FAL015's minor-mismatch warning, nothing of FAL014's)
+    assert [c for _, _, c, _ in found("Dockerfile")] == ["FAL015"]
 
 
 def test_musl(project: Any) -> None:

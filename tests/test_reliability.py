@@ -101,7 +101,7 @@ def test_a_tag_with_digits_of_another_script_is_no_version(project: Any, ref: st
     assert [(p, code) for p, _, _, code, _ in _findings(".")] == [("requirements.txt", "FAL009")]
 
 
-# --- configuration: a pyproject.toml nobody can read never stops the run ------------------------------
+# --- configuration: a pyproject.toml nobody can read never stops the run, nor lets another stand in ----
 
 OLD = "flash-attn==2.4.2\n"
 
@@ -128,14 +128,21 @@ def test_an_unreadable_pyproject_is_a_finding_and_the_run_goes_on(
     assert words in r.json["findings"][0]["message"]
 
 
-def test_the_search_goes_on_above_an_unreadable_pyproject(project: Any) -> None:
+def test_an_unreadable_pyproject_ends_the_search_for_configuration(project: Any) -> None:
+    # It may have been the configuration (issue 23, item 9): the configuration above it must not take
+    # its place, and it cannot silence its own FAL900 either. Its files are checked with the defaults.
     root = project(
-        {"pyproject.toml": '[tool.fa-lint]\nignore = ["FAL001"]\n', "sub/pyproject.toml": "tool = 1\n"}
+        {"pyproject.toml": '[tool.fa-lint]\nignore = ["FAL"]\n', "sub/pyproject.toml": "tool = 1\n"}
     )
     (root / "sub/requirements.txt").write_text(OLD)
     os.chdir(root / "sub")
     r = run("--format", "json", "requirements.txt")
-    assert r.codes() == [("pyproject.toml", 1, "FAL900")]  # FAL001 ignored by the configuration above
+    assert r.codes() == [("pyproject.toml", 1, "FAL900"), ("requirements.txt", 1, "FAL001")]
+    assert "fa-lint read no configuration from it" in r.json["findings"][0]["message"]
+    os.chdir(root)  # from above: the same, and the files above it keep their own configuration
+    (root / "requirements.txt").write_text(OLD)
+    r = run("--format", "json")
+    assert r.codes() == [("sub/pyproject.toml", 1, "FAL900"), ("sub/requirements.txt", 1, "FAL001")]
 
 
 @pytest.mark.parametrize(

@@ -39,12 +39,18 @@ DOCS_URL = DOCS + "rules/{code}.md"
 class Rule(NamedTuple):
     code: str
     name: str
-    severity: Severity
+    severity: Severity  # the default: what a finding has unless the rule says otherwise
     summary: str
+    also: tuple[Severity, ...] = ()  # the other severities its findings take, by context (its page says when)
 
     @property
     def url(self) -> str:
         return DOCS_URL.format(code=self.code)
+
+    @property
+    def severities(self) -> tuple[Severity, ...]:
+        """Every severity the rule's findings can have, the default first."""
+        return (self.severity, *self.also)
 
     def finding(self, location: Location, message: str, **fields: Any) -> Finding:
         severity = fields.pop("severity", self.severity)

@@ -105,7 +105,7 @@ def _version(inst: Install, nvcc: toolchain.Known) -> Finding | None:
             inst,
             f"compiling flash-attn with nvcc {have} for a torch built with CUDA {cuda.value}: torch refuses "
             "another CUDA major",
-            [*notes, f"torch {t['major_mismatch'].at}: {t['major_mismatch'].text}"],
+            [*notes, f"{t['major_mismatch'].at}: {t['major_mismatch'].text}"],
             f"install a CUDA {torch_cuda.major}.x toolkit, or the torch build for CUDA {have.major}",
             Severity.ERROR,
         )
@@ -114,7 +114,7 @@ def _version(inst: Install, nvcc: toolchain.Known) -> Finding | None:
             inst,
             f"compiling flash-attn with nvcc {have} for a torch built with CUDA {cuda.value}: a minor "
             "mismatch torch only warns about",
-            [*notes, f"torch {t['minor_mismatch'].at}: {t['minor_mismatch'].text}"],
+            [*notes, f"{t['minor_mismatch'].at}: {t['minor_mismatch'].text}"],
             f"match the toolkit to torch's CUDA {torch_cuda.major}.{torch_cuda.minor}",
             Severity.WARNING,
         )

@@ -26,6 +26,7 @@ GPU_ARCH_UNSUPPORTED = Rule(
     Severity.ERROR,
     "flash-attn cannot run on a GPU the files target: the release refuses its compute capability, or "
     "no kernel for its architecture was compiled.",
+    also=(Severity.WARNING,),  # one of several GPUs, a branch, a manifest elsewhere in the repository
 )
 RULES = (GPU_ARCH_UNSUPPORTED,)
 PACKAGES = frozenset(SUBDIRECTORIES.values()) | toolchain.PACKAGES | CONDA_NVCC

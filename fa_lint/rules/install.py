@@ -11,8 +11,9 @@ from packaging.version import Version
 
 from fa_lint.environments import Environment
 from fa_lint.kb import Release
-from fa_lint.machine import toolchain
-from fa_lint.machine.toolchain import TORCH, Toolchain
+from fa_lint.machine import final_torch, toolchain
+from fa_lint.machine.final_torch import TORCH
+from fa_lint.machine.toolchain import Toolchain
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
 from fa_lint.resolve import Verdict
 from fa_lint.rules._base import Context, Rule
@@ -29,6 +30,7 @@ NO_PREBUILT_WHEEL = Rule(
     Severity.WARNING,
     "No flash-attn release the requirement admits has a prebuilt wheel for the environment's "
     "torch/CPython/CUDA, so pip compiles it from source.",
+    also=(Severity.INFO,),  # where whether a wheel exists is unknown
 )
 BUILD_ISOLATION = Rule(
     "FAL012",
@@ -36,6 +38,7 @@ BUILD_ISOLATION = Rule(
     Severity.ERROR,
     "flash-attn is built where torch cannot be seen (an isolated PEP 517 build, or no torch installed "
     "before it), so its setup.py fails with ModuleNotFoundError: No module named 'torch'.",
+    also=(Severity.WARNING,),  # where the failure depends on the pip version, or on the machine
 )
 RULES = (NO_PREBUILT_WHEEL, BUILD_ISOLATION)
 # The requirements these rules read: a stage's pip and setuptools decide how pip builds flash-attn,
@@ -316,7 +319,8 @@ class _Stage(NamedTuple):
         setuptools = [r.step for r in reqs if r.name == "setuptools"]
         removed = [(u.step, False) for u in env.removed if u.name in TORCH and not u.possible]
         return cls(
-            tuple(sorted([*((r.step, True) for r in reqs if r.name in TORCH), *removed])),
+            # torch itself, or a package that brings it (vllm, xformers, deepspeed...)
+            tuple(sorted([*((r.step, True) for r in reqs if final_torch.brings_torch(r)), *removed])),
             tuple(r for r in reqs if r.name == "pip"),
             setuptools[0] if setuptools else None,
             # a wheel's build command too: installed at a later step, it was read at its own

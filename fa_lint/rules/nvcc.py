@@ -29,6 +29,7 @@ BUILD_TOOLCHAIN = Rule(
     Severity.ERROR,
     "flash-attn's setup.py runs where it cannot succeed: no nvcc in the stage, an nvcc below the "
     "release's floor, or one whose CUDA major differs from torch's.",
+    also=(Severity.WARNING,),  # an nvcc of another CUDA minor than torch's (torch only warns)
 )
 RULES = (BUILD_TOOLCHAIN,)
 PACKAGES = frozenset(SUBDIRECTORIES.values()) | toolchain.PACKAGES | CONDA_NVCC

@@ -23,6 +23,9 @@ PLATFORM_UNSUPPORTED = Rule(
     Severity.ERROR,
     "flash-attn installs where it cannot import or build: a prebuilt wheel built on a newer glibc than "
     "the machine has, or a Windows or macOS target.",
+    also=(
+        Severity.WARNING,
+    ),  # a declared platform, a Windows job with a toolkit, a glibc above the reported one
 )
 RULES = (PLATFORM_UNSUPPORTED,)
 PACKAGES = frozenset(SUBDIRECTORIES.values()) | toolchain.PACKAGES

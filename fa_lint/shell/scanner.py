@@ -41,7 +41,7 @@ from fa_lint.shell.options import install_options
 from fa_lint.shell.parse import Chunk, Command, Word
 from fa_lint.shell.redirects import Effect
 from fa_lint.shell.settings import toolkit
-from fa_lint.shell.variables import State, expand
+from fa_lint.shell.variables import Budget, State, expand
 from fa_lint.shell.walk import SHELLS, Walk
 from fa_lint.shell.wheels import Wheels
 from fa_lint.syntax import matchspec, pep508, poetry
@@ -89,12 +89,14 @@ class Scanner:
         self.records: list[Parsed] = []
         self.clones = Clones(self._location, source)
         self.wheels = Wheels()
+        self.budget = Budget()  # the file's, whichever scopes its scripts start from
 
     # the walk's entry points
 
     def run(self, start: int, end: int, state: State, text: str | None = None, make: bool = False) -> None:
         """Read the file's text from ``start`` to ``end`` as a script (``text``: what the parser reads)."""
         chunk = Chunk(self.index.text[start:end], start, parse=text)
+        state.scope.adopt(self.budget)
         Walk(chunk, self, make).run(state)
 
     def command(self, cmd: Command, state: State, possible: bool, make: bool) -> Word | None:

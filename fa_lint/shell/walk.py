@@ -154,6 +154,11 @@ class Walk:
             for child in node.named_children:
                 if not self.chunk.source(child).startswith("-"):
                     state.scope.set(self.chunk.source(child), (None,))
+        budget = state.scope.budget
+        if budget.crossed and not budget.reported:  # at the innermost statement that crossed it
+            budget.reported = True
+            start, end = self.chunk.span(node)
+            self.handler.problem(start, end, budget.message())
 
     def _list(self, node: Node, state: State, possible: bool, depth: int) -> None:
         """``a && b || c``: what runs after ``||``, or after a test's ``&&``, may not run."""

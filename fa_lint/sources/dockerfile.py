@@ -127,11 +127,16 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
     state = _State()
     scanner = Scanner(index, NAME, include_map=_image_to_repo(state))
+    state.variables.adopt(scanner.budget)  # ARG and ENV count against the file's budget as RUN does
     for ins in instructions(index):
         if isinstance(ins, ParseProblem):
             yield ins
         else:
             yield from _instruction(index, ins, state, scanner)
+            budget = scanner.budget
+            if budget.crossed and not budget.reported:  # an ARG, ENV, FROM or WORKDIR crossed it
+                budget.reported = True
+                yield ParseProblem(index.location(ins.start, ins.end), budget.message())
             yield from scanner.drain()
     yield from scanner.finish()
 
