@@ -60,12 +60,19 @@ def doubling(n: int) -> tuple[str, str]:
     return "install.sh", "\n".join(lines) + "\n"
 
 
+def error_recovery(n: int) -> tuple[str, str]:
+    """Lines tree-sitter-bash recovers from at a super-linear cost (88 s for 1,000 before its parse was
+    bounded): at 10x the first parse is stopped and the lines are read one at a time."""
+    return "install.sh", ("echo " + "a)b " * 40 + "\n") * n + "pip install flash-attn==2.4.2\n"
+
+
 INPUTS: dict[str, tuple[Callable[[int], tuple[str, str]], int]] = {  # label: (input, base size)
     "Dockerfile, continued RUN lines with comments": (continued_run, 5000),
     "Dockerfile, ARG + RUN pip install flash-attn==${Vn}": (args_and_runs, 2000),
     "shell script, variables + installs": (script_variables, 2000),
     "Dockerfile, a chain of stages (issue 23)": (stage_chain, 3000),
     "shell script, doubling variables + copies (issue 23)": (doubling, 2000),
+    "shell script, lines the grammar recovers from at a cost": (error_recovery, 100),
 }
 
 

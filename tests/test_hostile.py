@@ -657,3 +657,41 @@ def test_an_include_into_git_in_any_spelling_is_not_read(project: Any, spelled: 
     r = run("--format", "json", "requirements.txt")
     assert "TOKEN" not in r.out
     assert [(f["code"], "inside .git" in f["message"]) for f in r.json["findings"]] == [("FAL010", True)]
+
+
+# --- tree-sitter-bash's error recovery: a parse that meets an error is stopped at a bound ---------------
+
+
+def test_a_costly_stretch_is_stopped_and_the_next_line_is_still_read(
+    project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fa_lint.shell import parse as shell_parse
+
+    # The bounds made tiny, so that the stop comes for small inputs whatever the machine's speed.
+    monkeypatch.setattr(shell_parse, "PARSE_SECONDS", 0.0)
+    monkeypatch.setattr(shell_parse, "FILE_SECONDS", 0.0)
+    project({"pipes.sh": "|" * 3000 + "\npip install flash-attn==2.4.2\n"})
+    found = run("--format", "json", "pipes.sh").codes()
+    assert ("pipes.sh", 1, "FAL900") in [f[:3] for f in found]
+    assert ("pipes.sh", 2, "FAL001") in [f[:3] for f in found]  # read a line at a time past the stop
+
+
+def test_a_costly_script_is_read_a_line_at_a_time(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fa_lint.shell import parse as shell_parse
+
+    monkeypatch.setattr(shell_parse, "PARSE_SECONDS", 0.0)  # every erroneous stretch stops at once
+    script = "echo a)b a)b\n" * 20 + "pip install flash-attn==2.4.2\n"
+    project({"install.sh": script})
+    found = [f[:3] for f in run("--format", "json", "install.sh").codes()]
+    assert ("install.sh", 21, "FAL001") in found
+    assert not any(code == "FAL900" for *_, code in found)  # each line alone reads in time
+
+
+def test_error_free_text_never_meets_the_bound(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fa_lint.shell import parse as shell_parse
+
+    monkeypatch.setattr(shell_parse, "PARSE_SECONDS", 0.0)
+    monkeypatch.setattr(shell_parse, "FILE_SECONDS", 0.0)
+    project({"install.sh": "set -e\n" + "echo ok && true\n" * 500 + "pip install flash-attn==2.4.2\n"})
+    found = [f[:3] for f in run("--format", "json", "install.sh").codes()]
+    assert found == [("install.sh", 502, "FAL001"), ("install.sh", 502, "FAL012")]

@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from fa_lint.shell.parse import Clock
+
 # A variable's possible values after the walk so far; None stands for "may be unset".
 Values = tuple[str | None, ...]
 MAX_VALUES = 16  # alternatives kept per variable and per expanded word
@@ -26,12 +28,13 @@ class Budget:
     """What is left of one file's ``MAX_EXPANDED``; ``crossed`` once an expansion would go past it,
     from when on every substitution is refused (the word is left unresolved)."""
 
-    __slots__ = ("crossed", "left", "reported")
+    __slots__ = ("clock", "crossed", "left", "reported")
 
     def __init__(self, chars: int = MAX_EXPANDED) -> None:
         self.left = chars
         self.crossed = False
         self.reported = False  # the file's one diagnostic for it is written
+        self.clock = Clock()  # and the file's parses' seconds of error recovery (shell.parse)
 
     def take(self, chars: int) -> bool:
         if self.crossed or chars > self.left:

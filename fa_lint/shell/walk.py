@@ -22,7 +22,20 @@ import posixpath
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Protocol
 
-from fa_lint.shell.parse import Chunk, Command, Word, joined, logical_lines, tree, unquoted, word
+from fa_lint.shell.parse import (
+    FILE_SECONDS,
+    PARSE_SECONDS,
+    Chunk,
+    Clock,
+    Command,
+    TooCostly,
+    Word,
+    joined,
+    logical_lines,
+    tree,
+    unquoted,
+    word,
+)
 from fa_lint.shell.variables import MAX_VALUES, State, Values, expand
 
 if TYPE_CHECKING:
@@ -83,7 +96,13 @@ class Walk:
         self.trailing: dict[tuple[int, int], list[Node]] = {}
 
     def run(self, state: State, depth: int = 0, possible: bool = False) -> None:
-        self._each(tree(self.chunk).named_children, state, possible, depth)
+        clock = state.scope.budget.clock
+        try:
+            root = tree(self.chunk, clock)
+        except TooCostly:
+            self._too_costly(clock, state, depth)
+            return
+        self._each(root.named_children, state, possible, depth)
         for fn in self.functions.values():  # never called: what they would install is only possible
             if not fn.called:
                 fn.called = True
@@ -332,6 +351,27 @@ class Walk:
             if not (name.isdigit() or name in "@*"):
                 caller.set(name, values)
         state.scope = caller
+
+    def _too_costly(self, clock: Clock, state: State, depth: int) -> None:
+        """A stretch whose error recovery the grammar could not finish in time: read again a line at a
+        time, as ``_error`` does; a line that is itself too costly is reported, once a file."""
+        text = self.chunk.text
+        lines = [(b, e) for b, e in logical_lines(text) if text[b:e].strip()]
+        if len(lines) > 1 and not self.reread:  # a line without an error reads whatever the clock says
+            for begin, end in lines:
+                Walk(self.chunk.part(begin, end), self.handler, self.make, reread=True).run(
+                    state, depth, True
+                )
+            return
+        if not clock.reported:
+            clock.reported = True
+            start, end = self.chunk.at(0), self.chunk.at(len(text))
+            self.handler.problem(
+                start,
+                end,
+                "shell text not read: tree-sitter-bash's error recovery on it ran past its time "
+                f"({PARSE_SECONDS:g} s a stretch, {FILE_SECONDS:g} s a file)",
+            )
 
     def _error(self, node: Node, state: State, possible: bool, depth: int) -> None:
         """A stretch tree-sitter-bash could not read. Its error recovery can run the lines after the
