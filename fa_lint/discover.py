@@ -268,6 +268,8 @@ def discover(
             continue
         elif detect(path) is None and candidate(path) is not None and os.path.isfile(path):
             fmt = classify(path)  # pre-commit hands over every *.in: a MANIFEST.in is none of ours
+            if fmt is None and candidate(path) == "cluster":
+                fmt = _fallback(path)  # a YAML file named explicitly that places no GPU work: as before
             found = [] if fmt is None else [Target(path, fmt, explicit=True)]
         else:
             found = [Target(path, detect(path) or _fallback(path), explicit=True)]

@@ -18,9 +18,11 @@ from fa_lint.model import (
     BuildConfig,
     FileResult,
     Finding,
+    Image,
     NotRun,
     ParseProblem,
     Requirement,
+    Setting,
 )
 from fa_lint.project import companions, includers, load, project_root, reached
 from fa_lint.resolve import Policy
@@ -122,6 +124,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     hidden = set(files) - reached(files, [t.path for t in targets])
     requirements: list[Requirement] = []
     configs: list[BuildConfig] = []
+    machine: list[Setting | Image] = []
     not_run: list[NotRun] = []
     for f in files.values():
         for rec in f.records:
@@ -131,6 +134,8 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
                 problems.append(rec)
             elif isinstance(rec, BuildConfig):
                 configs.append(rec)
+            elif isinstance(rec, (Setting, Image)):
+                machine.append(rec)  # what the files say about the machines (a stage's image too)
             elif isinstance(rec, NotRun):
                 not_run.append(rec)
     environments = build(files, {t.path for t in (*targets, *context)})
@@ -148,6 +153,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
             tuple(unfollowed),
             environments,
             builds=tuple(configs),
+            settings=tuple(machine),
             not_run=tuple(not_run),
         )
         return (f for c in CHECKS for f in c(ctx) if _involves(f, hidden))

@@ -261,7 +261,42 @@ class NotRun(NamedTuple):
     cause: str = ""  # the word that makes it so, as written: "flash-attn<=2.6.3", or "torch<2.4"
 
 
-Parsed = Requirement | Include | Uninstall | Image | Group | BuildConfig | ParseProblem | NotRun
+# conda packages that bring an nvcc (fa_lint.machine.target reads their versions)
+CONDA_NVCC = frozenset({"cuda-nvcc", "cuda-toolkit", "cudatoolkit-dev", "cuda-compiler", "cuda"})
+# The environment variables flash-attn's setup.py and torch's cpp_extension read while building, which
+# files set to say how (and for which GPUs) flash-attn compiles; a Setting of kind "env" names one.
+BUILD_VARIABLES = frozenset(
+    {
+        "FLASH_ATTN_CUDA_ARCHS",
+        "TORCH_CUDA_ARCH_LIST",
+        "FLASH_ATTENTION_FORCE_BUILD",
+        "FLASH_ATTENTION_SKIP_CUDA_BUILD",
+        "MAX_JOBS",
+        "NVCC_THREADS",
+        "CUDA_HOME",
+        "CUDA_PATH",
+    }
+)
+
+
+class Setting(NamedTuple):
+    """What a file says about the machine an install lands on, where it says it (``fa_lint.machine``
+    reads these): an environment variable a build reads, a GPU or platform the file targets, a CUDA
+    toolkit it installs."""
+
+    location: Location
+    kind: str  # "env", "gpu", "platform", "toolkit"
+    name: str  # env: the variable; otherwise what says it: "runs-on", "accelerators", "apt", "matrix"...
+    value: str  # as written (expanded where the file's own variables allow); "" when it has none
+    scope: str = ""
+    # In a script or stage, the install commands it applies to: those whose step is past ``after`` and
+    # at most ``until`` (None: to the end). ``VAR=x pip install ...`` applies to that one command.
+    after: int = 0
+    until: int | None = None
+    possible: bool = False  # one of several (a matrix value, a branch): the target may be another
+
+
+Parsed = Requirement | Include | Uninstall | Image | Group | BuildConfig | Setting | ParseProblem | NotRun
 
 
 @dataclass(frozen=True, slots=True)

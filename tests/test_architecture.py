@@ -38,6 +38,7 @@ LAYERS = {
     "fa_lint.shell.options": 2.2,
     "fa_lint.shell.builds": 2.2,
     "fa_lint.shell.wheels": 2.2,
+    "fa_lint.shell.settings": 2.2,
     "fa_lint.shell.scanner": 2.3,
     # one module per file format, and the catalogue
     "fa_lint.sources": 3,

@@ -6,11 +6,23 @@ import re
 from collections.abc import Iterable
 
 from fa_lint.model import SUBDIRECTORIES
-from fa_lint.rules import environment, fa4, files, install, shell, torch_conflict, versions, wheel
+from fa_lint.rules import (
+    environment,
+    fa4,
+    files,
+    gpu,
+    install,
+    nvcc,
+    platform,
+    shell,
+    torch_conflict,
+    versions,
+    wheel,
+)
 from fa_lint.rules._base import DOCS, Check, Context, Rule
 from fa_lint.rules._fixes import settle
 
-FAMILIES = (versions, environment, wheel, install, shell, files, fa4, torch_conflict)
+FAMILIES = (versions, environment, wheel, install, gpu, platform, nvcc, shell, files, fa4, torch_conflict)
 CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)
 RULES: dict[str, Rule] = dict(sorted((r.code, r) for f in FAMILIES for r in f.RULES))
 # The packages some rule reads. The engine keeps the requirement records of these only, so memory

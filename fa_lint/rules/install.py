@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -20,6 +20,9 @@ from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import fit, subject
 from fa_lint.rules._wheels import fits, lacking, missing, span, stable
 from fa_lint.rules.versions import JUDGED
+
+if TYPE_CHECKING:
+    from fa_lint.machine.target import Target
 
 NO_PREBUILT_WHEEL = Rule(
     "FAL011",
@@ -122,12 +125,15 @@ def _no_wheel_finding(
     torch = tools.torch
     assert torch is not None
     combo = lacking(paged[-1], tools)  # the release a resolver picks from the range
-    near = _nearest(ctx, paged, tools)
+    from fa_lint.rules._installs import machine_notes  # the machine's facts: only for this finding
+
+    target = ctx.target(env)
+    near = _nearest(ctx, paged, tools, target)
     # none surely has one: the nearest whose wheel for this torch is unknown (a torch newer than its tag)
     maybe = (
         None
         if near
-        else _closest(ctx, paged, tools, (lambda r, t: fits(r, t) is None and r.wheels is not None,))
+        else _closest(ctx, paged, tools, target, (lambda r, t: fits(r, t) is None and r.wheels is not None,))
     )
     template, parts = (f"flash-attn {paged[0]}", {}) if len(paged) == 1 else subject(req)
     fix = (
@@ -149,6 +155,7 @@ def _no_wheel_finding(
         else f"none of {len(paged)} admitted releases with paged KV has one",
         COMPILE,
         "; ".join(said),
+        *machine_notes(env, req, paged[-1], target),
     ]
     if near is not None and near.wheels is not None:
         w = near.wheels
@@ -221,11 +228,12 @@ def _unknown_finding(env: Environment, req: Requirement, unknown: list[Release],
     )
 
 
-def _nearest(ctx: Context, paged: list[Release], tools: Toolchain) -> Release | None:
-    """The good release closest to the admitted ones that has a wheel here (a released-torch build first)."""
-    key = ("nearest", paged[0].version, paged[-1].version, tools)
+def _nearest(ctx: Context, paged: list[Release], tools: Toolchain, target: Target) -> Release | None:
+    """The good release closest to the admitted ones that has a wheel here (a released-torch build
+    first), and whose wheel imports and runs on the machine the files target."""
+    key = ("nearest", paged[0].version, paged[-1].version, tools, target)
     if key not in ctx.memo:
-        ctx.memo[key] = _closest(ctx, paged, tools)
+        ctx.memo[key] = _closest(ctx, paged, tools, target)
     found: Release | None = ctx.memo[key]
     return found
 
@@ -234,11 +242,16 @@ def _closest(
     ctx: Context,
     paged: list[Release],
     tools: Toolchain,
+    target: Target,
     tests: tuple[Callable[[Release, Toolchain], bool], ...] = (),
 ) -> Release | None:
+    from fa_lint.rules._installs import suits
+
     order = list(ctx.kb.installable)
     lo, hi = order.index(paged[0]), order.index(paged[-1])
-    candidates = [r for r in order if ctx.policy.good(r) and not r.version.is_prerelease]
+    candidates = [
+        r for r in order if ctx.policy.good(r) and not r.version.is_prerelease and suits(r, target, tools)
+    ]
     for good in tests or (stable, lambda r, t: bool(fits(r, t))):
         found = [r for r in candidates if good(r, tools)]
         if found:

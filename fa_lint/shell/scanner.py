@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from packaging.specifiers import SpecifierSet
 
 from fa_lint.model import (
+    BUILD_VARIABLES,
     FLASH_ATTN,
     FLASH_REPOS,
     SUBDIRECTORIES,
@@ -29,6 +30,7 @@ from fa_lint.model import (
     Parsed,
     ParseProblem,
     Requirement,
+    Setting,
     Uninstall,
     normalize,
 )
@@ -38,6 +40,7 @@ from fa_lint.shell.commands import CONDA_ARGS, PIP_INSTALL_ARGS, UPGRADE, Instal
 from fa_lint.shell.options import install_options
 from fa_lint.shell.parse import Chunk, Command, Word
 from fa_lint.shell.redirects import Effect
+from fa_lint.shell.settings import toolkit
 from fa_lint.shell.variables import Budget, State, expand
 from fa_lint.shell.walk import SHELLS, Walk
 from fa_lint.shell.wheels import Wheels
@@ -101,6 +104,9 @@ class Scanner:
         if not words:
             return None
         head = posixpath.basename(words[0].text)
+        found = toolkit(words)
+        if found is not None:
+            self._setting("toolkit", found[2], found[1], self._location(found[0]), possible)
         if head in SHELLS:
             flags = [w for w in words[1:] if w.text.startswith("-")]
             rest = [w for w in words[1:] if not w.text.startswith("-")]
@@ -113,6 +119,7 @@ class Scanner:
         inst = install(words)
         if inst is None:
             return None
+        self._prefix(cmd, words, state, possible, make)
         self.step += 1
         upgrade = any(w.text in UPGRADE for w in inst.args)
         where = self.index.location(cmd.start, cmd.end) if cmd.end > cmd.start else None
@@ -134,6 +141,30 @@ class Scanner:
 
     def problem(self, start: int, end: int, message: str) -> None:
         self.records.append(ParseProblem(self.index.location(start, end), message))
+
+    def assign(self, name: str, value: str, start: int, end: int, possible: bool) -> None:
+        """``export MAX_JOBS=4``: in force for the install commands after it."""
+        if name in BUILD_VARIABLES:
+            self._setting("env", name, value, self.index.location(start, end), possible)
+
+    def _prefix(self, cmd: Command, words: list[Word], state: State, possible: bool, make: bool) -> None:
+        """``MAX_JOBS=4 pip install flash-attn``: set for this one install command."""
+        for name, value in cmd.env.items():
+            if name not in BUILD_VARIABLES:
+                continue
+            m = re.compile(rf"{name}=(?:\"[^\"]*\"|'[^']*'|\S*)").search(
+                self.index.text, cmd.start, words[0].start if words else cmd.end
+            )
+            if m is None:
+                continue
+            exp = expand(value, state.scope, make)
+            text = value if exp.unresolved else exp.text
+            self._setting("env", name, text, self.index.location(m.start(), m.end()), possible, self.step + 1)
+
+    def _setting(
+        self, kind: str, name: str, value: str, where: Location, possible: bool, until: int | None = None
+    ) -> None:
+        self.records.append(Setting(where, kind, name, value, self.scope, self.step, until, possible))
 
     def exec_form(self, words: list[Word], state: State) -> None:
         """Docker's ``RUN ["pip", "install", ...]``: one command, no shell in between."""

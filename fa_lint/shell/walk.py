@@ -52,6 +52,9 @@ class Handler(Protocol):
 
     def problem(self, start: int, end: int, message: str) -> None: ...
 
+    def assign(self, name: str, value: str, start: int, end: int, possible: bool) -> None:
+        """A variable set from here on (``A=1``, ``export A=1``), as written or expanded."""
+
 
 SHELLS = {"bash", "sh", "zsh", "dash"}
 # A command whose failure is an answer, not an error: what follows its && runs only on some machines.
@@ -165,7 +168,7 @@ class Walk:
             if name is not None and body is not None:
                 self.functions.setdefault(self.chunk.source(name), _Function(body))
         elif kind in ("variable_assignment", "variable_assignments", "declaration_command"):
-            self._assign(node, state)
+            self._assign(node, state, possible)
         elif kind == "unset_command":
             for child in node.named_children:
                 if not self.chunk.source(child).startswith("-"):
@@ -242,7 +245,7 @@ class Walk:
             self._statement(body, fork, True, depth)
         state.merge([fork], exhaustive=False)
 
-    def _assign(self, node: Node, state: State) -> None:
+    def _assign(self, node: Node, state: State, possible: bool) -> None:
         """``A=1``, ``export A=1 B``, ``local -r C=2``: shell variables from here on."""
         for child in [node] if node.type == "variable_assignment" else node.named_children:
             if child.type == "variable_name":  # export A: A keeps its value
@@ -259,6 +262,8 @@ class Walk:
                 text = "" if value is None else unquoted(value, self.chunk)
                 exp = expand(text, state.scope, self.make)
                 state.scope.set(name, (text,) if exp.unresolved else exp.texts)
+                start, end = self.chunk.span(child)
+                self.handler.assign(name, text if exp.unresolved else exp.text, start, end, possible)
 
     # simple commands
 

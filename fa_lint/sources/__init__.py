@@ -127,6 +127,9 @@ SOURCES: dict[str, Source] = {
         ),
         Source("makefile", "makefile", ("Makefile", "makefile", "GNUmakefile", "*.mk")),
         Source("justfile", "justfile", ("justfile", "Justfile", ".justfile", "*.just")),
+        # SkyPilot tasks and Kubernetes manifests have any name: a YAML file no format above claims is
+        # read when its head names accelerators, GPU node labels or instance types
+        Source("cluster", "cluster", (), ("*.yaml", "*.yml")),
         Source("python-version", "python_version", (".python-version",)),
     )
 }

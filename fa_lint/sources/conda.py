@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import yaml
 
-from fa_lint.model import Include, Parsed, ParseProblem
+from fa_lint.model import Include, Parsed, ParseProblem, Setting
 from fa_lint.syntax import matchspec, pep508, yamldoc
 from fa_lint.syntax.text import TextIndex
 
@@ -27,6 +27,13 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         yield doc
         return
     index, root = doc
+    # conda-lock's platforms key: the platforms the environment is locked (and so installed) for
+    platforms = yamldoc.get(root, "platforms")
+    if isinstance(platforms, yaml.SequenceNode):
+        for item in platforms.value:
+            if isinstance(item, yaml.ScalarNode):
+                start, end = yamldoc.span(item, text)
+                yield Setting(index.location(start, end), "platform", "conda-lock platforms", str(item.value))
     deps = yamldoc.get(root, "dependencies")
     if deps is None:
         return
