@@ -47,6 +47,8 @@ def distro_host(distro: str | None, source: str, **extra: Any) -> Host:
 
 def image(reference: str) -> Host | None:
     """What a ``FROM`` reference is, where the knowledge base knows; None where it does not."""
+    if reference.startswith("modal:"):  # Modal's own constructors (sources/modal_app.py)
+        return modal(reference[6:])
     doc = _doc()
     ref = _REGISTRY.sub("", reference.strip())
     name, _, tag = ref.partition(":")

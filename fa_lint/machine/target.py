@@ -162,9 +162,12 @@ class Machines:
         img = self.images.get((path, chain[0]))
         if img is not None:
             host = _images.image(img.reference)
-            return host, f"FROM {img.reference} ({img.location})" if host else ""
+            ref = img.reference
+            base = f"modal.Image.{ref[6:]}()" if ref.startswith("modal:") else f"FROM {ref}"
+            return host, f"{base} ({img.location})" if host else ""
         for s in own:
-            if s.kind == "runner" and not s.possible:
+            # a workflow's ubuntu-22.04 label is GitHub's image; a GitLab tag is the runner owner's word
+            if s.kind == "runner" and s.name == "runs-on" and not s.possible:
                 host = _images.runner(s.value)
                 if host is not None:
                     return host, f"runs-on: {s.value} ({s.location})"
@@ -180,7 +183,7 @@ def split(name: str) -> tuple[str, str]:
 def _gpu_targets(settings: Iterable[Setting]) -> Iterable[GpuTarget]:
     for s in settings:
         if s.kind in ("runner", "gpu"):
-            gpu = _gpus.named(s.value)
+            gpu = _gpus.named(s.value) or (_gpus.runner_tag(s.value) if s.kind == "runner" else None)
         elif s.kind == "instance":
             gpu = _gpus.instance(s.value)
         else:
@@ -204,12 +207,23 @@ def platform_of(value: str) -> str | None:
     return None
 
 
+def _tag_platform(tag: str) -> str | None:
+    """A GitLab runner tag's platform: one of its words (``saas-windows-medium-amd64``, ``windows``,
+    ``saas-macos-medium-m1``, ``shared-macos``); tags are the runner owner's names, so only these."""
+    words = set(re.split(r"[-_.\s]+", tag.lower()))
+    if words & {"windows", "win"}:
+        return "windows"
+    if words & {"macos", "osx", "darwin"}:
+        return "macos"
+    return "linux" if "linux" in words else None
+
+
 def _platforms(settings: Iterable[Setting]) -> Iterable[Platform]:
     for s in settings:
         if s.kind == "runner":
-            name = platform_of(s.value)
+            name = platform_of(s.value) if s.name == "runs-on" else _tag_platform(s.value)
             if name:
-                yield Platform(name, f"{s.location} (runs-on: {s.value})", s.possible, True)
+                yield Platform(name, f"{s.location} ({s.name}: {s.value})", s.possible, True)
         elif s.kind == "platform":
             names = _marker_platforms(s.value) if s.name.startswith("uv ") else [platform_of(s.value)]
             for name in names:
