@@ -241,3 +241,108 @@ def test_each_gitlab_job_is_its_own_machine(project: Any) -> None:
     assert [(f["code"], f["environment"]) for f in r.json["findings"]] == [
         ("FAL013", ".gitlab-ci.yml [job:train]")
     ]
+
+
+# --- FAL014's advice fits the file --------------------------------------------------------------------
+
+
+def fal014(*paths: str) -> dict[str, Any]:
+    (f,) = [
+        f
+        for f in run("--format", "json", "--isolated", *MACHINE, *paths).json["findings"]
+        if f["code"] == "FAL014"
+    ]
+    return f
+
+
+WINDOWS_JOB = "jobs:\n  t:\n    runs-on: {runs_on}\n{matrix}    steps:\n      - run: {run}\n"
+
+
+def test_a_workflow_command_is_kept_to_linux_by_a_condition(project: Any) -> None:
+    # "; sys_platform == 'linux'" appended to a run: line ends the shell command there
+    matrix = "    strategy:\n      matrix:\n        os: [ubuntu-latest, windows-latest]\n"
+    run_ = "pip install flash-attn==2.6.3"
+    project(
+        {".github/workflows/ci.yml": WINDOWS_JOB.format(runs_on="${{ matrix.os }}", matrix=matrix, run=run_)}
+    )
+    f = fal014(".")
+    assert "add ; sys_platform" not in f["message"] and "if: runner.os == 'Linux'" in f["message"]
+    assert "strategy.matrix.exclude" in f["help"]
+    # pip reads a quoted requirement's marker and skips it elsewhere ("Ignoring flash-attn: markers ...")
+    assert "\"flash-attn==2.6.3; sys_platform == 'linux'\"" in f["help"]
+
+
+def test_a_fixed_windows_runner_is_told_to_use_linux(project: Any) -> None:
+    run_ = "pip install flash-attn==2.6.3"
+    project({".github/workflows/ci.yml": WINDOWS_JOB.format(runs_on="windows-2022", matrix="", run=run_)})
+    f = fal014(".")
+    assert "use a Linux runner" in f["help"] and "matrix" not in f["help"]
+
+
+def test_a_requirement_line_gets_a_marker(project: Any) -> None:
+    # the install command is the workflow's, the line is a requirements file's: that line takes the marker
+    project(
+        {
+            ".github/workflows/ci.yml": WINDOWS_JOB.format(
+                runs_on="windows-latest", matrix="", run="pip install -r requirements.txt"
+            ),
+            "requirements.txt": "flash-attn==2.6.3\n",
+        }
+    )
+    f = fal014(".")
+    assert f["path"] == "requirements.txt"
+    assert f["message"].endswith("add ; sys_platform == 'linux' to the requirement")
+    assert f["help"] == "require it on Linux only: flash-attn==2.6.3; sys_platform == 'linux'"
+
+
+def test_an_existing_marker_is_kept(project: Any) -> None:
+    project(
+        {
+            "pyproject.toml": '[project]\nname = "x"\nversion = "1"\n'
+            "dependencies = [\"flash-attn==2.6.3; python_version >= '3.10'\"]\n"
+            "[tool.uv]\nrequired-environments = [\"sys_platform == 'win32'\"]\n"
+        }
+    )
+    f = fal014(".")
+    assert f["help"].endswith('flash-attn==2.6.3; (python_version >= "3.10") and sys_platform == "linux"'), f[
+        "help"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("files", "phrase"),
+    [
+        (
+            {
+                "pixi.toml": '[workspace]\nplatforms = ["linux-64", "osx-arm64"]\n[pypi-dependencies]\nflash-attn = "==2.6.3"\n'
+            },
+            "[target.linux-64.pypi-dependencies]",
+        ),
+        (
+            {
+                ".gitlab-ci.yml": "t:\n  tags: [saas-macos-medium-m1]\n  script:\n    - pip install flash-attn==2.6.3\n"
+            },
+            "Linux runner's tags",
+        ),
+    ],
+)
+def test_advice_in_the_files_own_terms(project: Any, files: dict[str, str], phrase: str) -> None:
+    project(files)
+    assert phrase in fal014(".")["help"]
+
+
+def test_a_step_reads_files_from_its_working_directory(project: Any) -> None:
+    # a run: step starts in the checkout ($GITHUB_WORKSPACE), or in its working-directory there
+    workflow = (
+        "defaults:\n  run:\n    working-directory: backend\n"
+        "jobs:\n  t:\n    runs-on: macos-14\n    steps:\n      - run: pip install -r requirements.txt\n"
+    )
+    project(
+        {
+            ".github/workflows/ci.yml": workflow,
+            "backend/requirements.txt": "flash-attn==2.6.3\n",
+            "requirements.txt": "torch==2.4.0\n",
+        }
+    )
+    f = fal014(".")
+    assert (f["path"], f["severity"]) == ("backend/requirements.txt", "error")  # macOS: no CUDA at all
