@@ -346,3 +346,101 @@ def test_a_step_reads_files_from_its_working_directory(project: Any) -> None:
     )
     f = fal014(".")
     assert (f["path"], f["severity"]) == ("backend/requirements.txt", "error")  # macOS: no CUDA at all
+
+
+# --- an arch list that selects nothing (FAL015) -------------------------------------------------------
+# At 2.8.3 setup.py passes "-gencode arch=compute_80,code=sm_80" only when "80" in cuda_archs() (a list
+# split on ";"), sm_90 when "90" is and nvcc >= 11.8, sm_100/sm_120 when listed and nvcc >= 12.8. With
+# none passed, torch's _get_cuda_arch_flags picks: TORCH_CUDA_ARCH_LIST, else the visible GPUs, and with
+# none of those `arch_list[-1] += '+PTX'` raises IndexError.
+
+BUILD = "RUN pip install torch==2.6.0 && pip install flash-attn==2.8.3 --no-build-isolation\n"
+
+
+@pytest.mark.parametrize(
+    ("base", "env", "expected"),
+    [
+        ("nvidia/cuda:12.4.1-devel-ubuntu22.04", "FLASH_ATTN_CUDA_ARCHS=86", [("FAL015", "error")]),
+        ("nvidia/cuda:12.4.1-devel-ubuntu22.04", 'FLASH_ATTN_CUDA_ARCHS="8.6"', [("FAL015", "error")]),
+        ("nvidia/cuda:12.4.1-devel-ubuntu22.04", "FLASH_ATTN_CUDA_ARCHS=sm_80", [("FAL015", "error")]),
+        # sm_100 needs nvcc 12.8: with 12.4 "100" selects nothing; with 12.8 it builds sm_100
+        ("nvidia/cuda:12.4.1-devel-ubuntu22.04", "FLASH_ATTN_CUDA_ARCHS=100", [("FAL015", "error")]),
+        ("nvidia/cuda:12.8.0-devel-ubuntu22.04", "FLASH_ATTN_CUDA_ARCHS=100", [("FAL015", "warning")]),
+        ("nvidia/cuda:12.4.1-devel-ubuntu22.04", 'FLASH_ATTN_CUDA_ARCHS="80;90"', []),
+        # torch's list decides then, and it names an arch: nothing fails in the build
+        (
+            "nvidia/cuda:12.4.1-devel-ubuntu22.04",
+            'FLASH_ATTN_CUDA_ARCHS=86 TORCH_CUDA_ARCH_LIST="8.6"',
+            [],
+        ),
+    ],
+)
+def test_an_arch_list_that_selects_nothing(
+    project: Any, base: str, env: str, expected: list[tuple[str, str]]
+) -> None:
+    # (nvcc 12.8 against torch 2.6.0's CUDA 12.4 is FAL015's minor-mismatch warning, a finding of its own)
+    project({"Dockerfile": f"FROM {base}\nENV {env} FLASH_ATTENTION_FORCE_BUILD=TRUE MAX_JOBS=4\n{BUILD}"})
+    got = codes("Dockerfile")
+    assert got == expected
+    if got and got[0] == ("FAL015", "error"):
+        f = run("--format", "json", "--isolated", *MACHINE, "Dockerfile").json["findings"][0]
+        assert "IndexError" in f["message"] and any("arch_list[-1]" in n for n in f["notes"])
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        ("", [("FAL015", "warning")]),  # whether the machine that runs it has a GPU: unknown
+        ("#SBATCH --gres=gpu:a100:1\n", []),  # torch compiles for the A100 it sees there
+    ],
+)
+def test_a_script_builds_for_the_gpus_it_sees(
+    project: Any, script: str, expected: list[tuple[str, str]]
+) -> None:
+    project(
+        {
+            "build.sh": f"#!/bin/bash\n{script}export FLASH_ATTN_CUDA_ARCHS=86\n"
+            "FLASH_ATTENTION_FORCE_BUILD=TRUE pip install flash-attn==2.8.3 --no-build-isolation\n"
+        }
+    )
+    assert codes(".") == expected
+
+
+@pytest.mark.parametrize(
+    ("runs_on", "severity"), [("ubuntu-22.04", "error"), ("[self-hosted, linux]", "warning")]
+)
+def test_a_hosted_runner_has_no_gpu(project: Any, runs_on: str, severity: str) -> None:
+    project(
+        {
+            ".github/workflows/b.yml": f"jobs:\n  b:\n    runs-on: {runs_on}\n"
+            "    container: nvidia/cuda:12.4.1-devel-ubuntu22.04\n"
+            "    env:\n      FLASH_ATTN_CUDA_ARCHS: '86'\n      FLASH_ATTENTION_FORCE_BUILD: 'TRUE'\n"
+            "    steps:\n      - run: pip install torch==2.6.0 && pip install flash-attn==2.8.3 --no-build-isolation\n"
+        }
+    )
+    assert codes(".") == [("FAL015", severity)]
+
+
+def test_a_modal_image_builds_without_a_gpu(project: Any) -> None:
+    project(
+        {
+            "app.py": "import modal\n"
+            f"image = {CUDA_DEVEL}.pip_install('torch==2.6.0').env({{'FLASH_ATTN_CUDA_ARCHS': '8.6', "
+            "'FLASH_ATTENTION_FORCE_BUILD': 'TRUE'}).pip_install('flash-attn==2.8.3', extra_options='--no-build-isolation')\n"
+        }
+    )
+    assert codes(".") == [("FAL015", "error")]
+
+
+def test_releases_without_the_variable_are_not_judged(project: Any) -> None:
+    # 2.6.3's setup.py always passes sm_80 (and sm_90 from nvcc 11.8): FLASH_ATTN_CUDA_ARCHS is not read
+    project(
+        {
+            "Dockerfile": "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nENV FLASH_ATTN_CUDA_ARCHS=86 "
+            "FLASH_ATTENTION_FORCE_BUILD=TRUE MAX_JOBS=4\n"
+            "RUN pip install torch==2.4.0 && pip install flash-attn==2.6.3 --no-build-isolation\n"
+        }
+    )
+    # what remains is torch 2.4.0's CUDA 12.1 (PyPI) against nvcc 12.4: the minor mismatch torch warns of
+    (f,) = run("--format", "json", "--isolated", *MACHINE, "Dockerfile").json["findings"]
+    assert (f["code"], f["severity"]) == ("FAL015", "warning") and "minor mismatch" in f["message"]

@@ -61,6 +61,11 @@ class Target(NamedTuple):
     host_where: str = ""  # the FROM line or runs-on label they come from
     settings: tuple[Setting, ...] = ()  # env and toolkit settings of the stage, its parents' first
     conda_nvcc: tuple[Requirement, ...] = ()  # conda installs of an nvcc package
+    # whether a GPU is visible where the install runs (torch's cpp_extension compiles for the visible
+    # GPUs when no arch list says): False in a docker build, a Modal image build, a GitHub-hosted
+    # runner; True on a machine the files name a GPU for; None where nothing says
+    build_gpu: bool | None = None
+    build_where: str = ""
 
     @property
     def glibc(self) -> Known | None:
@@ -145,7 +150,8 @@ class Machines:
             t._replace(possible=True, remote=True) for t in _gpu_targets(self.repository)
         )
         conda = tuple(r for r in env.members if r.name in CONDA_NVCC and r.tool == "conda")
-        return Target(gpus, tuple(_platforms(own)), host, where, settings, conda)
+        build_gpu, build_where = _build_gpu(scope, own, gpus)
+        return Target(gpus, tuple(_platforms(own)), host, where, settings, conda, build_gpu, build_where)
 
     def _stages(self, path: str, scope: str) -> list[str]:
         """A stage and the stages it is built ``FROM``, oldest first."""
@@ -172,6 +178,25 @@ class Machines:
                 if host is not None:
                     return host, f"runs-on: {s.value} ({s.location})"
         return None, ""
+
+
+# GitHub's standard hosted runner images (actions/runner-images): virtual machines with no GPU; a
+# GPU runner is a larger runner with a label its owner chose, which these do not match
+_HOSTED = re.compile(r"^(?:ubuntu|windows|macos)-(?:latest|\d[\d.]*)(?:-(?:arm|arm64|large|xlarge))?$")
+
+
+def _build_gpu(scope: str, own: list[Setting], gpus: tuple[GpuTarget, ...]) -> tuple[bool | None, str]:
+    if scope.startswith("stage:"):
+        return False, "a docker build runs RUN steps with no GPU (GPUs are given to `docker run --gpus`)"
+    if scope.startswith("image:"):
+        return False, "Modal builds an image's steps with no GPU unless the step asks for one (gpu=)"
+    labels = [s for s in own if s.kind == "runner" and s.name == "runs-on"]
+    if labels and all(_HOSTED.match(s.value) for s in labels):
+        return False, f"a GitHub-hosted runner has no GPU ({labels[0].location}: {labels[0].value})"
+    mine = [g for g in gpus if not g.remote and not g.possible]
+    if mine:
+        return True, mine[0].where
+    return None, ""
 
 
 def split(name: str) -> tuple[str, str]:

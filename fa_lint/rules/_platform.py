@@ -91,7 +91,8 @@ def _advice(inst: Install, platforms: list[Platform]) -> tuple[str, str]:
     source = req.source
     q = '"' if req.marker and '"' in req.marker else "'"  # packaging writes a marker's quotes as "
     linux = f"sys_platform == {q}linux{q}"
-    marked = f"{req.raw.split(';', 1)[0].rstrip()}; " + (f"({req.marker}) and {linux}" if req.marker else linux)
+    bare = req.raw.split(";", 1)[0].rstrip()
+    marked = f"{bare}; ({req.marker}) and {linux}" if req.marker else f"{bare}; {linux}"
     if source == "pyproject" and req.scope.startswith("tool.poetry"):
         return (
             "give it markers = \"sys_platform == 'linux'\"",
