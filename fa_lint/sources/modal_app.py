@@ -24,7 +24,7 @@ import shlex
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from fa_lint.model import Image, Parsed, Setting
+from fa_lint.model import BUILD_VARIABLES, Image, Parsed, Setting
 from fa_lint.shell.parse import Word
 from fa_lint.shell.scanner import Scanner
 from fa_lint.shell.variables import Scope, State
@@ -203,6 +203,10 @@ class _Reader:
         the file binds to one of these."""
         if node is None:
             return []
+        text = self._text(node, 0) if isinstance(node, (ast.Name, ast.JoinedStr)) else None
+        if text is not None:  # GPU_CONFIG = f"{GPU_TYPE}:{N_GPUS}"
+            value = text.split(":", 1)[0].rstrip("!")
+            return [] if value.lower() == "any" else [(value, node, False)]
         if isinstance(node, ast.Name):
             values = self.words.flow.values.get(node.id, [])
             return self._gpus(values[0][0]) if len(values) == 1 else []
@@ -246,11 +250,32 @@ class _Reader:
         if call.func.attr in ("debian_slim", "micromamba"):
             return Image(where, f"modal:{call.func.attr}", scope, python=py, has_torch=False)
         ref = call.args[0] if call.args else kw.get("tag")
-        if not isinstance(ref, ast.Constant) or not isinstance(ref.value, str):
+        value = self._text(ref, 0) if ref is not None else None
+        if ref is None or value is None:
             return None
-        a, b = pyast.span(self.index, ref)
-        found = registry_image(ref.value, self.index.location(a, b), scope)
+        a, b = (pyast.span if isinstance(ref, ast.Constant) else pyast.node_span)(self.index, ref)
+        found = registry_image(value, self.index.location(a, b), scope)
         return found._replace(python=py) if py else found
+
+    def _text(self, node: ast.expr, depth: int) -> str | None:
+        """A string the file spells out: a literal, an f-string of such names (``f"nvidia/cuda:{tag}"``
+        with ``tag = f"{cuda_version}-devel-ubuntu22.04"``), or a name bound to one once."""
+        if depth > 8:
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and depth:  # f"{GPU}:{N_GPUS}"
+            return str(node.value)
+        if isinstance(node, ast.Name):
+            values = self.words.flow.values.get(node.id, [])
+            return self._text(values[0][0], depth + 1) if len(values) == 1 else None
+        if isinstance(node, ast.JoinedStr):
+            parts = [
+                self._text(v.value if isinstance(v, ast.FormattedValue) else v, depth + 1)
+                for v in node.values
+            ]
+            return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
+        return None
 
     def _step(
         self, method: str, call: ast.Call, scanner: Scanner, values: dict[str, str]
@@ -310,10 +335,11 @@ class _Reader:
                 continue
             if isinstance(value, ast.Constant) and isinstance(value.value, (str, int)):
                 text = str(value.value)
-                values[key.value] = text
-                a, b = pyast.node_span(self.index, value)
-                where = self.index.location(a, b)
-                yield Setting(where, "env", key.value, text, scanner.scope, scanner.step, until)
+                values[key.value] = text  # for the commands' $VAR; only build variables are settings
+                if key.value in BUILD_VARIABLES:
+                    a, b = pyast.node_span(self.index, value)
+                    where = self.index.location(a, b)
+                    yield Setting(where, "env", key.value, text, scanner.scope, scanner.step, until)
 
     def _args(self, args: list[ast.expr | None] | list[ast.expr]) -> list[Word]:
         return [w for a in args if a is not None for w in self.words._words(a)]
