@@ -444,3 +444,19 @@ def test_releases_without_the_variable_are_not_judged(project: Any) -> None:
     # what remains is torch 2.4.0's CUDA 12.1 (PyPI) against nvcc 12.4: the minor mismatch torch warns of
     (f,) = run("--format", "json", "--isolated", *MACHINE, "Dockerfile").json["findings"]
     assert (f["code"], f["severity"]) == ("FAL015", "warning") and "minor mismatch" in f["message"]
+
+
+def test_hostile_modal_files_are_read_without_harm(project: Any) -> None:
+    # an unclosed quote in extra_options, a name bound to itself, a long chain of reassignments
+    project(
+        {
+            "a.py": "import modal\ngpu = gpu\nimage = modal.Image.debian_slim()\n"
+            + "image = image.pip_install('einops')\n" * 300
+            + "image = image.pip_install('flash-attn==2.6.3', extra_options=\"--no-build-isolation 'x\")\n"
+            "@app.function(image=image, gpu=gpu)\ndef f(): ...\n"
+        }
+    )
+    r = run("--format", "json", "--isolated", *MACHINE, ".")
+    assert r.code in (0, 1) and "Traceback" not in r.err
+    # past 256 steps the chain is not followed: no image, so nothing is judged for it
+    assert r.json["findings"] == []

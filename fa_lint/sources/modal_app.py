@@ -20,6 +20,7 @@ certain, a fallback list one of several.
 from __future__ import annotations
 
 import ast
+import bisect
 import shlex
 from collections.abc import Iterator
 from typing import NamedTuple
@@ -36,6 +37,7 @@ from fa_lint.syntax.pyast import Flow, PythonIndex
 NAME = "python-app"
 _CONSTRUCTORS = {"debian_slim", "micromamba", "from_registry", "from_aws_ecr", "from_gcp_artifact_registry"}
 _OTHER_CONSTRUCTORS = {"from_dockerfile", "from_scratch", "from_name", "from_id"}  # an unknown base
+_MAX_STEPS = 256  # a longer chain (a file reassigning one image in a loop of lines) is not followed
 _PIP_OPTIONS = {
     "find_links": "--find-links",
     "index_url": "--index-url",
@@ -81,6 +83,7 @@ class _Reader:
         }
         # every binding of a name to an image, in source order: ``image = image.pip_install(...)`` too
         self.bindings: dict[str, list[tuple[int, _Image]]] = {}
+        self.parents: set[int] = set()  # images another image builds on (by identity)
         assigns = sorted(
             (n for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None),
             key=lambda n: (n.lineno, n.col_offset),
@@ -104,7 +107,10 @@ class _Reader:
         steps.reverse()
         if isinstance(node, ast.Name) and node.id in self.bindings:
             parent = self.binding(node.id, line)
-            return _Image(parent.base, parent.steps + tuple(steps)) if parent else None
+            if parent is None or len(parent.steps) + len(steps) > _MAX_STEPS:
+                return None
+            self.parents.add(id(parent))
+            return _Image(parent.base, parent.steps + tuple(steps))
         if not steps or not self._is_image_class(node):
             return None
         ctor = steps[0]
@@ -126,9 +132,13 @@ class _Reader:
         )
 
     def binding(self, name: str, line: int) -> _Image | None:
+        """The image a name holds at ``line``: its last binding before it (the last one, for a function
+        defined above an assignment that its decorator's name reads at call time)."""
         found = self.bindings.get(name, [])
-        before = [img for at, img in found if at < line]
-        return before[-1] if before else (found[-1][1] if found else None)
+        if not found:
+            return None
+        at = bisect.bisect_left(found, line, key=lambda b: b[0])  # bindings are in line order
+        return found[at - 1][1] if at else found[-1][1]
 
     # --- which images are installs, on which GPUs -------------------------------------------------------
 
@@ -162,11 +172,7 @@ class _Reader:
         return [used[i] for i in order]
 
     def _extended(self, img: _Image) -> bool:
-        return any(
-            other is not img and other.steps[: len(img.steps)] == img.steps and other.base is img.base
-            for found in self.bindings.values()
-            for _, other in found
-        )
+        return id(img) in self.parents
 
     def _image_of(
         self, node: ast.expr | None, function: str, app: tuple[str, _Image] | None, line: int
@@ -198,10 +204,10 @@ class _Reader:
                 out[node.targets[0].id] = (scope.removeprefix("image:"), img)
         return out
 
-    def _gpus(self, node: ast.expr | None) -> list[tuple[str, ast.expr, bool]]:
+    def _gpus(self, node: ast.expr | None, depth: int = 0) -> list[tuple[str, ast.expr, bool]]:
         """``"A100"``, ``"H100:8"``, ``["H100", "A100-80GB"]``, ``modal.gpu.A100(size="80GB")``, or a name
         the file binds to one of these."""
-        if node is None:
+        if node is None or depth > 8:
             return []
         text = self._text(node, 0) if isinstance(node, (ast.Name, ast.JoinedStr)) else None
         if text is not None:  # GPU_CONFIG = f"{GPU_TYPE}:{N_GPUS}"
@@ -209,9 +215,9 @@ class _Reader:
             return [] if value.lower() == "any" else [(value, node, False)]
         if isinstance(node, ast.Name):
             values = self.words.flow.values.get(node.id, [])
-            return self._gpus(values[0][0]) if len(values) == 1 else []
+            return self._gpus(values[0][0], depth + 1) if len(values) == 1 else []
         if isinstance(node, (ast.List, ast.Tuple)):
-            found = [g for item in node.elts for g in self._gpus(item)]
+            found = [g for item in node.elts[:_MAX_STEPS] for g in self._gpus(item, depth + 1)]
             return [(v, n, len(found) > 1) for v, n, _ in found]
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             value = node.value.split(":", 1)[0].rstrip("!")
@@ -320,7 +326,11 @@ class _Reader:
         options = kw.get("extra_options")
         if isinstance(options, ast.Constant) and isinstance(options.value, str):
             a, b = pyast.span(self.index, options)
-            words += [Word(w, a, b) for w in shlex.split(options.value)]
+            try:
+                split = shlex.split(options.value)
+            except ValueError:  # an unclosed quote: pip would be handed the words as they are
+                split = options.value.split()
+            words += [Word(w, a, b) for w in split]
         yield from self.words._unjudged(words, scanner.scope)
         scanner.exec_form([w for w in words if w.text != "\0"], state)
 
