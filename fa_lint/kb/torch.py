@@ -164,6 +164,7 @@ class TorchKnowledge:
     _packages: Mapping[str, Mapping[str, Any]]  # as the data file has them, read per package on use
     data: Mapping[str, Any]  # conda, images: facts with their sources
     _read: dict[str, tuple[PackageRelease, ...]] = field(default_factory=dict, repr=False, compare=False)
+    _in: dict[VersionRange, tuple[TorchRelease, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     # --- torch's own builds ------------------------------------------------------------------------
 
@@ -173,7 +174,12 @@ class TorchKnowledge:
         return next((r for r in self.torch if r.version == public), None)
 
     def releases_in(self, versions: VersionRange) -> tuple[TorchRelease, ...]:
-        return tuple(r for r in self.torch if versions.contains(r.version))
+        """The releases a range admits, worked out once per range: every environment of a project asks
+        about the same few torch ranges, for its CUDA, its ABI and its minors."""
+        found = self._in.get(versions)
+        if found is None:
+            found = self._in[versions] = tuple(r for r in self.torch if versions.contains(r.version))
+        return found
 
     def cxx11_abi(self, versions: VersionRange) -> bool | None:
         """The C++ ABI every official build the range admits shares; None when they differ or none is."""
