@@ -6,7 +6,7 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from packaging.specifiers import SpecifierSet
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from fa_lint.model import FLASH_REPOS, SUBDIRECTORIES, Kind, Location, ParseProblem, Requirement, normalize
@@ -230,13 +230,45 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
 
 Pep508 = tuple[str, SpecifierSet, "str | None", "str | None", frozenset[str]]
 
+# The requirement most lines are, ``name``, ``name[extra]>=1.2,<2``, ``torch==2.4.0+cu121``: ASCII
+# name and extras written without spaces, then operators and plain versions, no URL, no marker. Such
+# text reads the same to packaging's parser, which hands the specifier text to ``SpecifierSet`` as
+# this does (tests/test_syntax.py compares the two readings); anything else goes to that parser,
+# whose import (its tokenizer's patterns, packaging.markers, packaging.tags) costs more than a
+# Dockerfile's hundreds of such requirements. (Compiled on first use: a lockfile needs none.)
+_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
+_VERSION = r"[0-9]+(?:\.[0-9]+)*(?:(?:a|b|rc)[0-9]+)?(?:\.post[0-9]+)?(?:\.dev[0-9]+)?(?:\+[a-z0-9]+(?:\.[a-z0-9]+)*)?"
+_CLAUSE = f"(?:==|!=|<=|>=|~=|<|>) *{_VERSION}"
+_SIMPLE = f"(?P<name>{_NAME})(?:\\[(?P<extras>{_NAME}(?:,{_NAME})*)\\])? *(?P<spec>{_CLAUSE}(?: *, *{_CLAUSE})*)?"
+_SHORT = 200  # longer text goes to packaging: no version number here can reach int()'s digit limit
+
+
+@functools.cache
+def _simple() -> re.Pattern[str]:
+    return re.compile(_SIMPLE, re.ASCII)
+
+
+def _plain(text: str) -> Pep508 | None:
+    """A simple requirement's reading, as packaging's (see ``_SIMPLE``); None for any other text."""
+    m = _simple().fullmatch(text) if len(text) <= _SHORT else None
+    if m is None:
+        return None
+    try:
+        specifier = SpecifierSet(m["spec"] or "")
+    except InvalidSpecifier:  # "~=1", ">=1.0+local": packaging's parser says why
+        return None
+    extras = frozenset(m["extras"].split(",")) if m["extras"] else _NO_EXTRAS
+    return normalize(m["name"]), specifier, None, None, extras
+
 
 @functools.lru_cache(maxsize=4096)
 def _pep508(text: str) -> Pep508 | str:
     """packaging's reading of a PEP 508 string (normalised name, specifier, URL, marker, extras), or
     the first line of why it refuses it. Cached: a project writes the same pins in many files."""
-    # packaging's parser (its tokenizer compiles a dozen patterns) only for the files that need it:
-    # a lockfile's exact versions do not.
+    simple = _plain(text)
+    if simple is not None:
+        return simple
+    # packaging's parser (its tokenizer compiles a dozen patterns) only for the text that needs it
     from packaging.requirements import InvalidRequirement, Requirement
 
     try:
