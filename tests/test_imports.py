@@ -111,7 +111,13 @@ def test_a_lock_needs_no_requirement_parser(tmp_path: Path, name: str, text: str
 
 # packaging's PEP 508 parser and what packaging.markers brings (packaging.tags: subprocess, platform,
 # logging): for requirements with a marker, a URL or a spelling beyond the plain one only.
-PEP508 = {"packaging.requirements", "packaging.markers", "packaging._parser", "packaging.utils", "packaging.tags"}
+PEP508 = {
+    "packaging.requirements",
+    "packaging.markers",
+    "packaging._parser",
+    "packaging.utils",
+    "packaging.tags",
+}
 
 
 def test_plain_requirements_need_no_requirement_parser(tmp_path: Path) -> None:

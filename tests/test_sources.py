@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fa_lint.model import Kind, NotRun, Parsed
+from fa_lint.model import Kind, NotRun, Parsed, ParseProblem
 from fa_lint.syntax.text import TextIndex
 from tests.conftest import DATA, SHARED, includes, parse, problems, reqs, span
 
@@ -458,7 +458,9 @@ def _packaging_reading(text: str) -> tuple[object, ...] | None:
         req = Requirement(text)
     except InvalidRequirement:
         return None
-    return _state(normalize(req.name), req.specifier, req.url, str(req.marker) if req.marker else None, req.extras)
+    return _state(
+        normalize(req.name), req.specifier, req.url, str(req.marker) if req.marker else None, req.extras
+    )
 
 
 def _state(name: str, spec: object, url: object, marker: object, extras: object) -> tuple[object, ...]:
@@ -506,3 +508,52 @@ def test_simple_requirements_are_read_as_packaging_reads_them() -> None:
             assert _state(*mine) == _packaging_reading(text), text
             taken += 1
     assert taken >= 1000  # most requirements are simple
+
+
+BAD_ENTRIES = {
+    "numpy": {"version": "==1.26.4"},
+    "pkg-a": {"version": "==not a version"},
+    "pkg-b": {"version": 3},
+    "pkg-c": {"git": "https://github.com/x/y.git", "ref": 5},
+    "pkg-d": {"file": "https://example.com/pkg_d-1.0-py3-none-any.whl"},
+    "pkg-e": {"path": ["."]},
+    "pkg-f": {"version": ">=1"},
+    "pkg-g": [],
+    "pkg-h": {"git": "https://github.com/x/h.git"},
+    "flash-attn": {"version": "==2.4.2"},
+    "pkg-i": {"version": "==1.0", "git": 1},
+}
+
+
+def test_entries_left_unbuilt_are_those_the_reader_drops(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A format that leaves out the records fa_lint.read would drop reads to exactly the records it
+    read before: every problem of an entry left out is still there, located."""
+    import json
+
+    from fa_lint.read import parse_file
+    from fa_lint.sources import SOURCES
+
+    found = [*DATA.rglob("Pipfile.lock"), *(SHARED / "corpus" / "files").rglob("Pipfile.lock")]
+    texts = [p.read_text(encoding="utf-8") for p in found]
+    rng = random.Random(7)
+    for _ in range(40):
+        entries = rng.sample(sorted(BAD_ENTRIES), rng.randint(1, len(BAD_ENTRIES)))
+        doc = {
+            "default": {k: BAD_ENTRIES[k] for k in entries},
+            "develop": {k: BAD_ENTRIES[k] for k in entries[::-1]},
+        }
+        texts.append(json.dumps(doc, indent=4))
+    long = "9" * 5000  # a version int() refuses: the whole file is one problem, however it is read
+    for entry in ({"version": f"==1.{long}"}, {"file": f"https://example.com/pkg_k-1.{long}.tar.gz"}):
+        texts.append(json.dumps({"default": {"numpy": BAD_ENTRIES["numpy"], "pkg-k": entry}}))
+    path = str(tmp_path / "Pipfile.lock")
+    problems = 0
+    for text in texts:
+        with monkeypatch.context() as m:
+            m.setattr(SOURCES["pipfile.lock"], "drops", False)  # every record built, then dropped
+            whole = parse_file(path, "pipfile.lock", text.encode()).records
+        assert parse_file(path, "pipfile.lock", text.encode()).records == whole, text
+        problems += sum(isinstance(r, ParseProblem) for r in whole)
+    assert problems > 40  # the entries left unbuilt had their problems found

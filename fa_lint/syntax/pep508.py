@@ -237,9 +237,13 @@ Pep508 = tuple[str, SpecifierSet, "str | None", "str | None", frozenset[str]]
 # whose import (its tokenizer's patterns, packaging.markers, packaging.tags) costs more than a
 # Dockerfile's hundreds of such requirements. (Compiled on first use: a lockfile needs none.)
 _NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
-_VERSION = r"[0-9]+(?:\.[0-9]+)*(?:(?:a|b|rc)[0-9]+)?(?:\.post[0-9]+)?(?:\.dev[0-9]+)?(?:\+[a-z0-9]+(?:\.[a-z0-9]+)*)?"
+_VERSION = (
+    r"[0-9]+(?:\.[0-9]+)*(?:(?:a|b|rc)[0-9]+)?(?:\.post[0-9]+)?(?:\.dev[0-9]+)?"
+    + r"(?:\+[a-z0-9]+(?:\.[a-z0-9]+)*)?"
+)
 _CLAUSE = f"(?:==|!=|<=|>=|~=|<|>) *{_VERSION}"
-_SIMPLE = f"(?P<name>{_NAME})(?:\\[(?P<extras>{_NAME}(?:,{_NAME})*)\\])? *(?P<spec>{_CLAUSE}(?: *, *{_CLAUSE})*)?"
+_EXTRAS = f"\\[(?P<extras>{_NAME}(?:,{_NAME})*)\\]"
+_SIMPLE = f"(?P<name>{_NAME})(?:{_EXTRAS})? *(?P<spec>{_CLAUSE}(?: *, *{_CLAUSE})*)?"
 _SHORT = 200  # longer text goes to packaging: no version number here can reach int()'s digit limit
 
 

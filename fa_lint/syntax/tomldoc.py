@@ -67,9 +67,8 @@ _kept: dict[str, TomlDoc] = {}
 def load(path: str, text: str, *, keep: bool = False) -> TomlDoc | ParseProblem:
     """Parse TOML; invalid TOML is a located ``ParseProblem``, never an exception. ``keep``: the lint
     pass will read this file too, so the document waits for it."""
-    doc = _kept.pop(text, None)
-    if doc is None or doc.index.path != path:
-        doc = _parse(path, text)
+    kept = _kept.pop(text, None)
+    doc = kept if kept is not None and kept.index.path == path else _parse(path, text)
     if keep and isinstance(doc, TomlDoc):
         _kept[text] = doc
     return doc
