@@ -21,17 +21,15 @@ from fa_lint.model import FLASH_REPOS
 
 UPSTREAM = frozenset({"dao-ailab", "hazyresearch"})
 # github.com/OWNER/REPO (or another forge's host/OWNER/REPO), as clone URLs and .gitmodules write it
-_REPO_URL = re.compile(
-    r"^(?:git\+)?(?:[a-z][a-z0-9+.-]*://)?(?:[^@/]+@)?[^/:]+[/:](?P<owner>[^/]+)/(?P<repo>[^/#?@]+?)(?:\.git)?/?(?:[#?@].*)?$",
-    re.I,
-)
+# (Both patterns compiled on first use: most runs meet no clone URL and no fork's tag.)
+_REPO_URL = r"^(?:git\+)?(?:[a-z][a-z0-9+.-]*://)?(?:[^@/]+@)?[^/:]+[/:](?P<owner>[^/]+)/(?P<repo>[^/#?@]+?)(?:\.git)?/?(?:[#?@].*)?$"
 # a tag that starts with a version and goes on with a fork's own word: v2.6.3-cktile, v2.5.9post1-cktile-vllm
-_FORK_TAG = re.compile(r"^v?(\d+(?:\.\d+)*(?:\.?post\d+)?)[-_+][A-Za-z]", re.ASCII)
+_FORK_TAG = r"^v?(\d+(?:\.\d+)*(?:\.?post\d+)?)[-_+][A-Za-z]"
 
 
 def repository(url: str) -> tuple[str, str] | None:
     """The owner and name of a flash-attention repository URL, or None for any other URL."""
-    m = _REPO_URL.match(url.strip())
+    m = re.match(_REPO_URL, url.strip(), re.I)
     if m is None or m["repo"].lower() not in FLASH_REPOS:
         return None
     return m["owner"], m["repo"]
@@ -61,7 +59,7 @@ def tag_version(name: str, tag: str) -> tuple[Version, str] | None:
             return Version(
                 entry["version"]
             ), f"its flash_attn/__init__.py says {entry['version']} at that tag"
-    m = _FORK_TAG.match(tag)
+    m = re.match(_FORK_TAG, tag, re.ASCII)
     if m is None:
         return None
     try:

@@ -11,7 +11,6 @@ import posixpath
 import re
 from collections.abc import Callable, Iterator
 
-from fa_lint.kb import forks
 from fa_lint.model import FLASH_ATTN, FLASH_REPOS, SUBDIRECTORIES, Location, Requirement
 from fa_lint.shell.commands import option
 from fa_lint.shell.parse import Word
@@ -144,6 +143,8 @@ class Clones:
         sub = f"#subdirectory={inside}" if inside else ""
         url = f"git+{clone.url}" + (f"@{ref}" if ref else "") + sub
         version = pep508.tag_version(ref) if name == FLASH_ATTN and not clone.unresolved else None
+        from fa_lint.kb import forks  # a clone of flash-attention: whose repository it is
+
         fork = forks.fork(clone.url)
         how = ""
         if version is None and fork and ref and name == FLASH_ATTN and not clone.unresolved:
