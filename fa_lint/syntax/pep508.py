@@ -230,26 +230,20 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
 
 Pep508 = tuple[str, SpecifierSet, "str | None", "str | None", frozenset[str]]
 
-# The requirement most lines are, ``name``, ``name[extra]>=1.2,<2``, ``torch==2.4.0+cu121``: ASCII
-# name and extras written without spaces, then operators and plain versions, no URL, no marker. Such
-# text reads the same to packaging's parser, which hands the specifier text to ``SpecifierSet`` as
-# this does (tests/test_syntax.py compares the two readings); anything else goes to that parser,
-# whose import (its tokenizer's patterns, packaging.markers, packaging.tags) costs more than a
-# Dockerfile's hundreds of such requirements. (Compiled on first use: a lockfile needs none.)
+# The requirement most lines are, ``name``, ``name[extra]>=1.2,<2``, ``torch==2.4.0+cu121``: an ASCII
+# name and extras written without spaces, then version clauses, no URL, no marker. packaging's parser
+# reads the clauses of such text with ``SpecifierSet`` in one piece (``_try_parse_specifier_set``),
+# and so does this, with the same check of its commas; tests/test_sources.py compares the readings.
+# Anything else goes to that parser, whose import (its tokenizer's patterns, packaging.markers,
+# packaging.tags) costs more than a Dockerfile's hundreds of such requirements.
 _NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
-_VERSION = (
-    r"[0-9]+(?:\.[0-9]+)*(?:(?:a|b|rc)[0-9]+)?(?:\.post[0-9]+)?(?:\.dev[0-9]+)?"
-    + r"(?:\+[a-z0-9]+(?:\.[a-z0-9]+)*)?"
-)
-_CLAUSE = f"(?:==|!=|<=|>=|~=|<|>) *{_VERSION}"
-_EXTRAS = f"\\[(?P<extras>{_NAME}(?:,{_NAME})*)\\]"
-_SIMPLE = f"(?P<name>{_NAME})(?:{_EXTRAS})? *(?P<spec>{_CLAUSE}(?: *, *{_CLAUSE})*)?"
+_SIMPLE = rf"(?P<name>{_NAME})(?:\[(?P<extras>{_NAME}(?:,{_NAME})*)\])?[ \t]*(?P<spec>[=!<>~][\w.*+!=<>~, \t-]*)?"
 _SHORT = 200  # longer text goes to packaging: no version number here can reach int()'s digit limit
 
 
 @functools.cache
 def _simple() -> re.Pattern[str]:
-    return re.compile(_SIMPLE, re.ASCII)
+    return re.compile(_SIMPLE, re.ASCII)  # compiled on first use: a lockfile needs none
 
 
 def _plain(text: str) -> Pep508 | None:
@@ -257,9 +251,16 @@ def _plain(text: str) -> Pep508 | None:
     m = _simple().fullmatch(text) if len(text) <= _SHORT else None
     if m is None:
         return None
+    clauses = m["spec"] or ""
     try:
-        specifier = SpecifierSet(m["spec"] or "")
+        specifier = SpecifierSet(clauses)
     except InvalidSpecifier:  # "~=1", ">=1.0+local": packaging's parser says why
+        return None
+    # what packaging's one-piece reading requires of the commas: one between clauses, one at the end
+    commas = clauses.count(",")
+    if clauses and len(specifier) != commas + 1 and not (
+        specifier and len(specifier) == commas and clauses.rstrip(" \t").endswith(",")
+    ):
         return None
     extras = frozenset(m["extras"].split(",")) if m["extras"] else _NO_EXTRAS
     return normalize(m["name"]), specifier, None, None, extras
