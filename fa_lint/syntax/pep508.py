@@ -237,7 +237,8 @@ Pep508 = tuple[str, SpecifierSet, "str | None", "str | None", frozenset[str]]
 # Anything else goes to that parser, whose import (its tokenizer's patterns, packaging.markers,
 # packaging.tags) costs more than a Dockerfile's hundreds of such requirements.
 _NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
-_SIMPLE = rf"(?P<name>{_NAME})(?:\[(?P<extras>{_NAME}(?:,{_NAME})*)\])?[ \t]*(?P<spec>[=!<>~][\w.*+!=<>~, \t-]*)?"
+_EXTRAS = rf"\[(?P<extras>{_NAME}(?:,{_NAME})*)\]"
+_SIMPLE = rf"(?P<name>{_NAME})(?:{_EXTRAS})?[ \t]*(?P<spec>[=!<>~][\w.*+!=<>~, \t-]*)?"
 _SHORT = 200  # longer text goes to packaging: no version number here can reach int()'s digit limit
 
 
@@ -258,8 +259,10 @@ def _plain(text: str) -> Pep508 | None:
         return None
     # what packaging's one-piece reading requires of the commas: one between clauses, one at the end
     commas = clauses.count(",")
-    if clauses and len(specifier) != commas + 1 and not (
-        specifier and len(specifier) == commas and clauses.rstrip(" \t").endswith(",")
+    if (
+        clauses
+        and len(specifier) != commas + 1
+        and not (specifier and len(specifier) == commas and clauses.rstrip(" \t").endswith(","))
     ):
         return None
     extras = frozenset(m["extras"].split(",")) if m["extras"] else _NO_EXTRAS
