@@ -272,13 +272,26 @@ def _keeps(earlier: Requirement, later: Requirement) -> bool:
 
 
 def _conda(path: str, files: Mapping[str, FileResult], folders: Mapping[str, list[str]]) -> Environment:
-    """conda installs its own packages first, then runs pip over them: pip's version of a package wins."""
-    members = _closure(path, files, set(), False)
+    """conda installs its own packages first, then runs pip over them: pip's version of a package wins.
+    A file the ``pip:`` list includes is installed by that one pip command, as its options say."""
+    members: list[Requirement] = []
+    for rec in files[path].records:
+        if isinstance(rec, Requirement):
+            members.append(rec)
+        elif isinstance(rec, Include) and "://" not in rec.target:
+            for r in _closure(_include_target(path, rec), files, {path}, rec.constraint):
+                options = rec.options.through(r.options) if rec.options else r.options
+                members.append(
+                    dataclasses.replace(
+                        r, scope=rec.scope, step=rec.step, upgrade=rec.upgrade, options=options
+                    )
+                )
     by_pip = {r.name for r in members if r.scope == "pip" or r.source != "conda"}
     replaced = [r for r in members if r.scope == "conda" and r.name in by_pip]
     kept = tuple(r for r in members if not any(r is x for x in replaced))
     locked = tuple(r for lp in paired_locks(path, "conda", files, folders) for r in _requirements(files[lp]))
-    return Environment(path, kept, locked, superseded=tuple(replaced))
+    images = tuple(rec for rec in files[path].records if isinstance(rec, Image))  # what conda installs first
+    return Environment(path, kept, locked, images=images, superseded=tuple(replaced))
 
 
 def _groups(

@@ -25,6 +25,8 @@ EXPECTED: dict[str, tuple[tuple[str, ...], list[tuple[str, int, str, str]]]] = {
     "trellis2-rocm-fork": ((), [("setup.sh", 21, "FAL012", "warning")]),
     "open-instruct-uv-sources": (("FAL006",), []),
     "simpo-conda-export": (("FAL001", "FAL002", "FAL003", "FAL900", "FAL901"), []),
+    "simpo-conda-pip-step": ((), [("environment.yml", 11, "FAL012", "error")]),
+    "llm-playground-conda-option": ((), [("requirements.yaml", 31, "FAL900", "error")]),
 }
 
 

@@ -16,6 +16,14 @@ from fa_lint.machine.toolchain import TORCH, Toolchain
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
 from fa_lint.resolve import Verdict
 from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._conda import (
+    CONDA_FIX,
+    CONDA_NO_TORCH,
+    CONDA_PIP,
+    CONDA_PIP_STEP,
+    CONDA_TORCH,
+    NONE_BEFORE,
+)
 from fa_lint.rules._text import fit, subject
 from fa_lint.rules._wheels import fits, lacking, missing, span, stable
 from fa_lint.rules.versions import JUDGED
@@ -354,7 +362,7 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
         if stage.opaque_before(step):
             return None  # 'pip install -e .' then flash-attn: the project's own torch, most likely
         same = stage.torch_at(step)
-        bare = bool(env.images) and all(i.has_torch is False for i in env.images)
+        bare = _bare(env)
         notes = [NO_TORCH]
         if same:
             notes.append("pip reads flash-attn's setup.py before it installs the torch of the same command")
@@ -375,9 +383,18 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
     if options.installer == "poetry":
         certain, why = True, "Poetry builds every sdist in isolation and has no option to turn it off"
         flag = ""
-    built = "is built" if certain else "may be built"
+    what = f"{'is' if certain else 'may be'} built in isolation, where torch is missing"
+    told: tuple[str, ...] = (NO_TORCH, why)
+    if not certain and _bare(env) and not stage.torch_before(step, False) and not stage.opaque_before(step):
+        # isolated or not, the build cannot see torch: none is there before this command
+        certain, what, told = True, "is built before any torch is installed", (NO_TORCH, NONE_BEFORE)
     action = f"add {flag} after installing torch" if flag else "install it with pip --no-build-isolation"
-    headline = f"flash-attn {built} in isolation, where torch is missing; {action}"
+    fix = f"install torch first, then flash-attn with {flag or 'pip install --no-build-isolation'}"
+    if req.scope == CONDA_PIP:
+        seen = CONDA_TORCH if stage.torch_before(step, False) else CONDA_NO_TORCH
+        action, fix = "install it after conda env create, torch first", CONDA_FIX
+        told = (*told, CONDA_PIP_STEP) + (() if NONE_BEFORE in told else (seen,))
+    headline = f"flash-attn {what}; {action}"
     return BUILD_ISOLATION.finding(
         where,
         headline,
@@ -385,9 +402,15 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
         package=FLASH_ATTN,
         requirement=req.raw,
         environment=env.name,
-        notes=(NO_TORCH, why),
-        help=f"install torch first, then flash-attn with {flag or 'pip install --no-build-isolation'}",
+        notes=told,
+        help=fix,
     )
+
+
+def _bare(env: Environment) -> bool:
+    """The machine is known to start without torch: a base image without it, or a conda environment
+    whose every package the file lists (an export) with no torch among them."""
+    return bool(env.images) and all(i.has_torch is False for i in env.images)
 
 
 def _isolated(installer: str, build: str, env: Environment, stage: _Stage, step: int) -> tuple[bool, str]:
