@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fa_lint.model import FileResult, Group, Image, Include, Kind, Parsed, Requirement, Uninstall
+from fa_lint.model import FileResult, Group, Image, Include, Kind, Parsed, Requirement, Uninstall, normalize
 
 MANIFESTS = {"pyproject", "setup.cfg", "setup.py", "pipfile"}
 LOCKS = {"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pipfile.lock", "conda-lock", "pixi.lock"}
@@ -166,13 +166,27 @@ def _manifest(
         if scope in (base_scope, "python") or scope.startswith("uv:"):
             continue
         alone = scope == "build-system"
-        combined = members if alone else [*base, *members, *shared, *by_scope.get("python", [])]
+        # a uv source for this extra or group only (`{ url = ..., group = "cuda12" }`)
+        own = by_scope.get(f"uv:sources {_normalized(scope)}", [])
+        combined = members if alone else [*base, *members, *shared, *own, *by_scope.get("python", [])]
         mine = (base_scope, scope)
         yield Environment(
             label(path, scope),
             tuple(combined),
             () if alone else tuple(r for r in locked if r.scope.startswith("lock") or r.scope in mine),
         )
+
+
+def source_applies(source: Requirement, req: Requirement) -> bool:
+    """Whether a ``[tool.uv.sources]`` entry applies to a requirement: one for an extra or a group
+    applies only to what that extra or group lists (uv's lowering.rs filters the rest out)."""
+    return all(_normalized(req.scope) == wanted for wanted in source.scope.split()[1:])
+
+
+def _normalized(scope: str) -> str:
+    """``extra:GPU_Stack`` as uv names it (``extra:gpu-stack``): extras and groups compare normalized."""
+    kind, _, name = scope.partition(":")
+    return f"{kind}:{normalize(name)}" if kind in ("extra", "group") else scope
 
 
 def _known(r: Requirement) -> bool:

@@ -236,6 +236,8 @@ class BuildConfig(NamedTuple):
     tool: str  # "uv", "poetry"
     no_isolation: frozenset[str] = frozenset()  # packages built without isolation; "*": every one
     torch_for: frozenset[str] = frozenset()  # packages whose extra build dependencies bring torch
+    # [tool.uv] conflicts: extras or groups resolved apart, so the one lock holds each fork's versions
+    conflicts: bool = False
 
 
 class Group(NamedTuple):

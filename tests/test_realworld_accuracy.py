@@ -23,7 +23,7 @@ EXPECTED: dict[str, tuple[tuple[str, ...], list[tuple[str, int, str, str]]]] = {
         [("setup.sh", 11, "FAL002", "warning"), ("setup.sh", 11, "FAL012", "warning")],
     ),
     "trellis2-rocm-fork": ((), [("setup.sh", 21, "FAL012", "warning")]),
-    "open-instruct-uv-sources": (("FAL006",), []),
+    "open-instruct-uv-sources": ((), []),
     "simpo-conda-export": (("FAL001", "FAL002", "FAL003", "FAL900", "FAL901"), []),
     "simpo-conda-pip-step": ((), [("environment.yml", 11, "FAL012", "error")]),
     "llm-playground-conda-option": ((), [("requirements.yaml", 31, "FAL900", "error")]),

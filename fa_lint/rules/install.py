@@ -9,7 +9,7 @@ from typing import NamedTuple
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from fa_lint.environments import Environment
+from fa_lint.environments import Environment, source_applies
 from fa_lint.kb import Release
 from fa_lint.machine import toolchain
 from fa_lint.machine.toolchain import TORCH, Toolchain
@@ -276,9 +276,10 @@ def _isolation(ctx: Context) -> Iterator[Finding]:
 
 
 def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
-    """A wheel file or URL builds nothing, nor does a pinned local build; nor does a uv source that
-    points at a wheel (looked for once per environment, not once per requirement)."""
-    if req.url is not None and req.url.split("#", 1)[0].split("?", 1)[0].endswith(".whl"):
+    """A wheel file or URL builds nothing, nor does a pinned local build; nor does a requirement every
+    uv source that applies to points at a wheel, one of them without a marker (elsewhere uv builds
+    the index's sdist); the sources are looked for once per environment, not once per requirement."""
+    if _wheel(req):
         return True
     pinned = toolchain.exact(req)
     if pinned is not None and pinned.local:
@@ -286,14 +287,20 @@ def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
         # check: "Can't use PEP 440 local versions."), and the wheel indexes and --find-links folders
         # that carry them carry wheels
         return True
-    key = ("wheel source", id(env))
+    key = ("sources", id(env))
     if key not in ctx.memo:
-        ctx.memo[key] = any(
-            r.kind is Kind.SOURCE and r.url is not None and r.url.split("#", 1)[0].endswith(".whl")
-            for r in env.of(FLASH_ATTN)
-        )
-    found: bool = ctx.memo[key]
-    return found
+        ctx.memo[key] = [r for r in env.of(FLASH_ATTN) if r.kind is Kind.SOURCE]
+    sources: list[Requirement] = ctx.memo[key]
+    if any(_wheel(s) for s in sources if not s.scope.startswith("uv:sources")):
+        return True  # a Poetry or Pipfile table: the requirement itself
+    # uv: the sources that apply to this requirement; where none of their markers holds, uv builds
+    # the index's sdist
+    applying = [s for s in sources if s.scope.startswith("uv:sources") and source_applies(s, req)]
+    return bool(applying) and all(map(_wheel, applying)) and not all(s.marker for s in applying)
+
+
+def _wheel(req: Requirement) -> bool:
+    return req.url is not None and req.url.split("#", 1)[0].split("?", 1)[0].endswith(".whl")
 
 
 class _Stage(NamedTuple):
