@@ -267,6 +267,9 @@ class NotRun(NamedTuple):
     why: str  # what the shell does instead: "the shell opens a file named `=2.6.3` ..."
     stops: bool = False  # a syntax error: the shell runs nothing of the line and exits
     cause: str = ""  # the word that makes it so, as written: "flash-attn<=2.6.3", or "torch<2.4"
+    # where that word is, when it is in an earlier command the shell stopped at (a syntax error ends
+    # the script, and a RUN's the image build): this install comes after it and never runs
+    at: Location | None = None
 
 
 Parsed = Requirement | Include | Uninstall | Image | Group | BuildConfig | ParseProblem | NotRun

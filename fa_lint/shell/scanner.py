@@ -39,7 +39,7 @@ from fa_lint.shell.options import install_options
 from fa_lint.shell.parse import Chunk, Command, Word
 from fa_lint.shell.redirects import Effect
 from fa_lint.shell.variables import State, expand
-from fa_lint.shell.walk import SHELLS, Walk
+from fa_lint.shell.walk import SHELLS, Stop, Walk
 from fa_lint.shell.wheels import Wheels
 from fa_lint.syntax import matchspec, pep508, poetry
 from fa_lint.syntax.text import TextIndex
@@ -86,13 +86,19 @@ class Scanner:
         self.records: list[Parsed] = []
         self.clones = Clones(self._location, source)
         self.wheels = Wheels()
+        # A shell stop before this file's next commands, which the format says carries over (a RUN's
+        # syntax error stops the image build): they never run. Set by the format, read by ``run``.
+        self.halted: Stop | None = None
+        self.stopped: Stop | None = None  # the syntax error the last ``run`` stopped at, if any
 
     # the walk's entry points
 
     def run(self, start: int, end: int, state: State, text: str | None = None, make: bool = False) -> None:
         """Read the file's text from ``start`` to ``end`` as a script (``text``: what the parser reads)."""
         chunk = Chunk(self.index.text[start:end], start, parse=text)
-        Walk(chunk, self, make).run(state)
+        walk = Walk(chunk, self, make, stop=self.halted)
+        walk.run(state)
+        self.stopped = walk.stopped
 
     def command(self, cmd: Command, state: State, possible: bool, make: bool) -> Word | None:
         words = self._resolve_head(cmd.words, state, make)
@@ -130,14 +136,56 @@ class Scanner:
             self._install(inst, context)
         return None
 
+    def skipped(self, cmd: Command, state: State, stop: Stop, make: bool) -> Word | None:
+        """A command the shell never runs (``stop`` says why): its flash-attn words are kept as
+        ``NotRun``, for FAL007; nothing of it is installed, cloned or built."""
+        words = self._resolve_head(cmd.words, state, make)
+        if not words:
+            return None
+        head = posixpath.basename(words[0].text)
+        if head in SHELLS:
+            return self.command(Command(words, cmd.start, cmd.end), state, False, make)  # its -c script
+        inst = install(words)
+        if inst is None:
+            return None
+        where = self.index.location(cmd.start, cmd.end) if cmd.end > cmd.start else None
+        options = install_options(inst, cmd, state, make, where, self.step)
+        context = _Context(state, False, make, cmd, False, options)
+        here = cmd.start <= stop.start < cmd.end  # the command that holds the syntax error
+        at = None if here else self.index.location(stop.start, stop.end)
+        if here or at is None:
+            why = stop.why
+        elif stop.after:
+            why = stop.after
+        elif cmd.start < stop.start:  # on its line, or in its `if ... fi`: read through, never run
+            why = (
+                f"`{stop.cause}` at line {at.line} is a syntax error: the shell reads the whole line (and "
+                "any `if`, loop or function around it) before it runs any of it, so it runs none of it "
+                "and stops (exit status 2)"
+            )
+        else:
+            why = (
+                f"`{stop.cause}` at line {at.line} is a syntax error: the shell stops there (exit status 2) "
+                "and never gets to this command"
+            )
+        for word in inst.args:
+            rec = None if word.text.startswith("-") else self._requirement(word, context)
+            if rec is not None and rec.name in _FAMILY:
+                if (word.start, word.end + len(stop.op)) == (stop.start, stop.end):  # `flash-attn<` itself
+                    rec = dataclasses.replace(rec, redirected=stop.op)
+                self.records.append(NotRun(rec, why, True, stop.cause, at))
+        return None
+
     def problem(self, start: int, end: int, message: str) -> None:
         self.records.append(ParseProblem(self.index.location(start, end), message))
 
     def exec_form(self, words: list[Word], state: State) -> None:
         """Docker's ``RUN ["pip", "install", ...]``: one command, no shell in between."""
-        self.command(
-            Command(words, words[0].start, words[-1].end) if words else Command([]), state, False, False
-        )
+        cmd = Command(words, words[0].start, words[-1].end) if words else Command([])
+        if self.halted is not None:
+            self.skipped(cmd, state, self.halted, False)
+        else:
+            self.command(cmd, state, False, False)
 
     def drain(self) -> list[Parsed]:
         out, self.records = self.records, []

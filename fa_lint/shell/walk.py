@@ -11,7 +11,11 @@ The walk is the shell's own semantics, cut down to what decides an install:
   may also be unset;
 - a function defined and called in the same script is followed at its first call, with ``$1``...;
   one never called is read at the end as possible;
-- ``bash -c '...'`` and ``sh -c`` are read as scripts of their own.
+- ``bash -c '...'`` and ``sh -c`` are read as scripts of their own;
+- a syntax error (an unquoted ``<`` or ``>`` with no file after it) stops the shell: bash and dash
+  parse a whole line (and a whole compound command: ``if ... fi``, a function body) before running
+  any of it, so nothing of that line runs, and then exit with status 2, so nothing after it runs
+  either (``scripts/shell_syntax_stop.py`` shows it); those commands go to ``Handler.skipped``.
 
 What a command does is for the ``Handler`` (``fa_lint.shell.scanner``); the walk knows only the shell.
 """
@@ -19,10 +23,13 @@ What a command does is for the ``Handler`` (``fa_lint.shell.scanner``); the walk
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
+from fa_lint.shell import redirects
 from fa_lint.shell.parse import Chunk, Command, Word, joined, logical_lines, tree, unquoted, word
+from fa_lint.shell.redirects import Effect
 from fa_lint.shell.variables import MAX_VALUES, State, Values, expand
 
 if TYPE_CHECKING:
@@ -31,11 +38,28 @@ if TYPE_CHECKING:
 _MAX_DEPTH = 200  # nested constructs followed; deeper is reported, not a RecursionError
 
 
+class Stop(NamedTuple):
+    """Where a shell stops: a syntax error, ``flash-attn<`` at the end of a line."""
+
+    start: int  # file offsets of the word and operator that make it
+    end: int
+    cause: str  # as written: "flash-attn<"
+    why: str  # what the shell does there (``Redirects.why``)
+    op: str = ""  # the operator, as written: "<"
+    operator: int = 0  # where it is in the text of the stretch that stopped (not a file offset)
+    # why a command after it never runs, when that is not the same shell's stop: "the image build
+    # stops at the RUN of line 4" (set by the file format that knows)
+    after: str = ""
+
+
 class Handler(Protocol):
     """What the walk hands each command that is not a shell builtin: the install scanner."""
 
     def command(self, cmd: Command, state: State, possible: bool, make: bool) -> Word | None:
         """Read one command; return the script of a ``bash -c SCRIPT`` it runs, to be read in place."""
+
+    def skipped(self, cmd: Command, state: State, stop: Stop, make: bool) -> Word | None:
+        """A command the shell never runs, as ``stop`` says; return a ``bash -c`` script as above."""
 
     def problem(self, start: int, end: int, message: str) -> None: ...
 
@@ -44,6 +68,17 @@ SHELLS = {"bash", "sh", "zsh", "dash"}
 # A command whose failure is an answer, not an error: what follows its && runs only on some machines.
 _TESTS = {"test", "[", "[[", "which", "type", "hash", "grep", "nvidia-smi", "nvcc", "lspci", "rocm-smi"}
 _SEQUENCES = {"program", "compound_statement", "do_group", "pipeline", "negated_command"}
+# An operator with nothing but blanks (or a \ continuation) before the end of the line or a list
+# operator: the only way a redirect is a syntax error. The tree says whether it is an operator.
+_BARE_OPERATOR = re.compile(r"([<>]+&?|&>>?)(?=[ \t]*(?:\\\n[ \t]*)*(?:$|[\n;&|()]))")
+_WORD_TAIL = re.compile(r"[^\s;&|()<>]*$")
+_OPERATORS = {"<", ">", ">>", "&>", "&>>", "<&", ">&", ">|", "<<", "<<-", "<<<", "<>", "<&-", ">&-"}
+_REDIRECT_PARENTS = {"file_redirect", "heredoc_redirect", "herestring_redirect", "ERROR"}
+
+
+def unescaped_newline(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` holds a newline that ends a line (one not after a backslash)."""
+    return any(text[i] == "\n" and (i == 0 or text[i - 1] != "\\") for i in range(start, end))
 
 
 def _last_command(node: Node) -> Node | None:
@@ -68,11 +103,20 @@ class _Function:
 class Walk:
     """One parsed stretch of shell, walked once in the order it runs."""
 
-    def __init__(self, chunk: Chunk, handler: Handler, make: bool = False, reread: bool = False) -> None:
+    def __init__(
+        self,
+        chunk: Chunk,
+        handler: Handler,
+        make: bool = False,
+        reread: bool = False,
+        stop: Stop | None = None,
+    ) -> None:
         self.chunk = chunk
         self.handler = handler
         self.make = make
         self.reread = reread  # a line of a stretch the grammar could not read: never split again
+        self.stop = stop  # past a syntax error (or a stop before this stretch): nothing runs
+        self.stopped: Stop | None = None  # the syntax error this stretch stops at, if any
         self.functions: dict[str, _Function] = {}
         self.too_deep = False  # reported once
         # redirects the grammar hung on a list, pipeline or `!` command, by the span of the simple
@@ -80,11 +124,66 @@ class Walk:
         self.trailing: dict[tuple[int, int], list[Node]] = {}
 
     def run(self, state: State, depth: int = 0, possible: bool = False) -> None:
-        self._each(tree(self.chunk).named_children, state, possible, depth)
+        root = tree(self.chunk)
+        nodes = root.named_children
+        first, found = (len(nodes), None) if self.stop is not None else self._syntax_error(root, nodes)
+        for node in nodes[:first]:
+            self._statement(node, state, possible, depth)
+        if found is not None:
+            # what the shell never runs, read again in two parts: the grammar takes an operator at
+            # the end of a line as a redirect from the next line's first word, so the line without
+            # its operator, then the lines after it
+            self.stop = self.stopped = found
+            line, op = self.chunk.index(nodes[first].start_byte), found.operator
+            for a, b in ((line, op), (op + len(found.op), len(self.chunk.text))):
+                Walk(self.chunk.part(a, b), self.handler, self.make, self.reread, found).run(state, depth)
+        if self.stop is not None:
+            return  # the shell never got to the end: a function never called stays uncalled
         for fn in self.functions.values():  # never called: what they would install is only possible
             if not fn.called:
                 fn.called = True
                 self._statement(fn.body, state.fork(), True, depth + 1)
+
+    def _syntax_error(self, root: Node, nodes: list[Node]) -> tuple[int, Stop | None]:
+        """The first top-level statement of the line (or compound command) that holds an operator
+        with no file after it, and that stop; (len(nodes), None) when there is none. bash and dash
+        parse up to the newline that ends a complete command before running any of it: statements
+        joined by ``;`` or ``&`` on one line fail together."""
+        text = self.chunk.text
+        for m in _BARE_OPERATOR.finditer(text):
+            at = m.start() + len(m.group(1)) - 1  # the operator's last character
+            token = root.descendant_for_byte_range(self.chunk.byte(at), self.chunk.byte(at) + 1)
+            if token is None or token.is_named or token.type not in _OPERATORS:
+                continue
+            if token.parent is None or token.parent.type not in _REDIRECT_PARENTS:
+                continue
+            op = self.chunk.index(token.start_byte)
+            found = redirects.read(text, op)
+            if found is None or found.effect is not Effect.STOPS:
+                continue
+            word_start = _WORD_TAIL.search(text, 0, op)  # the word the operator ends: flash-attn<
+            begin = word_start.start() if word_start else op
+            stop = Stop(
+                self.chunk.at(begin),
+                self.chunk.at(op + len(found.text)),
+                text[begin:op] + found.text,
+                found.why(),
+                found.text,
+                op,
+            )
+            return self._line_of(nodes, op), stop
+        return len(nodes), None
+
+    def _line_of(self, nodes: list[Node], at: int) -> int:
+        """The first of the statements that share a line (or compound command) with offset ``at``."""
+        first = 0
+        for i, node in enumerate(nodes):
+            start = self.chunk.index(node.start_byte)
+            if i and unescaped_newline(self.chunk.text, self.chunk.index(nodes[i - 1].end_byte), start):
+                first = i  # a newline between two statements: a new line begins
+            if self.chunk.index(node.end_byte) > at or start >= at:
+                return first
+        return first
 
     def _each(self, nodes: Iterable[Node], state: State, possible: bool, depth: int) -> None:
         for node in nodes:
@@ -254,11 +353,19 @@ class Walk:
             elif child.type != "comment":
                 args.append(child)
         if not args:  # A=1 B=2 on their own set shell variables
-            self._each(node.named_children, state, possible, depth)
+            if self.stop is None:
+                self._each(node.named_children, state, possible, depth)
             return
         args, words = self._with_redirects(args, redirects)
         start, end = self.chunk.span(node)
         cmd = Command(words, start, end, env)
+        if self.stop is not None:  # past a syntax error: the shell never runs it
+            script = self.handler.skipped(cmd, state, self.stop, self.make)
+            if script is not None:
+                self._inline(
+                    next(n for n, w in zip(args, words, strict=True) if w is script), state, False, depth
+                )
+            return
         head = words[0].text
         if head in ("cd", "pushd", "popd"):
             self._cd(head, words[1:], state)
@@ -335,7 +442,9 @@ class Walk:
         for begin, end in logical_lines(raw):
             if raw[begin:end].strip():
                 chunk = self.chunk.part(start + begin, start + end)
-                Walk(chunk, self.handler, self.make, reread=True).run(state, depth, possible=True)
+                sub = Walk(chunk, self.handler, self.make, reread=True, stop=self.stop)
+                sub.run(state, depth, possible=True)
+                self.stop = sub.stop
 
     def _inline(self, node: Node, state: State, possible: bool, depth: int) -> None:
         """``bash -c '...'`` or ``bash <<EOF``: a script of its own, read where it is written."""
@@ -360,7 +469,7 @@ class Walk:
                 chunk = Chunk(inner, self.chunk.at(start + quoted))
             else:
                 chunk = Chunk(inner, positions=[self.chunk.at(start + quoted + k) for k in range(len(inner))])
-        Walk(chunk, self.handler, self.make).run(state.fork(), depth)
+        Walk(chunk, self.handler, self.make, stop=self.stop).run(state.fork(), depth)  # its own shell
 
 
 def _then(node: Node) -> tuple[list[Node], list[Node]]:

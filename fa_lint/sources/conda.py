@@ -75,8 +75,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         start, end = deps.start_mark.index, deps.end_mark.index
         yield ParseProblem(index.location(start, end), "dependencies must be a list")
         return
-    exported = bool(deps.value)
-    torch = False
+    exported, torch = any(isinstance(item, yaml.ScalarNode) for item in deps.value), False
     for item in deps.value:
         if isinstance(item, yaml.ScalarNode):
             spec = str(item.value).strip()

@@ -11,6 +11,7 @@ from packaging.specifiers import SpecifierSet
 from fa_lint.model import Kind, Parsed, ParseProblem, Requirement
 from fa_lint.shell.scanner import Scanner
 from fa_lint.shell.variables import Scope, State
+from fa_lint.shell.walk import Stop
 from fa_lint.syntax import yamldoc
 from fa_lint.syntax.text import TextIndex
 
@@ -33,6 +34,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         if not isinstance(steps, yaml.SequenceNode):
             continue
         scanner.scope = f"job:{job_name}"
+        failed: Stop | None = None  # a step's shell stopped at a syntax error: the job has failed
         for step in steps.value:
             yield from _setup_python(index, text, step, f"job:{job_name}")
             run = yamldoc.get(step, "run")
@@ -42,9 +44,35 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             start, end = yamldoc.span(run, text)
             # GitHub replaces ${{ }} before the shell runs: to the parser it is one unknown word
             script = _EXPRESSION.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text[start:end])
+            scanner.halted = None if _runs_after_a_failure(step) else failed
             scanner.run(start, end, State(Scope(values=env)), text=script)
+            scanner.halted = None
+            if scanner.stopped is not None and failed is None and not _continues_on_error(step):
+                line = index.location(start, start).line
+                failed = scanner.stopped._replace(
+                    after=f"the step at line {line} stops at a syntax error (`{scanner.stopped.cause}`, exit "
+                    "status 2) and fails the job: a later step runs only with an `if:` such as always()"
+                )
             yield from scanner.drain()
     yield from scanner.finish()
+
+
+# A step runs only when the steps before it succeeded (its `if:` defaults to success()), unless its
+# `if:` calls always(), failure() or cancelled(); a failing step with `continue-on-error: true` lets the
+# job go on (GitHub's "Workflow syntax for GitHub Actions": jobs.<job_id>.steps[*].if and
+# jobs.<job_id>.steps[*].continue-on-error).
+_STATUS = re.compile(r"\b(?:always|failure|cancelled)\s*\(\s*\)")
+
+
+def _runs_after_a_failure(step: yaml.Node) -> bool:
+    condition = yamldoc.get(step, "if")
+    return isinstance(condition, yaml.ScalarNode) and _STATUS.search(str(condition.value)) is not None
+
+
+def _continues_on_error(step: yaml.Node) -> bool:
+    flag = yamldoc.get(step, "continue-on-error")
+    # an expression (${{ matrix.experimental }}) may be true: the job may go on
+    return isinstance(flag, yaml.ScalarNode) and str(flag.value).strip().lower() != "false"
 
 
 def _setup_python(index: TextIndex, text: str, step: yaml.Node, scope: str) -> Iterator[Parsed]:
