@@ -153,21 +153,11 @@ class Scanner:
         context = _Context(state, False, make, cmd, False, options)
         here = cmd.start <= stop.start < cmd.end  # the command that holds the syntax error
         at = None if here else self.index.location(stop.start, stop.end)
-        if here or at is None:
-            why = stop.why
-        elif stop.after:
-            why = stop.after
-        elif cmd.start < stop.start:  # on its line, or in its `if ... fi`: read through, never run
-            why = (
-                f"`{stop.cause}` at line {at.line} is a syntax error: the shell reads the whole line (and "
-                "any `if`, loop or function around it) before it runs any of it, so it runs none of it "
-                "and stops (exit status 2)"
-            )
-        else:
-            why = (
-                f"`{stop.cause}` at line {at.line} is a syntax error: the shell stops there (exit status 2) "
-                "and never gets to this command"
-            )
+        why = (
+            stop.why
+            if at is None
+            else stop.after or redirects.stopped(stop.cause, at.line, cmd.start < stop.start)
+        )
         for word in inst.args:
             rec = None if word.text.startswith("-") else self._requirement(word, context)
             if rec is not None and rec.name in _FAMILY:

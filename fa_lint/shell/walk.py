@@ -27,9 +27,9 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from fa_lint.shell import redirects
 from fa_lint.shell.parse import Chunk, Command, Word, joined, logical_lines, tree, unquoted, word
 from fa_lint.shell.redirects import Effect
+from fa_lint.shell.redirects import read as read_redirects
 from fa_lint.shell.variables import MAX_VALUES, State, Values, expand
 
 if TYPE_CHECKING:
@@ -158,7 +158,7 @@ class Walk:
             if token.parent is None or token.parent.type not in _REDIRECT_PARENTS:
                 continue
             op = self.chunk.index(token.start_byte)
-            found = redirects.read(text, op)
+            found = read_redirects(text, op)
             if found is None or found.effect is not Effect.STOPS:
                 continue
             word_start = _WORD_TAIL.search(text, 0, op)  # the word the operator ends: flash-attn<
