@@ -137,3 +137,14 @@ def test_a_wheel_source_builds_nothing_only_where_it_applies(project: Any) -> No
     marked = f'{{ url = "{WHEEL}", marker = "sys_platform == \'linux\'" }}'
     manifest = _pyproject('"flash-attn>=2.8.3"', marked, rest="[tool.uv]\n")
     assert _found(project, {"pyproject.toml": manifest}, "FAL012") == [("pyproject.toml", 5, "FAL012")]
+
+
+def test_a_requirement_a_source_always_serves_is_judged_by_the_source(project: Any) -> None:
+    # uv installs the unmarked source's build for the unpinned requirement: only the source is judged
+    manifest = _pyproject('"flash-attn"', f'{{ url = "{WHEEL}" }}')
+    assert _found(project, {"pyproject.toml": manifest}, "FAL001", "FAL002") == []
+    # with a marker, other platforms get what the unpinned requirement admits from the index
+    marked = _pyproject('"flash-attn"', f'{{ url = "{WHEEL}", marker = "sys_platform == \'linux\'" }}')
+    assert _found(project, {"pyproject.toml": marked}, "FAL001", "FAL002") == [
+        ("pyproject.toml", 5, "FAL002")
+    ]

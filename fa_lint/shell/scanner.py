@@ -207,7 +207,10 @@ class Scanner:
 
     def _build(self, folder: str, c: _Context) -> Requirement | None:
         where = self.index.location(c.cmd.start, c.cmd.end)
-        return self.clones.built(folder, where) or self._checkout(folder, where, c)
+        named = any(k.startswith(("FLASH_ATTENTION_", "FLASH_ATTN_")) for k in c.cmd.env)
+        if self.clones.holds(folder):  # a clone this file made: what its repository builds
+            return self.clones.built(folder, where, named)
+        return self._checkout(folder, where, c)
 
     def _checkout(self, folder: str, where: Location, c: _Context) -> Requirement | None:
         """A build of a flash-attention folder no command here made: a git submodule or a vendored
