@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from fa_lint.kb import forks
 from fa_lint.model import FLASH_ATTN, SUBDIRECTORIES, Location, Requirement
@@ -139,14 +139,17 @@ class Clones:
         """Whether ``folder`` is in a clone this file made, of whatever repository."""
         return self._clone_of(folder) is not None
 
-    def built(self, folder: str, command: Location, named: bool = False) -> Requirement | None:
+    def built(
+        self, folder: str, command: Location, env: Mapping[str, str] | None = None
+    ) -> Requirement | None:
         """What building ``folder`` installs, when it is (a part of) a flash-attention clone;
-        ``command`` is where the build is, for a clone whose ref is written nowhere; ``named``: the
-        build command says it runs flash-attn's setup.py (a ``FLASH_ATTENTION_*`` variable)."""
+        ``command`` is where the build is, for a clone whose ref is written nowhere; ``env``, the
+        variables set on the build command, may say it runs flash-attn's setup.py."""
         found = self._clone_of(folder)
         if found is None:
             return None
         clone, inside = found
+        named = any(k.startswith(("FLASH_ATTENTION_", "FLASH_ATTN_")) for k in env or {})
         if (clone.builds or (FLASH_ATTN if named else None)) != FLASH_ATTN:
             return None  # another package's repository, or one nothing says builds flash-attn
         name = SUBDIRECTORIES.get(inside)

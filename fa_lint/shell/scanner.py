@@ -140,12 +140,9 @@ class Scanner:
         """A command the shell never runs (``stop`` says why): its flash-attn words are kept as
         ``NotRun``, for FAL007; nothing of it is installed, cloned or built."""
         words = self._resolve_head(cmd.words, state, make)
-        if not words:
-            return None
-        head = posixpath.basename(words[0].text)
-        if head in SHELLS:
+        if words and posixpath.basename(words[0].text) in SHELLS:
             return self.command(Command(words, cmd.start, cmd.end), state, False, make)  # its -c script
-        inst = install(words)
+        inst = install(words) if words else None
         if inst is None:
             return None
         where = self.index.location(cmd.start, cmd.end) if cmd.end > cmd.start else None
@@ -207,9 +204,8 @@ class Scanner:
 
     def _build(self, folder: str, c: _Context) -> Requirement | None:
         where = self.index.location(c.cmd.start, c.cmd.end)
-        named = any(k.startswith(("FLASH_ATTENTION_", "FLASH_ATTN_")) for k in c.cmd.env)
         if self.clones.holds(folder):  # a clone this file made: what its repository builds
-            return self.clones.built(folder, where, named)
+            return self.clones.built(folder, where, c.cmd.env)
         return self._checkout(folder, where, c)
 
     def _checkout(self, folder: str, where: Location, c: _Context) -> Requirement | None:
