@@ -157,6 +157,85 @@ def setup_py_line(n: int) -> Callable[[Path], list[str]]:
     return write
 
 
+# ---- issue 23: what a hostile repository commits ------------------------------------------------------
+
+
+def named_reverse_chain(n: int) -> Callable[[Path], list[str]]:
+    """n files, each -r the next, the last named (pre-commit's way): the search for its includers."""
+
+    def write(folder: Path) -> list[str]:
+        (folder / ".git").mkdir()
+        for k in range(n):
+            (folder / f"r-{k:06d}.txt").write_text(f"-r r-{k + 1:06d}.txt\ntorch\n")
+        (folder / f"r-{n:06d}.txt").write_text("flash-attn==2.4.2\n")
+        return [f"r-{n:06d}.txt"]
+
+    return write
+
+
+def named_beside_big_files(mb: int) -> Callable[[Path], list[str]]:
+    """The named file beside eight files of comments, mb MB each: read one at a time, never kept."""
+
+    def write(folder: Path) -> list[str]:
+        (folder / ".git").mkdir()
+        for i in range(8):
+            (folder / f"requirements-{i}.txt").write_text("# x\n" * (mb * 250_000))
+        (folder / "requirements.txt").write_text("flash-attn==2.4.2\n")
+        return ["requirements.txt"]
+
+    return write
+
+
+def gitignore_backtracking(n: int) -> Callable[[Path], list[str]]:
+    """n files with 200-letter names under a .gitignore of alternating stars (pathspec: minutes each)."""
+
+    def write(folder: Path) -> list[str]:
+        (folder / ".git").mkdir()
+        (folder / ".gitignore").write_text("*a*a*a*a*a*a*b\n**/a*a*a*a*a*/**/*a*a*a*b\n")
+        for i in range(n):
+            (folder / f"{'a' * 200}-{i}-requirements.txt").write_text("flash-attn==2.4.2\n")
+        return ["."]
+
+    return write
+
+
+def blank_run(n: int) -> Callable[[Path], list[str]]:
+    """One requirement line with n blanks before its marker (n^2 regex retries before)."""
+
+    def write(folder: Path) -> list[str]:
+        (folder / "requirements.txt").write_text(f"flash-attn>=2.0{' ' * n}; python_version >= '3'\n")
+        return ["requirements.txt"]
+
+    return write
+
+
+def deep_tree(depth: int) -> Callable[[Path], list[str]]:
+    """A committed folder tree ``depth`` levels deep (RecursionError from 1,000 before)."""
+
+    def write(folder: Path) -> list[str]:
+        (folder / "requirements.txt").write_text("flash-attn==2.4.2\n")
+        here = os.getcwd()
+        os.chdir(folder)
+        try:
+            for _ in range(depth):
+                os.mkdir("d")
+                os.chdir("d")
+            Path("requirements.txt").write_text("flash-attn==2.4.2\n")
+        finally:
+            os.chdir(here)
+        return ["."]
+
+    return write
+
+
+def setup_py_unary(n: int) -> Callable[[Path], list[str]]:
+    def write(folder: Path) -> list[str]:
+        (folder / "setup.py").write_text(f"x = {'-' * n}1\nfrom setuptools import setup\nsetup()\n")
+        return ["setup.py"]
+
+    return write
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -189,6 +268,39 @@ CASES = (
         max_ratio=11,
     ),
     Case("yaml-aliases", ("2,000 aliases", yaml_aliases(2_000)), ("20,000 aliases", yaml_aliases(20_000))),
+    Case(
+        "named-chain",
+        ("1,000 files", named_reverse_chain(1_000)),
+        ("10,000 files", named_reverse_chain(10_000)),
+        max_ratio=11,
+    ),
+    Case(
+        "named-big-pool",
+        ("8 x 1.5 MB", named_beside_big_files(1)),
+        ("8 x 15 MB", named_beside_big_files(10)),
+        max_ratio=11,
+        max_peak_mb=80,
+    ),
+    Case(
+        "gitignore-stars",
+        ("300 long names", gitignore_backtracking(300)),
+        ("3,000 long names", gitignore_backtracking(3_000)),
+        max_ratio=11,
+    ),
+    Case(
+        "blank-run",
+        ("100,000 blanks", blank_run(100_000)),
+        ("1,000,000 blanks", blank_run(1_000_000)),
+        max_ratio=11,
+    ),
+    # 90 and 900: shutil.rmtree, which cleans the inputs up, recurses once a level itself
+    Case("deep-tree", ("90 levels", deep_tree(90)), ("900 levels", deep_tree(900)), max_ratio=11),
+    Case(
+        "setup-py-unary",
+        ("2,000 minus signs", setup_py_unary(2_000)),
+        ("20,000 minus signs", setup_py_unary(20_000)),
+        max_ratio=11,
+    ),
 )
 
 

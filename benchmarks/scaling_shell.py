@@ -44,10 +44,35 @@ def script_variables(n: int) -> tuple[str, str]:
     return "install.sh", f"#!/bin/sh\n{variables}{installs}"
 
 
+def stage_chain(n: int) -> tuple[str, str]:
+    """Issue 23: stages each FROM the one before, with an ENV and an install (n^2 in image scopes)."""
+    lines = ["FROM python:3.11 AS s0", "ARG FA=2.4.2", "ENV A0=1"]
+    for i in range(1, n):
+        lines += [f"FROM s{i - 1} AS s{i}", f"ENV A{i}=$A{i - 1}", "RUN pip install flash-attn==$FA"]
+    return "Dockerfile", "\n".join(lines) + "\n"
+
+
+def doubling(n: int) -> tuple[str, str]:
+    """Issue 23: variables that double each other, then more that copy the last: the expansion budget
+    (exponential before; the budget is spent in the first 20 lines, at both sizes)."""
+    lines = ['V0="flash-attn==2.4.2 "'] + [f'V{i}="$V{i - 1}$V{i - 1}"' for i in range(1, 24)]
+    lines += [f'W{i}="$V23"' for i in range(n)] + ["pip install $V23"]
+    return "install.sh", "\n".join(lines) + "\n"
+
+
+def error_recovery(n: int) -> tuple[str, str]:
+    """Lines tree-sitter-bash recovers from at a super-linear cost (88 s for 1,000 before its parse was
+    bounded): at 10x the first parse is stopped and the lines are read one at a time."""
+    return "install.sh", ("echo " + "a)b " * 40 + "\n") * n + "pip install flash-attn==2.4.2\n"
+
+
 INPUTS: dict[str, tuple[Callable[[int], tuple[str, str]], int]] = {  # label: (input, base size)
     "Dockerfile, continued RUN lines with comments": (continued_run, 5000),
     "Dockerfile, ARG + RUN pip install flash-attn==${Vn}": (args_and_runs, 2000),
     "shell script, variables + installs": (script_variables, 2000),
+    "Dockerfile, a chain of stages (issue 23)": (stage_chain, 3000),
+    "shell script, doubling variables + copies (issue 23)": (doubling, 2000),
+    "shell script, lines the grammar recovers from at a cost": (error_recovery, 100),
 }
 
 

@@ -6,14 +6,13 @@ import fnmatch
 import functools
 import os
 import re
-import warnings
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
+from fa_lint.gitignore import GitIgnore
 from fa_lint.sources import SNIFFED, SOURCES
 
-if TYPE_CHECKING:
-    from pathspec import GitIgnoreSpec
+__all__ = ["GitIgnore", "Target", "classify", "detect", "discover", "walk"]
 
 SKIP_DIRS = frozenset(
     {
@@ -190,74 +189,6 @@ def is_skipped_dir(entry: os.DirEntry[str]) -> bool:
     return os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
 
 
-def _spec(lines: list[str]) -> GitIgnoreSpec:
-    """The patterns of a .gitignore; a line pathspec cannot compile is skipped, as git skips it."""
-    from pathspec import GitIgnoreSpec  # only for a tree that has a .gitignore
-
-    with warnings.catch_warnings():  # re's FutureWarning about '[[' in a pattern is not ours to print
-        warnings.simplefilter("ignore")
-        try:
-            return GitIgnoreSpec.from_lines(lines)
-        except Exception:  # ValueError or re.error, from one bad line: keep the others
-            good = []
-            for line in lines:
-                try:
-                    GitIgnoreSpec.from_lines([line])
-                except Exception:
-                    continue
-                good.append(line)
-            return GitIgnoreSpec.from_lines(good)
-
-
-class GitIgnore:
-    """What the repository's ``.gitignore`` files leave out, as git reads them.
-
-    Each folder's file speaks for the paths below it, and the deepest one with a matching pattern
-    decides (its ``!pattern`` included). The files are read up to the repository's top (the folder
-    holding ``.git``), or up to the filesystem's root outside any repository, each folder once.
-    ``.git/info/exclude`` and the global excludes file are not read.
-    """
-
-    def __init__(self) -> None:
-        self._folders: dict[str, tuple[GitIgnoreSpec | None, bool]] = {}
-        self._chains: dict[str, tuple[tuple[str, GitIgnoreSpec], ...]] = {}
-
-    def _folder(self, folder: str) -> tuple[GitIgnoreSpec | None, bool]:
-        """The folder's .gitignore, and whether it is a repository's top."""
-        if folder not in self._folders:
-            try:
-                with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as f:
-                    spec: GitIgnoreSpec | None = _spec(f.read().split("\n"))  # git's lines
-            except OSError:  # none there
-                spec = None
-            self._folders[folder] = (spec, os.path.exists(os.path.join(folder, ".git")))
-        return self._folders[folder]
-
-    def _chain(self, folder: str) -> tuple[tuple[str, GitIgnoreSpec], ...]:
-        """The .gitignore files that speak for the paths in ``folder``, deepest first."""
-        found = self._chains.get(folder)
-        if found is None:
-            spec, top = self._folder(folder)
-            parent = os.path.dirname(folder)
-            above = () if top or parent == folder else self._chain(parent)
-            found = self._chains[folder] = ((folder, spec), *above) if spec is not None else above
-        return found
-
-    def speaks_for(self, folder: str) -> bool:
-        """Whether some ``.gitignore`` speaks for the paths in ``folder``: a walk asks once per folder,
-        not once per file, when none does (most trees have a .gitignore at the top, or none)."""
-        return bool(self._chain(os.path.abspath(folder)))
-
-    def __call__(self, path: str, is_dir: bool = False) -> bool:
-        target = os.path.abspath(path)
-        for folder, spec in self._chain(os.path.dirname(target)):
-            rel = os.path.relpath(target, folder).replace(os.sep, "/") + ("/" if is_dir else "")
-            include = spec.check_file(rel).include
-            if include is not None:
-                return include
-        return False
-
-
 def excluded(path: str, exclude: tuple[str, ...]) -> bool:
     """Whether an --exclude glob matches the path (as given, normalised) or its bare name."""
     if not exclude:
@@ -266,24 +197,56 @@ def excluded(path: str, exclude: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(rel, x) or fnmatch.fnmatch(name, x) for x in exclude)
 
 
-def walk(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Iterator[Target]:
+def _entries(folder: str) -> list[os.DirEntry[str]]:
+    """A folder's entries by name; none when it cannot be listed (no permission, gone, a loop)."""
     try:
-        entries = sorted(os.scandir(root), key=lambda e: e.name)
+        with os.scandir(folder) as it:
+            return sorted(it, key=lambda e: e.name)
     except OSError:
-        return
-    # asked once for the folder, not for each entry, when no .gitignore speaks for it
-    here = ignored if ignored is not None and ignored.speaks_for(root) else None
-    for entry in entries:
+        return []
+
+
+def _kind(entry: os.DirEntry[str]) -> str | None:
+    """ "dir" for a folder (never through a link), "file" for a file or a link to one, "bad" for a link
+    that cannot be followed (a loop, through a file, into a folder the user cannot search), else None."""
+    try:
+        if entry.is_dir(follow_symlinks=False):
+            return "dir"
+        return "file" if entry.is_file() else None  # a dangling link is no file, as before
+    except OSError:
+        return "bad"
+
+
+def walk(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Iterator[Target]:
+    """The dependency files under ``root``, by name, in sorted order, depth first.
+
+    A loop of its own, not recursion: a committed tree may be thousands of folders deep. A link that
+    cannot be followed is passed over, or, when its name is a dependency file's, handed on to be read
+    (it then costs its own FAL900 "cannot read file", never the run).
+    """
+    levels = [(iter(_entries(root)), _speaking(root, ignored))]
+    while levels:
+        entries, here = levels[-1]
+        entry = next(entries, None)
+        if entry is None:
+            levels.pop()
+            continue
         rel = os.path.normpath(entry.path)
         if excluded(rel, exclude):
             continue
-        if entry.is_dir(follow_symlinks=False):
+        kind = _kind(entry)
+        if kind == "dir":
             if not is_skipped_dir(entry) and not (here and here(entry.path, is_dir=True)):
-                yield from walk(entry.path, exclude, ignored)
-        elif entry.is_file():
-            fmt = classify(rel)
+                levels.append((iter(_entries(entry.path)), _speaking(entry.path, ignored)))
+        elif kind is not None:
+            fmt = detect(rel) if kind == "bad" else classify(rel)
             if fmt is not None and not (here and here(entry.path)):
                 yield Target(rel, fmt, explicit=False)
+
+
+def _speaking(folder: str, ignored: GitIgnore | None) -> GitIgnore | None:
+    # asked once for the folder, not for each entry, when no .gitignore speaks for it
+    return ignored if ignored is not None and ignored.speaks_for(folder) else None
 
 
 def discover(
@@ -305,6 +268,8 @@ def discover(
             continue
         elif detect(path) is None and candidate(path) is not None and os.path.isfile(path):
             fmt = classify(path)  # pre-commit hands over every *.in: a MANIFEST.in is none of ours
+            if fmt is None and candidate(path) == "cluster":
+                fmt = _fallback(path)  # a YAML file named explicitly that places no GPU work: as before
             found = [] if fmt is None else [Target(path, fmt, explicit=True)]
         else:
             found = [Target(path, detect(path) or _fallback(path), explicit=True)]

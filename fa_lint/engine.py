@@ -4,23 +4,25 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from packaging.version import Version
 
 from fa_lint import checkouts, decide, kb
 from fa_lint._gc import fewer_collections
-from fa_lint.discover import GitIgnore, discover
+from fa_lint.discover import GitIgnore, Target, discover, excluded
 from fa_lint.environments import build
 from fa_lint.model import (
     BuildConfig,
     FileResult,
     Finding,
+    Image,
     NotRun,
     ParseProblem,
     Requirement,
+    Setting,
 )
 from fa_lint.project import companions, includers, load, project_root, reached
 from fa_lint.resolve import Policy
@@ -41,6 +43,17 @@ class Settings(NamedTuple):
     root: str = "."  # the folder per_file_ignores globs are relative to
     respect_gitignore: bool = True
     problems: tuple[ParseProblem, ...] = ()  # found reading the configuration; reported as FAL900
+    scoped: Scopes | None = None  # each file's own settings, from its nearest configuration
+
+
+class Scopes(Protocol):
+    """The settings of each file: its nearest configuration's, with the command line's options over
+    them (the cli makes them from ``config.Resolver``). Asked once per file a run finds and per file a
+    finding is in; ``problems`` are the configuration files the searches could not read."""
+
+    def __call__(self, path: str) -> Settings: ...
+
+    def problems(self) -> tuple[ParseProblem, ...]: ...
 
 
 @dataclass(frozen=True)
@@ -83,9 +96,11 @@ def check(
 
 def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | None) -> Report:
     base = kb.load()
-    policy = Policy(settings.min_version) if settings.min_version else Policy.default(base)
+    policy = _policy(settings, base)
     ignored = GitIgnore() if settings.respect_gitignore else None
     targets = list(discover(paths, settings.exclude, ignored, settings.force_exclude))
+    if settings.scoped is not None:
+        targets = [t for t in targets if not _scope_excludes(t, settings.scoped(t.path))]
     context = companions(targets, ignored)
     named = [t for t in targets if t.explicit and t.path != "-"]  # a bare "-" is stdin, no file
     parsed: dict[str, FileResult] = {}
@@ -99,12 +114,17 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     files, problems, unfollowed = load([*targets, *context], given, parsed, roots)
     checkouts.resolve(files, [os.path.realpath(r) for r in roots])
     problems += settings.problems
+    if settings.scoped is not None:
+        for path in files:  # every file read has its scope looked up, so every search has ended
+            settings.scoped(path)
+        problems += settings.scoped.problems()
     # Files read only for context (a lock beside a manifest, a file that includes a named one):
     # their findings are reported only when they involve a checked file (a FAL004 or FAL006 whose
     # related locations are in one), as the same run over the whole project would report them.
     hidden = set(files) - reached(files, [t.path for t in targets])
     requirements: list[Requirement] = []
     configs: list[BuildConfig] = []
+    machine: list[Setting | Image] = []
     not_run: list[NotRun] = []
     for f in files.values():
         for rec in f.records:
@@ -114,26 +134,69 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
                 problems.append(rec)
             elif isinstance(rec, BuildConfig):
                 configs.append(rec)
+            elif isinstance(rec, (Setting, Image)):
+                machine.append(rec)  # what the files say about the machines (a stage's image too)
             elif isinstance(rec, NotRun):
                 not_run.append(rec)
     environments = build(files, {t.path for t in (*targets, *context)})
-    ctx = Context(
-        base,
-        policy,
-        tuple(requirements),
-        tuple(problems),
-        tuple(unfollowed),
-        environments,
-        builds=tuple(configs),
-        not_run=tuple(not_run),
-    )
+    # Each file is judged by its own configuration's min-version: the rules run once per one in force.
+    scoped = settings.scoped
+    by_file = {path: _policy(scoped(path), base) for path in files} if scoped is not None else {}
+    policies = set(by_file.values()) or {policy}
+
+    def findings(policy: Policy) -> Iterator[Finding]:
+        ctx = Context(
+            base,
+            policy,
+            tuple(requirements),
+            tuple(problems),
+            tuple(unfollowed),
+            environments,
+            builds=tuple(configs),
+            settings=tuple(machine),
+            not_run=tuple(not_run),
+        )
+        return (f for c in CHECKS for f in c(ctx) if _involves(f, hidden))
+
     texts = {p: f.text for p, f in files.items() if f.text is not None}
-    found = _settled((f for c in CHECKS for f in c(ctx) if _involves(f, hidden)), texts)
-    kept, suppressed = decide.apply(
-        found, texts, settings.select, settings.ignore, settings.per_file_ignores, settings.root
-    )
+    if len(policies) == 1:
+        (policy,) = policies  # the run's, or the one every file's configuration sets
+        found = _settled(findings(policy), texts)
+    else:
+        found = _settled(
+            (f for p in policies for f in findings(p) if by_file.get(f.location.path, policy) == p), texts
+        )
+    select, ignore, per_file = settings.select, settings.ignore, settings.per_file_ignores
+    if settings.scoped is not None:
+        found = [f for f in found if _selected(f, settings.scoped)]
+        select, ignore, per_file = (), (), ()
+    kept, suppressed = decide.apply(found, texts, select, ignore, per_file, settings.root)
     checked = tuple(p for p in files if p not in hidden)
     return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths))
+
+
+def _policy(settings: Settings, base: kb.KnowledgeBase) -> Policy:
+    return Policy(settings.min_version) if settings.min_version else Policy.default(base)
+
+
+def _scope_excludes(target: Target, own: Settings) -> bool:
+    """Whether the file's own configuration leaves it out: its ``exclude`` globs, relative to that
+    configuration's folder, match the file or a folder on the way to it (as they would prune the walk),
+    for files found by walking, and for named ones under ``force-exclude``."""
+    if not own.exclude or (target.explicit and not own.force_exclude):
+        return False
+    rel = os.path.relpath(os.path.abspath(target.path), own.root)
+    if rel.startswith(os.pardir):
+        return False
+    parts = rel.split(os.sep)
+    return any(excluded("/".join(parts[:n]), own.exclude) for n in range(1, len(parts) + 1))
+
+
+def _selected(finding: Finding, scoped: Scopes) -> bool:
+    own = scoped(finding.location.path)
+    path = finding.location.path
+    ignore = own.ignore + decide.file_ignores(path, own.per_file_ignores, own.root)
+    return decide.selected(finding.code, own.select, ignore)
 
 
 def _involves(finding: Finding, hidden: set[str]) -> bool:

@@ -22,7 +22,7 @@ from fa_lint.model import FileResult, Group, Image, Include, Kind, Parsed, Requi
 
 MANIFESTS = {"pyproject", "setup.cfg", "setup.py", "pipfile"}
 LOCKS = {"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pipfile.lock", "conda-lock", "pixi.lock"}
-SEQUENTIAL = {"dockerfile", "shell", "workflow", "makefile", "nox"}
+SEQUENTIAL = {"dockerfile", "shell", "workflow", "makefile", "nox", "cluster"}
 # Which lockfile formats can pin which manifest format, when they share a folder.
 PAIRS = {
     "pyproject": frozenset({"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pixi.lock"}),
@@ -221,7 +221,10 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
                         options=options,
                     )
                 )
-    images = [rec for rec in f.records if isinstance(rec, Image)]
+    images: dict[str, list[Image]] = defaultdict(list)  # by scope: a stage each, so not scanned per stage
+    for rec in f.records:
+        if isinstance(rec, Image):
+            images[rec.scope].append(rec)
     for scope, events in by_scope.items():
         reqs = [r for r in events if isinstance(r, Requirement)]
         in_place: dict[str, _InPlace] = {}
@@ -255,7 +258,7 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
         yield Environment(
             label(path, scope),
             kept,
-            images=tuple(i for i in images if i.scope == scope),
+            images=tuple(images.get(scope, ())),
             superseded=replaced,
             satisfied=tuple(satisfied),
             removed=tuple(e for e in events if isinstance(e, Uninstall)),
@@ -333,11 +336,18 @@ def _locks(entry: Requirement, group: Group) -> bool:
     return not users or group.name in users
 
 
+# Files and requirements the environments of requirements files may take in, all together. Each checked
+# file is an environment of its own, with all it includes: a chain of n files, each including the
+# next, makes n environments of n/2 files on average. Past this, a file's environment is its own lines.
+MAX_CLOSURES = 250_000
+
+
 def build(files: Mapping[str, FileResult], checked: Collection[str] | None = None) -> tuple[Environment, ...]:
     """The environments of the loaded files. A requirements file is one of its own when it is among
     ``checked`` (None: every file); one reached only through includes is part of the ones that include
     it. Otherwise a chain of n includes would make n environments of up to n files each."""
     envs: list[Environment] = []
+    budget = MAX_CLOSURES
     folders = lock_folders(files)
     paired = {
         lp
@@ -358,5 +368,11 @@ def build(files: Mapping[str, FileResult], checked: Collection[str] | None = Non
         elif f.source == "conda":
             envs.append(_conda(path, files, folders))
         elif checked is None or path in checked:  # requirements files: the file and its -r/-c chain
-            envs.append(Environment(path, tuple(_closure(path, files, set(), False))))
+            if budget > 0:
+                reached: set[str] = set()
+                reqs = _closure(path, files, reached, False)
+                budget -= len(reqs) + len(reached)
+            else:  # past the budget: the file's own lines; what it includes is judged in its own
+                reqs = _requirements(f)
+            envs.append(Environment(path, tuple(reqs)))
     return tuple(envs)

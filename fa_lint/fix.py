@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from fa_lint.discover import Target
 from fa_lint.model import FLASH_ATTN, Finding, Fix, NotRun, ParseProblem, Requirement
 from fa_lint.project import companions
+from fa_lint.report._common import printable
 from fa_lint.rules._text import RELOCK_ALL
 from fa_lint.sources import SOURCES
 from fa_lint.syntax.text import TextIndex
@@ -35,12 +36,51 @@ class Outcome:
     skipped: tuple[tuple[Fix, str], ...] = ()
 
     def diff(self) -> str:
+        return self.patch()[0]
+
+    def patch(self) -> tuple[str, int]:
+        """The unified diff, and how many of its lines were escaped (``_shown``): the file names are
+        quoted as git quotes them, so none can start a line of its own."""
         old = _lines(self.before.decode("utf-8-sig"))
         new = _lines(self.after.decode("utf-8-sig"))
-        lines = difflib.unified_diff(old, new, f"a/{self.path}", f"b/{self.path}")
-        return "".join(
-            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
-        )
+        fromfile, tofile = quoted("a/" + self.path), quoted("b/" + self.path)
+        out, escaped = [], 0
+        for n, line in enumerate(difflib.unified_diff(old, new, fromfile, tofile)):
+            shown = _shown(line) if n >= 2 and line[:1] in " +-" else line  # a line of the file
+            escaped += shown != line
+            out.append(shown if shown.endswith("\n") else shown + "\n\\ No newline at end of file\n")
+        return "".join(out), escaped
+
+
+def quoted(path: str) -> str:
+    """A path as git writes it in a diff header: in double quotes, with C escapes (octal for each
+    byte of a character outside ASCII, as core.quotePath does), when it holds anything but plain
+    printable ASCII; as it is otherwise."""
+    raw = os.fsencode(path.replace(os.sep, "/"))
+    if all(0x20 <= b < 0x7F and b not in b'"\\' for b in raw):
+        return path
+    return '"' + "".join(_QUOTE.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in raw) + '"'
+
+
+_QUOTE = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\"}
+
+
+def _shown(line: str) -> str:
+    """A line of the diff, escaped (``report._common.printable``) when a terminal or a CI runner would
+    act on it: a control character (a tab and a line's closing CR aside), a Unicode line break or bidi
+    control, ``##[`` anywhere, or, on a context line, ``::`` after the blanks that open it (a runner
+    trims them before it looks). Such a line no longer applies as a patch line; stderr says so."""
+    body = line.rstrip("\n")
+    ending = line[len(body) :]
+    if body.endswith("\r"):  # a CRLF file's line end: harmless, and part of the patch
+        body, ending = body[:-1], "\r" + ending
+    prefix, text = body[:1], body[1:]
+    acted = (
+        not text.replace("\t", " ").isprintable()
+        or "##[" in text
+        or (prefix == " " and text.lstrip().startswith("::"))
+    )
+    return prefix + printable(text) + ending if acted else line
 
 
 def _lines(text: str) -> list[str]:
@@ -112,10 +152,25 @@ def edit(path: str, fixes: list[Fix]) -> Outcome:
     return Outcome(path, data, after_bytes, tuple(f for _, _, f in applied), tuple(skipped))
 
 
+class Refused(OSError):
+    """A file ``--fix`` will not replace, with the reason."""
+
+
 def write(path: str, data: bytes) -> None:
-    """Replace the file's bytes atomically, keeping its mode; a symlink keeps pointing at its target."""
+    """Replace the file's bytes atomically, keeping its mode; a symlink keeps pointing at its target.
+
+    A read-only file is left alone (the replacement would go through: only the folder's write bit
+    is asked), as an editor or ruff would fail to write it; so is a file with other hard links, which
+    a replacement would split from them (ruff writes in place and keeps them; fa-lint keeps the
+    edit atomic instead, and says so).
+    """
     real = os.path.realpath(path)
-    mode = stat.S_IMODE(os.stat(real).st_mode)
+    st = os.stat(real)
+    mode = stat.S_IMODE(st.st_mode)
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(real, os.W_OK):
+        raise Refused("the file is read-only")
+    if st.st_nlink > 1:
+        raise Refused(f"the file has {st.st_nlink - 1} other hard link(s), which a rewrite would split")
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(real), prefix=".fa-lint-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -138,7 +193,9 @@ def run(findings: Iterable[Finding], *, unsafe: bool = False, dry_run: bool = Fa
             try:
                 write(o.path, o.after)
             except OSError as exc:
-                why = f"cannot write the file: {exc.strerror or exc}"
+                why = (
+                    str(exc) if isinstance(exc, Refused) else f"cannot write the file: {exc.strerror or exc}"
+                )
                 o = Outcome(path, o.before, o.before, skipped=(*o.skipped, *((f, why) for f in o.applied)))
         outcomes.append(o)
     return outcomes

@@ -109,21 +109,15 @@ class InstallOptions(NamedTuple):
     # a later command (the requirement's step), but built, and built as this one says, here
     step: int = 0
     pre: bool = False  # pre-releases count: pip's --pre (PIP_PRE), a requirements file's --pre line
+    no_deps: bool = False  # --no-deps: it installs what it names and none of their requirements
+    index_unsure: bool = False  # an index option or variable with no one value (a branch sets it)
 
     def through(self, inner: InstallOptions | None) -> InstallOptions:
         """A command's options for what it installs from a ``-r`` file with options of its own."""
         if inner is None:
             return self
         urls = tuple(dict.fromkeys((*self.index_urls, *inner.index_urls)))
-        return InstallOptions(
-            self.installer,
-            self.build,
-            urls,
-            self.torch_backend,
-            self.command,
-            self.step,
-            self.pre or inner.pre,
-        )
+        return self._replace(index_urls=urls, pre=self.pre or inner.pre)
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,7 +266,42 @@ class NotRun(NamedTuple):
     at: Location | None = None
 
 
-Parsed = Requirement | Include | Uninstall | Image | Group | BuildConfig | ParseProblem | NotRun
+# conda packages that bring an nvcc (fa_lint.machine.target reads their versions)
+CONDA_NVCC = frozenset({"cuda-nvcc", "cuda-toolkit", "cudatoolkit-dev", "cuda-compiler", "cuda"})
+# The environment variables flash-attn's setup.py and torch's cpp_extension read while building, which
+# files set to say how (and for which GPUs) flash-attn compiles; a Setting of kind "env" names one.
+BUILD_VARIABLES = frozenset(
+    {
+        "FLASH_ATTN_CUDA_ARCHS",
+        "TORCH_CUDA_ARCH_LIST",
+        "FLASH_ATTENTION_FORCE_BUILD",
+        "FLASH_ATTENTION_SKIP_CUDA_BUILD",
+        "MAX_JOBS",
+        "NVCC_THREADS",
+        "CUDA_HOME",
+        "CUDA_PATH",
+    }
+)
+
+
+class Setting(NamedTuple):
+    """What a file says about the machine an install lands on, where it says it (``fa_lint.machine``
+    reads these): an environment variable a build reads, a GPU or platform the file targets, a CUDA
+    toolkit it installs."""
+
+    location: Location
+    kind: str  # "env", "gpu", "platform", "toolkit"
+    name: str  # env: the variable; otherwise what says it: "runs-on", "accelerators", "apt", "matrix"...
+    value: str  # as written (expanded where the file's own variables allow); "" when it has none
+    scope: str = ""
+    # In a script or stage, the install commands it applies to: those whose step is past ``after`` and
+    # at most ``until`` (None: to the end). ``VAR=x pip install ...`` applies to that one command.
+    after: int = 0
+    until: int | None = None
+    possible: bool = False  # one of several (a matrix value, a branch): the target may be another
+
+
+Parsed = Requirement | Include | Uninstall | Image | Group | BuildConfig | Setting | ParseProblem | NotRun
 
 
 @dataclass(frozen=True, slots=True)

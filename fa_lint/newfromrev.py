@@ -4,9 +4,10 @@ A finding is new when REV had no finding with its fingerprint (``report._common.
 numbers, so a finding that merely moved is not new), or fewer of them; and every finding on a line the
 change touched (``git diff -U0 REV``) is shown, since those are the lines a reviewer looks at.
 
-REV's files come from git itself (``git ls-tree`` and ``git cat-file --batch``, never the network),
-written to a temporary folder and checked there with the same settings; ``git archive`` would drop what
-``.gitattributes`` marks ``export-ignore``.
+REV's dependency files come from git itself (``git ls-tree`` and ``git cat-file --batch``, never the
+network), written to a temporary folder and checked there with the same settings; ``git archive``
+would drop what ``.gitattributes`` marks ``export-ignore``. Every file there is one git tracks, so no
+``.gitignore`` leaves one out (git's rule, as in the working tree).
 """
 
 from __future__ import annotations
@@ -15,16 +16,20 @@ import codecs
 import contextlib
 import dataclasses
 import os
+import posixpath
 import re
-import subprocess
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
+from fa_lint import git
 from fa_lint._compat import chdir
+from fa_lint.discover import candidate, detect
 from fa_lint.engine import Report
 from fa_lint.model import Finding, Location
+from fa_lint.project import Names
 from fa_lint.read import MAX_BYTES
 from fa_lint.report._common import fingerprint
 
@@ -41,13 +46,11 @@ class Filtered:
 
 def _git(args: Sequence[str], cwd: str, data: bytes | None = None) -> bytes:
     try:
-        proc = subprocess.run(["git", *args], cwd=cwd, input=data, capture_output=True, check=False)
-    except OSError as exc:
-        raise RevisionError(f"--new-from-rev needs git: {exc.strerror or exc}") from None
-    if proc.returncode:
-        message = proc.stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"]
-        raise RevisionError(message[-1])
-    return proc.stdout
+        return git.run(args, cwd, data)
+    except git.GitError as exc:
+        if git.executable() is None:
+            raise RevisionError(f"--new-from-rev needs git: {exc}") from None
+        raise RevisionError(str(exc)) from None
 
 
 def toplevel(cwd: str = ".") -> str:
@@ -74,42 +77,68 @@ def commit(rev: str, top: str) -> str:
     return out.decode().strip()
 
 
-def _materialise(sha: str, top: str, into: str) -> None:
-    """Write every file of ``sha``'s tree under ``into``.
+class _Entry(NamedTuple):
+    path: str  # relative to the top, as git names it
+    mode: bytes
+    blob: bytes
+    size: int
 
-    A file larger than fa-lint reads becomes a sparse file of its size: the check reports it as too
-    large at REV just as it does now, and its bytes never need reading.
-    """
-    small: list[tuple[str, bytes]] = []
-    links: set[str] = set()
+
+def _tree(sha: str, top: str) -> list[_Entry]:
+    out = []
     for entry in filter(None, _git(["ls-tree", "-r", "-z", "-l", "--full-tree", sha], top).split(b"\0")):
         meta, raw = entry.split(b"\t", 1)
         mode, kind, blob, size = meta.split()
-        if kind != b"blob":  # a submodule's files are not in this repository
-            continue
-        path = os.path.join(into, os.fsdecode(raw))
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        if mode == b"120000":
-            links.add(path)
-            small.append((path, blob))
-        elif int(size) > MAX_BYTES:
+        if kind == b"blob":  # a submodule's files are not in this repository
+            out.append(_Entry(os.fsdecode(raw), mode, blob, int(size) if size != b"-" else 0))
+    return out
+
+
+def _materialise(sha: str, top: str, into: str, named: Collection[str] = ()) -> None:
+    """Write the files of ``sha``'s tree that a check can read under ``into``: every file the
+    catalogue names (and the ``*.in`` it may sniff), the paths ``named`` (relative to the top), every
+    file whose name one of those mentions (what an include may reach, ``project.Names``), and what
+    a link among them points at, until no more are wanted. The rest of the tree (data, images,
+    models) is never read: memory and disk follow the dependency files, not the repository.
+
+    Blobs come one at a time from one ``git cat-file --batch``. A file larger than fa-lint reads
+    becomes a sparse file of its size: the check reports it as too large at REV just as it does now,
+    and its bytes never need reading.
+    """
+    entries = _tree(sha, top)
+    by_name: dict[bytes, list[_Entry]] = {}
+    for e in entries:
+        by_name.setdefault(os.fsencode(posixpath.basename(e.path)), []).append(e)
+    names = Names(set(by_name))
+    wanted = [e for e in entries if e.path in named or detect(e.path) or candidate(e.path)]
+    done: set[str] = set()
+    with git.Batch(top) as batch:
+        while wanted:
+            e = wanted.pop()
+            if e.path in done:
+                continue
+            done.add(e.path)
+            path = os.path.join(into, os.fsdecode(e.path))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            if e.mode != b"120000" and e.size > MAX_BYTES:
+                with open(path, "wb") as f:
+                    f.truncate(e.size)
+                continue
+            body = batch.get(e.blob)
+            if body is None:
+                continue
+            if e.mode == b"120000":  # no symlinks here: what the link names is checked
+                target = posixpath.normpath(posixpath.join(posixpath.dirname(e.path), os.fsdecode(body)))
+                wanted += [
+                    x for x in by_name.get(os.fsencode(posixpath.basename(target)), ()) if x.path == target
+                ]
+                with contextlib.suppress(OSError):
+                    os.symlink(os.fsdecode(body), path)
+                continue
             with open(path, "wb") as f:
-                f.truncate(int(size))
-        else:
-            small.append((path, blob))
-    data = _git(["cat-file", "--batch"], top, b"".join(blob + b"\n" for _, blob in small))
-    at = 0
-    for path, _ in small:
-        header_end = data.index(b"\n", at)
-        length = int(data[at:header_end].rsplit(b" ", 1)[1])
-        body = data[header_end + 1 : header_end + 1 + length]
-        at = header_end + 1 + length + 1
-        if path in links:
-            with contextlib.suppress(OSError):  # no symlinks here: what the link names is checked
-                os.symlink(os.fsdecode(body), path)
-            continue
-        with open(path, "wb") as f:
-            f.write(body)
+                f.write(body)
+            for name in names.mentioned(body):
+                wanted += by_name[name]
     os.mkdir(os.path.join(into, ".git"))  # where .gitignore lookups stop, as in the real repository
 
 
@@ -124,7 +153,18 @@ def _unquote(path: bytes) -> bytes:
 
 
 # Prefixes spelled out: diff.noprefix and diff.mnemonicPrefix in a user's config would change them.
-_DIFF = ("diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/")
+# --no-textconv: a textconv driver of the user's config, which the checkout's .gitattributes may pick
+# for any file, would run on each (and, failing, end the run).
+_DIFF = (
+    "diff",
+    "-U0",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-renames",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+)
 
 
 def touched(rev: str, top: str) -> dict[str, set[int]]:
@@ -197,8 +237,13 @@ def against(rev: str, paths: Sequence[str], check: Callable[[list[str], Relocate
     sha = commit(rev, top)
     changed = touched(sha, top)
     here = os.path.relpath(os.path.realpath(os.getcwd()), top)
+    named = set()  # the files named, relative to the top: checked whatever their name
+    for p in paths:
+        real = os.path.realpath(p)
+        if not os.path.isdir(real) and real.startswith(top + os.sep):
+            named.add(os.path.relpath(real, top).replace(os.sep, "/"))
     with tempfile.TemporaryDirectory(prefix="fa-lint-rev-") as tmp:
-        _materialise(sha, top, tmp)
+        _materialise(sha, top, tmp, named)
 
         def relocate(path: str) -> str:
             real = os.path.realpath(path)

@@ -4,8 +4,10 @@
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import os
+import re
 import stat
 from collections import deque
 from collections.abc import Collection, Iterable, Iterator, Mapping
@@ -56,7 +58,8 @@ def companions(targets: list[Target], ignored: GitIgnore | None = None) -> list[
 def project_root(path: str = ".", known: dict[str, str] | None = None) -> str:
     """The folder a checked path's includes may reach, and where the files that include a named one
     are looked for: the top of the git repository that holds it (the folder with ``.git``); outside
-    any repository the current folder when the path is inside it, else the folder named (a file's own).
+    any repository the current folder when the path is inside it (and it is not the filesystem's root),
+    else the folder named (a file's own).
     ``known`` keeps each folder's answer for the rest of a run (files named together share folders,
     and the search up to the filesystem's root costs two system calls a level).
     """
@@ -69,7 +72,9 @@ def project_root(path: str = ".", known: dict[str, str] | None = None) -> str:
         parent = os.path.dirname(here)
         if parent == here:
             cwd = os.path.realpath(os.getcwd())
-            here = cwd if os.path.commonpath([start, cwd]) == cwd else start
+            # the filesystem's root is no project's (a container's working folder often is "/")
+            inside = os.path.commonpath([start, cwd]) == cwd and os.path.dirname(cwd) != cwd
+            here = cwd if inside else start
             break
         here = parent
     if known is not None:
@@ -92,12 +97,23 @@ def _off_limits(path: str, roots: Collection[str], folders: dict[str, str] | Non
     if root is None:
         return "outside the project root"
     absolute = os.path.abspath(path)
-    if ".git" not in absolute and ".git" not in real:  # then no folder of theirs below root is .git
+    if not _MAYBE_GIT.search(absolute) and not _MAYBE_GIT.search(real):  # the common case: no such part
         return None
     named = os.path.relpath(absolute, root).split(os.sep)
-    if ".git" in named or ".git" in os.path.relpath(real, root).split(os.sep):
+    if any(map(_is_git, named)) or any(map(_is_git, os.path.relpath(real, root).split(os.sep))):
         return "inside .git"
     return None
+
+
+# A name that a case-insensitive disk (macOS, Windows) or Windows' own rules may open as ".git": any
+# case, trailing dots and blanks (Windows drops them), and its 8.3 short name; git refuses all of these
+# as path names in a tree for that reason (core.protectHFS, core.protectNTFS).
+_MAYBE_GIT = re.compile(r"\.git|git~1", re.I)
+
+
+def _is_git(name: str) -> bool:
+    folded = name.casefold()
+    return folded.rstrip(". ") == ".git" or folded == "git~1"
 
 
 def off_limits(path: str, roots: Collection[str]) -> str | None:
@@ -147,36 +163,108 @@ def includers(
 
     pre-commit names only the changed files; a requirements file that says ``-c constraints.txt``
     is not among them when only the constraints changed. Each project root is walked once (not at
-    all when inside a folder that was ``walked`` already: what is there is in ``known``), and a
-    file is parsed only when its bytes contain the name of a file it might include. ``parsed``
-    collects what was parsed, for ``load`` to reuse; ``known_roots`` is ``project_root``'s ``known``.
+    all when inside a folder that was ``walked`` already: what is there is in ``known``).
+
+    Linear in the project, one file's bytes in memory at a time: each file of the project is read
+    once for the names of project files it mentions (``Names``), and dropped; a file is parsed
+    only when a name it mentions becomes wanted, once, and what it includes kept as an index from
+    each included file to its includers. ``parsed`` collects the includers parsed, for ``load`` to
+    reuse; ``known_roots`` is ``project_root``'s ``known``.
     """
     parsed = parsed if parsed is not None else {}
     taken = {_key(t.path) for t in known}
     out = _manifests_beside(named, taken, ignored)
-    wanted = {_key(t.path) for t in named}
     pool = [t for t in _pool(named, exclude, ignored, walked, known_roots) if _key(t.path) not in taken]
-    data: dict[str, bytes] = {}
-    grown = True
-    while grown:  # a file that includes one that includes a named file is in its environments too
-        grown = False
-        names = {os.path.basename(k).encode() for k in wanted}
-        for t in pool:
-            if _key(t.path) in taken:
+    if not pool:
+        return out
+    names = Names({os.fsencode(os.path.basename(t.path)) for t in (*pool, *named)})
+    mentioning: dict[bytes, list[Target]] = {}  # a file name -> the pool files that mention it
+    for t in pool:
+        for name in names.mentioned(_bytes(t.path)):
+            mentioning.setdefault(name, []).append(t)
+    by_target: dict[str, list[Target]] = {}  # an included file -> the parsed files that include it
+    seen: set[str] = set()  # pool files parsed
+    wanted = {_key(t.path) for t in named}  # and every includer found
+    found: set[str] = set()
+    todo = deque(wanted)
+    while todo:  # a file that includes one that includes a named file is in its environments too
+        key = todo.popleft()
+        for t in mentioning.pop(os.fsencode(os.path.basename(key)), ()):
+            if t.path in seen:
                 continue
-            if t.path not in data:
-                data[t.path] = _bytes(t.path)
-            if not any(n in data[t.path] for n in names):
-                continue
-            if t.path not in parsed:
-                parsed[t.path] = parse_file(t.path, t.source, data[t.path])
-            includes = [r for r in parsed[t.path].records if isinstance(r, Include)]
-            if any(_key(_include_path(t.path, r.target)) in wanted for r in includes):
-                taken.add(_key(t.path))
-                wanted.add(_key(t.path))
-                out.append(Target(t.path, t.source, explicit=False))
-                grown = True
+            seen.add(t.path)
+            result = parse_file(t.path, t.source)
+            inside = [_key(_include_path(t.path, r.target)) for r in result.records if isinstance(r, Include)]
+            if any(k in wanted for k in inside):
+                parsed[t.path] = result  # an includer already: load reads it from here
+            for k in inside:
+                by_target.setdefault(k, []).append(t)
+        for t in by_target.pop(key, ()):
+            k = _key(t.path)
+            if k not in taken and k not in wanted:
+                wanted.add(k)
+                found.add(k)
+                todo.append(k)
+    out += [Target(t.path, t.source, explicit=False) for t in pool if _key(t.path) in found]
     return out
+
+
+# Where a file name ends as a word: blanks, quotes, "=", ",", ":", brackets, shell operators, slashes.
+_DELIMITERS = rb"\s\"'`=,;:()\[\]{}<>|&$/\\"
+_TAIL = 4  # the last bytes of a name a word must end with to be looked up at all
+
+
+class Names:
+    """The file names a project's files may mention, and how to find them in a file's bytes.
+
+    For a few names (most projects), each is looked for as bytes (a memchr pass), and only a name
+    found is checked to stand as a word; for many, the file's words ending as a name ends are listed
+    by one pattern (each word tried once, from its own start: no run of letters is scanned twice).
+    """
+
+    _FEW = 64
+
+    def __init__(self, names: set[bytes]) -> None:
+        self.names = names
+        self.few = len(names) <= self._FEW
+        tails = sorted({n[-_TAIL:] for n in names})
+        ending = b"(?:" + b"|".join(map(re.escape, tails)) + b")" if len(tails) <= self._FEW else b""
+        self.tails = tuple(tails) if ending else ()
+        word = b"[^" + _DELIMITERS + b"]"
+        self.words = re.compile(b"(?<!" + word + b")" + word + b"*" + ending + b"(?!" + word + b")")
+
+    def mentioned(self, data: bytes) -> set[bytes]:
+        """The names ``data`` holds as a word, or glued to an option (``-rrequirements.txt``)."""
+        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # read as pip reads such a file
+            data = data.decode("utf-16", "replace").encode("utf-8", "replace")
+        if self.few:
+            return {n for n in self.names if n in data and _as_word(data, n)}
+        if self.tails and not any(t in data for t in self.tails):
+            return set()
+        found = set()
+        for word in self.words.findall(data):
+            if word in self.names:
+                found.add(word)
+            elif word[:1] == b"-" and word[2:] in self.names:
+                found.add(word[2:])
+        return found
+
+
+_DELIMITER = frozenset(b" \t\n\r\x0b\x0c\"'`=,;:()[]{}<>|&$/\\")
+
+
+def _as_word(data: bytes, name: bytes) -> bool:
+    """Whether ``name`` stands in ``data`` as a word of its own, or after a glued option (``-r``)."""
+    at = data.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if end == len(data) or data[end] in _DELIMITER:
+            if at == 0 or data[at - 1] in _DELIMITER:
+                return True
+            if at >= 2 and data[at - 2] == 0x2D and (at == 2 or data[at - 3] in _DELIMITER):  # "-r"
+                return True
+        at = data.find(name, at + 1)
+    return False
 
 
 def _manifests_beside(named: list[Target], taken: set[str], ignored: GitIgnore | None) -> list[Target]:

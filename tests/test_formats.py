@@ -23,7 +23,8 @@ def groups(records: list[Parsed]) -> dict[str, tuple[str, ...]]:
 
 def findings(*args: str) -> list[tuple[str, int, str, str]]:
     # how flash-attn builds (FAL011, FAL012) is test_install.py's; here what each format installs
-    r = run("--format", "json", "--isolated", "--ignore", "FAL011,FAL012", *args)
+    # how it installs (FAL011, FAL012) and the machine (FAL013-FAL015) have tests of their own
+    r = run("--format", "json", "--isolated", "--ignore", "FAL011,FAL012,FAL013,FAL014,FAL015", *args)
     return sorted((f["path"], f["line"], f["code"], f["severity"]) for f in r.json["findings"])
 
 

@@ -88,7 +88,7 @@ def test_headlines_fit_a_line_and_notes_are_apart() -> None:
 def test_colour_snapshots_differ_only_in_escapes() -> None:
     for fmt in ("text", "concise"):
         coloured = (GOLDEN / f"demo-color.{fmt}").read_text()
-        assert "\033[1;31mFAL001\033[0m" in coloured
+        assert "\033[1;31mFAL001 [error]\033[0m" in coloured  # the severity in words, in its colour
         plain = coloured
         for code in ("\033[1;31m", "\033[1;33m", "\033[1;36m", "\033[1;34m", "\033[1m", "\033[0m"):
             plain = plain.replace(code, "")

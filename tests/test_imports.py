@@ -123,3 +123,27 @@ def test_poetry_constraints_are_read_for_poetry_tables_only(tmp_path: Path) -> N
     assert "fa_lint.syntax.poetry" not in loaded
     poetry = '[tool.poetry.dependencies]\npython = "^3.10"\nflash-attn = "^2.5"\n'
     assert "fa_lint.syntax.poetry" in _loaded(tmp_path, {"pyproject.toml": poetry}, "pyproject.toml")
+
+
+# The machine's checks and knowledge (FAL013-FAL015, FAL011's machine notes): for files that say
+# something about GPUs, platforms, images or toolkits only.
+MACHINE = {
+    "fa_lint.machine.target",
+    "fa_lint.kb.builds",
+    "fa_lint.kb.images",
+    "fa_lint.kb.gpus",
+    "fa_lint.rules._installs",
+    "fa_lint.rules._gpu",
+    "fa_lint.rules._platform",
+    "fa_lint.rules._nvcc",
+}
+
+
+def test_files_that_say_nothing_of_the_machine_load_none_of_its_checks(tmp_path: Path) -> None:
+    text = "flash-attn==2.5.8\ntorch==2.3.1\n"
+    assert not _within(_loaded(tmp_path, {"requirements.txt": text}, "requirements.txt"), MACHINE)
+    docker = "FROM nvidia/cuda:12.1.1-runtime-ubuntu22.04\nRUN pip install flash-attn==2.5.8\n"
+    assert _within(_loaded(tmp_path, {"Dockerfile": docker}, "Dockerfile"), MACHINE) >= {
+        "fa_lint.rules._nvcc",
+        "fa_lint.kb.images",
+    }

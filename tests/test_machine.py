@@ -111,10 +111,11 @@ def _value(known: Any) -> str | None:
             "cpu",
             None,
         ),
-        # a variable a branch may leave unset names no index
+        # a variable a branch may leave unset names no one index: neither the cu118 one nor PyPI's
+        # (whose torch 2.4.1 is built with CUDA 12.1)
         (
             {
-                "setup.sh": 'if [ -n "$CU" ]; then export PIP_INDEX_URL=https://download.pytorch.org/whl/cu121; fi\n'
+                "setup.sh": 'if [ -n "$CU" ]; then export PIP_INDEX_URL=https://download.pytorch.org/whl/cu118; fi\n'
                 "pip install torch==2.4.1\n"
             },
             "setup.sh",
@@ -138,18 +139,25 @@ def _value(known: Any) -> str | None:
             "12.1",
             None,
         ),
-        # an nvidia/cuda image gives the toolkit; a later torch pin gives torch
+        # an nvidia/cuda image gives the toolkit; a later torch pin gives torch, and torch's CUDA is its
+        # PyPI wheel's (torch-2.1.2's metadata: nvidia-cuda-runtime-cu12==12.1.105), not the toolkit's
         (
             {"Dockerfile": "FROM nvidia/cuda:11.8.0-devel-ubuntu22.04\nRUN pip install torch==2.1.2\n"},
             "Dockerfile [stage:0]",
             "2.1",
-            "11.8",
+            "12.1",
             None,
         ),
-        # a range that allows one torch minor
-        ({"requirements.txt": "torch>=2.3,<2.4\n"}, "requirements.txt", "2.3", None, None),
+        # a range that allows one torch minor (2.3.0 and 2.3.1 on PyPI are both built with CUDA 12.1)
+        ({"requirements.txt": "torch>=2.3,<2.4\n"}, "requirements.txt", "2.3", "12.1", None),
         # a later install replaces an earlier one
-        ({"setup.sh": "pip install torch==2.3.1\npip install torch==2.4.0\n"}, "setup.sh", "2.4", None, None),
+        (
+            {"setup.sh": "pip install torch==2.3.1\npip install torch==2.4.0\n"},
+            "setup.sh",
+            "2.4",
+            "12.1",
+            None,
+        ),
         # two torch pins of one install that disagree: not fa-lint's to choose
         (
             {"requirements.txt": "torch==2.3.1\n-r more.txt\n", "more.txt": "torch==2.4.0\n"},
@@ -183,7 +191,7 @@ def _value(known: Any) -> str | None:
             },
             "pyproject.toml [project]",
             "2.6",
-            None,
+            None,  # a pyproject names its indexes in tables fa-lint does not read: PyPI's CUDA is not assumed
             "3.12",
         ),
         # a workflow job's setup-python
@@ -194,7 +202,7 @@ def _value(known: Any) -> str | None:
             },
             ".github/workflows/ci.yml [job:test]",
             "2.2",
-            None,
+            "12.1",
             "3.11",
         ),
     ],

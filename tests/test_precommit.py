@@ -51,6 +51,15 @@ PRE_COMMIT = [sys.executable, "-m", "pre_commit"]
         "conda.yml",
         ".github/actions/x.yml",
         "Makefile",
+        "GNUmakefile",
+        "make/cuda.mk",
+        "Makefile.am",
+        "justfile",
+        "Justfile",
+        ".gitlab-ci.yml",
+        "ci/gpu.gitlab-ci.yml",
+        "Dockerfile-gpu",
+        "Dockerfile_gpu",
         "requirements/gpu/cuda12.txt",
         "constraints/torch.txt",
         "requirements.lock",
@@ -204,3 +213,26 @@ def test_a_commit_that_changes_only_the_constraints_fails(tmp_path: Path, hook: 
         [*PRE_COMMIT, "run", "--all-files"], cwd=proj, env=env, capture_output=True, text=True, timeout=600
     )
     assert proc.returncode == 1 and "requirements.txt:2:1: FAL004" in proc.stdout + proc.stderr
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="pre-commit needs git")
+def test_a_commit_that_adds_an_old_pin_to_a_makefile_fails(tmp_path: Path, hook: Hook) -> None:
+    # issue 24: the hook's files pattern did not match a Makefile, so this commit passed.
+    hook_repo, rev, env = hook
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "Makefile").write_text("install:\n\tpip install torch==2.4.0\n")
+    (proj / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hook_repo.as_uri()}\n    rev: {rev}\n    hooks:\n      - id: fa-lint\n"
+    )
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "start", "--no-verify"]):
+        subprocess.run(["git", *args], cwd=proj, check=True, env=env)
+    (proj / "Makefile").write_text("install:\n\tpip install torch==2.4.0\n\tpip install flash-attn==2.4.2\n")
+    (proj / "justfile").write_text('FA := "2.3.6"\ngpu:\n    pip install flash-attn=={{FA}}\n')
+    subprocess.run(["git", "add", "-A"], cwd=proj, check=True, env=env)
+    proc = subprocess.run(
+        [*PRE_COMMIT, "run", "--verbose"], cwd=proj, env=env, capture_output=True, text=True, timeout=600
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert "Makefile:3:14: FAL001 [error]" in out and "justfile:3:17: FAL001 [error]" in out, out

@@ -16,52 +16,90 @@ def wheel_answers(*args: str) -> dict[str, str]:
     return {r["version"]: r["wheel"] for r in doc["releases"]}
 
 
+def table(out: str) -> dict[str, dict[str, str]]:
+    """The text table by column, cut where the dashes under each title are."""
+    lines = out.splitlines()
+    spans, at = [], 0
+    for dashes in lines[1].split("  "):
+        spans.append((at, at + len(dashes)))
+        at += len(dashes) + 2
+    cut = [[line[a:b].strip() for a, b in spans] for line in lines]
+    titles = cut[0]
+    return {row[0]: dict(zip(titles, row, strict=True)) for row in cut[2:]}
+
+
 def test_table_lists_every_release_with_its_facts() -> None:
     r = run("releases")
     assert r.code == 0
-    lines = r.out.splitlines()
-    assert lines[0].split() == [
+    rows = table(r.out)
+    assert list(rows["2.5.0"]) == [
         "release",
         "date",
-        "paged",
-        "KV",
-        "page",
-        "block",
-        "torch",
-        "wheels",
+        "paged KV",
+        "page block",
+        "torch wheels",
         "CPython",
         "CUDA",
-        "torch",
-        "unknown",
+        "torch unknown",
+        "accepts",
+        "wheel archs",
+        "built on",
     ]
-    rows = {line.split()[0]: line.split() for line in lines[2:]}
     assert len(rows) == 76
     # v2.5.0 publish.yml: torch 1.12.1 ... 2.2.0.dev20231130, python 3.7-3.11, cuda 11.8.0/12.2.2; its
     # setup.py asks for cu122, wheels attached later are cu12: no torch is unknown
-    assert rows["2.5.0"] == [
+    assert list(rows["2.5.0"].values())[:8] == [
         "2.5.0",
         "2024-01-23",
         "yes",
         "256",
-        "1.12",
-        "1.13",
-        "2.0",
-        "2.1",
-        "2.2*",
+        "1.12 1.13 2.0 2.1 2.2*",
         "3.7-3.11",
-        "cu118",
-        "cu122",
+        "cu118 cu122",
+        "",
     ]
-    assert rows["2.4.2"][2] == "no"
-    assert rows["2.8.3.post2"][-4:] == ["?", "?", "?", "?"]  # no tag: unknown
-    assert rows["2.0.4"][-1] == "none"  # setup.py fetches no wheel before 2.0.6
-    assert rows["0.2.0"][-1] == "none"  # no tag, but the sdist's setup.py has no BASE_WHEEL_URL
+    assert rows["2.4.2"]["paged KV"] == "no"
+    no_tag = rows["2.8.3.post2"]
+    assert [no_tag[c] for c in ("torch wheels", "CPython", "CUDA", "torch unknown")] == ["?", "?", "?", "?"]
+    assert rows["2.0.4"]["torch wheels"] == "none"  # setup.py fetches no wheel before 2.0.6
+    assert rows["0.2.0"]["torch wheels"] == "none"  # no tag, but the sdist's setup.py has no BASE_WHEEL_URL
     # v2.8.3 (tagged 2025-08-14): torch 2.4-2.8 built, 2.9 seen attached later, 2.9 to 2.15 (the newest
     # torch on PyPI, 2026-10-28) came out after the tag
-    assert rows["2.8.3"][4:10] == ["2.4", "2.5", "2.6", "2.7", "2.8", "2.9+"]
-    assert rows["2.8.3"][-1] == "2.9-2.15"
+    assert rows["2.8.3"]["torch wheels"] == "2.4 2.5 2.6 2.7 2.8 2.9+"
+    assert rows["2.8.3"]["torch unknown"] == "2.9-2.15"
     # v2.8.3.post1 was tagged 2026-06-10: torch 2.9-2.12 came out before it and are not in its matrix
-    assert rows["2.8.3.post1"][-1] == "2.13-2.15"
+    assert rows["2.8.3.post1"]["torch unknown"] == "2.13-2.15"
+
+
+def test_the_machine_columns() -> None:
+    rows = table(run("releases").out)
+    # flash_api.cpp: TORCH_CHECK(is_sm90 || is_sm8x) up to 2.7.2.post1, is_sm8x_min from 2.7.3;
+    # fmha_api.cpp (1.x): is_sm90 || is_sm8x || is_sm75
+    assert rows["2.6.3"]["accepts"] == "8.x 9.0"
+    assert rows["2.7.3"]["accepts"] == "8.0+"
+    assert rows["1.0.9"]["accepts"] == "7.5 8.x 9.0"
+    # publish.yml: cuda-version ['12.4.1'] at 2.7.4.post1 (nvcc below 12.8: no sm_100/sm_120), ['12.9.1']
+    # at 2.8.3; runners ubuntu-20.04 and ubuntu-22.04
+    assert (rows["2.7.4.post1"]["wheel archs"], rows["2.7.4.post1"]["built on"]) == (
+        "80 90",
+        "ubuntu-20.04 (glibc 2.31)",
+    )
+    assert (rows["2.8.3"]["wheel archs"], rows["2.8.3"]["built on"]) == (
+        "80 90 100 120",
+        "ubuntu-22.04 (glibc 2.35)",
+    )
+    # v2.1.2.post3: cuda-version ['11.6.2', '11.7.1', '11.8.0', '12.1.0', '12.2.0']: sm_90 from nvcc 11.8
+    assert rows["2.1.2.post3"]["wheel archs"] == "11.6: 80; 11.7: 80; 11.8: 80 90; 12.1: 80 90; 12.2: 80 90"
+    assert rows["2.8.3.post2"]["wheel archs"] == "?"  # no tag: no workflow
+    doc = {r["version"]: r for r in json.loads(run("releases", "--format", "json").out)["releases"]}
+    assert doc["2.8.3"]["build"]["wheels"]["runners"] == ["ubuntu-22.04"]
+    assert doc["2.8.3"]["build"]["nvcc_floor"] == "11.7"
+    assert {a["sm"]: a["nvcc"] for a in doc["2.8.3"]["build"]["archs"]} == {
+        "80": None,
+        "90": "11.8",
+        "100": "12.8",
+        "120": "12.8",
+    }
 
 
 def test_filters() -> None:

@@ -1,7 +1,8 @@
 """The Renovate preset, judged by Renovate's own code where it is installed, and its regexes by Python's.
 
 Renovate (npm package ``renovate``) needs Node >= 24: tests/node_tools.py says where these tests look
-for both. Without them the tests that run Renovate skip, saying why; the regex tests always run.
+for both, and how to install them. Without them the tests that run Renovate skip, saying why (CI, with
+FA_LINT_REQUIRE_TOOLS, fails instead); the regex tests always run.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def _renovate() -> tuple[str, Path] | str:
 
 
 FOUND = _renovate()
-needs_renovate = pytest.mark.skipif(isinstance(FOUND, str), reason=str(FOUND))
+needs_renovate = node_tools.needs(FOUND)
 
 
 class Probe:
@@ -60,7 +61,8 @@ class Probe:
 
 @pytest.fixture(scope="module")
 def renovate() -> Iterator[Probe]:
-    assert not isinstance(FOUND, str)
+    if isinstance(FOUND, str):
+        pytest.skip(FOUND)  # the test's own mark says why (or fails under FA_LINT_REQUIRE_TOOLS)
     probe = Probe(*FOUND)
     yield probe
     assert probe.proc.stdin is not None
@@ -91,34 +93,79 @@ CASES = [
     ("docker-arg", "Dockerfile", 'ARG FLASH_ATTN_WHEEL_URL="https://example.com/fa.whl"', None),
     ("docker-arg", "Dockerfile", "ARG FLASH_ATTN_VERSION", None),  # no default
     ("docker-arg", "Dockerfile", "ARG FLASH_ATTN_VERSION=${FA}", None),
+    # Renovate's own convention, for any variable: the comment on the line above
+    (
+        "docker-arg",
+        "Dockerfile",
+        "# renovate: datasource=pypi depName=flash-attn\nARG FA_VERSION=2.4.2",
+        "2.4.2",
+    ),
+    ("docker-arg", "Dockerfile", "# renovate: datasource=pypi depName=flash_attn\nENV FAV 2.5.6", "2.5.6"),
+    (
+        "docker-arg",
+        "install.sh",
+        "# renovate: datasource=pypi depName=flash-attn\nexport FA_VER=2.6.3",
+        "2.6.3",
+    ),
+    (
+        "docker-arg",
+        "install.sh",
+        "  # renovate: datasource=pypi depName=flash-attn versioning=pep440\nFA=2.6.3",
+        "2.6.3",
+    ),
+    (
+        "docker-arg",
+        "Dockerfile",
+        "# renovate: datasource=pypi depName=flash-attn\nARG FLASH_ATTN_VERSION=2.4.2",
+        "2.4.2",  # once, although both forms fit
+    ),
+    ("docker-arg", "Dockerfile", "# renovate: datasource=pypi depName=torch\nARG TORCH_VERSION=2.4.0", None),
+    (
+        "docker-arg",
+        "Dockerfile",
+        "# renovate: datasource=pypi depName=flash-attn\n\nARG FA_VERSION=2.4.2",
+        None,
+    ),
+    ("docker-arg", "Dockerfile", "ARG FA_VERSION=2.4.2", None),  # no comment, and not this manager's name
     ("pip-install", "Dockerfile", "RUN pip install flash-attn==2.4.2 --no-build-isolation", "2.4.2"),
     ("pip-install", "Dockerfile", "RUN pip install --no-cache-dir 'flash-attn>=2.3'", "2.3"),
-    ("pip-install", "Dockerfile", 'RUN python -m pip install "flash_attn>=2.3,<2.6"', ">=2.3,<2.6"),
+    # a range whose floor has no paged KV: Renovate would move only its top ('<2.6' to '<2.9'); fa-lint --fix
+    ("pip-install", "Dockerfile", 'RUN python -m pip install "flash_attn>=2.3,<2.6"', None),
+    ("pip-install", "Dockerfile", 'RUN python -m pip install "flash_attn>=2.6.3,<2.8"', ">=2.6.3,<2.8"),
     (
         "pip-install",
         "Dockerfile",
         "RUN pip3 install -U \\\n    torch==2.3.1 \\\n    flash-attn==2.5.8",
         "2.5.8",
     ),
-    ("pip-install", "Dockerfile", "RUN uv pip install --system 'flash-attn[cuda]~=2.4.0'", "~=2.4.0"),
+    ("pip-install", "Dockerfile", "RUN uv pip install --system 'flash-attn[cuda]~=2.4.0'", None),
+    ("pip-install", "Dockerfile", "RUN uv pip install --system 'flash-attn[cuda]~=2.6.0'", "~=2.6.0"),
     ("pip-install", "scripts/install.sh", "pip install flash-attn==2.3.6 --no-build-isolation", "2.3.6"),
     ("pip-install", "Dockerfile", "RUN pip install flash-attn==${FLASH_ATTN_VERSION}", None),
     ("pip-install", "Dockerfile", "RUN pip install my-flash-attn==1.0", None),
     ("pip-install", "Dockerfile", "RUN pip install torch\nflash-attn==2.4.2", None),  # not one command
     ("pip-install", "Dockerfile", "RUN pip install flash-attn-3==3.0.0", None),
     ("pip-install", "Dockerfile", "RUN pip install 'flash-attn==2.5.*'", "==2.5.*"),
-    ("pip-install", "Dockerfile", 'RUN pip install "flash-attn >=2.3 ,<3"', ">=2.3 ,<3"),
-    ("pip-install", "Dockerfile", "RUN pip install 'flash-attn>2.3'", ">2.3"),
-    ("pip-install", "Dockerfile", "RUN pip install flash-attn===2.4.2", "===2.4.2"),
+    ("pip-install", "Dockerfile", 'RUN pip install "flash-attn >=2.3 ,<3"', None),
+    ("pip-install", "Dockerfile", 'RUN pip install "flash-attn >=2.5.6 ,<3"', ">=2.5.6 ,<3"),
+    ("pip-install", "Dockerfile", "RUN pip install 'flash-attn>2.3'", None),
+    ("pip-install", "Dockerfile", "RUN pip install 'flash-attn>2.5'", ">2.5"),
+    ("pip-install", "Dockerfile", "RUN pip install flash-attn===2.5.8", "===2.5.8"),
+    ("pip-install", "Dockerfile", "RUN pip install 'flash-attn<2.6'", None),
     ("pip-install", "install.sh", "pip install flash-attn>=2.5.6;", "2.5.6"),
     ("constraint", "constraints.txt", "flash-attn==2.4.2", "2.4.2"),
     ("constraint", "requirements/constraints-gpu.txt", "flash_attn>=2.3  # cluster", "2.3"),
-    ("constraint", "constraints.in", "Flash-Attn<2.6,>=2.3 ; sys_platform == 'linux'", "<2.6,>=2.3"),
+    ("constraint", "constraints.in", "Flash-Attn<2.6,>=2.3 ; sys_platform == 'linux'", None),
+    ("constraint", "constraints.in", "Flash-Attn<2.9,>=2.6.3 ; sys_platform == 'linux'", "<2.9,>=2.6.3"),
+    ("constraint", "constraints.txt", "flash-attn<2.6", None),  # the issue's: '<2.9' admits old ones too
+    ("constraint", "constraints.txt", "flash-attn==2.*", None),  # 2.0 ... 2.4 in it
+    ("constraint", "constraints.txt", "flash-attn==2.7.*", "==2.7.*"),
     ("constraint", "constraints.txt", "flash-attn==2.4.2 --hash=sha256:" + "0" * 64, None),  # stale hash
     ("constraint", "constraints.txt", "flash-attn==2.4.2 \\\n    --hash=sha256:" + "0" * 64, None),
     ("constraint", "constraints.txt", "flash-attn-3==3.0.0", None),
-    ("constraint", "constraints.txt", "flash-attn ~= 2.4", "~= 2.4"),
-    ("constraint", "constraints.txt", "flash-attn!=2.5.0", "!=2.5.0"),
+    ("constraint", "constraints.txt", "flash-attn ~= 2.4", None),
+    ("constraint", "constraints.txt", "flash-attn ~= 2.6", "~= 2.6"),
+    ("constraint", "constraints.txt", "flash-attn!=2.5.0", None),
     ("constraint", "constraints.txt", "# flash-attn==2.4.2", None),
 ]
 
@@ -139,6 +186,68 @@ def test_each_regex_reads_the_version_from_real_looking_lines(
 
 def _values(manager: str, text: str) -> list[str]:
     return [m.group("currentValue") for p in bots.MATCH[manager] for m in _python(p).finditer(text)]
+
+
+# FA_VERSION is flash-attn's only where the Dockerfile installs flash-attn with it (Font Awesome's is named
+# so too): Renovate's "recursive" strategy, the file's ARG to its use, then the ARG's line.
+USED = [
+    ('ARG FA_VERSION=2.3.6\nFROM python:3.11\nRUN pip install "flash-attn==${FA_VERSION}"\n', "2.3.6"),
+    (
+        "FROM x\nARG FA_VERSION=2.4.2\nARG TORCH=2.4.0\nRUN pip install flash_attn==$FA_VERSION torch\n",
+        "2.4.2",
+    ),
+    ("ARG FA2_VERSION=2.5.8\nRUN uv pip install flash-attn>=${FA2_VERSION}\n", "2.5.8"),
+    ("ARG FA_VERSION=7.0.0\nRUN curl -LO fontawesome-free-${FA_VERSION}-web.zip\n", None),  # Font Awesome
+    ("ARG FA_VERSION=2.4.2\nRUN pip install flash-attn-3==${FA_VERSION}\n", None),  # another package
+    ('RUN pip install "flash-attn==${FA_VERSION}"\nARG FA_VERSION=2.4.2\n', None),  # set after its use
+]
+
+
+def _recursive(manager: str, text: str) -> list[str]:
+    """Renovate's recursive strategy: each match string applied within the previous one's matches."""
+    regions = [text]
+    for pattern in bots.MATCH[manager]:
+        regions = [m.group(0) for r in regions for m in _python(pattern).finditer(r)]
+    return [_python(bots.MATCH[manager][-1]).search(r).group("currentValue") for r in regions]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("text", "value"), USED)
+def test_fa_version_is_read_where_flash_attn_is_installed_with_it(text: str, value: str | None) -> None:
+    assert _recursive("docker-arg-used", text) == ([] if value is None else [value])
+
+
+@needs_renovate
+@pytest.mark.parametrize(("text", "value"), USED)
+def test_renovate_reads_fa_version_where_flash_attn_is_installed_with_it(
+    renovate: Probe, text: str, value: str | None
+) -> None:
+    deps = renovate("extract", config=_managers()["docker-arg-used"], file="Dockerfile", content=text)
+    assert [d["currentValue"] for d in deps] == ([] if value is None else [value])
+    for d in deps:  # the replacement is made in the ARG's line alone
+        assert d["replaceString"].startswith("ARG ") and "\n" not in d["replaceString"], d
+
+
+def test_a_range_is_read_only_with_a_floor_at_or_above_the_policy() -> None:
+    from packaging.version import Version
+
+    at = re.compile(f"^{bots.at_least(Version('2.6.3'))}$")
+    for version, above in [
+        ("2.6.2", False),
+        ("2.6.3", True),
+        ("2.6.3.post1", True),
+        ("2.6.10", True),
+        ("2.7", True),
+        ("2.6", False),
+        ("3", True),
+        ("2.6.3rc1", False),
+        ("12.0", True),
+    ]:
+        assert bool(at.match(version)) is above, version
+    base = kb.load()
+    for floor in ("2.5.0", "2.6.3", "2.8.3.post2", "10.1"):  # against packaging, for every known release
+        at = re.compile(f"^{bots.at_least(Version(floor))}$")
+        for r in base.installable:
+            assert bool(at.match(str(r.version))) is (r.version >= Version(floor)), (floor, r.version)
 
 
 def test_the_regexes_use_only_what_re2_and_javascript_both_accept() -> None:
@@ -259,7 +368,10 @@ def test_managers_look_only_at_their_files(renovate: Probe) -> None:
         "Containerfile",
         "docs/Dockerfile.md",
     ]
-    assert sorted(renovate("files", config=m["docker-arg"], files=files)) == sorted(docker)
+    assert sorted(renovate("files", config=m["docker-arg"], files=files)) == sorted(
+        [*docker, "install.sh", "scripts/setup.bash"]
+    )
+    assert sorted(renovate("files", config=m["docker-arg-used"], files=files)) == sorted(docker)
     assert sorted(renovate("files", config=m["pip-install"], files=files)) == sorted(
         [*docker, "install.sh", "scripts/setup.bash"]
     )

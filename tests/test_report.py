@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -11,9 +12,10 @@ import pytest
 
 from fa_lint.report import github
 from fa_lint.rules import RULES, page
+from tests import node_tools
 from tests.conftest import REPO, SHARED, run
 
-SARIF_SCHEMA = SHARED / "schemas" / "sarif-schema-2.1.0.json"
+SARIF_SCHEMA = REPO / "tests" / "data" / "schemas" / "sarif-schema-2.1.0.json"  # OASIS's (SOURCES.md there)
 
 
 def _escaped(message: str) -> str:
@@ -32,7 +34,6 @@ def demo(monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, Any], dict[str, Any
     return _both("examples/demo")
 
 
-@pytest.mark.skipif(not SARIF_SCHEMA.exists(), reason="the SARIF schema lives in ../shared/schemas")
 def test_sarif_is_valid_against_the_oasis_schema(demo: tuple[dict[str, Any], dict[str, Any]]) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads(SARIF_SCHEMA.read_text())
@@ -40,7 +41,6 @@ def test_sarif_is_valid_against_the_oasis_schema(demo: tuple[dict[str, Any], dic
     assert errors == []
 
 
-@pytest.mark.skipif(not SARIF_SCHEMA.exists(), reason="the SARIF schema lives in ../shared/schemas")
 def test_sarif_with_every_rule_notes_and_help_is_valid() -> None:
     jsonschema = pytest.importorskip("jsonschema")
     doc = json.loads((REPO / "tests/golden/every-rule.sarif").read_text())
@@ -49,10 +49,7 @@ def test_sarif_with_every_rule_notes_and_help_is_valid() -> None:
     assert list(jsonschema.Draft4Validator(schema).iter_errors(doc)) == []
 
 
-@pytest.mark.skipif(
-    not (SARIF_SCHEMA.exists() and (SHARED / "corpus" / "files").exists()),
-    reason="the SARIF schema and the corpus live in ../shared",
-)
+@pytest.mark.skipif(not (SHARED / "corpus" / "files").exists(), reason="the corpus lives in ../shared")
 def test_sarif_over_the_real_corpus_is_valid(monkeypatch: pytest.MonkeyPatch) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     monkeypatch.chdir(SHARED / "corpus")
@@ -293,3 +290,122 @@ def test_gitlab_fingerprints_are_unique_and_survive_lines_moving(
 def test_gitlab_clean_run_is_an_empty_list(tmp_path: Path) -> None:
     (tmp_path / "requirements.txt").write_text("flash-attn>=2.5.0\n")
     assert _gitlab(str(tmp_path)) == []
+
+
+# --- SARIF for GitHub code scanning: what its ingestion asks of each rule and result ------------------
+
+
+def test_every_rule_carries_what_code_scanning_requires() -> None:
+    doc = json.loads((REPO / "tests/golden/every-rule.sarif").read_text())
+    rules = doc["runs"][0]["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == list(RULES)  # from the registry: a new rule is listed as it lands
+    for r in rules:
+        rule = RULES[r["id"]]
+        assert r["name"] == rule.name and r["shortDescription"]["text"] == rule.summary
+        full = r["fullDescription"]["text"]
+        assert full and full != rule.summary and "\n" not in full and not full.endswith(":"), r["id"]
+        assert "](" not in full  # plain text: a link's text without its target
+        assert r["helpUri"] == rule.url and r["help"]["markdown"] == page(rule.code)
+        assert r["help"]["text"].startswith(full) and rule.url in r["help"]["text"]
+        assert (
+            r["defaultConfiguration"]["level"]
+            == {"error": "error", "warning": "warning", "info": "note"}[rule.severity.value]
+        )
+
+
+def test_every_result_quotes_its_region_and_the_lines_around_it(project: Any) -> None:
+    project({"requirements.txt": "# GPU\ntorch==2.4.0\nflash-attn==2.4.2  # old\n\n"})
+    doc = json.loads(run("--format", "sarif", "--isolated", "--select", "FAL001").out)
+    (result,) = doc["runs"][0]["results"]
+    physical = result["locations"][0]["physicalLocation"]
+    assert physical["region"]["snippet"] == {"text": "flash-attn==2.4.2"}
+    assert physical["contextRegion"] == {
+        "startLine": 1,
+        "endLine": 4,  # two lines either side, within the file
+        "snippet": {"text": "# GPU\ntorch==2.4.0\nflash-attn==2.4.2  # old\n\n"},
+    }
+
+
+def test_a_snippet_is_escaped_as_every_output_escapes_a_file(project: Any) -> None:
+    project({"requirements.txt": "flash-attn==2.4.2 # \x1b]0;t\x07\n"})
+    doc = json.loads(run("--format", "sarif", "--isolated").out)
+    context = doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["contextRegion"]
+    assert "\x1b" not in context["snippet"]["text"] and "\\x1b" in context["snippet"]["text"]
+
+
+def _git_repo(root: Path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+
+
+def test_paths_are_relative_to_the_repository_top_wherever_fa_lint_runs(project: Any) -> None:
+    # Code scanning, GitLab and the annotations resolve a path from the repository's top: a job that runs
+    # fa-lint in a subfolder (working-directory: services/api) must still name services/api/....
+    root = project({"services/api/requirements.txt": "flash-attn==2.4.2\n"})
+    _git_repo(root)
+    os.chdir(root / "services" / "api")
+    sarif = json.loads(run("--format", "sarif", "--isolated").out)
+    location = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": "services/api/requirements.txt", "uriBaseId": "%SRCROOT%"}
+    gitlab = json.loads(run("--format", "gitlab", "--isolated").out)
+    assert gitlab[0]["location"]["path"] == "services/api/requirements.txt"
+    annotations = run("--format", "github", "--isolated").out
+    assert annotations.startswith("::error file=services/api/requirements.txt,line=1,")
+    # The JSON and text reports keep the path as it was given (docs/output.md).
+    assert run("--format", "json", "--isolated").json["findings"][0]["path"] == "requirements.txt"
+
+
+def test_outside_any_repository_paths_are_relative_to_the_run(project: Any) -> None:
+    root = project({"sub/requirements.txt": "flash-attn==2.4.2\n"})
+    sarif = json.loads(run("--format", "sarif", "--isolated", "sub").out)
+    location = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": "sub/requirements.txt", "uriBaseId": "%SRCROOT%"}
+    assert root.exists()
+
+
+def _multitool() -> list[str] | str:
+    try:
+        return [
+            str(node_tools.multitool()),
+            "validate",
+            "--rule-kind",
+            "Gh;Sarif",
+            "--level",
+            "Error;Warning",
+        ]
+    except LookupError as exc:
+        return f"Microsoft's SARIF multitool: {exc}"
+
+
+MULTITOOL = _multitool()
+
+
+@node_tools.needs(MULTITOOL)
+def test_the_sarif_multitool_with_githubs_rules_reports_no_error_or_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+
+    assert not isinstance(MULTITOOL, str)
+    monkeypatch.chdir(REPO)
+    logs = {
+        "demo.sarif": run("--format", "sarif", "--isolated", "examples/demo").out,
+        "every-rule.sarif": run("--format", "sarif", "--isolated", "tests/golden/every-rule").out,
+    }
+    broken = json.loads(logs["demo.sarif"])
+    for rule in broken["runs"][0]["tool"]["driver"]["rules"]:
+        del rule["fullDescription"]  # what fa-lint 0.1.0 wrote: GH2012 for every rule
+    logs["broken.sarif"] = json.dumps(broken)
+    found = {}
+    for name, text in logs.items():
+        (tmp_path / name).write_text(text)
+        out = tmp_path / f"{name}.validation"
+        r = subprocess.run(
+            [*MULTITOOL, "-o", str(out), str(tmp_path / name)], capture_output=True, text=True, timeout=600
+        )
+        assert r.returncode == 0, r.stdout + r.stderr
+        results = json.loads(out.read_text())["runs"][0]["results"]
+        found[name] = sorted({f"{x['ruleId']} {x['level']}" for x in results})
+    assert found["demo.sarif"] == [] and found["every-rule.sarif"] == [], found
+    assert found["broken.sarif"] == ["GH2012 error"]  # it really applies GitHub's rules

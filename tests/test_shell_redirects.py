@@ -163,7 +163,10 @@ def test_findings_on_one_span_stand_apart(chained: bool, project: Any) -> None:
     line = (
         "pip install -U pip && pip install flash-attn>=2.5.8" if chained else "pip install flash-attn>=2.5.8"
     )
-    project({"Dockerfile": f"FROM python:3.11\nRUN pip install -U pip\nRUN {line}\n"})
+    # a base with nvcc: on python:3.11 setup.py has no toolkit, and FAL015 makes it four
+    project(
+        {"Dockerfile": f"FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nRUN pip install -U pip\nRUN {line}\n"}
+    )
     every = [(f["code"], f["line"], f["column"]) for f in run("--format", "json", ".").json["findings"]]
     column = 5 + line.index("flash-attn")
     assert every == [("FAL002", 3, column), ("FAL007", 3, column), ("FAL012", 3, column)]

@@ -241,7 +241,7 @@ def test_colour_on_a_tty_marks_the_code_the_gutter_and_the_span(
     out = _Tty()
     cli.main([], out=out, err=io.StringIO())
     text = out.getvalue()
-    assert "\033[1;31mFAL001\033[0m" in text  # the code in the error colour
+    assert "\033[1;31mFAL001 [error]\033[0m" in text  # the code and severity in the error colour
     assert "\033[1;34m1 |\033[0m" in text  # the gutter
     assert "\033[1;31m^^^^^^^^^^^^^^^^^ FAL001\033[0m" in text  # the marker
     monkeypatch.setenv("NO_COLOR", "1")

@@ -1,4 +1,5 @@
-"""``fa-lint [PATHS...]`` and its subcommands (``verify``, ``rule``, ``releases``, ``bot-config``):
+"""``fa-lint [PATHS...]`` and its subcommands (``verify``, ``rule``, ``releases``, ``bot-config``,
+``completion``):
 the entry point, which dispatches, and turns every error into a message and an exit code.
 
 Exit codes: 0 no error findings, 1 at least one error finding (warnings too with --strict),
@@ -61,6 +62,11 @@ def _main(argv: Sequence[str] | None, out: TextIO | None, err: TextIO | None) ->
             return releases_main(argv[1:], out)
         if argv[:1] == ["rule"]:
             return rule(rule_parser().parse_args(argv[1:]), out)
+        if argv[:1] == ["completion"]:
+            from fa_lint.cli.completion import completion_parser, script
+
+            out.write(script(completion_parser().parse_args(argv[1:]).shell))
+            return EXIT_OK
         args = parser().parse_args(argv)
         if args.version:
             out.write(version() + "\n")

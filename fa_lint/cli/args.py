@@ -40,9 +40,34 @@ def _columns() -> int:
     return columns or 80
 
 
+# The subcommands, each with the line `fa-lint --help` shows for it (argparse's subparsers would take a
+# folder named like a subcommand for one, and the lint options would have to follow a word).
+COMMANDS = {
+    "verify": "prove the installed flash-attn works, on the GPU host (fa-lint verify --help)",
+    "rule": "explain a rule: what it finds, why, how to fix and suppress it",
+    "releases": "every flash-attn release: paged KV, and prebuilt wheels for a torch",
+    "bot-config": "print a Renovate preset or a dependabot.yml that keeps the floor",
+    "completion": "print a shell completion script: bash, zsh or fish",
+}
+
+
 class _Parser(argparse.ArgumentParser):
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(formatter_class=_Help, **kwargs)
+    """argparse, without its abbreviations (``--form json`` is no ``--format``: a later option of that
+    prefix would change what an old command line means), and with the subcommands in ``--help``."""
+
+    def __init__(self, commands: dict[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(formatter_class=_Help, allow_abbrev=False, **kwargs)
+        self.commands = commands or {}
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        if not self.commands:
+            return text
+        width = max(map(len, self.commands)) + 2
+        listed = "".join(f"  {name:<{width}}{what}\n" for name, what in self.commands.items())
+        parts = text.split("\n\n")
+        at = 2 if self.description else 1  # after the usage and the description
+        return "\n\n".join([*parts[:at], f"commands:\n{listed.rstrip()}", *parts[at:]])
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
@@ -59,19 +84,25 @@ def codes(values: list[str] | None) -> tuple[str, ...]:
 
 def parser() -> argparse.ArgumentParser:
     p = _Parser(
+        commands=COMMANDS,
         prog="fa-lint",
+        usage="fa-lint [options] [PATH ...]\n       fa-lint {" + ",".join(COMMANDS) + "} ...",
         description="Find flash-attn pins that cannot run paged-KV attention (flash_attn_with_kvcache "
         "block_table), in requirements, pyproject, lock, conda, Docker and shell files.",
-        epilog="Run 'fa-lint rule FAL001' for what a rule finds and how to fix it, 'fa-lint verify --help' "
-        "for the runtime check on a GPU host, 'fa-lint releases --help' for every release's paged-KV facts "
-        "and prebuilt wheels, and 'fa-lint bot-config --help' for Renovate and Dependabot configs.",
+        epilog="Each file's configuration is the nearest .fa-lint.toml, fa-lint.toml or pyproject.toml with "
+        "[tool.fa-lint], up to its repository's top; options given here win over it. Exit codes: 0 no "
+        "error findings, 1 error findings (warnings too with --strict), 2 usage or internal error.",
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to check (default: .)")
     p.add_argument(
         "--format",
+        "--output-format",  # ruff's name
+        dest="format",
         choices=FORMATS,
         default="text",
-        help="output format (default: text, a finding with its source, notes and fix; concise: a line each)",
+        metavar="FORMAT",
+        help=f"output format: {', '.join(FORMATS)} (default: text, a finding with its source, notes and "
+        "fix; concise: a line each)",
     )
     p.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
     p.add_argument("--select", action="append", metavar="CODES", help="only these rule codes or prefixes")
@@ -133,9 +164,21 @@ def parser() -> argparse.ArgumentParser:
         "--color",
         choices=("auto", "always", "never"),
         default="auto",
-        help="colour text output (auto: on a terminal, unless NO_COLOR is set)",
+        help="colour text output (auto: on a terminal, or where FORCE_COLOR or CLICOLOR_FORCE is set; "
+        "never where NO_COLOR is)",
     )
-    p.add_argument("--config", metavar="PYPROJECT", help="read [tool.fa-lint] from this file")
+    quiet = p.add_mutually_exclusive_group()
+    quiet.add_argument(
+        "-q", "--quiet", action="store_true", help="print the findings, but no summary or notice (ruff's)"
+    )
+    quiet.add_argument(
+        "-s", "--silent", action="store_true", help="print nothing; the exit code still tells (ruff's)"
+    )
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        help="use this configuration for every file (a pyproject.toml's [tool.fa-lint], or a fa-lint.toml)",
+    )
     p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     p.add_argument(
         "--list-rules", action="store_true", help="print every rule and exit ('fa-lint rule' explains one)"
@@ -145,7 +188,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def bot_parser() -> argparse.ArgumentParser:
-    from fa_lint.bots import BOTS, ECOSYSTEMS, VERSIONING
+    from fa_lint.bots import BOTS, COOLDOWN, ECOSYSTEMS, VERSIONING
 
     p = _Parser(
         prog="fa-lint bot-config",
@@ -173,8 +216,15 @@ def bot_parser() -> argparse.ArgumentParser:
         help="dependabot: how updates change a requirement (default: increase, which raises a floor "
         "like >=2.3; auto leaves the key out)",
     )
+    p.add_argument(
+        "--cooldown",
+        type=int,
+        default=COOLDOWN,
+        metavar="DAYS",
+        help=f"dependabot: days a new release waits before it is proposed (default: {COOLDOWN}; 0: none)",
+    )
     p.add_argument("-o", "--output-file", metavar="FILE", help="write the config to FILE instead of stdout")
-    p.add_argument("--config", metavar="PYPROJECT", help="read [tool.fa-lint] from this file")
+    p.add_argument("--config", metavar="FILE", help="read the configuration from this file")
     p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     return p
 
@@ -190,14 +240,40 @@ def rule_parser() -> argparse.ArgumentParser:
     return p
 
 
-def configuration(args: argparse.Namespace) -> config.Config:
+def known(selectors: tuple[str, ...], option: str) -> tuple[str, ...]:
+    """``selectors``, when each selects some rule; a usage error naming the others (ruff's)."""
+    from fa_lint.rules import unknown
+
+    bad = unknown(selectors)
+    if bad:
+        raise UsageError(f"{option}: {config.unknown_selectors(bad)}")
+    return selectors
+
+
+def resolver(args: argparse.Namespace) -> config.Resolver | None:
+    """Where each file's configuration comes from: None when one file (``--config``) or none
+    (``--isolated``) governs them all."""
+    if args.isolated or args.config:
+        return None
+    from fa_lint.rules import unknown
+
+    return config.Resolver(unknown)
+
+
+def configuration(
+    args: argparse.Namespace, paths: list[str] | None = None, found: config.Resolver | None = None
+) -> config.Config:
+    """The run's configuration: ``--config``'s, or the nearest to the paths checked (their common
+    folder), which sets what applies to the whole run (``new-from-rev``, ``respect-gitignore``)."""
+    from fa_lint.rules import unknown
+
     if args.isolated:
         return config.Config()
     if args.config:
-        return config.load(args.config)
-    path, skipped = config.find()
-    found = config.load(path) if path else config.Config()
-    return found._replace(problems=skipped)
+        return config.load(args.config, unknown)
+    found = found or config.Resolver(unknown)
+    where = [os.path.abspath(p) for p in paths or ["."] if p != "-"] or [os.getcwd()]
+    return found.nearest(os.path.commonpath(where))
 
 
 def min_version(args: argparse.Namespace, cfg: config.Config) -> Version | None:

@@ -54,6 +54,8 @@ def bot_config(args: argparse.Namespace, out: TextIO) -> int:
     else:
         ecosystems = tuple(dict.fromkeys(args.ecosystem or ["pip"]))
         directories = tuple(dict.fromkeys(args.directory or ["/"]))
-        text = bots.dependabot(policy, base, ecosystems, directories, args.versioning_strategy)
+        if not 0 <= args.cooldown <= bots.MAX_COOLDOWN:
+            raise UsageError(f"--cooldown takes 0 to {bots.MAX_COOLDOWN} days (Dependabot's range)")
+        text = bots.dependabot(policy, base, ecosystems, directories, args.versioning_strategy, args.cooldown)
     write(text, args.output_file, out)
     return EXIT_OK

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
+from fa_lint import config
 from fa_lint.cli.args import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -16,7 +18,9 @@ from fa_lint.cli.args import (
     UsageError,
     codes,
     configuration,
+    known,
     min_version,
+    resolver,
     say,
     write,
 )
@@ -24,15 +28,24 @@ from fa_lint.cli.args import (
 if TYPE_CHECKING:
     from fa_lint.engine import Report, Settings
     from fa_lint.fix import Outcome
-    from fa_lint.model import Finding, Fix
-    from fa_lint.newfromrev import Baseline
+    from fa_lint.model import Finding, Fix, ParseProblem
+    from fa_lint.newfromrev import Baseline, Relocate
     from fa_lint.report.text import ShownFixes
 
 
 def _use_color(choice: str, stream: TextIO) -> bool:
+    """--color always/never decide; else NO_COLOR turns colour off (no-color.org; it wins, as in
+    CPython's own colouring), FORCE_COLOR (any value) or CLICOLOR_FORCE (not 0) turn it on where there
+    is no terminal, a CI log that shows colour (force-color.org, bixense.com/clicolors), CLICOLOR=0
+    turns it off, and then a terminal decides."""
     if choice != "auto":
         return choice == "always"
-    if os.environ.get("NO_COLOR"):
+    env = os.environ
+    if env.get("NO_COLOR"):
+        return False
+    if env.get("FORCE_COLOR") or env.get("CLICOLOR_FORCE", "0") not in ("", "0"):
+        return True
+    if env.get("CLICOLOR") == "0":
         return False
     return hasattr(stream, "isatty") and stream.isatty()
 
@@ -46,18 +59,25 @@ def _skipped(outcomes: list[Outcome], err: TextIO) -> None:
             say(err, f"not fixed: {f.location}: {f.title}: {why}")
 
 
-def _diff(report: Report, unsafe: bool, out: TextIO, err: TextIO) -> int:
+def _diff(report: Report, unsafe: bool, out: TextIO, err: TextIO, quiet: bool) -> int:
     from fa_lint import fix
     from fa_lint.report.text import plural
 
     outcomes = fix.run(report.findings, unsafe=unsafe, dry_run=True)
     changed = [o for o in outcomes if o.applied]
     for o in changed:
-        out.write(o.diff())
+        text, escaped = o.patch()
+        out.write(text)
+        if escaped:  # the patch is printed as it is, but for these
+            say(
+                err,
+                f"--diff shows {escaped} line(s) of {o.path} escaped: a terminal or CI runner acts on them",
+            )
     _skipped(outcomes, err)
     n = sum(len(o.applied) for o in changed)
     fixes = f"{n} fix" if n == 1 else f"{n} fixes"
-    err.write(f"fa-lint: {fixes} in {plural(len(changed), 'file')} would be applied\n")
+    if not quiet:
+        err.write(f"fa-lint: {fixes} in {plural(len(changed), 'file')} would be applied\n")
     return EXIT_FINDINGS if changed else EXIT_OK
 
 
@@ -82,7 +102,7 @@ def _would_fix(report: Report, unsafe: bool, err: TextIO) -> ShownFixes:
 
 
 def _fix(
-    report: Report, recheck: Callable[[], Report], unsafe: bool, err: TextIO
+    report: Report, recheck: Callable[[], Report], unsafe: bool, err: TextIO, quiet: bool
 ) -> tuple[Report, ShownFixes]:
     from fa_lint import fix
     from fa_lint.report.text import ShownFixes, plural
@@ -101,7 +121,7 @@ def _fix(
             _skipped(outcomes, err)
             break
         report = recheck()
-    if fixed:
+    if fixed and not quiet:
         n = sum(fixed.values())
         err.write(f"fa-lint: fixed {plural(n, 'finding')} in {plural(len(fixed), 'file')}\n")
     for hint in hints:
@@ -111,8 +131,13 @@ def _fix(
 
 
 def _stdin() -> bytes:
+    """Standard input up to one byte past the size limit: enough to refuse it, never all of it."""
+    from fa_lint.read import MAX_BYTES
+
     stream = getattr(sys.stdin, "buffer", None)
-    return stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+    if stream is not None:
+        return bytes(stream.read(MAX_BYTES + 1))
+    return sys.stdin.read(MAX_BYTES + 1).encode("utf-8")
 
 
 def _baseline(rev: str, paths: list[str], settings: Settings) -> Baseline:
@@ -121,32 +146,95 @@ def _baseline(rev: str, paths: list[str], settings: Settings) -> Baseline:
 
     def at_rev(moved: list[str], relocate: newfromrev.Relocate) -> Report:
         # The configuration's problems are the working tree's: REV's copy of them would hide them.
-        return engine.check(moved, settings._replace(root=relocate(settings.root), problems=()))
+        scoped = settings.scoped
+        if isinstance(scoped, _Scopes):  # REV's files, judged by the working tree's configurations
+            there = os.path.realpath(relocate(top))
+
+            def back(path: str) -> str:
+                real = os.path.realpath(path)
+                inside = real == there or real.startswith(there + os.sep)
+                return top + real[len(there) :] if inside else path
+
+            scoped = scoped.moved(back)
+        # REV's files are all tracked ones, which no .gitignore leaves out (git's rule).
+        moved_settings = settings._replace(
+            root=relocate(settings.root), problems=(), scoped=scoped, respect_gitignore=False
+        )
+        return engine.check(moved, moved_settings)
 
     try:
+        top = os.path.realpath(newfromrev.toplevel())
         return newfromrev.against(rev, paths, at_rev)
     except newfromrev.RevisionError as exc:
         raise UsageError(str(exc)) from None
+
+
+class _Scopes:
+    """Each file's settings (``engine.Scopes``): its nearest configuration, the command line over it.
+
+    ``moved`` maps a path of the tree being checked back into the working tree: ``--new-from-rev``
+    checks REV's files with the working tree's configuration, whose problems are reported once.
+    """
+
+    def __init__(
+        self, found: config.Resolver, make: Callable[[config.Config], Settings], moved: Relocate | None = None
+    ) -> None:
+        self._found, self._make, self._moved = found, make, moved
+        self._made: dict[str | None, Settings] = {}
+        self._paths: dict[str, Settings] = {}
+
+    def __call__(self, path: str) -> Settings:
+        own = self._paths.get(path)
+        if own is None:
+            cfg = self._found.nearest(self._moved(path) if self._moved else path)
+            own = self._made.get(cfg.path)
+            if own is None:
+                own = self._made[cfg.path] = self._make(cfg)
+            self._paths[path] = own
+        return own
+
+    def problems(self) -> tuple[ParseProblem, ...]:
+        return () if self._moved else tuple(self._found.problems.values())
+
+    def moved(self, back: Relocate) -> _Scopes:
+        return _Scopes(self._found, self._make, back)
+
+
+def _settings(args: argparse.Namespace, cfg: config.Config, prune: bool) -> Settings:
+    """The settings of the files ``cfg`` governs: the command line's options win over it."""
+    from fa_lint import engine
+
+    select = known(codes(args.select), "--select")
+    ignore = known(codes(args.ignore), "--ignore")
+    return engine.Settings(
+        select=select or cfg.select,
+        ignore=ignore or cfg.ignore,
+        min_version=min_version(args, cfg),
+        # --exclude holds for every file (the walk applies it); a configuration's, relative to its folder
+        exclude=tuple(args.exclude or ()) if prune else () if args.exclude else cfg.exclude,
+        force_exclude=cfg.force_exclude if args.force_exclude is None else args.force_exclude,
+        respect_gitignore=cfg.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore,
+        per_file_ignores=cfg.per_file_ignores,
+        root=cfg.root,
+    )
 
 
 def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from fa_lint import engine
     from fa_lint.report import renderer
 
-    cfg = configuration(args)
-    floor = min_version(args, cfg)
-    settings = engine.Settings(
-        select=codes(args.select) or cfg.select,
-        ignore=codes(args.ignore) or cfg.ignore,
-        min_version=floor,
-        exclude=tuple(args.exclude or ()) or cfg.exclude,
-        force_exclude=cfg.force_exclude if args.force_exclude is None else args.force_exclude,
-        respect_gitignore=cfg.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore,
-        per_file_ignores=cfg.per_file_ignores,
-        root=cfg.root,
-        problems=cfg.problems,
-    )
     paths = args.paths or ["."]
+    quiet = args.quiet or args.silent  # the findings alone; --silent: not even those
+    found = resolver(args)
+    cfg = configuration(args, paths, found)
+    settings = _settings(args, cfg, prune=True)
+    # The walk prunes what the run's configuration excludes where its globs mean the same relative to
+    # the current folder; every file's own configuration is applied to it after (Settings.scoped).
+    here = found is None or cfg.path is None or cfg.root == os.path.realpath(os.getcwd())
+    if not args.exclude and here:
+        settings = settings._replace(exclude=cfg.exclude)
+    if found is not None:
+        settings = settings._replace(scoped=_Scopes(found, lambda c: _settings(args, c, prune=False)))
     given = None
     rev = cfg.new_from_rev if args.new_from_rev is None else args.new_from_rev  # "" turns it off
     if args.stdin_filename or paths == ["-"]:
@@ -184,15 +272,15 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     report = check()
     if args.diff:
-        return _diff(report, args.unsafe_fixes, out, err)
+        return _diff(report, args.unsafe_fixes, io.StringIO() if args.silent else out, err, quiet)
     shown = None
     if args.fix:
-        report, shown = _fix(report, check, args.unsafe_fixes, err)
+        report, shown = _fix(report, check, args.unsafe_fixes, err, quiet)
     elif args.show_fixes:
         shown = _would_fix(report, args.unsafe_fixes, err)
-    if not report.files and (args.format not in LISTING or args.statistics):  # the listings say so
+    if not report.files and (args.format not in LISTING or args.statistics) and not quiet:  # listings say so
         say(err, f"no dependency files found in {', '.join(paths)}; nothing to check")
-    if hidden:
+    if hidden and not quiet:
         say(err, f"--new-from-rev {rev}: left out {hidden} finding(s) {rev} already had")
     fixable = given is None  # --fix cannot take standard input
     if args.statistics:
@@ -200,16 +288,24 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         color = not args.output_file and _use_color(args.color, out)
         text = renderer(args.format)(
-            report, color=color, fixable=fixable, fixes=shown if args.show_fixes else None
+            report, color=color, fixable=fixable, fixes=shown if args.show_fixes else None, quiet=quiet
         )
-    write(text, args.output_file, out)
+    if args.output_file or not args.silent:
+        write(text, args.output_file, out)
     if args.exit_zero:
         return EXIT_OK
-    strict = args.strict if args.strict is not None else cfg.strict
-    worst = {f.severity.value for f in report.findings}
-    if "error" in worst or (strict and "warning" in worst):
-        return EXIT_FINDINGS
-    return EXIT_OK
+    return EXIT_FINDINGS if any(_fails(f, args, cfg, found) for f in report.findings) else EXIT_OK
+
+
+def _fails(f: Finding, args: argparse.Namespace, cfg: config.Config, found: config.Resolver | None) -> bool:
+    """An error fails the run; a warning too under --strict, or ``strict`` in its file's configuration."""
+    if f.severity.value == "error":  # (the values: --version loads no model)
+        return True
+    if f.severity.value != "warning":
+        return False
+    if args.strict is not None:
+        return bool(args.strict)
+    return (found.nearest(f.location.path) if found is not None else cfg).strict
 
 
 def _statistics(report: Report, fmt: str, unsafe: bool, fixable: bool) -> str:

@@ -2,11 +2,16 @@
 
 Read from the environment's own requirements and base images, never from this machine:
 
-- torch: an exact pin (``torch==2.3.1``, a lock entry, a wheel URL), a range that allows one
-  major.minor (``torch~=2.3.0``), or a base image (``pytorch/pytorch:2.4.0-...``);
+- torch: the torch the environment ends with (``final_torch``): its torch requirements and the
+  packages that pin torch (``vllm==0.6.5`` pins 2.5.1) taken together, in a script or stage the
+  last command that put it in place, or the base image (``pytorch/pytorch:2.4.0-...``); a value
+  when that allows one major.minor;
 - torch's CUDA: the pin's local label (``+cu118``), uv's ``--torch-backend``, a PyTorch index URL
-  (``.../whl/cu118``) given to the command or in the requirements file that installs torch, or the
+  (``.../whl/cu118``) given to the command or in the requirements file that installs torch, the
+  CUDA of that release's wheel on PyPI when the install names no index (torch 2.5.1: 12.4), or the
   base image (``pytorch/pytorch:...-cuda12.1-...``, or ``nvidia/cuda:12.1.1-...``'s toolkit);
+- the C++ ABI of that torch: its official build's (old before 2.7, new since, as the knowledge base
+  read each release's library), NGC images' (new), conda-forge's (new);
 - CPython: ``FROM python:3.13``, ``requires-python``, conda ``python=``, a workflow's
   ``actions/setup-python``, ``.python-version`` -- all of them together.
 
@@ -16,6 +21,7 @@ Anything not said is unknown (None), and the rules that read this say nothing ab
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -24,11 +30,14 @@ from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from fa_lint.environments import Environment
-from fa_lint.model import Image, Requirement
+from fa_lint.environments import SEQUENTIAL, Environment
+from fa_lint.kb import torch as torch_kb
+from fa_lint.machine import final_torch
+from fa_lint.machine.final_torch import TORCH, FinalTorch, Source
+from fa_lint.model import FLASH_ATTN, Image, Kind, Requirement
 
-TORCH = ("torch", "pytorch")  # pytorch: conda's name for it
-PACKAGES = frozenset({*TORCH, "python"})  # the requirements a toolchain is read from (rules.PACKAGES)
+# the requirements a toolchain is read from (rules.PACKAGES): torch, the packages that pin it, python
+PACKAGES = frozenset({*TORCH, "python", FLASH_ATTN}) | torch_kb.PACKAGES
 _PYTORCH_INDEX = re.compile(
     r"download\.pytorch\.org/whl/(?:nightly/|test/)?(cu[0-9]+|cpu|rocm[0-9.]+)(?:/|$)"
 )
@@ -46,6 +55,8 @@ class Toolchain(NamedTuple):
     python: Known | None = None  # one minor, "3.11"; else the constraints as written, ">=3.10"
     pythons: tuple[str, ...] = ()  # the CPython minors it allows; empty when nothing says
     cxx11_abi: bool | None = None
+    final: FinalTorch | None = None  # the torch it ends with, and what put it there
+    abi_where: str = ""  # what says the C++ ABI
 
 
 def exact(req: Requirement) -> Version | None:
@@ -98,33 +109,41 @@ def index_cuda(url: str) -> str | None:
     return cuda_version(m.group(1)) if m else None
 
 
-def _torch(env: Environment) -> tuple[Known | None, Requirement | None]:
-    reqs = [r for name in TORCH for r in (*env.of(name, locked=True), *env.of(name))]
-    pinned: dict[str, Requirement] = {}
-    for r in reqs:
-        v = exact(r)
-        if v is not None:
-            pinned.setdefault(f"{v.major}.{v.minor}", r)
-    if len(pinned) == 1:
-        minor, req = next(iter(pinned.items()))
-        return Known(minor, str(req.location)), req
-    if pinned:
-        return None, None  # two pins disagree: which one installs is not for fa-lint to guess
-    for r in reqs:
-        one = single_minor(r.version_range) if str(r.specifier) or r.alternatives else None
-        if one:
-            return Known(one, str(r.location)), r
-    for image in env.images:
-        if image.torch is not None:
-            return Known(
-                f"{image.torch.major}.{image.torch.minor}", f"the base image {image.reference}"
-            ), None
-    return None, None
+def deciding(final: FinalTorch) -> Source | None:
+    """The source to name for the final torch: of the last command that put it in place, a torch
+    requirement if it has one, else the package that pins it."""
+    last = final.last
+    if last is None:
+        return None
+    same = [s for s in final.decided if s.step == last.step and s.image is None]
+    pins = (s for s in same if s.requirement is not None and s.requirement.name in TORCH)
+    fits = (s for s in itertools.chain(pins, same) if not s.torch.is_disjoint(final.versions))
+    return next(fits, last)
 
 
-def _cuda(env: Environment, torch: Requirement | None) -> Known | None:
+def where(source: Source) -> str:
+    """What a Known says for a source: a torch requirement's location, else its whole sentence."""
+    req = source.requirement
+    if req is not None and req.name in TORCH and source.says == final_torch.plain(req):
+        return str(req.location)
+    return source.says
+
+
+def _torch(final: FinalTorch | None) -> tuple[Known | None, Requirement | None]:
+    if final is None or final.conflict is not None or final.removed is not None or not final.certain:
+        return None, None
+    minors = final.minors
+    source = deciding(final)
+    if len(minors) != 1 or source is None:
+        return None, None
+    if source.image is not None:
+        return Known(minors[0], source.says), None
+    return Known(minors[0], where(source)), source.requirement
+
+
+def _cuda(env: Environment, torch: Requirement | None, final: FinalTorch | None) -> Known | None:
     if torch is not None:
-        v = exact(torch)
+        v = exact(torch) if torch.name in TORCH else None
         label = _LABEL.match(v.local or "") if v is not None else None
         if label:
             return Known(cuda_version(label.group(1)) or label.group(1), str(torch.location))
@@ -135,15 +154,113 @@ def _cuda(env: Environment, torch: Requirement | None) -> Known | None:
             )
         # the index options of the same command (or requirements file) that installs torch
         same = [r for r in env.members if r.step == torch.step and r.options]
-        for r in (torch, *same):
-            for url in r.options.index_urls if r.options else ():
-                served = index_cuda(url)
-                if served:
-                    return Known(served, f"the index {url} ({torch.location})")
+        urls = [u for r in (torch, *same) for u in (r.options.index_urls if r.options else ())]
+        for url in urls:
+            served = index_cuda(url)
+            if served:
+                return Known(served, f"the index {url} ({torch.location})")
+        unsure = any(r.options is not None and r.options.index_unsure for r in (torch, *same)) or any(
+            r.kind is Kind.SOURCE
+            for name in TORCH
+            for r in env.of(name)  # [tool.uv.sources] torch = ...
+        )
+        if (
+            not urls
+            and not unsure
+            and not (options and options.torch_backend)
+            and _from_pypi(torch)
+            and final
+        ):
+            kb = torch_kb.load()
+            cuda = kb.cuda(final.versions)
+            releases = kb.releases_in(final.versions)
+            if cuda and releases:
+                named = releases[0].version if len(releases) == 1 else f"{final.minors[0]}.x"
+                return Known(cuda, f"torch {named}'s wheel on PyPI, built with CUDA {cuda}")
     for image in env.images:
         if image.cuda:
             return Known(image.cuda, f"the base image {image.reference}")
+        row = final_torch.ngc_release(image.reference)
+        if row is not None and row.get("cuda"):
+            return Known(row["cuda"], f"the base image {image.reference} (NVIDIA's release notes)")
     return None
+
+
+# The formats whose installs say every index they use (the command's options, a requirements file's
+# --index-url lines): a torch from one of them with no index named comes from PyPI. A Pipfile, a
+# pyproject or a lock names its indexes in tables fa-lint does not read, so their torch's index is
+# not known (a Pipfile.lock may pin torch from a vendor's CUDA index).
+_INDEXES_SAID = frozenset({"requirements", *SEQUENTIAL})
+
+
+def _from_pypi(req: Requirement) -> bool:
+    """pip or uv installing from PyPI, the index named by none (no conda build, no URL)."""
+    return req.source in _INDEXES_SAID and req.tool != "conda" and req.url is None
+
+
+def image_abi(image: Image) -> bool | None:
+    """The C++ ABI of a base image's torch: what the image is known to ship (NGC: new), else, for
+    pytorch/pytorch:X, the official build of release X."""
+    if image.cxx11_abi is not None:
+        return image.cxx11_abi
+    if image.torch is not None and re.match(
+        r"^(?:docker\.io/)?(?:library/)?pytorch/pytorch:", image.reference
+    ):
+        # installed from download.pytorch.org/whl/cuXY (the image's Dockerfile): that build's ABI
+        override = _index_abi(f"{image.torch.major}.{image.torch.minor}", image.cuda)
+        if override is not None:
+            return override
+        return torch_kb.load().cxx11_abi(SpecifierSet(f"=={image.torch}").to_range())
+    return None
+
+
+def _index_abi(minor: str, cuda: str | None) -> bool | None:
+    """The ABI of a download.pytorch.org build whose ABI differs from the release's PyPI wheel."""
+    if cuda is None or "." not in cuda:
+        return None
+    overrides = torch_kb.load().data.get("pytorch_index", {}).get("cxx11_abi", {})
+    found = overrides.get(minor, {}).get(f"cu{cuda.replace('.', '')}")
+    return None if found is None else bool(found)
+
+
+def _abi(env: Environment, final: FinalTorch | None, cuda: Known | None) -> tuple[bool | None, str]:
+    """The C++ ABI of the torch the environment ends with, and what says so."""
+    if final is None or final.last is None:  # nothing installs torch: the base image's, if known
+        for image in env.images:
+            abi = image_abi(image)
+            if abi is not None:
+                return abi, f"the torch in {image.reference} ({image.location})"
+        return None, ""
+    if final.conflict is not None or final.removed is not None or not final.certain:
+        return None, ""
+    source = deciding(final)
+    if source is None:
+        return None, ""
+    if source.image is not None:
+        abi = image_abi(source.image)
+        return (
+            abi,
+            f"the torch in {source.image.reference} ({source.image.location})" if abi is not None else "",
+        )
+    req = source.requirement
+    if req is None or req.url is not None:
+        return None, ""
+    if req.tool == "conda" or req.source == "conda":
+        channel = req.raw.split("::", 1)[0] if "::" in req.raw else ""
+        data = torch_kb.load().data.get("conda", {}).get(channel, {})
+        abi = data.get("cxx11_abi")
+        return abi, f"the {channel} channel's pytorch builds ({req.location})" if abi is not None else ""
+    if not _from_pypi(req) and not (cuda is not None and cuda.where.startswith("the index ")):
+        return None, ""  # a build from an index fa-lint cannot see: not necessarily an official one
+    kb = torch_kb.load()
+    minors = final.minors
+    override = _index_abi(minors[0], cuda.value if cuda else None) if len(minors) == 1 else None
+    if override is not None and cuda is not None:
+        return override, f"torch {minors[0]}'s cu{cuda.value.replace('.', '')} builds on download.pytorch.org"
+    abi = kb.cxx11_abi(final.versions)
+    if abi is None:
+        return None, ""
+    return abi, f"torch {final_torch.written(final.versions)}'s official build ({source.says})"
 
 
 def _python(env: Environment, extra: Iterable[Requirement]) -> tuple[Known | None, tuple[str, ...]]:
@@ -169,7 +286,9 @@ def _python(env: Environment, extra: Iterable[Requirement]) -> tuple[Known | Non
 
 def of(env: Environment, python: Iterable[Requirement] = ()) -> Toolchain:
     """What ``env`` runs; ``python`` adds constraints read elsewhere (a ``.python-version``)."""
-    torch, req = _torch(env)
-    abi = next((i.cxx11_abi for i in env.images if i.cxx11_abi is not None), None)
     known, pythons = _python(env, python)
-    return Toolchain(torch, _cuda(env, req), known, pythons, abi)
+    final = final_torch.of(env, pythons)
+    torch, req = _torch(final)
+    cuda = _cuda(env, req, final)
+    abi, said = _abi(env, final, cuda)
+    return Toolchain(torch, cuda, known, pythons, abi, final, said)

@@ -6,7 +6,7 @@ import dataclasses
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from fa_lint import __version__
@@ -164,6 +164,34 @@ def relative(path: str) -> str | None:
         except ValueError:
             return None
     return PurePath(os.path.normpath(p)).as_posix()
+
+
+def in_repository() -> Callable[[str], str | None]:
+    """A path as a POSIX path relative to the top of the git repository that holds it, which is what
+    code scanning, GitLab and GitHub's annotations resolve a path against, wherever in the checkout
+    fa-lint ran; outside any repository relative to the run's folder (``relative``); None when neither
+    holds it. One for each report: it remembers each folder's repository."""
+    tops: dict[str, str | None] = {}
+
+    def top(folder: str) -> str | None:
+        seen, here = [], folder
+        while here not in tops:
+            seen.append(here)
+            parent = os.path.dirname(here)
+            if os.path.exists(os.path.join(here, ".git")) or parent == here:
+                tops[here] = here if os.path.exists(os.path.join(here, ".git")) else None
+                break
+            here = parent
+        for f in seen:
+            tops[f] = tops[here]
+        return tops[here]
+
+    def shown(path: str) -> str | None:
+        absolute = os.path.abspath(path)
+        found = top(os.path.dirname(absolute))
+        return relative(path) if found is None else os.path.relpath(absolute, found).replace(os.sep, "/")
+
+    return shown
 
 
 def details(f: Finding) -> str:

@@ -6,10 +6,11 @@ and in its properties ``:`` and ``,`` as well, since they separate the propertie
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from fa_lint.model import Finding, Severity
-from fa_lint.report._common import escaped
+from fa_lint.report._common import escaped, in_repository, printable
 from fa_lint.report.text import summary
 
 if TYPE_CHECKING:
@@ -26,11 +27,14 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(f: Finding) -> str:
+def annotation(f: Finding, shown: Callable[[str], str | None] | None = None) -> str:
+    """One workflow command; ``shown`` (``_common.in_repository``) gives the path from the repository's
+    top, which the runner resolves ``file=`` against wherever the step ran fa-lint."""
+    path = printable((shown or in_repository())(f.location.path) or f.location.path)
     f = escaped(f)
     loc = f.location
     props = {
-        "file": loc.path,
+        "file": path,
         "line": loc.line,
         "col": loc.column,
         "endLine": max(loc.end_line, loc.line),
@@ -45,4 +49,6 @@ def annotation(f: Finding) -> str:
 
 
 def render(report: Report, *, fixable: bool = True, **_: object) -> str:
-    return "".join(annotation(f) + "\n" for f in report.findings) + summary(report, fixable=fixable) + "\n"
+    shown = in_repository()
+    lines = "".join(annotation(f, shown) + "\n" for f in report.findings)
+    return lines + summary(report, fixable=fixable) + "\n"

@@ -1,7 +1,10 @@
 """``--format sarif``: SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
 
-Paths are written relative to ``%SRCROOT%``, the folder fa-lint ran in, which is what
-``github/codeql-action/upload-sarif`` expects when fa-lint runs from the repository root.
+Paths are written relative to ``%SRCROOT%``, the top of the git repository that holds the files (the
+folder fa-lint ran in, outside any repository), which is what code scanning resolves them against
+wherever in the checkout fa-lint ran. Every rule carries what GitHub's ingestion asks of one (a short
+and a full description, help as text and Markdown, a help URI); every result its source lines, as a
+snippet of its region and of a context region around it.
 """
 
 from __future__ import annotations
@@ -18,13 +21,14 @@ from fa_lint.report._common import (
     encoded,
     escaped,
     fingerprints,
+    in_repository,
     knowledge_base,
     printable,
-    relative,
     tool,
     unforgeable,
 )
-from fa_lint.rules import RULES, page
+from fa_lint.report.frame import lines as split_lines
+from fa_lint.rules import RULES, Rule, page, severity
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
@@ -35,29 +39,64 @@ HOME = "https://github.com/fa-lint/fa-lint"
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
-def _artifact(path: str) -> dict[str, str]:
-    rel = relative(path)
-    if rel is None:  # outside the run's folder: only an absolute URI can name it
-        return {"uri": Path(path).as_uri()}  # bytes-safe: it percent-encodes os.fsencode(path)
-    # The file name's bytes, percent-encoded: undecodable ones included, so the URI still names the file.
-    return {"uri": quote(encoded(rel)), "uriBaseId": ROOT}
+CONTEXT = 2  # lines of context around a result's region, as the text output shows
 
 
-def _location(loc: Location, message: str | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "physicalLocation": {
-            "artifactLocation": _artifact(loc.path),
-            "region": {
-                "startLine": loc.line,
-                "startColumn": loc.column,
-                "endLine": max(loc.end_line, loc.line),
-                "endColumn": max(loc.end_column, 1),
-            },
+class _Paths:
+    """Each path's URI, and each file's lines for the snippets, worked out once per report."""
+
+    def __init__(self, report: Report) -> None:
+        self.shown = in_repository()
+        self.texts = report.texts
+        self._lines: dict[str, list[str]] = {}
+
+    def artifact(self, path: str) -> dict[str, str]:
+        rel = self.shown(path)
+        if rel is None:  # outside the repository and the run's folder: only an absolute URI can name it
+            return {"uri": Path(path).as_uri()}  # bytes-safe: it percent-encodes os.fsencode(path)
+        # The file name's bytes, percent-encoded: undecodable ones included, so the URI still names the file.
+        return {"uri": quote(encoded(rel)), "uriBaseId": ROOT}
+
+    def lines(self, path: str) -> list[str] | None:
+        if path not in self._lines and path in self.texts:
+            self._lines[path] = split_lines(self.texts[path])
+        return self._lines.get(path)
+
+    def location(self, loc: Location, message: str | None = None) -> dict[str, Any]:
+        end_line = max(loc.end_line, loc.line)
+        region: dict[str, Any] = {
+            "startLine": loc.line,
+            "startColumn": loc.column,
+            "endLine": end_line,
+            "endColumn": max(loc.end_column, 1),
         }
-    }
-    if message:
-        out["message"] = {"text": message}
-    return out
+        physical: dict[str, Any] = {"artifactLocation": self.artifact(loc.path), "region": region}
+        lines = self.lines(loc.path)
+        count = len(lines) - (lines[-1] == "") if lines is not None else 0  # a last "\n" ends a line
+        if lines is not None and 1 <= loc.line <= count:
+            last = min(end_line, count)
+            span = lines[loc.line - 1 : last]  # the region's own text: its first column to its last
+            if last == end_line:
+                span[-1] = span[-1][: max(loc.end_column, 1) - 1]
+            span[0] = span[0][loc.column - 1 :]
+            if any(span):
+                region["snippet"] = {"text": _lines(span, ended=last < end_line)}
+            first, after = max(loc.line - CONTEXT, 1), min(last + CONTEXT, count)
+            physical["contextRegion"] = {
+                "startLine": first,
+                "endLine": after,
+                "snippet": {"text": _lines(lines[first - 1 : after], ended=after < len(lines))},
+            }
+        out: dict[str, Any] = {"physicalLocation": physical}
+        if message:
+            out["message"] = {"text": message}
+        return out
+
+
+def _lines(lines: list[str], *, ended: bool) -> str:
+    """Source lines for a snippet, each escaped as every output escapes a checked file's text; ``ended``:
+    the last one's line break belongs to it too."""
+    return "\n".join(printable(line) for line in lines) + ("\n" if ended else "")
 
 
 def _plain(text: str) -> str:
@@ -65,32 +104,42 @@ def _plain(text: str) -> str:
     return re.sub(r"([\[\]])", r"\\\1", text)
 
 
-def _message(f: Finding) -> dict[str, str]:
+def _message(f: Finding, paths: _Paths) -> dict[str, str]:
     """The headline, linking each related location by its id (code scanning shows a related location
     only where the message links it); with the notes and help, as Markdown, for viewers that show more."""
-    where = [printable(f"{relative(r.path) or r.path}:{r.line}") for r in f.related]
+    where = [printable(f"{paths.shown(r.path) or r.path}:{r.line}") for r in f.related]
     links = [f"[{_plain(text)}]({i})" for i, text in enumerate(where, 1)]
     text = _plain(f.message) + (f" Related: {', '.join(links)}." if links else "")
     more = details(f)
     return {"text": text, "markdown": f"{text}\n\n{more}"} if more else {"text": text}
 
 
-def _result(f: Finding, index: dict[str, int], fp: str) -> dict[str, Any]:
+def _result(f: Finding, index: dict[str, int], fp: str, paths: _Paths) -> dict[str, Any]:
     shown = escaped(f)  # what is read; locations keep the real paths, for their URIs
     out: dict[str, Any] = {
         "ruleId": f.code,
         "ruleIndex": index[f.code],
         "level": LEVEL[f.severity],
-        "message": _message(shown),
-        "locations": [_location(f.location)],
+        "message": _message(shown, paths),
+        "locations": [paths.location(f.location)],
         "partialFingerprints": {"faLint/v1": fp},
     }
     if f.related:
         out["relatedLocations"] = [
-            {"id": i, **_location(r, "related flash-attn requirement")} for i, r in enumerate(f.related, 1)
+            {"id": i, **paths.location(r, "related flash-attn requirement")}
+            for i, r in enumerate(f.related, 1)
         ]
     if f.fix is not None and shown.fix is not None:
-        region = _location(f.fix.location)["physicalLocation"]
+        fixed = f.fix.location
+        region = {
+            "artifactLocation": paths.artifact(fixed.path),
+            "region": {
+                "startLine": fixed.line,
+                "startColumn": fixed.column,
+                "endLine": max(fixed.end_line, fixed.line),
+                "endColumn": max(fixed.end_column, 1),
+            },
+        }
         out["fixes"] = [
             {
                 "description": {
@@ -121,22 +170,47 @@ def _result(f: Finding, index: dict[str, int], fp: str) -> dict[str, Any]:
 
 
 def _rules() -> list[dict[str, Any]]:
-    return [
-        {
-            "id": r.code,
-            "name": r.name,
-            "shortDescription": {"text": r.summary},
-            "helpUri": r.url,
-            "help": {"text": f"{r.summary} See {r.url}", "markdown": page(r.code)},
-            "defaultConfiguration": {"level": LEVEL[r.severity]},
-            "properties": {"tags": ["dependencies", "flash-attn"]},
-        }
-        for r in RULES.values()
-    ]
+    return [_rule(r) for r in RULES.values()]
+
+
+def _rule(r: Rule) -> dict[str, Any]:
+    """A rule as GitHub's ingestion wants one: id, name, both descriptions, help text and Markdown
+    (the rule's page, which code scanning shows with the alert), its help URI and default level."""
+    text = page(r.code)
+    full = _finds(text)
+    plain = _unmarked(full)
+    return {
+        "id": r.code,
+        "name": r.name,
+        "shortDescription": {"text": r.summary},
+        "fullDescription": {"text": plain, "markdown": full},
+        "helpUri": r.url,
+        "help": {
+            "text": f"{plain} Severity: {severity(r)}. How to fix and suppress it: {r.url}",
+            "markdown": text,
+        },
+        "defaultConfiguration": {"level": LEVEL[r.severity]},
+        "properties": {"tags": ["dependencies", "flash-attn"], "precision": "very-high"},
+    }
+
+
+def _finds(text: str) -> str:
+    """The first paragraph of a rule page's "What it finds", on one line; one that leads into an
+    example (a last ':') ends as a sentence."""
+    body = text.split("## What it finds\n", 1)[-1]
+    first = " ".join(body.split("\n\n", 1)[0].split())
+    return first[:-1] + "." if first.endswith(":") else first
+
+
+def _unmarked(markdown: str) -> str:
+    """Markdown as plain text: a link's text without its target, emphasis without its stars."""
+    text = re.sub(r"\[([^\]]+)\]\([^)\s]+\)", r"\1", markdown)
+    return re.sub(r"(\*{1,2})(?=\S)([^*]+?)(?<=\S)\1", r"\2", text)
 
 
 def render(report: Report, **_: object) -> str:
     index = {code: i for i, code in enumerate(RULES)}
+    paths = _Paths(report)
     run = {
         "tool": {
             "driver": {
@@ -147,10 +221,16 @@ def render(report: Report, **_: object) -> str:
             }
         },
         "invocations": [{"executionSuccessful": True}],
-        "originalUriBaseIds": {ROOT: {"description": {"text": "The folder fa-lint ran in."}}},
+        "originalUriBaseIds": {
+            ROOT: {
+                "description": {
+                    "text": "The top of the git repository (outside one, the folder fa-lint ran in)."
+                }
+            }
+        },
         "columnKind": "unicodeCodePoints",
         "results": [
-            _result(f, index, fp)
+            _result(f, index, fp, paths)
             for f, fp in zip(report.findings, fingerprints(report.findings), strict=True)
         ],
         "properties": {

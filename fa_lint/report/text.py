@@ -1,7 +1,8 @@
 """``--format text`` and ``--format concise``: ruff's ``full`` and ``concise`` output.
 
-``text`` gives each finding a header (``path:line:col: CODE [*] headline``), the source with the span
-marked, ``= note:`` lines and a ``= help:`` line; ``concise`` the header alone. Both end with a summary.
+``text`` gives each finding a header (``path:line:col: CODE [severity] [*] headline``), the source with
+the span marked, ``= note:`` lines and a ``= help:`` line; ``concise`` the header alone. Both end with a
+summary.
 Every string taken from a checked file passes through ``printable``.
 """
 
@@ -43,7 +44,10 @@ def _header(f: Finding, paint: _Paint, fixable: bool) -> str:
     loc = f.location
     where = paint(_BOLD, f"{printable(loc.path)}:{loc.line}:{loc.column}:")
     mark = " [*]" if fixable and f.fix is not None and f.fix.safe else ""
-    return f"{where} {paint(_COLOR[f.severity], f.code)}{mark} {printable(f.message)}"
+    # The severity in words, not colour alone: a log, a pipe or a colour-blind reader sees which
+    # findings fail the run. After the code, so that "path:line:col: CODE" stays what tools match.
+    label = paint(_COLOR[f.severity], f"{f.code} [{f.severity.value}]")
+    return f"{where} {label}{mark} {printable(f.message)}"
 
 
 def _help(f: Finding, fixable: bool) -> str:
@@ -68,7 +72,12 @@ def _full(f: Finding, source: list[str] | None, paint: _Paint, fixable: bool) ->
 
 
 def render(
-    report: Report, *, color: bool = False, fixable: bool = True, fixes: ShownFixes | None = None
+    report: Report,
+    *,
+    color: bool = False,
+    fixable: bool = True,
+    fixes: ShownFixes | None = None,
+    quiet: bool = False,
 ) -> str:
     """Every finding in full, then the fixes (with ``--show-fixes``) and the summary.
 
@@ -79,21 +88,31 @@ def render(
     for path in {f.location.path for f in report.findings} & set(report.texts):
         split[path] = frame.lines(report.texts[path])
     lines = [line for f in report.findings for line in _full(f, split.get(f.location.path), paint, fixable)]
-    return _end(lines, report, fixable, fixes)
+    return _end(lines, report, fixable, fixes, quiet)
 
 
 def concise(
-    report: Report, *, color: bool = False, fixable: bool = True, fixes: ShownFixes | None = None
+    report: Report,
+    *,
+    color: bool = False,
+    fixable: bool = True,
+    fixes: ShownFixes | None = None,
+    quiet: bool = False,
 ) -> str:
     """One line a finding, then the fixes (with ``--show-fixes``) and the summary."""
     paint = _Paint(color)
     lines = [_header(f, paint, fixable) for f in report.findings]
-    return _end(lines, report, fixable, fixes)
+    return _end(lines, report, fixable, fixes, quiet)
 
 
-def _end(lines: list[str], report: Report, fixable: bool, fixes: ShownFixes | None) -> str:
+def _end(lines: list[str], report: Report, fixable: bool, fixes: ShownFixes | None, quiet: bool) -> str:
+    """The findings' lines, then the fixes (asked for) and the summary, which ``quiet`` leaves out."""
     if fixes is not None:
         lines += [*shown_fixes(fixes), ""]
+    if quiet:
+        while lines and not lines[-1]:  # the blank line after the last finding or the fixes
+            lines.pop()
+        return "".join(f"{line}\n" for line in lines)
     lines.append(summary(report, fixable=fixable))
     return "\n".join(lines) + "\n"
 

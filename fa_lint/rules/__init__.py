@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from fa_lint.model import SUBDIRECTORIES
-from fa_lint.rules import environment, fa4, files, install, shell, versions, wheel
+from fa_lint.rules import (
+    environment,
+    fa4,
+    files,
+    gpu,
+    install,
+    nvcc,
+    platform,
+    shell,
+    torch_conflict,
+    versions,
+    wheel,
+)
 from fa_lint.rules._base import DOCS, Check, Context, Rule
 from fa_lint.rules._fixes import settle
 
-FAMILIES = (versions, environment, wheel, install, shell, files, fa4)
+FAMILIES = (versions, environment, wheel, install, gpu, platform, nvcc, shell, files, fa4, torch_conflict)
 CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)
 RULES: dict[str, Rule] = dict(sorted((r.code, r) for f in FAMILIES for r in f.RULES))
 # The packages some rule reads. The engine keeps the requirement records of these only, so memory
@@ -37,7 +50,20 @@ def page(code: str, links: str = DOCS) -> str:
     body = resources.files(__name__).joinpath(f"pages/{code}.md").read_text(encoding="utf-8")
     if links:
         body = re.sub(r"\]\(\.\./", f"]({links}", body)
-    return f"# {code} `{rule.name}`\n\n**Severity:** {rule.severity.value}\n\n{body}"
+    return f"# {code} `{rule.name}`\n\n**Severity:** {severity(rule)}\n\n{body}"
 
 
-__all__ = ["CHECKS", "PACKAGES", "RULES", "Context", "Rule", "page", "settle"]
+def severity(rule: Rule) -> str:
+    """'error', or 'error or warning, by context' for a rule whose findings take more than one."""
+    names = [s.value for s in rule.severities]
+    words = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+    return f"{words}, by context" if rule.also else words
+
+
+def unknown(selectors: Iterable[str]) -> list[str]:
+    """The selectors (code prefixes, as --select and --ignore take them) that select no rule: ruff's
+    "unknown rule selector", a usage error rather than a run that quietly checks nothing."""
+    return [s for s in dict.fromkeys(selectors) if not any(code.startswith(s) for code in RULES)]
+
+
+__all__ = ["CHECKS", "PACKAGES", "RULES", "Context", "Rule", "page", "settle", "severity", "unknown"]

@@ -14,11 +14,23 @@ from packaging.version import Version
 from fa_lint.environments import SEQUENTIAL, Environment
 from fa_lint.kb import KnowledgeBase
 from fa_lint.machine import toolchain
-from fa_lint.model import BuildConfig, Finding, Include, Location, NotRun, ParseProblem, Requirement, Severity
+from fa_lint.model import (
+    BuildConfig,
+    Finding,
+    Image,
+    Include,
+    Location,
+    NotRun,
+    ParseProblem,
+    Requirement,
+    Setting,
+    Severity,
+)
 from fa_lint.resolve import Assessment, Policy, assess, assessed_as
 
 if TYPE_CHECKING:
     from fa_lint.kb.transformers import TransformersFacts
+    from fa_lint.machine.target import Machines, Target
 
 DOCS = "https://github.com/fa-lint/fa-lint/blob/main/docs/"
 DOCS_URL = DOCS + "rules/{code}.md"
@@ -27,12 +39,18 @@ DOCS_URL = DOCS + "rules/{code}.md"
 class Rule(NamedTuple):
     code: str
     name: str
-    severity: Severity
+    severity: Severity  # the default: what a finding has unless the rule says otherwise
     summary: str
+    also: tuple[Severity, ...] = ()  # the other severities its findings take, by context (its page says when)
 
     @property
     def url(self) -> str:
         return DOCS_URL.format(code=self.code)
+
+    @property
+    def severities(self) -> tuple[Severity, ...]:
+        """Every severity the rule's findings can have, the default first."""
+        return (self.severity, *self.also)
 
     def finding(self, location: Location, message: str, **fields: Any) -> Finding:
         severity = fields.pop("severity", self.severity)
@@ -54,6 +72,7 @@ class Context:
         unfollowed: tuple[tuple[Include, str], ...] = (),
         environments: tuple[Environment, ...] = (),
         builds: tuple[BuildConfig, ...] = (),
+        settings: tuple[Setting | Image, ...] = (),
         not_run: tuple[NotRun, ...] = (),
     ) -> None:
         self.kb = kb
@@ -64,6 +83,17 @@ class Context:
         self.environments = environments
         self.builds = builds  # [tool.uv], [tool.poetry]: how projects build sdists
         self.not_run = not_run  # installs the shell never runs (FAL007 says why; nothing judges them)
+        self.settings = settings  # what the files say about the machines (fa_lint.machine.target)
+
+    @functools.cached_property
+    def _machines(self) -> Machines:
+        from fa_lint.machine.target import Machines  # only runs whose files say something build it
+
+        return Machines(self.settings, self.environments)
+
+    def target(self, env: Environment) -> Target:
+        """The machine ``env`` lands on: GPUs, platform, C library, nvcc, build variables."""
+        return self._machines.of(env)
 
     @functools.cached_property
     def transformers(self) -> TransformersFacts:

@@ -28,7 +28,9 @@ SHELL_SOURCES = frozenset({"dockerfile", "shell", "workflow", "makefile"})
 # The patterns below compile when a fix is first built (re caches them): most runs build none.
 # name, optional extras | the version part | an optional marker. Written by hand because packaging's
 # parser keeps no offsets, and the edit must keep the name, extras and marker exactly as written.
-_PARTS = r"(?P<head>\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\]\s*)?)(?P<spec>[^;@]*?)(?P<tail>\s*(?:;.*)?)"
+# Only the head is a pattern: the rest splits at the first ";" by hand. Matched as one pattern, a lazy
+# version part and the blanks before the marker ("[^;@]*?" then "\s*") retry each other, n^2 in a run.
+_HEAD = r"\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\]\s*)?"
 # A Poetry or Pipfile table entry as the parsers write its raw text: name = "version".
 _TABLE = r'(?P<name>[^\s=]+) = "(?P<version>[^"]*)"'
 
@@ -42,10 +44,11 @@ class _Written(NamedTuple):
 
 
 def _pep508(req: Requirement) -> _Written | None:
-    m = re.fullmatch(_PARTS, req.raw, re.S)
-    if m is None:
+    parts = _parts(req.raw)
+    if parts is None:
         return None
-    written = m["spec"].strip()
+    head, spec, tail = parts
+    written = spec.strip()
     if written.startswith("(") and written.endswith(")"):
         written = written[1:-1]
     try:
@@ -53,13 +56,28 @@ def _pep508(req: Requirement) -> _Written | None:
             return None
     except InvalidSpecifier:
         return None
-    head = m["head"] if m["spec"] else m["head"].rstrip()
+    head = head if spec else head.rstrip()
 
-    def render(spec: SpecifierSet) -> tuple[str, str]:
-        new = f"{head}{pretty(spec)}{m['tail']}"
+    def render(new_spec: SpecifierSet) -> tuple[str, str]:
+        new = f"{head}{pretty(new_spec)}{tail}"
         return new, new
 
     return _Written(req.raw, render, "shell" if req.source in SHELL_SOURCES else "")
+
+
+def _parts(raw: str) -> tuple[str, str, str] | None:
+    """A requirement's name and extras (with the blanks after them), its version part, and the rest
+    (the blanks before a ";" marker, and the marker); None for a URL ("@") or no name."""
+    m = re.match(_HEAD, raw)
+    if m is None:
+        return None
+    rest = raw[m.end() :]
+    cut = rest.find(";")
+    spec = rest if cut < 0 else rest[:cut]
+    if "@" in spec:
+        return None
+    kept = len(spec.rstrip())
+    return m.group(), spec[:kept], rest[kept:]
 
 
 def _table_reader(source: str) -> Callable[[str], tuple[SpecifierSet, ...]] | None:

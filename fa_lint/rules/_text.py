@@ -113,7 +113,14 @@ def help_for(req: Requirement, policy: Policy, floor: Version | None = None) -> 
     if req.url is not None:
         return f"install a flash-attn {v} or later wheel built for your torch (or require flash-attn>={v})"
     if "$" in written(req):
-        return f"give the variable it reads a version of {v} or later (or require flash-attn>={v})"
+        # Renovate's own convention names any variable's package; fa-lint's preset reads it (pull-requests.md)
+        bot = (
+            "; a `# renovate: datasource=pypi depName=flash-attn` line above where it is set lets Renovate"
+            " update it"
+            if req.source in ("dockerfile", "shell")
+            else ""
+        )
+        return f"give the variable it reads a version of {v} or later (or require flash-attn>={v}){bot}"
     return fix(req, policy, floor)
 
 

@@ -32,6 +32,7 @@ FLASH_ATTN_4 = Rule(
     Severity.INFO,
     "What a flash-attn-4 requirement installs and can do: paged KV only through "
     "flash_attn_varlen_func(page_table=...), on some GPUs, and no block table from transformers.",
+    also=(Severity.ERROR, Severity.WARNING),  # a code-less placeholder, no release pip finds, a torch clash
 )
 RULES = (FLASH_ATTN_4,)
 PACKAGES = frozenset({FA4, TRANSFORMERS, *DEPENDENCIES})  # the requirements this rule reads

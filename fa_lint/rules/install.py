@@ -4,29 +4,26 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from fa_lint.environments import Environment, source_applies
+from fa_lint.environments import Environment
 from fa_lint.kb import Release
-from fa_lint.machine import toolchain
-from fa_lint.machine.toolchain import TORCH, Toolchain
+from fa_lint.machine import final_torch, toolchain
+from fa_lint.machine.final_torch import TORCH
+from fa_lint.machine.toolchain import Toolchain
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
 from fa_lint.resolve import Verdict
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._conda import (
-    CONDA_FIX,
-    CONDA_NO_TORCH,
-    CONDA_PIP,
-    CONDA_PIP_STEP,
-    CONDA_TORCH,
-    NONE_BEFORE,
-)
+from fa_lint.rules._fal012 import CONDA_PIP, NONE_BEFORE, conda_pip_step, torchless, wheel, wheel_sources
 from fa_lint.rules._text import fit, subject
 from fa_lint.rules._wheels import fits, lacking, missing, span, stable
 from fa_lint.rules.versions import JUDGED
+
+if TYPE_CHECKING:
+    from fa_lint.machine.target import Target
 
 NO_PREBUILT_WHEEL = Rule(
     "FAL011",
@@ -34,6 +31,7 @@ NO_PREBUILT_WHEEL = Rule(
     Severity.WARNING,
     "No flash-attn release the requirement admits has a prebuilt wheel for the environment's "
     "torch/CPython/CUDA, so pip compiles it from source.",
+    also=(Severity.INFO,),  # where whether a wheel exists is unknown
 )
 BUILD_ISOLATION = Rule(
     "FAL012",
@@ -41,6 +39,7 @@ BUILD_ISOLATION = Rule(
     Severity.ERROR,
     "flash-attn is built where torch cannot be seen (an isolated PEP 517 build, or no torch installed "
     "before it), so its setup.py fails with ModuleNotFoundError: No module named 'torch'.",
+    also=(Severity.WARNING,),  # where the failure depends on the pip version, or on the machine
 )
 RULES = (NO_PREBUILT_WHEEL, BUILD_ISOLATION)
 # The requirements these rules read: a stage's pip and setuptools decide how pip builds flash-attn,
@@ -127,12 +126,15 @@ def _no_wheel_finding(
     torch = tools.torch
     assert torch is not None
     combo = lacking(paged[-1], tools)  # the release a resolver picks from the range
-    near = _nearest(ctx, paged, tools)
+    from fa_lint.rules._installs import machine_notes  # the machine's facts: only for this finding
+
+    target = ctx.target(env)
+    near = _nearest(ctx, paged, tools, target)
     # none surely has one: the nearest whose wheel for this torch is unknown (a torch newer than its tag)
     maybe = (
         None
         if near
-        else _closest(ctx, paged, tools, (lambda r, t: fits(r, t) is None and r.wheels is not None,))
+        else _closest(ctx, paged, tools, target, (lambda r, t: fits(r, t) is None and r.wheels is not None,))
     )
     template, parts = (f"flash-attn {paged[0]}", {}) if len(paged) == 1 else subject(req)
     fix = (
@@ -154,6 +156,7 @@ def _no_wheel_finding(
         else f"none of {len(paged)} admitted releases with paged KV has one",
         COMPILE,
         "; ".join(said),
+        *machine_notes(env, req, paged[-1], target),
     ]
     if near is not None and near.wheels is not None:
         w = near.wheels
@@ -226,11 +229,12 @@ def _unknown_finding(env: Environment, req: Requirement, unknown: list[Release],
     )
 
 
-def _nearest(ctx: Context, paged: list[Release], tools: Toolchain) -> Release | None:
-    """The good release closest to the admitted ones that has a wheel here (a released-torch build first)."""
-    key = ("nearest", paged[0].version, paged[-1].version, tools)
+def _nearest(ctx: Context, paged: list[Release], tools: Toolchain, target: Target) -> Release | None:
+    """The good release closest to the admitted ones that has a wheel here (a released-torch build
+    first), and whose wheel imports and runs on the machine the files target."""
+    key = ("nearest", paged[0].version, paged[-1].version, tools, target)
     if key not in ctx.memo:
-        ctx.memo[key] = _closest(ctx, paged, tools)
+        ctx.memo[key] = _closest(ctx, paged, tools, target)
     found: Release | None = ctx.memo[key]
     return found
 
@@ -239,11 +243,16 @@ def _closest(
     ctx: Context,
     paged: list[Release],
     tools: Toolchain,
+    target: Target,
     tests: tuple[Callable[[Release, Toolchain], bool], ...] = (),
 ) -> Release | None:
+    from fa_lint.rules._installs import suits
+
     order = list(ctx.kb.installable)
     lo, hi = order.index(paged[0]), order.index(paged[-1])
-    candidates = [r for r in order if ctx.policy.good(r) and not r.version.is_prerelease]
+    candidates = [
+        r for r in order if ctx.policy.good(r) and not r.version.is_prerelease and suits(r, target, tools)
+    ]
     for good in tests or (stable, lambda r, t: bool(fits(r, t))):
         found = [r for r in candidates if good(r, tools)]
         if found:
@@ -276,10 +285,9 @@ def _isolation(ctx: Context) -> Iterator[Finding]:
 
 
 def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
-    """A wheel file or URL builds nothing, nor does a pinned local build; nor does a requirement every
-    uv source that applies to points at a wheel, one of them without a marker (elsewhere uv builds
-    the index's sdist); the sources are looked for once per environment, not once per requirement."""
-    if _wheel(req):
+    """A wheel file or URL builds nothing, nor does a pinned local build, nor a requirement its
+    environment's sources serve a wheel (``wheel_sources``; looked for once per environment)."""
+    if wheel(req):
         return True
     pinned = toolchain.exact(req)
     if pinned is not None and pinned.local:
@@ -290,17 +298,7 @@ def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
     key = ("sources", id(env))
     if key not in ctx.memo:
         ctx.memo[key] = [r for r in env.of(FLASH_ATTN) if r.kind is Kind.SOURCE]
-    sources: list[Requirement] = ctx.memo[key]
-    if any(_wheel(s) for s in sources if not s.scope.startswith("uv:sources")):
-        return True  # a Poetry or Pipfile table: the requirement itself
-    # uv: the sources that apply to this requirement; where none of their markers holds, uv builds
-    # the index's sdist
-    applying = [s for s in sources if s.scope.startswith("uv:sources") and source_applies(s, req)]
-    return bool(applying) and all(map(_wheel, applying)) and not all(s.marker for s in applying)
-
-
-def _wheel(req: Requirement) -> bool:
-    return req.url is not None and req.url.split("#", 1)[0].split("?", 1)[0].endswith(".whl")
+    return wheel_sources(req, ctx.memo[key])
 
 
 class _Stage(NamedTuple):
@@ -318,7 +316,8 @@ class _Stage(NamedTuple):
         setuptools = [r.step for r in reqs if r.name == "setuptools"]
         removed = [(u.step, False) for u in env.removed if u.name in TORCH and not u.possible]
         return cls(
-            tuple(sorted([*((r.step, True) for r in reqs if r.name in TORCH), *removed])),
+            # torch itself, or a package that brings it (vllm, xformers, deepspeed...)
+            tuple(sorted([*((r.step, True) for r in reqs if final_torch.brings_torch(r)), *removed])),
             tuple(r for r in reqs if r.name == "pip"),
             setuptools[0] if setuptools else None,
             # a wheel's build command too: installed at a later step, it was read at its own
@@ -369,7 +368,7 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
         if stage.opaque_before(step):
             return None  # 'pip install -e .' then flash-attn: the project's own torch, most likely
         same = stage.torch_at(step)
-        bare = _bare(env)
+        bare = torchless(env)
         notes = [NO_TORCH]
         if same:
             notes.append("pip reads flash-attn's setup.py before it installs the torch of the same command")
@@ -392,15 +391,18 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
         flag = ""
     what = f"{'is' if certain else 'may be'} built in isolation, where torch is missing"
     told: tuple[str, ...] = (NO_TORCH, why)
-    if not certain and _bare(env) and not stage.torch_before(step, False) and not stage.opaque_before(step):
+    if (
+        not certain
+        and torchless(env)
+        and not stage.torch_before(step, False)
+        and not stage.opaque_before(step)
+    ):
         # isolated or not, the build cannot see torch: none is there before this command
         certain, what, told = True, "is built before any torch is installed", (NO_TORCH, NONE_BEFORE)
     action = f"add {flag} after installing torch" if flag else "install it with pip --no-build-isolation"
     fix = f"install torch first, then flash-attn with {flag or 'pip install --no-build-isolation'}"
     if req.scope == CONDA_PIP:
-        seen = CONDA_TORCH if stage.torch_before(step, False) else CONDA_NO_TORCH
-        action, fix = "install it after conda env create, torch first", CONDA_FIX
-        told = (*told, CONDA_PIP_STEP) + (() if NONE_BEFORE in told else (seen,))
+        action, fix, told = conda_pip_step(told, stage.torch_before(step, False))
     headline = f"flash-attn {what}; {action}"
     return BUILD_ISOLATION.finding(
         where,
@@ -412,12 +414,6 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
         notes=told,
         help=fix,
     )
-
-
-def _bare(env: Environment) -> bool:
-    """The machine is known to start without torch: a base image without it, or a conda environment
-    whose every package the file lists (an export) with no torch among them."""
-    return bool(env.images) and all(i.has_torch is False for i in env.images)
 
 
 def _isolated(installer: str, build: str, env: Environment, stage: _Stage, step: int) -> tuple[bool, str]:

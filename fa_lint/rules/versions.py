@@ -28,6 +28,7 @@ PAGED_KV_NOT_GUARANTEED = Rule(
     "paged-kv-not-guaranteed",
     Severity.WARNING,
     "The requirement admits flash-attn releases both with and without paged KV.",
+    also=(Severity.INFO,),  # where the lock beside it pins a release with paged KV
 )
 NO_SUCH_RELEASE = Rule(
     "FAL003",

@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterator
 
 from fa_lint.environments import Environment
-from fa_lint.machine import toolchain
-from fa_lint.model import FLASH_ATTN, Finding, Requirement, Severity
+from fa_lint.machine import final_torch, toolchain
+from fa_lint.model import FLASH_ATTN, Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import fit
 from fa_lint.syntax.pep508 import file_name, wheel_name
@@ -17,6 +17,7 @@ WHEEL_ABI_MISMATCH = Rule(
     "wheel-abi-mismatch",
     Severity.ERROR,
     "A prebuilt flash-attn wheel built for another torch, C++ ABI or CPython than its environment has.",
+    also=(Severity.WARNING,),  # a build for the torch in place, which a later install may replace
 )
 RULES = (WHEEL_ABI_MISMATCH,)
 PACKAGES = frozenset({FLASH_ATTN}) | toolchain.PACKAGES  # the requirements this rule reads
@@ -39,6 +40,11 @@ def check(ctx: Context) -> Iterator[Finding]:
         for req in env.of(FLASH_ATTN):
             filename = _filename(req)
             wheel = wheel_name(filename) if filename else None
+            if wheel is None and (req.location, env.name) not in seen:
+                built = _built_then_moved(ctx, env, req)
+                if built is not None:
+                    seen.add((req.location, env.name))
+                    yield built
             if wheel is None or (req.location, env.name) in seen:
                 continue
             seen.add((req.location, env.name))
@@ -63,33 +69,21 @@ def _problems(
     label = re.search(_LABEL, filename.split("+", 1)[1].split("-", 1)[0], re.I) if "+" in filename else None
     tools = ctx.toolchain(env)
     if label and label["torch"]:
-        have = tools.torch
-        if have and have.value != label["torch"]:
-            want = filename.replace(f"torch{label['torch']}", f"torch{have.value}", 1)
-            yield (
-                fit(
-                    "this wheel is built for torch {built}, but its environment installs torch {have}; "
-                    "use its torch {have} build",
-                    built=label["torch"],
-                    have=have.value,
-                ),
-                (f"{env.name} installs torch {have.value} ({have.where})", _UNDEFINED),
-                f"use the torch {have.value} build of the same release: {want}",
-            )
+        yield from _torch_problem(env, req, filename, label["torch"], tools)
     if label and label["abi"]:
         wheel_abi = label["abi"].upper() == "TRUE"
-        for image in env.images:
-            if image.cxx11_abi is not None and image.cxx11_abi != wheel_abi:
-                want = re.sub(
-                    r"cxx11abi(TRUE|FALSE)", f"cxx11abi{str(image.cxx11_abi).upper()}", filename, flags=re.I
-                )
-                abi = "new" if image.cxx11_abi else "old"
-                yield (
-                    f"this wheel is built with cxx11abi{label['abi'].upper()}, but the base image's torch "
-                    f"uses the {abi} C++ ABI; use its cxx11abi{str(image.cxx11_abi).upper()} build",
-                    (f"the torch in {image.reference} ({image.location}) uses the {abi} C++ ABI", _UNDEFINED),
-                    f"use {want}",
-                )
+        if tools.cxx11_abi is not None and tools.cxx11_abi != wheel_abi:
+            want = re.sub(
+                r"cxx11abi(TRUE|FALSE)", f"cxx11abi{str(tools.cxx11_abi).upper()}", filename, flags=re.I
+            )
+            abi = "new" if tools.cxx11_abi else "old"
+            whose = "the base image's torch" if tools.abi_where.startswith("the torch in ") else "its torch"
+            yield (
+                f"this wheel is built with cxx11abi{label['abi'].upper()}, but {whose} uses the {abi} C++ "
+                f"ABI; use its cxx11abi{str(tools.cxx11_abi).upper()} build",
+                (f"{tools.abi_where} uses the {abi} C++ ABI", _UNDEFINED),
+                f"use {want}",
+            )
     m = re.fullmatch(r"cp(\d)(\d+)", python_tag or "")
     if not m:
         return
@@ -115,6 +109,127 @@ def _problems(
             (f"{env.name} runs Python {tools.python.value} ({tools.python.where}): {refused}",),
             f"use {want}",
         )
+
+
+def _torch_problem(
+    env: Environment, req: Requirement, filename: str, built: str, tools: toolchain.Toolchain
+) -> Iterator[Problem]:
+    """The wheel's torch major.minor against the torch its environment ends with, naming what put
+    that torch there when a later command did."""
+    final = tools.final
+    usable = final is not None and final.certain and final.conflict is None and final.removed is None
+    minors = final.minors if final is not None and usable else ()
+    have = tools.torch
+    if not minors and have is not None:
+        minors = (have.value,)
+    if not minors or built in minors or final is None:
+        return
+    assert final is not None
+    source = toolchain.deciding(final)
+    torch_text = final_torch.span(final.versions, minors)
+    exact = final.exact
+    after = source is not None and source.requirement is not None and source.step > req.step > 0
+    if after and source is not None and source.requirement is not None:
+        mover = source.requirement
+        pinned = str(exact) if exact is not None else torch_text
+        line = mover.location.line if mover.location.path == req.location.path else str(mover.location)
+        headline = fit(
+            "{mover} (line {line}) installs torch {pinned} after this torch {built} wheel; "
+            + ("use its torch {minor} build" if len(minors) == 1 else "install this wheel after it"),
+            mover=f"-U {mover.raw}" if mover.upgrade and mover.name in final_torch.TORCH else mover.raw,
+            line=str(line),
+            pinned=pinned,
+            built=built,
+            minor=torch_text,
+        )
+    elif len(minors) > 1:
+        headline = fit(
+            "this wheel is built for torch {built}, but its environment allows only torch {have}; "
+            "pin the torch it is built for",
+            built=built,
+            have=torch_text,
+        )
+    else:
+        headline = fit(
+            "this wheel is built for torch {built}, but its environment installs torch {have}; "
+            "use its torch {have} build",
+            built=built,
+            have=torch_text,
+        )
+    where = have.where if have is not None else (source.says if source is not None else "")
+    notes = [f"{env.name} installs torch {torch_text} ({where})", _UNDEFINED]
+    if have is not None:
+        want = filename.replace(f"torch{built}", f"torch{have.value}", 1)
+        help_ = f"use the torch {have.value} build of the same release: {want}"
+    else:
+        help_ = f"pin torch {built} where it is installed, or use a build for the torch installed"
+    yield headline, tuple(notes), help_
+
+
+def _built_then_moved(ctx: Context, env: Environment, req: Requirement) -> Finding | None:
+    """A flash-attn that a command builds (an sdist from an index, whose setup.py fetches the wheel
+    for the torch in place or compiles against it; a clone; a folder), after which a later command of
+    the same stage installs another torch: the binary stays built for the first one."""
+    if req.url is not None and _filename(req) is not None:
+        return None  # a wheel file: its name says its torch (above)
+    if req.kind not in (Kind.INSTALL, Kind.OVERRIDE) or req.tool == "conda" or req.possible or not req.step:
+        return None
+    if ctx.satisfied_by(req) is not None or (req.options is not None and req.options.installer == "conda"):
+        return None
+    tools = ctx.toolchain(env)
+    final = tools.final
+    if final is None or not final.certain or final.conflict is not None or final.removed is not None:
+        return None
+    source = toolchain.deciding(final)
+    built_at = req.options.step if req.options is not None and req.options.step else req.step
+    if source is None or source.requirement is None or source.step <= built_at or not final.minors:
+        return None
+    earlier = final_torch.before(env, built_at, tools.pythons)
+    if earlier is None or earlier.versions.is_empty or earlier.removed is not None:
+        return None  # no torch to build against: FAL012's finding, not this one
+    then = earlier.minors if earlier.certain else ()
+    now = final.minors
+    if then and set(then) & set(now):
+        return None  # the same torch minor: the binary still fits
+    mover = source.requirement
+    line = mover.location.line if mover.location.path == req.location.path else str(mover.location)
+    torch_now = str(final.exact) if final.exact is not None else final_torch.span(final.versions, now)
+    notes = [f"{env.name} installs torch {torch_now} ({source.says})", _UNDEFINED]
+    if len(then) == 1:
+        headline = fit(
+            "flash-attn is built for torch {then}; {mover} (line {line}) then installs torch {now}: "
+            "install it after",
+            then=then[0],
+            mover=mover.raw,
+            line=str(line),
+            now=torch_now,
+        )
+        severity = Severity.ERROR
+    else:
+        headline = fit(
+            "flash-attn is built for the torch in place; {mover} (line {line}) then installs torch {now}: "
+            "install it after",
+            mover=mover.raw,
+            line=str(line),
+            now=torch_now,
+        )
+        severity = Severity.WARNING
+        notes.append("unless the torch in place before was already a torch " + " or ".join(now) + " build")
+    return WHEEL_ABI_MISMATCH.finding(
+        req.location,
+        headline,
+        severity=severity,
+        package=FLASH_ATTN,
+        requirement=req.raw,
+        environment=env.name,
+        notes=(
+            "setup.py fetches the prebuilt wheel for the torch it finds, or compiles against it: "
+            "the binary is built for that torch",
+            *notes,
+        ),
+        related=(mover.location,),
+        help=f"install flash-attn in a command after '{mover.raw}', or pin the torch it is built for there",
+    )
 
 
 def _marker_allows(marker: str, python: str) -> bool:

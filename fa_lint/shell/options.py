@@ -79,7 +79,12 @@ def install_options(
         build = "no-isolation"
     pre = inst.installer == "pip" and variable("PIP_PRE").lower() in _TRUE
     urls = [u for k in _INDEX_VARIABLES for u in variable(k).split()]
+    # an index variable that is set, but to no one value (a branch sets it): some index, not known
+    unsure = any(
+        (k in prefix or state.scope.get(k) is not None) and not variable(k) for k in _INDEX_VARIABLES
+    )
     backend = (variable("UV_TORCH_BACKEND") or None) if inst.installer == "uv" else None
+    no_deps = False
     args = iter(inst.args)
     for word in args:
         flag, eq, value = word.text.partition("=")
@@ -94,10 +99,14 @@ def install_options(
                 build = "no-isolation" if normalize(value or "-") == FLASH_ATTN else build
             elif value:
                 urls.append(value)
+            elif flag in _INDEX_OPTIONS:
+                unsure = True
         elif flag == "--pre":
             pre = True
         elif flag == "--no-build-isolation" or flag in _NO_ISOLATION.get(inst.installer, ()):
             build = "no-isolation"
         elif flag in ("--no-use-pep517", "--use-pep517") and build != "no-isolation":
             build = "legacy" if flag == "--no-use-pep517" else "pep517"
-    return InstallOptions(inst.installer, build, tuple(urls), backend, command, step, pre)
+        elif flag in ("--no-deps", "--no-dependencies"):
+            no_deps = True
+    return InstallOptions(inst.installer, build, tuple(urls), backend, command, step, pre, no_deps, unsure)

@@ -17,6 +17,7 @@ import functools
 import itertools
 import os
 import re
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -226,13 +227,60 @@ def joined(args: list[Node], words: list[Word]) -> tuple[list[Node], list[Word]]
     return nodes, out
 
 
-def tree(chunk: Chunk) -> Node:
-    """The parse of a chunk; an unclosed quote at its end is closed first, as the reader meant it."""
-    parsed = _parser().parse(chunk.data)
-    root = parsed.root_node
+class TooCostly(Exception):
+    """tree-sitter-bash's error recovery on a stretch ran past what ``Clock`` allows it."""
+
+
+# tree-sitter-bash's error recovery is super-linear in erroneous text (1,000 lines of `echo a)b a)b`,
+# 160 KB, take 88 s; 32,000 `|` 12 s), and py-tree-sitter can stop a parse only through a progress
+# callback. Text the grammar reads without an error never meets these bounds (a 100 KB script
+# parses in ~15 ms); a parse that has met an error may go on for PARSE_SECONDS of CPU, and a file's
+# parses together for FILE_SECONDS, before it is stopped.
+PARSE_SECONDS = 1.0
+FILE_SECONDS = 4.0
+
+
+class Clock:
+    """CPU seconds one file's parses may still spend on error recovery."""
+
+    __slots__ = ("left", "reported")
+
+    def __init__(self, seconds: float | None = None) -> None:
+        self.left = FILE_SECONDS if seconds is None else seconds
+        self.reported = False  # the file's one diagnostic for it is written
+
+
+def _parse(data: bytes, clock: Clock | None) -> Node:
+    parser = _parser()
+    if clock is None:
+        return parser.parse(data).root_node
+    start = time.process_time()
+    limit = min(PARSE_SECONDS, clock.left)
+    erred = False
+
+    def progress(_offset: int, has_error: bool) -> bool:  # True stops the parse
+        nonlocal erred
+        erred = erred or has_error
+        return has_error and time.process_time() - start > limit
+
+    try:
+        # (a progress callback is called only for a source read through a callable)
+        return parser.parse(lambda at, _point: data[at : at + 65536], progress_callback=progress).root_node
+    except ValueError:  # "Parsing failed": the callback stopped it
+        parser.reset()
+        raise TooCostly from None
+    finally:
+        if erred:  # only error recovery counts against the file's seconds
+            clock.left = max(0.0, clock.left - (time.process_time() - start))
+
+
+def tree(chunk: Chunk, clock: Clock | None = None) -> Node:
+    """The parse of a chunk; an unclosed quote at its end is closed first, as the reader meant it.
+    ``TooCostly`` when the parse meets an error and ``clock`` runs out."""
+    root = _parse(chunk.data, clock)
     last = root.children[-1] if root.children else None
     if root.has_error and last is not None and last.type == "ERROR" and last.end_byte >= len(chunk.data):
         tail = chunk.data[last.start_byte :].lstrip()
         if tail[:1] in (b'"', b"'") and tail.count(tail[:1]) % 2 == 1:
-            root = _parser().parse(chunk.data + tail[:1]).root_node
+            root = _parse(chunk.data + tail[:1], clock)
     return root

@@ -89,15 +89,3 @@ def _judged(taken: str, files: list[str], ops: list[str]) -> Redirects:
         if op in _INPUT:
             return Redirects(taken, Effect.FAILS, tuple(files), op, file)
     return Redirects(taken, Effect.RUNS, tuple(files), ops[0], files[0])
-
-
-def stopped(cause: str, line: int, before: bool) -> str:
-    """Why a command the same shell would run near a syntax error never runs: one ``before`` it on
-    its line (or in its ``if``), or one after it."""
-    if before:  # bash and dash read the whole line, and any compound command, before running it
-        return (
-            f"`{cause}` at line {line} is a syntax error: the shell reads the whole line (and any `if`, "
-            "loop or function around it) before it runs any of it, so it runs none of it and stops "
-            "(exit status 2)"
-        )
-    return f"`{cause}` at line {line} is a syntax error: the shell stops there (exit status 2), before this"

@@ -6,6 +6,10 @@ the variables and working directory in force. Here the command's words become re
 uv (``pip install``, ``uv pip install``, ``uv add``), Poetry and PDM (``add``/``remove``), conda, and
 ``setup.py``/``python -m build``. What a script builds from a clone it made is ``builds``; wheels one
 command makes and another installs are ``wheels``; which tool a command runs is ``commands``.
+
+It is over 500 lines: one class reads the words of every packaging command with the state they share (the
+file's step count, its clones and wheels, a shell stop that keeps commands from running); split, each
+part would take all of it.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any, NamedTuple
 from packaging.specifiers import SpecifierSet
 
 from fa_lint.model import (
+    BUILD_VARIABLES,
     FLASH_ATTN,
     FLASH_REPOS,
     SUBDIRECTORIES,
@@ -29,6 +34,7 @@ from fa_lint.model import (
     Parsed,
     ParseProblem,
     Requirement,
+    Setting,
     Uninstall,
     normalize,
 )
@@ -38,8 +44,10 @@ from fa_lint.shell.commands import CONDA_ARGS, PIP_INSTALL_ARGS, UPGRADE, Instal
 from fa_lint.shell.options import install_options
 from fa_lint.shell.parse import Chunk, Command, Word
 from fa_lint.shell.redirects import Effect
-from fa_lint.shell.variables import State, expand
-from fa_lint.shell.walk import SHELLS, Stop, Walk
+from fa_lint.shell.settings import toolkit
+from fa_lint.shell.stops import Stop
+from fa_lint.shell.variables import Budget, State, expand
+from fa_lint.shell.walk import SHELLS, Walk
 from fa_lint.shell.wheels import Wheels
 from fa_lint.syntax import matchspec, pep508, poetry
 from fa_lint.syntax.text import TextIndex
@@ -86,6 +94,7 @@ class Scanner:
         self.records: list[Parsed] = []
         self.clones = Clones(self._location, source)
         self.wheels = Wheels()
+        self.budget = Budget()  # the file's, whichever scopes its scripts start from
         # A shell stop before this file's next commands, which the format says carries over (a RUN's
         # syntax error stops the image build): they never run. Set by the format, read by ``run``.
         self.halted: Stop | None = None
@@ -96,6 +105,7 @@ class Scanner:
     def run(self, start: int, end: int, state: State, text: str | None = None, make: bool = False) -> None:
         """Read the file's text from ``start`` to ``end`` as a script (``text``: what the parser reads)."""
         chunk = Chunk(self.index.text[start:end], start, parse=text)
+        state.scope.adopt(self.budget)
         walk = Walk(chunk, self, make, stop=self.halted)
         walk.run(state)
         self.stopped = walk.stopped
@@ -105,6 +115,9 @@ class Scanner:
         if not words:
             return None
         head = posixpath.basename(words[0].text)
+        found = toolkit(words)
+        if found is not None:
+            self._setting("toolkit", found[2], found[1], self._location(found[0]), possible)
         if head in SHELLS:
             flags = [w for w in words[1:] if w.text.startswith("-")]
             rest = [w for w in words[1:] if not w.text.startswith("-")]
@@ -117,6 +130,7 @@ class Scanner:
         inst = install(words)
         if inst is None:
             return None
+        self._prefix(cmd, words, state, possible, make)
         self.step += 1
         upgrade = any(w.text in UPGRADE for w in inst.args)
         where = self.index.location(cmd.start, cmd.end) if cmd.end > cmd.start else None
@@ -143,28 +157,40 @@ class Scanner:
         if words and posixpath.basename(words[0].text) in SHELLS:
             return self.command(Command(words, cmd.start, cmd.end), state, False, make)  # its -c script
         inst = install(words) if words else None
-        if inst is None:
-            return None
-        where = self.index.location(cmd.start, cmd.end) if cmd.end > cmd.start else None
-        options = install_options(inst, cmd, state, make, where, self.step)
-        context = _Context(state, False, make, cmd, False, options)
-        here = cmd.start <= stop.start < cmd.end  # the command that holds the syntax error
-        at = None if here else self.index.location(stop.start, stop.end)
-        why = (
-            stop.why
-            if at is None
-            else stop.after or redirects.stopped(stop.cause, at.line, cmd.start < stop.start)
-        )
-        for word in inst.args:
-            rec = None if word.text.startswith("-") else self._requirement(word, context)
-            if rec is not None and rec.name in _FAMILY:
-                if (word.start, word.end + len(stop.op)) == (stop.start, stop.end):  # `flash-attn<` itself
-                    rec = dataclasses.replace(rec, redirected=stop.op)
-                self.records.append(NotRun(rec, why, True, stop.cause, at))
+        if inst is not None:
+            here = cmd.start <= stop.start < cmd.end  # the command that holds the syntax error
+            at = None if here else self.index.location(stop.start, stop.end)
+            why = stop.why if at is None else stop.reason(cmd.start, at.line)
+            c = _Context(state, False, make, cmd, False, install_options(inst, cmd, state, make, None, 0))
+            self._not_run(inst, c, why, True, stop.cause, at, stop)
         return None
 
     def problem(self, start: int, end: int, message: str) -> None:
         self.records.append(ParseProblem(self.index.location(start, end), message))
+
+    def assign(self, name: str, value: str, start: int, end: int, possible: bool) -> None:
+        """``export MAX_JOBS=4``: in force for the install commands after it."""
+        if name in BUILD_VARIABLES:
+            self._setting("env", name, value, self.index.location(start, end), possible)
+
+    def _prefix(self, cmd: Command, words: list[Word], state: State, possible: bool, make: bool) -> None:
+        """``MAX_JOBS=4 pip install flash-attn``: set for this one install command."""
+        for name, value in cmd.env.items():
+            if name not in BUILD_VARIABLES:
+                continue
+            m = re.compile(rf"{name}=(?:\"[^\"]*\"|'[^']*'|\S*)").search(
+                self.index.text, cmd.start, words[0].start if words else cmd.end
+            )
+            if m is None:
+                continue
+            exp = expand(value, state.scope, make)
+            text = value if exp.unresolved else exp.text
+            self._setting("env", name, text, self.index.location(m.start(), m.end()), possible, self.step + 1)
+
+    def _setting(
+        self, kind: str, name: str, value: str, where: Location, possible: bool, until: int | None = None
+    ) -> None:
+        self.records.append(Setting(where, kind, name, value, self.scope, self.step, until, possible))
 
     def exec_form(self, words: list[Word], state: State) -> None:
         """Docker's ``RUN ["pip", "install", ...]``: one command, no shell in between."""
@@ -369,11 +395,27 @@ class Scanner:
         if failing is None:
             return False
         cause, why = failing
+        self._not_run(inst, c, why.why(), why.effect is Effect.STOPS, cause.text + why.text)
+        return True
+
+    def _not_run(
+        self,
+        inst: Install,
+        c: _Context,
+        why: str,
+        stops: bool,
+        cause: str,
+        at: Location | None = None,
+        stop: Stop | None = None,
+    ) -> None:
+        """Each flash-attn word of a command the shell never runs, as ``NotRun``; ``stop``'s own word
+        (``flash-attn<``, its operator cut off by the walk) keeps what the shell took from it."""
         for word in inst.args:
             rec = None if word.text.startswith("-") else self._requirement(word, c)
             if rec is not None and rec.name in _FAMILY:
-                self.records.append(NotRun(rec, why.why(), why.effect is Effect.STOPS, cause.text + why.text))
-        return True
+                if stop is not None and (word.start, word.end + len(stop.op)) == (stop.start, stop.end):
+                    rec = dataclasses.replace(rec, redirected=stop.op)
+                self.records.append(NotRun(rec, why, stops, cause, at))
 
     def _include(self, word: Word, constraint: bool, c: _Context) -> None:
         exp = expand(word.text, c.state.scope, c.make)

@@ -1,7 +1,8 @@
 """Shell variables as the walk knows them: each name's possible values, and their expansion in words.
 
 A variable set in one branch of an ``if`` has the values of every branch (and may be unset); a word
-that references it expands to each text it can become, up to a bound (``MAX_VALUES``).
+that references it expands to each text it can become, up to a bound (``MAX_VALUES``). What the
+substitutions of one file add up to is bounded too (``Budget``): ``V="$V$V"`` doubles a value per line.
 """
 
 from __future__ import annotations
@@ -12,17 +13,68 @@ import re
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from fa_lint.shell.parse import Clock
+
 # A variable's possible values after the walk so far; None stands for "may be unset".
 Values = tuple[str | None, ...]
 MAX_VALUES = 16  # alternatives kept per variable and per expanded word
+# Characters substitutions may add in one file, all expansions together: as much as the largest file
+# fa-lint reads (read.MAX_BYTES), so that no 357-byte script of doublings takes more time or memory
+# than a file at the size limit does.
+MAX_EXPANDED = 16 * 1024 * 1024
+
+
+class Budget:
+    """What is left of one file's ``MAX_EXPANDED``; ``crossed`` once an expansion would go past it,
+    from when on every substitution is refused (the word is left unresolved)."""
+
+    __slots__ = ("clock", "crossed", "left", "reported")
+
+    def __init__(self, chars: int = MAX_EXPANDED) -> None:
+        self.left = chars
+        self.crossed = False
+        self.reported = False  # the file's one diagnostic for it is written
+        self.clock = Clock()  # and the file's parses' seconds of error recovery (shell.parse)
+
+    def take(self, chars: int) -> bool:
+        if self.crossed or chars > self.left:
+            self.crossed = True
+            return False
+        self.left -= chars
+        return True
+
+    def message(self) -> str:
+        return f"variables expand past {MAX_EXPANDED:,} characters in this file; not followed from here on"
 
 
 class Scope:
     """Shell variables, layered: a branch writes its own layer over what was set before it."""
 
-    def __init__(self, parent: Scope | None = None, values: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        parent: Scope | None = None,
+        values: Mapping[str, str] | None = None,
+        budget: Budget | None = None,
+    ) -> None:
         self.parent = parent
         self.local: dict[str, Values] = {k: (v,) for k, v in (values or {}).items()}
+        self._budget = budget if budget is not None or parent is not None else Budget()
+
+    @property
+    def budget(self) -> Budget:
+        """The file's budget, held by the outermost scope (a reader may hand it another: ``adopt``)."""
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        assert scope._budget is not None
+        return scope._budget
+
+    def adopt(self, budget: Budget) -> None:
+        """Count this scope's expansions, and its children's, against ``budget`` (the file's)."""
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        scope._budget = budget
 
     def get(self, name: str) -> Values | None:
         scope: Scope | None = self
@@ -40,12 +92,17 @@ class Scope:
         return Scope(self)
 
 
+# The repeats inside braces and parentheses are bounded (_INSIDE characters): an unbounded one that
+# finds no closing brace reads to the end of the text, from every "${" of it, which is quadratic in a
+# word of many. A longer default or substitution is left as written, and so unresolved.
+_INSIDE = 4096
 _VAR = re.compile(
-    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*|[0-9@*])(?:(:?[-=])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*|[0-9@*])"
-    r"|\(([A-Za-z_][A-Za-z0-9_]*)\))"
+    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*|[0-9@*])(?:(:?[-=])([^}]{0,"
+    + str(_INSIDE)
+    + r"}))?\}|([A-Za-z_][A-Za-z0-9_]*|[0-9@*])|\(([A-Za-z_][A-Za-z0-9_]*)\))"
 )
 # what no value can replace: a CI expression, a command substitution, ${X%%.*} and the like
-_OPAQUE = re.compile(r"\$\{\{.*?\}\}|\$\(.*?\)|`[^`]*`|\$\{[^}]*\}")
+_OPAQUE = re.compile(r"\$\{\{.{0,N}?\}\}|\$\(.{0,N}?\)|`[^`]*`|\$\{[^}]{0,N}\}".replace("N", str(_INSIDE)))
 
 
 class Expanded(NamedTuple):
@@ -65,6 +122,7 @@ def expand(text: str, scope: Scope, make: bool = False) -> Expanded:
         return Expanded((text,), None)
     missing: list[str] = []
     pieces: list[tuple[str, ...]] = []
+    substituted: dict[int, str] = {}  # the pieces that are values, not the word's own text
     pos = 0
     for m in _VAR.finditer(text):
         pieces.append((text[pos : m.start()],))
@@ -84,9 +142,15 @@ def expand(text: str, scope: Scope, make: bool = False) -> Expanded:
             missing.append(m.group())
             pieces.append((m.group(),))
         else:
+            substituted[len(pieces)] = m.group()
             pieces.append(tuple(dict.fromkeys(o for o in options if o is not None)))
     pieces.append((text[pos:],))
-    texts = tuple(itertools.islice(("".join(p) for p in itertools.product(*pieces)), MAX_VALUES))
+    combos = list(itertools.islice(itertools.product(*pieces), MAX_VALUES))
+    if substituted:
+        added = sum(len(combo[i]) for combo in combos for i in substituted)
+        if not scope.budget.take(added):  # counted before any of it is joined
+            return Expanded((text,), next(iter(substituted.values())))
+    texts = tuple("".join(p) for p in combos)
     if not missing:
         left = _OPAQUE.search(texts[0]) or (None if make else _VAR.search(texts[0]))
         if left:

@@ -23,33 +23,31 @@ What a command does is for the ``Handler`` (``fa_lint.shell.scanner``); the walk
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from fa_lint.shell.parse import Chunk, Command, Word, joined, logical_lines, tree, unquoted, word
-from fa_lint.shell.redirects import Effect
-from fa_lint.shell.redirects import read as read_redirects
+from fa_lint.shell.parse import (
+    FILE_SECONDS,
+    PARSE_SECONDS,
+    Chunk,
+    Clock,
+    Command,
+    TooCostly,
+    Word,
+    joined,
+    logical_lines,
+    tree,
+    unquoted,
+    word,
+)
+from fa_lint.shell.stops import Stop
+from fa_lint.shell.stops import find as find_stop
 from fa_lint.shell.variables import MAX_VALUES, State, Values, expand
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 _MAX_DEPTH = 200  # nested constructs followed; deeper is reported, not a RecursionError
-
-
-class Stop(NamedTuple):
-    """Where a shell stops: a syntax error, ``flash-attn<`` at the end of a line."""
-
-    start: int  # file offsets of the word and operator that make it
-    end: int
-    cause: str  # as written: "flash-attn<"
-    why: str  # what the shell does there (``Redirects.why``)
-    op: str = ""  # the operator, as written: "<"
-    operator: int = 0  # where it is in the text of the stretch that stopped (not a file offset)
-    # why a command after it never runs, when that is not the same shell's stop: "the image build
-    # stops at the RUN of line 4" (set by the file format that knows)
-    after: str = ""
 
 
 class Handler(Protocol):
@@ -63,22 +61,14 @@ class Handler(Protocol):
 
     def problem(self, start: int, end: int, message: str) -> None: ...
 
+    def assign(self, name: str, value: str, start: int, end: int, possible: bool) -> None:
+        """A variable set from here on (``A=1``, ``export A=1``), as written or expanded."""
+
 
 SHELLS = {"bash", "sh", "zsh", "dash"}
 # A command whose failure is an answer, not an error: what follows its && runs only on some machines.
 _TESTS = {"test", "[", "[[", "which", "type", "hash", "grep", "nvidia-smi", "nvcc", "lspci", "rocm-smi"}
 _SEQUENCES = {"program", "compound_statement", "do_group", "pipeline", "negated_command"}
-# An operator with nothing but blanks (or a \ continuation) before the end of the line or a list
-# operator: the only way a redirect is a syntax error. The tree says whether it is an operator.
-_BARE_OPERATOR = re.compile(r"([<>]+&?|&>>?)(?=[ \t]*(?:\\\n[ \t]*)*(?:$|[\n;&|()]))")
-_WORD_TAIL = re.compile(r"[^\s;&|()<>]*$")
-_OPERATORS = {"<", ">", ">>", "&>", "&>>", "<&", ">&", ">|", "<<", "<<-", "<<<", "<>", "<&-", ">&-"}
-_REDIRECT_PARENTS = {"file_redirect", "heredoc_redirect", "herestring_redirect", "ERROR"}
-
-
-def unescaped_newline(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` holds a newline that ends a line (one not after a backslash)."""
-    return any(text[i] == "\n" and (i == 0 or text[i - 1] != "\\") for i in range(start, end))
 
 
 def _last_command(node: Node) -> Node | None:
@@ -124,9 +114,14 @@ class Walk:
         self.trailing: dict[tuple[int, int], list[Node]] = {}
 
     def run(self, state: State, depth: int = 0, possible: bool = False) -> None:
-        root = tree(self.chunk)
+        clock = state.scope.budget.clock
+        try:
+            root = tree(self.chunk, clock)
+        except TooCostly:
+            self._too_costly(clock, state, depth)
+            return
         nodes = root.named_children
-        first, found = (len(nodes), None) if self.stop is not None else self._syntax_error(root, nodes)
+        first, found = (len(nodes), None) if self.stop is not None else find_stop(self.chunk, root, nodes)
         for node in nodes[:first]:
             self._statement(node, state, possible, depth)
         if found is not None:
@@ -143,47 +138,6 @@ class Walk:
             if not fn.called:
                 fn.called = True
                 self._statement(fn.body, state.fork(), True, depth + 1)
-
-    def _syntax_error(self, root: Node, nodes: list[Node]) -> tuple[int, Stop | None]:
-        """The first top-level statement of the line (or compound command) that holds an operator
-        with no file after it, and that stop; (len(nodes), None) when there is none. bash and dash
-        parse up to the newline that ends a complete command before running any of it: statements
-        joined by ``;`` or ``&`` on one line fail together."""
-        text = self.chunk.text
-        for m in _BARE_OPERATOR.finditer(text):
-            at = m.start() + len(m.group(1)) - 1  # the operator's last character
-            token = root.descendant_for_byte_range(self.chunk.byte(at), self.chunk.byte(at) + 1)
-            if token is None or token.is_named or token.type not in _OPERATORS:
-                continue
-            if token.parent is None or token.parent.type not in _REDIRECT_PARENTS:
-                continue
-            op = self.chunk.index(token.start_byte)
-            found = read_redirects(text, op)
-            if found is None or found.effect is not Effect.STOPS:
-                continue
-            word_start = _WORD_TAIL.search(text, 0, op)  # the word the operator ends: flash-attn<
-            begin = word_start.start() if word_start else op
-            stop = Stop(
-                self.chunk.at(begin),
-                self.chunk.at(op + len(found.text)),
-                text[begin:op] + found.text,
-                found.why(),
-                found.text,
-                op,
-            )
-            return self._line_of(nodes, op), stop
-        return len(nodes), None
-
-    def _line_of(self, nodes: list[Node], at: int) -> int:
-        """The first of the statements that share a line (or compound command) with offset ``at``."""
-        first = 0
-        for i, node in enumerate(nodes):
-            start = self.chunk.index(node.start_byte)
-            if i and unescaped_newline(self.chunk.text, self.chunk.index(nodes[i - 1].end_byte), start):
-                first = i  # a newline between two statements: a new line begins
-            if self.chunk.index(node.end_byte) > at or start >= at:
-                return first
-        return first
 
     def _each(self, nodes: Iterable[Node], state: State, possible: bool, depth: int) -> None:
         for node in nodes:
@@ -245,11 +199,16 @@ class Walk:
             if name is not None and body is not None:
                 self.functions.setdefault(self.chunk.source(name), _Function(body))
         elif kind in ("variable_assignment", "variable_assignments", "declaration_command"):
-            self._assign(node, state)
+            self._assign(node, state, possible)
         elif kind == "unset_command":
             for child in node.named_children:
                 if not self.chunk.source(child).startswith("-"):
                     state.scope.set(self.chunk.source(child), (None,))
+        budget = state.scope.budget
+        if budget.crossed and not budget.reported:  # at the innermost statement that crossed it
+            budget.reported = True
+            start, end = self.chunk.span(node)
+            self.handler.problem(start, end, budget.message())
 
     def _list(self, node: Node, state: State, possible: bool, depth: int) -> None:
         """``a && b || c``: what runs after ``||``, or after a test's ``&&``, may not run."""
@@ -317,8 +276,10 @@ class Walk:
             self._statement(body, fork, True, depth)
         state.merge([fork], exhaustive=False)
 
-    def _assign(self, node: Node, state: State) -> None:
+    def _assign(self, node: Node, state: State, possible: bool) -> None:
         """``A=1``, ``export A=1 B``, ``local -r C=2``: shell variables from here on."""
+        if self.stop is not None:
+            return  # past a syntax error: never set
         for child in [node] if node.type == "variable_assignment" else node.named_children:
             if child.type == "variable_name":  # export A: A keeps its value
                 name = self.chunk.source(child)
@@ -334,6 +295,8 @@ class Walk:
                 text = "" if value is None else unquoted(value, self.chunk)
                 exp = expand(text, state.scope, self.make)
                 state.scope.set(name, (text,) if exp.unresolved else exp.texts)
+                start, end = self.chunk.span(child)
+                self.handler.assign(name, text if exp.unresolved else exp.text, start, end, possible)
 
     # simple commands
 
@@ -429,6 +392,27 @@ class Walk:
             if not (name.isdigit() or name in "@*"):
                 caller.set(name, values)
         state.scope = caller
+
+    def _too_costly(self, clock: Clock, state: State, depth: int) -> None:
+        """A stretch whose error recovery the grammar could not finish in time: read again a line at a
+        time, as ``_error`` does; a line that is itself too costly is reported, once a file."""
+        text = self.chunk.text
+        lines = [(b, e) for b, e in logical_lines(text) if text[b:e].strip()]
+        if len(lines) > 1 and not self.reread:  # a line without an error reads whatever the clock says
+            for begin, end in lines:
+                Walk(self.chunk.part(begin, end), self.handler, self.make, True, self.stop).run(
+                    state, depth, True
+                )
+            return
+        if not clock.reported:
+            clock.reported = True
+            start, end = self.chunk.at(0), self.chunk.at(len(text))
+            self.handler.problem(
+                start,
+                end,
+                "shell text not read: tree-sitter-bash's error recovery on it ran past its time "
+                f"({PARSE_SECONDS:g} s a stretch, {FILE_SECONDS:g} s a file)",
+            )
 
     def _error(self, node: Node, state: State, possible: bool, depth: int) -> None:
         """A stretch tree-sitter-bash could not read. Its error recovery can run the lines after the

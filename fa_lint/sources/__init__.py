@@ -88,6 +88,11 @@ SOURCES: dict[str, Source] = {
         ),
         Source("workflow", "workflow", (".github/workflows/*.yml", ".github/workflows/*.yaml")),
         Source(
+            "gitlab-ci",
+            "gitlab_ci",
+            (".gitlab-ci.yml", "*.gitlab-ci.yml", ".gitlab/ci/*.yml", ".gitlab/ci/*.yaml"),
+        ),
+        Source(
             "dockerfile",
             "dockerfile",
             (
@@ -97,6 +102,10 @@ SOURCES: dict[str, Source] = {
                 "*.dockerfile",
                 "Containerfile",
                 "Containerfile.*",
+                "Dockerfile-*",  # Dockerfile-gpu, Dockerfile_cuda: as common as Dockerfile.gpu
+                "Dockerfile_*",
+                "Containerfile-*",
+                "Containerfile_*",
             ),
         ),
         Source("shell", "shell", ("*.sh", "*.bash")),
@@ -116,7 +125,11 @@ SOURCES: dict[str, Source] = {
             # templates (Makefile.in, config.h.in, MANIFEST.in). The head of the file tells them apart.
             ("*.in",),
         ),
-        Source("makefile", "makefile", ()),  # picked up only when named on the command line
+        Source("makefile", "makefile", ("Makefile", "makefile", "GNUmakefile", "*.mk")),
+        Source("justfile", "justfile", ("justfile", "Justfile", ".justfile", "*.just")),
+        # SkyPilot tasks and Kubernetes manifests have any name: a YAML file no format above claims is
+        # read when its head names accelerators, GPU node labels or instance types
+        Source("cluster", "cluster", (), ("*.yaml", "*.yml")),
         Source("python-version", "python_version", (".python-version",)),
     )
 }

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from fa_lint.model import Image, Include, InstallOptions, Location, Parsed, ParseProblem
+from fa_lint.model import Image, Include, InstallOptions, Location, Parsed, ParseProblem, Setting
 from fa_lint.syntax import matchspec, pep508, yamldoc
 from fa_lint.syntax.text import TextIndex, excerpt
 
@@ -68,6 +68,13 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         yield doc
         return
     index, root = doc
+    # conda-lock's platforms key: the platforms the environment is locked (and so installed) for
+    platforms = yamldoc.get(root, "platforms")
+    if isinstance(platforms, yaml.SequenceNode):
+        for item in platforms.value:
+            if isinstance(item, yaml.ScalarNode):
+                start, end = yamldoc.span(item, text)
+                yield Setting(index.location(start, end), "platform", "conda-lock platforms", str(item.value))
     deps = yamldoc.get(root, "dependencies")
     if deps is None:
         return

@@ -18,11 +18,11 @@ from typing import NamedTuple
 
 from packaging.version import Version
 
-from fa_lint.model import Image, Location, Parsed, ParseProblem
+from fa_lint.model import BUILD_VARIABLES, Image, Location, Parsed, ParseProblem, Setting
 from fa_lint.shell.parse import Word
 from fa_lint.shell.scanner import Scanner
+from fa_lint.shell.stops import Stop
 from fa_lint.shell.variables import Scope, State, expand
-from fa_lint.shell.walk import Stop
 from fa_lint.syntax.text import TextIndex
 
 NAME = "dockerfile"
@@ -131,11 +131,16 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
     state = _State()
     scanner = Scanner(index, NAME, include_map=_image_to_repo(state))
+    state.variables.adopt(scanner.budget)  # ARG and ENV count against the file's budget as RUN does
     for ins in instructions(index):
         if isinstance(ins, ParseProblem):
             yield ins
         else:
             yield from _instruction(index, ins, state, scanner)
+            budget = scanner.budget
+            if budget.crossed and not budget.reported:  # an ARG, ENV, FROM or WORKDIR crossed it
+                budget.reported = True
+                yield ParseProblem(index.location(ins.start, ins.end), budget.message())
             yield from scanner.drain()
     yield from scanner.finish()
 
@@ -198,26 +203,53 @@ def _instruction(index: TextIndex, ins: Instruction, state: _State, scanner: Sca
             expanded = expand(ref.group(1), state.variables).text
             yield image(expanded, index.location(start, ins.args + ref.end(1)), state.stage)
     elif ins.keyword in ("ARG", "ENV"):
-        _assign(ins, args, state)
+        yield from _assign(index, ins, args, state, scanner)
     elif ins.keyword == "WORKDIR":
         path = expand(args.strip().strip("\"'"), state.variables).text
         state.workdir = posixpath.normpath(posixpath.join(state.workdir, path))
         _made(state.workdir, state)
     elif ins.keyword in ("COPY", "ADD") and not ins.heredocs:
+        yield from _toolkit(index, ins, args, state, scanner)
         _copy(args, state, scanner)
     elif ins.keyword == "RUN":
         _run(index, ins, state, scanner)
 
 
-def _assign(ins: Instruction, args: str, state: _State) -> None:
-    body = args.strip()
-    pairs = re.findall(r"([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|\S*)", body)
+def _assign(
+    index: TextIndex, ins: Instruction, args: str, state: _State, scanner: Scanner
+) -> Iterator[Setting]:
+    """ARG and ENV values; those a build reads (``BUILD_VARIABLES``) are settings of the stage's
+    installs from here on (an ``ARG`` with no default: set from outside, value unknown)."""
+    found = list(re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|\S*)", args))
+    pairs = [(m.group(1), m.group(2), m.start(), m.end()) for m in found]
     if not pairs and ins.keyword == "ENV":  # legacy "ENV NAME value"
-        m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)\s+(.*)", body, re.S)
-        pairs = [(m.group(1), m.group(2).strip())] if m else []
-    for name, quoted in pairs:
+        m = re.match(r"(\s*)([A-Za-z_][A-Za-z0-9_]*)\s+(.*?)\s*$", args, re.S)
+        pairs = [(m.group(2), m.group(3), len(m.group(1)), m.end(3))] if m else []
+    elif not pairs:  # ARG NAME
+        m = re.match(r"(\s*)([A-Za-z_][A-Za-z0-9_]*)\s*$", args)
+        if m and m.group(2) in BUILD_VARIABLES:
+            where = index.location(ins.args + m.start(2), ins.args + m.end(2))
+            yield Setting(where, "env", m.group(2), "", state.stage, scanner.step)
+    for name, quoted, start, end in pairs:
         exp = expand(quoted.strip("\"'"), state.variables)
         state.variables.set(name, exp.texts)
+        if name in BUILD_VARIABLES:
+            value = quoted.strip("\"'") if exp.unresolved else exp.text
+            where = index.location(ins.args + start, ins.args + end)
+            yield Setting(where, "env", name, value, state.stage, scanner.step)
+
+
+def _toolkit(
+    index: TextIndex, ins: Instruction, args: str, state: _State, scanner: Scanner
+) -> Iterator[Setting]:
+    """``COPY --from=nvidia/cuda:12.1.1-devel-... /usr/local/cuda /usr/local/cuda``: a toolkit copied in."""
+    words = [w.strip("\"'") for w in args.split() if w != "\\"]
+    stage = next((w for w in words if w.startswith("--from=")), None)
+    words = [w for w in words if not w.startswith("--")]
+    if stage is not None and any("cuda" in w for w in words[:-1]):
+        m = re.search(r"nvidia/cuda:(\d+\.\d+)", stage)
+        where = index.location(ins.args, ins.end)
+        yield Setting(where, "toolkit", "COPY --from", m.group(1) if m else "", state.stage, scanner.step)
 
 
 def _made(folder: str, state: _State) -> None:

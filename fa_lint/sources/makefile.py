@@ -12,7 +12,8 @@ from fa_lint.syntax.text import TextIndex
 
 NAME = "makefile"
 
-_DEFINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*(?::::=|::=|:=|\?=|\+=|=)[ \t]*(.*?)[ \t]*$", re.M)
+# The value's trailing blanks are cut in code: "(.*?)[ \t]*$" retries the blanks at each step, n^2.
+_DEFINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*(?::::=|::=|:=|\?=|\+=|=)[ \t]*(.*)$", re.M)
 _RECIPE = re.compile(r"^(\t[ \t]*)([@+-]*)")
 
 
@@ -41,7 +42,7 @@ def recipes(text: str) -> Iterator[tuple[int, int, str]]:
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    variables = {m.group(1): m.group(2) for m in _DEFINE.finditer(text)}
+    variables = {m.group(1): m.group(2).rstrip(" \t") for m in _DEFINE.finditer(text)}
     scanner = Scanner(TextIndex(path, text), NAME)
     for start, end, shell in recipes(text):  # each line its own shell: a cd ends with its line
         scanner.run(start, end, State(Scope(values=variables)), text=shell, make=True)

@@ -20,6 +20,7 @@ from fa_lint.syntax.tables import (
     entry_text,
     get,
     problem,
+    settings,
     source_table,
     table,
     texts,
@@ -44,11 +45,16 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
 
 
 def tables(doc: TomlDoc, base: TomlPath, default: str, source: str) -> Iterator[Parsed]:
-    """Every dependency table of a pixi manifest under ``base``; the default feature is ``default``."""
+    """Every dependency table of a pixi manifest under ``base``; the default feature is ``default``.
+    The ``platforms`` each solves for are settings of the machine (a feature's own, scoped to it)."""
     yield from _feature(doc, base, default, source)
+    for top in ("workspace", "project"):
+        yield from settings(doc, (*base, top, "platforms"), "platform", "pixi platforms")
     yield from _not_a_table(doc, (*base, "feature"))
     for feature in table(doc, (*base, "feature")):
         yield from _feature(doc, (*base, "feature", feature), f"feature:{feature}", source)
+        where = (*base, "feature", feature, "platforms")
+        yield from settings(doc, where, "platform", "pixi platforms", f"feature:{feature}")
 
 
 def _feature(doc: TomlDoc, base: TomlPath, scope: str, source: str) -> Iterator[Parsed]:

@@ -15,6 +15,7 @@ from fa_lint.syntax.tables import (
     entry_text,
     get,
     problem,
+    settings,
     source_table,
     strings,
     subtable,
@@ -81,6 +82,9 @@ def _build_configs(doc: TomlDoc) -> Iterator[Parsed]:
         yield BuildConfig(
             doc.index.location(start, end), "uv", frozenset(no_isolation), frozenset(torch_for), forks
         )
+        # the platforms uv resolves for (environments) and must install on (required-environments)
+        for key in ("environments", "required-environments"):
+            yield from settings(doc, ("tool", "uv", key), "platform", f"uv {key}")
     if isinstance(get(doc.data, ("tool", "poetry")), dict):
         start, end = doc.key_location(("tool", "poetry"))
         yield BuildConfig(doc.index.location(start, end), "poetry")

@@ -42,7 +42,9 @@ _SNIFF = r"""^(?:-[rcefi]\s*\S|--[a-z][a-z-]*(?:[=\s]|$)|\.{1,2}(?:/\S*)?(?:\[[^
 
 _LEAD = re.compile(r"\s*(?:(?:-e|--editable)(?:\s*=\s*|\s+))?")
 # pip ends a requirement at an option ("--hash=...") or a comment, which needs whitespace before "#".
-_TAIL = re.compile(r"\s+(?:--?[A-Za-z]|#)|\s*\\$")
+# A match starts only where a run of blanks starts (the look-behind): tried from inside a run of n
+# blanks not followed by either, "\s+" would give each start back char by char, n^2 in all.
+_TAIL = re.compile(r"(?<!\s)(?:\s+(?:--?[A-Za-z]|#)|\s*\\$)")
 _ENV_VAR = re.compile(r"\$\{[A-Za-z0-9_]+\}")
 _BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what ends a line for str.splitlines()
 _HASH_OPTION = re.compile(r"(?<!\S)--(?:h|requi)")  # --hash, --require-hashes, or a prefix of them
@@ -65,8 +67,14 @@ _INCLUDES = {"-r": False, "--requirement": False, "-c": True, "--constraint": Tr
 _INDEXES = {"-i", "--index-url", "--extra-index-url", "-f", "--find-links"}
 # pip reads a requirement that ends like an archive (extras aside) as a file to install.
 _ARCHIVE = re.compile(r"\.(?:whl|zip|tbz|txz|tlz|tgz|tar|tar\.(?:gz|bz2|xz|lz|lzma))(?:\[[^\]]+\])?$", re.I)
-# pip-requirements-parser's comment syntax: "#" at the start or after whitespace.
-_COMMENT = re.compile(r"(^|\s+)(#.*)$")
+# pip-requirements-parser's comment syntax: "#" at the start or after whitespace. The library splits
+# with r"(^|\s+)(#.*)$", which backtracks through every run of blanks no "#" follows (n^2); the first
+# "#" at the start or after a blank is the same place, found in one pass.
+_COMMENT = re.compile(r"(?:^|(?<=\s))#")
+# Longer runs of blanks are cut to this before a line goes to the library (whose own comment split is
+# quadratic in a run): pip reads any run of blanks as one separator.
+_BLANKS = 64
+_LONG_BLANKS = re.compile(f"[ \t]{{{_BLANKS + 1},}}")
 
 
 @functools.cache
@@ -247,8 +255,8 @@ def _plain(physical: str) -> str | re.Match[str] | None:
     if physical.endswith("\\"):
         return None
     # as the library splits a line: text, then a comment, each stripped
-    parts = [p.strip() for p in _COMMENT.split(physical) if p.strip()]
-    logical = parts[0] if parts and not parts[0].startswith("#") else ""
+    comment = _COMMENT.search(physical)
+    logical = (physical[: comment.start()] if comment else physical).strip()
     if not logical:
         return ""
     option = _OPTION.fullmatch(logical)
@@ -291,12 +299,13 @@ def _pip(
     import pip_requirements_parser as prp
 
     starts = [*line_starts(text, SPLITLINES), len(text)]  # pip numbers lines with str.splitlines()
-    hashed, found = _whole_install(text)
+    read = _LONG_BLANKS.sub(" " * _BLANKS, text)  # what the library reads: the same lines
+    hashed, found = _whole_install(read)
     if options is None:
         options = found
     elif found is not None and base == 0:  # the whole file: its index options, and its --pre line
         options = found._replace(pre=options.pre)
-    for item in _items(text):  # one at a time: the library's records weigh ~2 KB a line
+    for item in _items(read):  # one at a time: the library's records weigh ~2 KB a line
         number = item.requirement_line.line_number
         at = starts[min(number, len(starts)) - 1]  # where pip's line starts
         physical = text[at : starts[min(number, len(starts) - 1)]].rstrip(_BREAKS)

@@ -26,7 +26,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             scope = f"extra:{key}"
         else:
             continue
-        item = re.split(r"\s+#", value, maxsplit=1)[0].rstrip()
+        item = re.split(r"(?<!\s)\s+#", value, maxsplit=1)[0].rstrip()
         start = index.offset(line, col)
         if item.startswith("file:"):
             where = index.location(start, start + len(item))

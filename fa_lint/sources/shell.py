@@ -1,18 +1,29 @@
-"""Shell scripts: every ``pip install`` / ``uv pip install`` / ``conda install`` they run."""
+"""Shell scripts: every ``pip install`` / ``uv pip install`` / ``conda install`` they run, and the GPUs a
+Slurm batch script asks for (``#SBATCH --gres=gpu:a100:1``, ``--gpus-per-node=h100:8``)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
-from fa_lint.model import Parsed
+from fa_lint.model import Parsed, Setting
 from fa_lint.shell.scanner import Scanner
 from fa_lint.shell.variables import Scope, State
 from fa_lint.syntax.text import TextIndex
 
 NAME = "shell"
+# sbatch reads #SBATCH lines before the first command; a GPU type is the part of a GPU request before
+# its count: --gres=gpu:a100:2, --gpus=v100:1, --gpus-per-node=h100:8 (a bare count names no type)
+_SBATCH = re.compile(
+    r"^#SBATCH\b[^\n]*?--(?:gres[= ]gpu:|gpus(?:-per-(?:node|task|socket))?[= ])([A-Za-z][\w.-]*):\d+",
+    re.M,
+)
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    scanner = Scanner(TextIndex(path, text), NAME)
+    index = TextIndex(path, text)
+    for m in _SBATCH.finditer(text):
+        yield Setting(index.location(m.start(1), m.end(1)), "gpu", "#SBATCH", m.group(1))
+    scanner = Scanner(index, NAME)
     scanner.run(0, len(text), State(Scope()))
     yield from scanner.finish()

@@ -95,7 +95,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             _add_line(commands[section, key], index.offset(line, col), value, key != "install_command")
         if key != "deps":
             continue
-        item = re.split(r"\s+#", value, maxsplit=1)[0].strip()
+        item = re.split(r"(?<!\s)\s+#", value, maxsplit=1)[0].strip()
         cond = _CONDITION.match(item)
         condition = cond["cond"] if cond else None
         dep = cond["dep"] if cond else item

@@ -1,4 +1,7 @@
-"""GitHub Actions workflows: the ``run:`` steps, read as shell, with ``env:`` values applied."""
+"""GitHub Actions workflows: the ``run:`` steps, read as shell, with ``env:`` values applied; and what a
+job says about its machine -- its ``runs-on`` labels (each matrix value a possibility), a job
+``container:`` image, build variables in ``env:``, a CUDA toolkit a ``Jimver/cuda-toolkit`` step
+installs (``Setting`` and ``Image`` records for ``fa_lint.machine``)."""
 
 from __future__ import annotations
 
@@ -8,10 +11,11 @@ from collections.abc import Iterator
 import yaml
 from packaging.specifiers import SpecifierSet
 
-from fa_lint.model import Kind, Parsed, ParseProblem, Requirement
+from fa_lint.model import BUILD_VARIABLES, Kind, Parsed, ParseProblem, Requirement, Setting
 from fa_lint.shell.scanner import Scanner
+from fa_lint.shell.stops import Stop
 from fa_lint.shell.variables import Scope, State
-from fa_lint.shell.walk import Stop
+from fa_lint.sources.dockerfile import image
 from fa_lint.syntax import yamldoc
 from fa_lint.syntax.text import TextIndex
 
@@ -33,14 +37,19 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         steps = yamldoc.get(job, "steps")
         if not isinstance(steps, yaml.SequenceNode):
             continue
-        scanner.scope = f"job:{job_name}"
+        scope = scanner.scope = f"job:{job_name}"
+        matrix = _matrix(job)
+        if root is not None:
+            yield from _machine(index, text, job, root, scope, matrix)
         failed: Stop | None = None  # a step's shell stopped at a syntax error: the job has failed
         for step in steps.value:
             yield from _setup_python(index, text, step, f"job:{job_name}")
+            yield from _toolkit(index, text, step, scope, matrix, scanner.step)
             run = yamldoc.get(step, "run")
             if not isinstance(run, yaml.ScalarNode):
                 continue
             env = {**job_env, **yamldoc.scalars(yamldoc.get(step, "env"))}
+            before = scanner.step
             start, end = yamldoc.span(run, text)
             # GitHub replaces ${{ }} before the shell runs: to the parser it is one unknown word
             script = _EXPRESSION.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text[start:end])
@@ -53,6 +62,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
                     after=f"the step at line {line} stops at a syntax error (`{scanner.stopped.cause}`, exit "
                     "status 2) and fails the job: a later step runs only with an `if:` such as always()"
                 )
+            yield from _env(index, text, yamldoc.get(step, "env"), scope, before, scanner.step)
             yield from scanner.drain()
     yield from scanner.finish()
 
@@ -73,6 +83,97 @@ def _continues_on_error(step: yaml.Node) -> bool:
     flag = yamldoc.get(step, "continue-on-error")
     # an expression (${{ matrix.experimental }}) may be true: the job may go on
     return isinstance(flag, yaml.ScalarNode) and str(flag.value).strip().lower() != "false"
+
+
+# --- the job's machine -----------------------------------------------------------------------------
+
+_MATRIX_REF = re.compile(r"^\$\{\{\s*matrix\.([A-Za-z0-9_-]+)\s*\}\}$")
+Matrix = dict[str, list[tuple[str, yaml.Node]]]
+
+
+def _matrix(job: yaml.Node) -> Matrix:
+    """Each matrix key's values (and ``include`` entries' values), with the node that says each."""
+    out: Matrix = {}
+    for key, node in yamldoc.items(yamldoc.get(yamldoc.get(job, "strategy"), "matrix")):
+        if key == "include" and isinstance(node, yaml.SequenceNode):
+            for entry in node.value:
+                for k, v in yamldoc.items(entry):
+                    if isinstance(v, yaml.ScalarNode):
+                        out.setdefault(k, []).append((str(v.value), v))
+        elif isinstance(node, yaml.SequenceNode):
+            out.setdefault(key, []).extend(
+                (str(v.value), v) for v in node.value if isinstance(v, yaml.ScalarNode)
+            )
+    return out
+
+
+def _values(node: yaml.Node | None, matrix: Matrix) -> list[tuple[str, yaml.Node, bool]]:
+    """A scalar, a list of scalars, or ``${{ matrix.X }}`` as (value, node, possible): a matrix key's
+    values are each one possibility."""
+    if isinstance(node, yaml.SequenceNode):
+        return [v for item in node.value for v in _values(item, matrix)]
+    if not isinstance(node, yaml.ScalarNode):
+        return []
+    m = _MATRIX_REF.match(str(node.value).strip())
+    if m is None:
+        return [] if "${{" in str(node.value) else [(str(node.value), node, False)]
+    found = matrix.get(m.group(1), [])
+    return [(v, n, len(found) > 1) for v, n in found if "${{" not in v]
+
+
+def _setting(index: TextIndex, text: str, node: yaml.Node, *fields: object, **named: object) -> Setting:
+    start, end = yamldoc.span(node, text)
+    return Setting(index.location(start, end), *fields, **named)  # type: ignore[arg-type]
+
+
+def _machine(
+    index: TextIndex, text: str, job: yaml.Node, root: yaml.Node, scope: str, matrix: Matrix
+) -> Iterator[Parsed]:
+    runs_on = yamldoc.get(job, "runs-on")
+    if isinstance(runs_on, yaml.MappingNode):  # {group: ..., labels: [...]}
+        runs_on = yamldoc.get(runs_on, "labels")
+    for value, node, possible in _values(runs_on, matrix):
+        yield _setting(index, text, node, "runner", "runs-on", value, scope, possible=possible)
+    container = yamldoc.get(job, "container")
+    ref = yamldoc.get(container, "image") if isinstance(container, yaml.MappingNode) else container
+    for value, node, _ in _values(ref, matrix):
+        start, end = yamldoc.span(node, text)
+        yield image(value, index.location(start, end), scope)
+    for env in (yamldoc.get(root, "env"), yamldoc.get(job, "env")):
+        yield from _env(index, text, env, scope, 0, None)
+
+
+def _env(
+    index: TextIndex, text: str, env: yaml.Node | None, scope: str, after: int, until: int | None
+) -> Iterator[Setting]:
+    for name, node in yamldoc.items(env):
+        if name in BUILD_VARIABLES and isinstance(node, yaml.ScalarNode) and "${{" not in str(node.value):
+            yield _setting(index, text, node, "env", name, str(node.value), scope, after, until)
+
+
+def _toolkit(
+    index: TextIndex, text: str, step: yaml.Node, scope: str, matrix: Matrix, after: int
+) -> Iterator[Setting]:
+    """``uses: Jimver/cuda-toolkit@...`` with ``cuda: 12.1.0``: an nvcc of that version from here on."""
+    uses = yamldoc.get(step, "uses")
+    if not isinstance(uses, yaml.ScalarNode) or not str(uses.value).lower().startswith(
+        "jimver/cuda-toolkit@"
+    ):
+        return
+    for value, node, possible in _values(yamldoc.get(yamldoc.get(step, "with"), "cuda"), matrix):
+        m = re.match(r"(\d+\.\d+)", value)
+        if m:
+            yield _setting(
+                index,
+                text,
+                node,
+                "toolkit",
+                "Jimver/cuda-toolkit",
+                m.group(1),
+                scope,
+                after,
+                possible=possible,
+            )
 
 
 def _setup_python(index: TextIndex, text: str, step: yaml.Node, scope: str) -> Iterator[Parsed]:

@@ -10,7 +10,9 @@ from fa_lint.model import ParseProblem
 from fa_lint.syntax.text import TextIndex
 
 _SECTION = re.compile(r"^\[([^\]]+)\]")
-_KEY = re.compile(r"^([^\s=:#;][^=:]*?)\s*[=:]\s*(.*?)\s*$")
+# A key up to the first "=" or ":"; the blanks around it and the value are cut in code (as one pattern,
+# "[^=:]*?\s*" and "(.*?)\s*$" retry a run of blanks at each of its places, n^2).
+_KEY = re.compile(r"[^\s=:#;][^=:]*[=:]")
 
 
 def check(index: TextIndex, what: str) -> ParseProblem | None:
@@ -39,11 +41,14 @@ def values(text: str) -> Iterator[tuple[str, str, int, int, str]]:
             if header:
                 section, key = header.group(1).strip(), ""
                 continue
-            m = _KEY.match(line.rstrip("\r"))
+            text = line.rstrip("\r")
+            m = _KEY.match(text)
             if not m:
                 continue
-            key = m.group(1).strip()
-            if m.group(2):
-                yield section, key, n, m.start(2) + 1, m.group(2)
+            key = m.group()[:-1].strip()
+            rest = text[m.end() :]
+            value = rest.strip()
+            if value:
+                yield section, key, n, m.end() + len(rest) - len(rest.lstrip()) + 1, value
         elif key:
             yield section, key, n, len(line) - len(line.lstrip()) + 1, stripped.rstrip("\r")

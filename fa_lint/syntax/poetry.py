@@ -15,7 +15,7 @@ import re
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-_AND = re.compile(r"\s*,\s*|\s+(?=[<>=!~^*\d])")
+_AND = re.compile(r"(?<!\s)(?:\s*,\s*|\s+(?=[<>=!~^*\d]))")  # from a blank run's start only: linear
 _OPERATOR = re.compile(r"^(===|==|!=|>=|<=|~=|>|<)\s*")
 _GLUE = re.compile(r"(===|==|!=|>=|<=|~=|>|<|\^|~)\s+")
 

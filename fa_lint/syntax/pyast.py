@@ -69,6 +69,13 @@ def parse(index: PythonIndex, what: str) -> ast.Module | ParseProblem:
     except SyntaxError as exc:
         start = min(index.python_line(exc.lineno or 1) + max((exc.offset or 1) - 1, 0), len(index.text))
         return ParseProblem(index.location(start, start), f"{what} has a syntax error: {exc.msg}")
+    except (MemoryError, RecursionError):
+        # CPython's parser gives up on its own stack (MemoryError, "parser stack overflow") on a long
+        # chain of unary operators, or its compiler's recursion on deep nesting: no line to point at.
+        return ParseProblem(
+            index.location(0, 0),
+            f"{what} nests too deeply to read (thousands of levels of brackets or operators)",
+        )
 
 
 class Flow:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, TypeVar
 
-from fa_lint.model import FLASH_ATTN, Kind, Parsed, ParseProblem, Requirement, normalize
+from fa_lint.model import FLASH_ATTN, Kind, Parsed, ParseProblem, Requirement, Setting, normalize
 from fa_lint.syntax import pep508
 from fa_lint.syntax.text import excerpt
 from fa_lint.syntax.tomldoc import TomlDoc, TomlPath
@@ -146,3 +146,14 @@ def source_table(
         kind=Kind.SOURCE,
         scope=scope,
     )
+
+
+def settings(doc: TomlDoc, path: TomlPath, kind: str, name: str, scope: str = "") -> Iterator[Setting]:
+    """A ``Setting`` for each string of an array (pixi ``platforms``, uv ``environments``)."""
+    value = get(doc.data, path)
+    if not isinstance(value, list):
+        return
+    for i, item in enumerate(value):
+        if isinstance(item, str):
+            start, end = doc.value_location((*path, i))
+            yield Setting(doc.index.location(start, end), kind, name, item, scope)

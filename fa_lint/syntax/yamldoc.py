@@ -104,6 +104,30 @@ def load(index: TextIndex) -> yaml.Node | ParseProblem | None:
         return ParseProblem(index.location(at, at), why)
 
 
+def load_all(index: TextIndex) -> list[yaml.Node] | ParseProblem:
+    """Every document of a stream (Kubernetes manifests hold several), with the same alias budget."""
+    docs: list[yaml.Node] = []
+    try:
+        loader = _Loader(index.text)
+        try:
+            while loader.check_node():
+                node = loader.get_node()
+                if node is not None:
+                    docs.append(node)
+        finally:
+            loader.dispose()
+    except AliasBudgetExceeded as exc:
+        return ParseProblem(index.location(exc.offset, exc.offset), f"YAML not read: {exc.why}")
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        start = mark.index if mark is not None else 0
+        return ParseProblem(index.location(start, start), f"invalid YAML: {exc.problem or exc.context}")
+    except yaml.reader.ReaderError as exc:
+        at, why = exc.position, f"invalid YAML: character #x{exc.character:04x} is not allowed"
+        return ParseProblem(index.location(at, at), why)
+    return docs
+
+
 def items(node: yaml.Node | None) -> Iterator[tuple[str, yaml.Node]]:
     """(key, value node) pairs of a mapping node with scalar keys."""
     if isinstance(node, yaml.MappingNode):

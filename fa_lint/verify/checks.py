@@ -1,5 +1,11 @@
 """The checks of ``fa-lint verify``: each runs probe steps in the target interpreter and says
-pass, fail or skip, with the reason a user needs."""
+pass, fail or skip, with the reason a user needs.
+
+This module is over 500 lines: the seven checks of one verification, with the reason texts they
+owe a user, share one state (what was imported, which entry point, where it came from); split by
+check, each module would reach back into the others. What a check knows of the machine is in
+``verify/machine.py``.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ from packaging.version import InvalidVersion, Version
 
 from fa_lint import kb
 from fa_lint.kb import transformers as tf
+from fa_lint.verify import machine
 
 PROBE = Path(__file__).with_name("probe.py")
 Status = Literal["pass", "fail", "skip"]
@@ -156,6 +163,7 @@ class Verification:
             executable=env["executable"],
             python=env["python"],
             platform=env["platform"],
+            libc=env.get("libc") or None,
         )
 
     # -- 2 --------------------------------------------------------------------------------------
@@ -219,6 +227,7 @@ class Verification:
                 target=name,
             )
         origin, said = self._origin(name)
+        self.state["origin"] = origin
         return self._check(
             "distributions",
             "pass",
@@ -312,7 +321,11 @@ class Verification:
             return self._check("import", "pass", f"import {target.module} ({out.result.get('file')})")
         message = out.crash or out.error or "import failed"
         details: dict[str, Any] = {"error": message}
-        if "undefined symbol" in message:
+        why = machine.import_error(target.distribution, target.version, message, self.state["env"])
+        if why is not None:
+            details["diagnosis"] = why
+            message = f"{message.splitlines()[0][:240]} -- {why}"
+        elif "undefined symbol" in message:
             details.update(self._abi(target))
             message = f"{message.splitlines()[0][:240]} -- {details['diagnosis']}"
         return self._check("import", "fail", message, **details)
@@ -461,6 +474,11 @@ class Verification:
             return self._check(
                 "kernel", "skip", f"{target.function} has no block_table or page_table to call with"
             )
+        runs, arch = machine.gpu(target.distribution, target.version, self.state.get("origin"), torch.result)
+        if runs is False:  # the call would only raise or find no kernel: say which, and why
+            return self._check(
+                "kernel", "fail", f"{arch} (on {capability})", capability=capability, arch=arch
+            )
         multiple, backend = _page_multiple(target, bool(torch.result.get("hip")))
         if target.distribution == "flash-attn" and self.page_size % multiple:
             return self._check(
@@ -478,7 +496,12 @@ class Verification:
         out = self.probe("kernel", args, timeout=max(self.probe.timeout, 600))
         if not out.ok:
             reason = out.crash or out.error or "probe failed"
-            return self._check("kernel", "fail", f"{reason} (on {capability})", capability=capability)
+            return self._check(
+                "kernel",
+                "fail",
+                f"{reason} (on {capability}){'; ' + arch if arch else ''}",
+                capability=capability,
+            )
         if "skipped" in out.result:
             return self._check("kernel", "fail" if self.require_gpu else "skip", out.result["skipped"])
         results = out.result["results"]
@@ -490,6 +513,6 @@ class Verification:
             for r in results
         )
         device = f"{out.result['device']} ({capability})" if capability else out.result["device"]
-        return self._check(
-            "kernel", "fail" if bad else "pass", f"{device}: {figures}", capability=capability, **out.result
-        )
+        status = "fail" if bad else "pass"
+        reason = f"{device}: {figures}" + (f"; {arch}" if arch else "")
+        return self._check("kernel", status, reason, capability=capability, arch=arch, **out.result)

@@ -12,9 +12,10 @@ import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from fa_lint import __version__
+from fa_lint.report._common import printable  # what a path or an interpreter says may hold anything
 from fa_lint.verify.checks import Check, Probe, Verification
 
 _MARK = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}
@@ -26,6 +27,9 @@ class _Usage(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_abbrev=False, **kwargs)  # as fa-lint's own options: no abbreviations
+
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
         raise _Usage(message)
@@ -64,13 +68,13 @@ def parser() -> argparse.ArgumentParser:
 
 
 def render_text(python: str, checks: list[Check], color: bool) -> str:
-    lines = [f"fa-lint verify: {python}"]
+    lines = [f"fa-lint verify: {printable(python)}"]
     width = max(len(c.title) for c in checks) if checks else 0
     for c in checks:
         mark = _MARK[c.status]
         if color:
             mark = f"{_COLOR[c.status]}{mark}\033[0m"
-        lines.append(f"  {mark}  {c.title:<{width}}  {c.reason}")
+        lines.append(f"  {mark}  {printable(c.title):<{width}}  {printable(c.reason)}")
     lines.append(f"Result: {summary_line(checks)}")
     return "\n".join(lines) + "\n"
 
@@ -125,7 +129,7 @@ def interpreter(err: TextIO) -> str:
         if active and os.path.realpath(active) != os.path.realpath(sys.prefix):
             python = _env_python(active, conda=var == "CONDA_PREFIX")
             if os.path.exists(python):
-                err.write(f"fa-lint verify: probing {python}, the active environment's ({var}); ")
+                err.write(f"fa-lint verify: probing {printable(python)}, the active environment's ({var}); ")
                 err.write("--python picks another\n")
                 return python
     kind = isolated(sys.prefix)
@@ -164,12 +168,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
                 raise _Usage(f"no such interpreter: {python}")
             checks = _verify(args, python, err, [])
     except _Usage as exc:
-        err.write(f"fa-lint verify: error: {exc}\n")
+        err.write(f"fa-lint verify: error: {printable(str(exc))}\n")
         return 2
     except SystemExit as exc:  # --help
         return int(exc.code or 0)
     except Exception as exc:  # the contract is exit 2 and a message, never a traceback
-        err.write(f"fa-lint verify: internal error: {type(exc).__name__}: {exc}\n")
+        err.write(f"fa-lint verify: internal error: {type(exc).__name__}: {printable(str(exc))}\n")
         return 2
     color = args.color == "always" or (
         args.color == "auto"
@@ -184,7 +188,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             with open(args.output_file, "w", encoding="utf-8") as f:
                 f.write(text)
         except OSError as exc:
-            err.write(f"fa-lint verify: error: cannot write {args.output_file}: {exc.strerror or exc}\n")
+            why = printable(f"cannot write {args.output_file}: {exc.strerror or exc}")
+            err.write(f"fa-lint verify: error: {why}\n")
             return 2
     else:
         out.write(text)
@@ -194,7 +199,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
 def _from_requirements(args: argparse.Namespace, err: TextIO) -> list[Check]:
     from fa_lint.verify.venv import InstallError, venv_from
 
-    err.write(f"[0/7] installing {args.requirements} into a throw-away venv...\n")
+    err.write(f"[0/7] installing {printable(args.requirements)} into a throw-away venv...\n")
     try:
         with venv_from(args.requirements, args.pip_option) as installed:
             done = Check("install", "install", "pass", f"pip installed {args.requirements} into a fresh venv")

@@ -66,6 +66,7 @@ def step_env(_: Dict[str, Any]) -> Dict[str, Any]:
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
         "platform": platform.platform(),
+        "libc": list(platform.libc_ver()),  # ("glibc", "2.31"); empty on musl and other platforms
         "distributions": dists,
     }
 

@@ -83,6 +83,14 @@ def _fixes_keep_every_other_byte(report: Report) -> None:
         assert not any("internal error" in getattr(r, "message", "") for r in again.records)
 
 
+def _diff_is_safe(report: Report) -> None:
+    """--diff: file names quoted and lines escaped, so no patch line forges a command or a sequence
+    (a CRLF file's line ends are the patch's own, and kept)."""
+    for outcome in fix.run(report.findings, unsafe=True, dry_run=True):
+        if outcome.applied:
+            assert_safe(outcome.patch()[0].replace("\r\n", "\n"), "diff", 0)
+
+
 def check(name: str, data: bytes) -> Report:
     """The whole run over one file: no internal error, safe output in every format, fixes in place,
     and the configuration read from it (a pyproject.toml) raising nothing but a configuration error."""
@@ -95,6 +103,7 @@ def check(name: str, data: bytes) -> Report:
         assert crashed == [], crashed
         render_all(report)
         _fixes_keep_every_other_byte(report)
+        _diff_is_safe(report)
         if name == "pyproject.toml":
             config.find(".")
             with contextlib.suppress(config.ConfigError):

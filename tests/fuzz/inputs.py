@@ -213,7 +213,7 @@ LINE_FORMATS: dict[str, st.SearchStrategy[str]] = {
     ).map(lambda t: f"{t[0]}\n@nox.session\ndef s(session):\n    {t[2]}{t[1]})\n"),
     "python-version": _lines("3.11", "3.12.4", "cpython@3.10", "pypy3.10", "# ", "system"),
 }
-NAMES = {"makefile": "Makefile"}
+NAMES = {"makefile": "Makefile", "cluster": "sky.yaml"}
 
 
 # --- structured formats: build the data, then write it as the format's tools do --------------------------
@@ -489,6 +489,40 @@ STRUCTURED: dict[str, tuple[str, st.SearchStrategy[Any]]] = {
                     )
                 ),
                 "name": _SCALAR,
+            },
+        ),
+    ),
+    "cluster": (
+        "yaml",
+        st.fixed_dictionaries(
+            {
+                "resources": _maybe(
+                    st.fixed_dictionaries(
+                        {
+                            "accelerators": _maybe(
+                                st.one_of(
+                                    _SCALAR,
+                                    st.lists(_SCALAR, max_size=3),
+                                    st.dictionaries(_WORD, _SCALAR, max_size=3),
+                                )
+                            )
+                        },
+                        optional={"instance_type": _SCALAR, "image_id": _SCALAR},
+                    )
+                )
+            },
+            optional={
+                "setup": _maybe(LINE_FORMATS["shell"]),
+                "run": _maybe(LINE_FORMATS["shell"]),
+                "spec": _maybe(
+                    st.fixed_dictionaries(
+                        {
+                            "nodeSelector": _maybe(
+                                st.dictionaries(st.sampled_from(["nvidia.com/gpu.product", "x"]), _SCALAR)
+                            )
+                        }
+                    )
+                ),
             },
         ),
     ),

@@ -1,0 +1,470 @@
+"""What git leaves out of a walk: the ``.gitignore`` files, and git's index, which overrides them.
+
+Git's rule is that ``.gitignore`` speaks only for untracked files: a file in the index (``git add -f``)
+is the repository's whatever a pattern says. So in a git work tree the index is asked first
+(``git ls-files``, once per repository, run by ``fa_lint.git`` with nothing the repository configures
+able to run), and only untracked paths are matched against patterns; outside one, or without git, the
+patterns alone decide.
+
+The patterns are matched here, not by pathspec: pathspec turns each ``*`` into a backtracking regular
+expression group, and a 14-character line (``*a*a*a*a*a*a*b``) then takes minutes on one long file
+name. A glob with at most one unbounded wildcard (or one per folder level, none of ``**``) still becomes
+a regular expression, which cannot backtrack past a linear cost; any other runs on a small automaton,
+step by step, a constant number of states per character (git's own wildmatch is not exponential
+either). The syntax is git's (``dir.c``, ``wildmatch.c``): ``!``, trailing ``/``, leading or inner
+``/``, ``*``, ``?``, ``[...]`` with ``!``/``^``, ranges and ``[:class:]``, ``**/``, ``/**``, ``\\``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from fa_lint import git
+
+MAX_PATTERNS = 10_000  # patterns read from one .gitignore file; a longer one is not hand-written
+_INDEX_TIMEOUT_S = 60
+
+# A compiled glob is a list of tokens: a regex for one character (a literal, ``?``, a bracket), or one
+# of the unbounded wildcards below, whose regexes are in _WILD.
+_STAR, _GLOBSTAR, _DIRS = "*", "**", "**/"
+_WILD = {_STAR: "[^/]*", _GLOBSTAR: ".*", _DIRS: "(?:.*/)?"}
+_CLASSES = {  # wildmatch's POSIX classes, in the C locale it uses
+    "alnum": "0-9A-Za-z",
+    "alpha": "A-Za-z",
+    "blank": " \\t",
+    "cntrl": "\\x00-\\x1f\\x7f",
+    "digit": "0-9",
+    "graph": "!-~",
+    "lower": "a-z",
+    "print": " -~",
+    "punct": "!-/:-@\\[-`{-~",
+    "space": "\\t\\n\\x0b\\x0c\\r ",
+    "upper": "A-Z",
+    "xdigit": "0-9A-Fa-f",
+}
+
+
+class _Bad(Exception):
+    """A glob wildmatch aborts on (an unclosed ``[``, a trailing ``\\``): it never matches."""
+
+
+def _bracket(glob: str, i: int) -> tuple[str, int]:
+    """The regex for the bracket expression that opens at ``glob[i]``, and the index after it; as
+    wildmatch reads one: ``!`` or ``^`` negates, a first ``]`` is literal, ``\\`` escapes, ``a-z`` is a
+    range, ``[:alpha:]`` a class; it never matches "/"."""
+    n = len(glob)
+    i += 1
+    negated = i < n and glob[i] in "!^"
+    i += negated
+    items: list[str] = []
+    prev: str | None = None  # the character a "-" makes a range from
+    first = True
+    while True:
+        if i >= n:
+            raise _Bad
+        c = glob[i]
+        if c == "]" and not first:
+            break
+        first = False
+        if c == "\\":
+            i += 1
+            if i >= n:
+                raise _Bad
+            prev = glob[i]
+            items.append(re.escape(prev))
+        elif c == "-" and prev is not None and i + 1 < n and glob[i + 1] != "]":
+            i += 1
+            hi = glob[i]
+            if hi == "\\":
+                i += 1
+                if i >= n:
+                    raise _Bad
+                hi = glob[i]
+            if prev <= hi:  # else empty: git tests each end, and none lies between
+                items.append(f"{re.escape(prev)}-{re.escape(hi)}")
+            prev = None
+        elif c == "[" and glob.startswith("[:", i):
+            end = glob.find("]", i + 2)
+            if end < 0:
+                raise _Bad
+            if glob[end - 1] != ":" or end - 1 < i + 2:  # no ":]": the "[" is a character
+                prev = "["
+                items.append(re.escape(prev))
+            else:
+                name = glob[i + 2 : end - 1]
+                if name not in _CLASSES:
+                    raise _Bad
+                items.append(_CLASSES[name])
+                prev = None
+                i = end
+        else:
+            prev = c
+            items.append(re.escape(c))
+        i += 1
+    body = "".join(items)
+    return (f"[^/{body}]" if negated else f"(?!/)[{body}]"), i + 1
+
+
+def _tokens(glob: str, pathname: bool = False) -> list[str]:
+    """A glob as tokens (see _WILD); ``**`` is special only as a whole folder level, as in git. For a
+    pattern with a "/" (``pathname``), git compares the text before the first wildcard character
+    itself and hands wildmatch the rest: a ``**`` right after that text then counts as at the start
+    (``a**/b`` matches ``ab`` and ``a/x/b``), and so it does here."""
+    out: list[str] = []
+    i, n = 0, len(glob)
+    literal = next((k for k, c in enumerate(glob) if c in "*?[\\"), n) if pathname else -1
+    while i < n:
+        c = glob[i]
+        if c == "*":
+            j = i
+            while j < n and glob[j] == "*":
+                j += 1
+            whole = j - i >= 2 and (i == 0 or glob[i - 1] == "/" or i == literal)
+            if whole and j == n:
+                out.append(_GLOBSTAR)
+            elif whole and (glob.startswith("/", j) or glob.startswith("\\/", j)):
+                out.append(_DIRS)  # "**/": no folder, or any number of them
+                j += 1 if glob[j] == "/" else 2
+            else:
+                out.append(_STAR)
+            i = j
+            continue
+        if c == "[":
+            piece, i = _bracket(glob, i)
+            out.append(piece)
+            continue
+        if c == "?":
+            out.append("[^/]")
+        elif c == "\\":
+            i += 1
+            if i >= n:
+                raise _Bad
+            out.append(re.escape(glob[i]))
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return out
+
+
+def _linear(tokens: list[str]) -> bool:
+    """Whether Python's ``re`` matches these tokens in linear time: one unbounded wildcard at most, or
+    single stars each confined to a folder level of its own (a "/" between them, and no ``**``)."""
+    wild = [t for t in tokens if t in _WILD]
+    if len(wild) <= 1:
+        return True
+    if _GLOBSTAR in wild or _DIRS in wild:
+        return False
+    stars = 0
+    for t in tokens:
+        stars = 0 if t == "/" else stars + (t == _STAR)
+        if stars > 1:
+            return False
+    return True
+
+
+class _Automaton:
+    """A glob as a nondeterministic automaton (Thompson's construction), run over the text a character
+    at a time on a set of states: O(len(text) x len(glob)) whatever the glob. Each step taken is kept
+    (a DFA built as it is used), so the many similar names of a walk cost a lookup a character."""
+
+    _CACHE = 4096  # steps kept per glob
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.tests: list[re.Pattern[str] | None] = []  # a character's test, or None for a choice
+        self.next: list[tuple[int, ...]] = []  # where each node goes; -1 accepts
+        nxt = -1
+        for t in reversed(tokens):
+            if t == _DIRS:  # ([^/]*/)*: a folder name and its "/", any number of times
+                loop = self._node(None, (-2, nxt))
+                level = self._node(None, (-2, self._node("/", (loop,))))
+                self.next[level] = (self._node("[^/]", (level,)), self.next[level][1])
+                self.next[loop] = (level, nxt)
+                nxt = loop
+            elif t in _WILD:
+                loop = self._node(None, (-2, nxt))
+                self.next[loop] = (self._node("." if t == _GLOBSTAR else "[^/]", (loop,)), nxt)
+                nxt = loop
+            else:
+                nxt = self._node(t, (nxt,))
+        self.start = self._closure([nxt])
+        self.steps: dict[tuple[frozenset[int], str], frozenset[int]] = {}
+
+    def _node(self, test: str | None, nxt: tuple[int, ...]) -> int:
+        self.tests.append(re.compile(test, re.S) if test is not None else None)
+        self.next.append(nxt)
+        return len(self.tests) - 1
+
+    def _closure(self, states: list[int]) -> frozenset[int]:
+        seen: set[int] = set()
+        while states:
+            s = states.pop()
+            if s not in seen:
+                seen.add(s)
+                if s >= 0 and self.tests[s] is None:
+                    states.extend(self.next[s])
+        return frozenset(seen)
+
+    def fullmatch(self, text: str) -> bool:
+        states = self.start
+        for c in text:
+            found = self.steps.get((states, c))
+            if found is None:
+                moved: list[int] = []
+                for s in states:
+                    test = self.tests[s] if s >= 0 else None
+                    if test is not None and test.fullmatch(c):
+                        moved += self.next[s]
+                found = self._closure(moved)
+                if len(self.steps) < self._CACHE:
+                    self.steps[(states, c)] = found
+            if not found:
+                return False
+            states = found
+        return -1 in states
+
+
+class Pattern(NamedTuple):
+    """One .gitignore line, compiled."""
+
+    match: re.Pattern[str] | _Automaton | None  # None: a glob git never matches
+    literal: str | None  # the name itself, for a basename pattern with no wildcard
+    negated: bool
+    dir_only: bool
+    basename: bool  # no "/" but a trailing one: matched against the last component at any depth
+
+    def matches(self, rel: str, name: str, is_dir: bool) -> bool:
+        if self.dir_only and not is_dir:
+            return False
+        text = name if self.basename else rel
+        if self.literal is not None:
+            return text == self.literal
+        return self.match is not None and bool(self.match.fullmatch(text))
+
+
+def _trim(line: str) -> str:
+    """git's trim_trailing_spaces: trailing blanks go, but for one escaped with a backslash."""
+    end = len(line)
+    while end and line[end - 1] == " ":
+        backslashes = len(line[: end - 1]) - len(line[: end - 1].rstrip("\\"))
+        if backslashes % 2:
+            break
+        end -= 1
+    return line[:end]
+
+
+def compile_line(line: str) -> Pattern | None:
+    """A .gitignore line as git reads it (``dir.c`` ``add_pattern``), or None for a blank or comment."""
+    line = line[:-1] if line.endswith("\r") else line
+    if not line or line.startswith("#"):
+        return None
+    line = _trim(line)
+    negated = line.startswith("!")
+    if negated:
+        line = line[1:]
+    dir_only = line.endswith("/")
+    if dir_only:
+        line = line[:-1]
+    if not line:
+        return None
+    basename = "/" not in line
+    if not basename and line.startswith("/"):
+        line = line[1:]
+    try:
+        tokens = _tokens(line, pathname=not basename)
+    except _Bad:
+        return Pattern(None, None, negated, dir_only, basename)
+    if all(t not in _WILD and not t.startswith(("[", "(")) for t in tokens):  # a name: compared
+        literal = "".join(re.sub(r"\\(.)", r"\1", t, flags=re.S) for t in tokens)
+        return Pattern(None, literal, negated, dir_only, basename)
+    if _linear(tokens):
+        regex: re.Pattern[str] | _Automaton = re.compile("".join(_WILD.get(t, t) for t in tokens), re.S)
+    else:
+        regex = _Automaton(tokens)
+    return Pattern(regex, None, negated, dir_only, basename)
+
+
+class Rules:
+    """One .gitignore file: its patterns in order; the last that matches a path decides."""
+
+    def __init__(self, text: str) -> None:
+        self.patterns: list[Pattern] = []
+        for line in text.split("\n"):
+            if len(self.patterns) >= MAX_PATTERNS:
+                break
+            pattern = compile_line(line)
+            if pattern is not None:
+                self.patterns.append(pattern)
+        # basename patterns with no wildcard (most lines), by name: looked up, not scanned
+        self.names: dict[str, list[int]] = {}
+        for i, p in enumerate(self.patterns):
+            if p.basename and p.literal is not None:
+                self.names.setdefault(p.literal, []).append(i)
+        self.scanned = [i for i, p in enumerate(self.patterns) if not (p.basename and p.literal is not None)]
+
+    def verdict(self, rel: str, is_dir: bool) -> bool | None:
+        """True: ignored, False: re-included by a ``!`` line, None: no pattern speaks of it."""
+        name = rel.rsplit("/", 1)[-1]
+        best = -1
+        for i in reversed(self.names.get(name, ())):
+            if self.patterns[i].matches(rel, name, is_dir):
+                best = i
+                break
+        for i in reversed(self.scanned):
+            if i <= best:
+                break
+            if self.patterns[i].matches(rel, name, is_dir):
+                best = i
+                break
+        return None if best < 0 else not self.patterns[best].negated
+
+
+class _Index(NamedTuple):
+    """The paths git tracks in one repository, relative to its top, and every folder that holds one."""
+
+    files: frozenset[str]
+    folders: frozenset[str]
+
+    def holds(self, rel: str, is_dir: bool) -> bool:
+        return rel in self.files or (is_dir and rel in self.folders)
+
+
+def _index(top: str) -> _Index | None:
+    """What git's index tracks under ``top``; None when git cannot say (not installed, not a repository
+    git reads, a folder git does not trust): the patterns then decide alone."""
+    try:
+        out = git.run(["ls-files", "-z", "--cached"], top, isolated=True, timeout=_INDEX_TIMEOUT_S)
+    except git.GitError:
+        return None
+    files = frozenset(os.fsdecode(p) for p in out.split(b"\0") if p)
+    folders = {f.rsplit("/", 1)[0] for f in files if "/" in f}
+    for start in list(folders):  # and every folder above those, each climbed to once
+        folder = start
+        while "/" in folder:
+            folder = folder.rsplit("/", 1)[0]
+            if folder in folders:
+                break
+            folders.add(folder)
+    return _Index(files, frozenset(folders))
+
+
+class GitIgnore:
+    """What the repository's ``.gitignore`` files leave out, as git reads them.
+
+    Each folder's file speaks for the paths below it, and the deepest one with a matching pattern
+    decides (its ``!pattern`` included); a path in a folder that is left out is left out. The files are
+    read up to the repository's top (the folder holding ``.git``), or up to the filesystem's root
+    outside any repository, each folder once. A file git tracks is never left out, nor a folder that
+    holds one. ``.git/info/exclude`` and the global excludes file are not read.
+    """
+
+    def __init__(self, use_index: bool = True) -> None:
+        self.use_index = use_index
+        self._folders: dict[str, tuple[Rules | None, bool]] = {}
+        self._chains: dict[str, tuple[tuple[str, Rules], ...]] = {}
+        self._left_out: dict[str, bool] = {}  # folder -> a pattern leaves it (or one above it) out
+        self._tops: dict[str, str | None] = {}  # folder -> the repository top above it
+        self._indexes: dict[str, _Index | None] = {}
+
+    def _folder(self, folder: str) -> tuple[Rules | None, bool]:
+        """The folder's .gitignore, and whether it is a repository's top."""
+        found = self._folders.get(folder)
+        if found is None:
+            try:
+                with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as f:
+                    rules: Rules | None = Rules(f.read())
+            except OSError:  # none there (or a folder, a loop)
+                rules = None
+            found = self._folders[folder] = (rules, os.path.exists(os.path.join(folder, ".git")))
+        return found
+
+    def _up(self, folder: str) -> Iterator[str]:
+        """``folder`` and the folders above it, up to its repository's top or the filesystem's root."""
+        while True:
+            yield folder
+            parent = os.path.dirname(folder)
+            if self._folder(folder)[1] or parent == folder:
+                return
+            folder = parent
+
+    def _chain(self, folder: str) -> tuple[tuple[str, Rules], ...]:
+        """The .gitignore files that speak for the paths in ``folder``, deepest first. Built from the
+        top down, with a loop: a committed tree may be thousands of folders deep."""
+        found = self._chains.get(folder)
+        if found is not None:
+            return found
+        pending = []
+        for f in self._up(folder):
+            if f in self._chains:
+                break
+            pending.append(f)
+        chain = self._chains.get(f, ()) if f not in pending else ()
+        for f in reversed(pending):
+            rules, _ = self._folder(f)
+            chain = ((f, rules), *chain) if rules is not None else chain
+            self._chains[f] = chain
+        return self._chains[folder]
+
+    def speaks_for(self, folder: str) -> bool:
+        """Whether some ``.gitignore`` speaks for the paths in ``folder``: a walk asks once per folder,
+        not once per file, when none does (most trees have a .gitignore at the top, or none)."""
+        return bool(self._chain(os.path.abspath(folder)))
+
+    def _top(self, folder: str) -> str | None:
+        if folder not in self._tops:
+            walked = []
+            top = None
+            for f in self._up(folder):
+                if f in self._tops:
+                    top = self._tops[f]
+                    break
+                walked.append(f)
+                if self._folder(f)[1]:
+                    top = f
+                    break
+            for f in walked:
+                self._tops[f] = top
+        return self._tops[folder]
+
+    def _tracked(self, target: str, is_dir: bool) -> bool:
+        top = self._top(os.path.dirname(target)) if self.use_index else None
+        if top is None:
+            return False
+        if top not in self._indexes:
+            self._indexes[top] = _index(top)
+        index = self._indexes[top]
+        return index is not None and index.holds(os.path.relpath(target, top).replace(os.sep, "/"), is_dir)
+
+    def _matches(self, target: str, is_dir: bool) -> bool:
+        for folder, rules in self._chain(os.path.dirname(target)):
+            verdict = rules.verdict(os.path.relpath(target, folder).replace(os.sep, "/"), is_dir)
+            if verdict is not None:
+                return verdict
+        return False
+
+    def _folder_left_out(self, folder: str) -> bool:
+        """Whether a pattern leaves ``folder`` out, or a folder above it (git never looks inside)."""
+        found = self._left_out.get(folder)
+        if found is not None:
+            return found
+        pending = []
+        for f in self._up(folder):
+            if f in self._left_out:
+                break
+            pending.append(f)
+        above = self._left_out.get(f, False) if f not in pending else False
+        for f in reversed(pending):
+            top = self._folder(f)[1] or os.path.dirname(f) == f
+            above = above or (not top and self._matches(f, True))
+            self._left_out[f] = above
+        return self._left_out[folder]
+
+    def __call__(self, path: str, is_dir: bool = False) -> bool:
+        target = os.path.abspath(path)
+        if not self._chain(os.path.dirname(target)):
+            return False
+        if self._tracked(target, is_dir):  # git's rule, asked first: a checkout's files are all tracked
+            return False
+        return self._folder_left_out(os.path.dirname(target)) or self._matches(target, is_dir)

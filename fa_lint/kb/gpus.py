@@ -1,0 +1,66 @@
+"""NVIDIA GPUs by the names files give them, and their compute capability (``gpus.json``: data from
+NVIDIA's tables, each row with its source)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from typing import Any, NamedTuple
+
+from fa_lint.kb.builds import Capability
+
+
+class Gpu(NamedTuple):
+    name: str  # "NVIDIA A100"
+    cc: Capability  # (8, 0)
+    source: str  # where the capability is stated
+
+    @property
+    def capability(self) -> str:
+        return f"{self.cc[0]}.{self.cc[1]}"
+
+
+@functools.cache
+def _doc() -> dict[str, Any]:
+    from fa_lint.kb import data
+
+    doc: dict[str, Any] = json.loads(data("gpus.json"))
+    return doc
+
+
+@functools.cache
+def _patterns() -> tuple[tuple[re.Pattern[str], Gpu], ...]:
+    doc = _doc()
+    out = []
+    for row in doc["gpus"]:
+        major, minor = row["cc"].split(".")
+        gpu = Gpu(row["name"], (int(major), int(minor)), doc["sources"][row["source"]])
+        for m in row["match"]:
+            out.append((re.compile(rf"(?<![a-z0-9])(?:{m})(?![a-z0-9])"), gpu))
+    return tuple(out)
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"[\s_./-]+", "-", text.lower())
+
+
+def named(text: str) -> Gpu | None:
+    """The one GPU a label or product name names (``a100``, ``NVIDIA-A100-SXM4-80GB``,
+    ``nvidia-tesla-t4``, ``H100:8``); None when it names none, or several."""
+    norm = _normal(text)
+    found = {gpu for pattern, gpu in _patterns() if pattern.search(norm)}
+    return found.pop() if len(found) == 1 else None
+
+
+def instance(text: str) -> Gpu | None:
+    """The GPU of an AWS instance type (``g5.2xlarge``, SageMaker's ``ml.p4d.24xlarge``)."""
+    m = re.fullmatch(r"(?:ml\.)?([a-z0-9-]+)\.[a-z0-9]+", text.strip().lower())
+    if m is None:
+        return None
+    doc = _doc()
+    row = next((r for r in doc["instances"] if r["family"] == m.group(1)), None)
+    if row is None:
+        return None
+    gpu = next(g for p, g in _patterns() if g.name == row["gpu"])
+    return gpu._replace(source=f"{gpu.source}; {doc['sources'][row['source']]}")

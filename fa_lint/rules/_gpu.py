@@ -1,0 +1,217 @@
+"""gpu.py's checks, imported when the files say something about the machine (see ``gpu.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from fa_lint.kb import builds as _builds
+from fa_lint.kb.builds import Capability
+from fa_lint.machine import target as _target
+from fa_lint.model import Finding, Severity
+from fa_lint.rules._base import Context
+from fa_lint.rules._installs import FA3, FA4, Install, installs
+from fa_lint.rules.gpu import GPU_ARCH_UNSUPPORTED
+
+
+class _Gpu:
+    """A GPU the install is for: a named one, or a capability an arch list names."""
+
+    def __init__(self, cc: Capability, label: str, where: str, possible: bool, remote: bool = False) -> None:
+        self.cc, self.label, self.where, self.possible, self.remote = cc, label, where, possible, remote
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for inst in installs(ctx):
+        found = [(gpu, p) for gpu in _gpus(inst) if (p := _problem(inst, gpu)) is not None]
+        if not found:
+            continue
+        # one finding per install: the most certain GPU leads, the others follow in the notes
+        found.sort(key=lambda gp: (gp[0].possible, not gp[1][3]))
+        (gpu, (headline, notes, help_, certain)), rest = found[0], found[1:]
+        severity = (
+            Severity.ERROR if (certain and not gpu.possible) or _every(inst, found) else Severity.WARNING
+        )
+        yield GPU_ARCH_UNSUPPORTED.finding(
+            inst.req.location,
+            headline,
+            severity=severity,
+            package=inst.req.name,
+            requirement=inst.req.raw,
+            environment=inst.env.name,
+            notes=(
+                f"the GPU: {gpu.label} from {gpu.where}",
+                *notes,
+                *(f"also {g.label} from {g.where}: {p[0]}" for g, p in rest),
+            ),
+            help=help_,
+        )
+
+
+def _every(inst: Install, found: list[tuple[_Gpu, Problem]]) -> bool:
+    """Every GPU the files allow fails, each certainly: the target is certain to fail, whichever it is."""
+    return len(found) == len(_gpus(inst)) and all(p[3] and not g.remote for g, p in found)
+
+
+def _gpus(inst: Install) -> list[_Gpu]:
+    out = [
+        _Gpu(t.gpu.cc, f"{t.gpu.name} (compute capability {t.gpu.capability})", t.where, t.possible, t.remote)
+        for t in inst.target.gpus
+    ]
+    listed = inst.target.variable("TORCH_CUDA_ARCH_LIST", inst.step)
+    if listed is not None and listed.value:
+        caps = _target.archs(listed.value)
+        for cc in caps:
+            out.append(
+                _Gpu(
+                    cc,
+                    f"compute capability {cc[0]}.{cc[1]} (TORCH_CUDA_ARCH_LIST={listed.value})",
+                    listed.where,
+                    len(caps) > 1,
+                )
+            )
+    seen: dict[Capability, _Gpu] = {}
+    for g in out:  # one finding per capability: a certain target wins over a possible one
+        if g.cc not in seen or (seen[g.cc].possible and not g.possible):
+            seen[g.cc] = g
+    return list(seen.values())
+
+
+Problem = tuple[str, tuple[str, ...], str, bool]  # headline, notes, help, certain
+
+
+def _problem(inst: Install, gpu: _Gpu) -> Problem | None:
+    cc = f"{gpu.cc[0]}.{gpu.cc[1]}"
+    if inst.req.name == FA3:
+        return _fa3(inst, gpu, cc)
+    if inst.req.name == FA4:
+        return _fa4(inst, gpu, cc)
+    facts = inst.facts
+    if facts is None or inst.release is None:
+        return None
+    release = inst.release
+    if not facts.runtime.accepts(gpu.cc):
+        refuses = f"{facts.runtime.evidence.at}: {facts.runtime.evidence.text}"
+        if gpu.cc[0] < 8:
+            return (
+                f"flash-attn {release} cannot run on compute capability {cc}: FlashAttention 2 needs "
+                "an Ampere (8.0) or newer GPU",
+                (
+                    f"{release} checks {refuses}",
+                    "it raises 'FlashAttention only supports Ampere GPUs or newer.'",
+                ),
+                "run FlashAttention 2 on an 8.0+ GPU, or use PyTorch's scaled_dot_product_attention there",
+                True,
+            )
+        return (
+            f"flash-attn {release} refuses compute capability {cc} ('only supports Ampere GPUs or newer'); "
+            "2.7.3 and later accept it",
+            (f"{release} checks {refuses}",),
+            "require flash-attn>=2.8 (its wheels carry sm_100 and sm_120 kernels)",
+            True,
+        )
+    return _kernels(inst, gpu, cc)
+
+
+def _kernels(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
+    """Whether the install carries a kernel the GPU runs: the wheel's archs, or a build's."""
+    facts, release = inst.facts, inst.release
+    assert facts is not None and release is not None
+    if inst.compiles is False and inst.path == "index" and facts.wheels is not None:
+        cuda = inst.tools.cuda.value if inst.tools.cuda else None
+        major = int(cuda.split(".")[0]) if cuda and cuda[0].isdigit() else None
+        builds = facts.wheels.for_cuda(major) if major is not None else facts.wheels.builds
+        sms = {sm for b in builds for sm in b.sm}
+        if not builds or _builds.runs(sms, gpu.cc):
+            return None
+        made = ", ".join(f"CUDA {b.cuda}: sm_{', sm_'.join(b.sm)}" for b in builds)
+        return (
+            f"flash-attn {release}'s prebuilt wheel has no kernel for compute capability {cc} "
+            f"(it carries sm_{', sm_'.join(sorted(sms, key=_key))})",
+            (
+                f"the release workflow built its wheels with {made} ({facts.wheels.evidence.at})",
+                "the import works; the first call fails with 'no kernel image is available for execution on "
+                "the device'",
+            ),
+            "require a release whose wheels carry this GPU's arch (2.8.0.post2 and later build sm_100 and "
+            "sm_120), or build from source for it",
+            major is not None,
+        )
+    if inst.compiles:
+        return _built(inst, gpu, cc)
+    return None
+
+
+def _built(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
+    facts, release = inst.facts, inst.release
+    assert facts is not None and release is not None
+    nvcc_known = inst.target.nvcc(inst.step)
+    nvcc = _target.version(nvcc_known.value) if nvcc_known is not None else None
+    value = inst.variable(facts.variable.name) if facts.variable else None
+    certain, maybe = facts.compiled(nvcc, value)
+    notes = []
+    if not certain and not maybe:
+        # no gencode of its own: torch's arch flags decide (TORCH_CUDA_ARCH_LIST, else the visible GPUs)
+        listed = inst.variable("TORCH_CUDA_ARCH_LIST")
+        if not listed:
+            return None
+        certain = frozenset(f"{a}{b}" for a, b in _target.archs(listed))
+        notes.append(
+            f"{facts.variable.name if facts.variable else 'setup.py'}={value!r} names none of the archs "
+            f"setup.py tests ({', '.join(a.listed or a.sm for a in facts.archs)}), so torch's "
+            f"TORCH_CUDA_ARCH_LIST={listed} decides"
+        )
+    if _builds.runs(certain, gpu.cc) or _builds.runs(maybe, gpu.cc):
+        return None
+    why = [f"{a.evidence.at}: {a.evidence.text}" for a in facts.archs]
+    if value is not None and facts.variable is not None:
+        notes.append(
+            f"{facts.variable.name}={value} ({facts.variable.evidence.at}: setup.py tests membership)"
+        )
+    if nvcc_known is not None:
+        notes.append(f"nvcc {nvcc_known.value or '(version unknown)'} from {nvcc_known.where}")
+    return (
+        f"this build of flash-attn {release} compiles no kernel for compute capability {cc} "
+        f"(it compiles sm_{', sm_'.join(sorted(certain, key=_key)) or '(none)'})",
+        (*notes, *why[:4]),
+        f"add sm_{gpu.cc[0]}{gpu.cc[1]} to the build"
+        + (f" ({facts.variable.name})" if facts.variable else ", or use a release that compiles it"),
+        not maybe,
+    )
+
+
+def _fa3(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
+    fa3 = _builds.load().fa3
+    if fa3.runtime.accepts(gpu.cc) and _builds.runs(fa3.sm, gpu.cc):
+        return None
+    return (
+        f"FlashAttention 3 ({FA3}) has no kernel for compute capability {cc}: it builds sm_90a (Hopper) "
+        "and sm_80 kernels",
+        (
+            f"{fa3.evidence.at}: {fa3.evidence.text}",
+            f"{fa3.runtime.evidence.at}: {fa3.runtime.evidence.text}",
+        ),
+        "use FlashAttention 3 on H100/H200 (or 8.x), FA2 or flash-attn-4 elsewhere",
+        True,
+    )
+
+
+def _fa4(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
+    b = _builds.load()
+    version = inst.version
+    fa4 = b.fa4_at(version) if version is not None else (b.fa4[-1] if b.fa4 else None)
+    if fa4 is None or gpu.cc[0] in fa4.majors:
+        return None
+    return (
+        f"flash-attn-4 {fa4.version} does not support compute capability {cc} "
+        f"(its forward accepts {', '.join(f'{m}.x' for m in fa4.majors)})",
+        (f"{fa4.evidence.at}: {fa4.evidence.text}",),
+        "use a flash-attn-4 release that supports this GPU, or FlashAttention 2",
+        version is not None,
+    )
+
+
+def _key(sm: str) -> int:
+    return int(sm.rstrip("a"))
+
+
+__all__ = ["check"]

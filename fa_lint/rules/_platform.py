@@ -1,0 +1,186 @@
+"""platform.py's checks, imported when the files say something about the machine (see ``platform.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from packaging.version import Version
+
+from fa_lint.kb import Release
+from fa_lint.kb import builds as _builds
+from fa_lint.kb import images as _images
+from fa_lint.model import FLASH_ATTN, Finding, Kind, Severity
+from fa_lint.rules._base import Context
+from fa_lint.rules._installs import FA3, Install, installs, suits
+from fa_lint.rules._wheels import fits
+from fa_lint.rules.platform import PLATFORM_UNSUPPORTED
+
+_ENVIRONMENTS = {
+    "windows": {"sys_platform": "win32", "platform_system": "Windows", "os_name": "nt"},
+    "macos": {"sys_platform": "darwin", "platform_system": "Darwin", "os_name": "posix"},
+}
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for inst in installs(ctx):
+        # CUDA extensions (flash-attn-4 is Python, on the CuTe DSL); a lock entry is for one platform
+        if inst.req.name in (FLASH_ATTN, FA3) and inst.req.kind is not Kind.LOCK:
+            yield from _platforms(inst)
+        if inst.req.name == FLASH_ATTN:
+            found = _glibc(ctx, inst)
+            if found is not None:
+                yield found
+
+
+# --- Windows and macOS -----------------------------------------------------------------------------
+
+
+def _platforms(inst: Install) -> Iterator[Finding]:
+    """One finding for the Windows and macOS targets the install lands on, the certain runs first.
+
+    macOS has no CUDA: the install cannot succeed. Windows builds where a CUDA toolkit and MSVC are
+    installed (setup.py has Windows flags), after a long compile: certain failure only on a job that
+    installs no toolkit."""
+    found = []
+    platforms = [p for p in inst.target.platforms if p.scope in ("", inst.req.scope)]
+    if any(p.scope and p.scope == inst.req.scope for p in platforms):  # a pixi feature's own list
+        platforms = [p for p in platforms if p.scope == inst.req.scope or p.certain_run]
+    for name in ("windows", "macos"):
+        there = [p for p in platforms if p.name == name]
+        if there and not _excluded(inst.req.marker, name):
+            ran = [p for p in there if p.certain_run]
+            found.append(((ran or there)[0], bool(ran)))
+    if not found:
+        return
+    toolkit = inst.target.nvcc(inst.step)
+    fails = [ran and (p.name == "macos" or toolkit is None or toolkit.value == "none") for p, ran in found]
+    labels = " and ".join(_LABEL[p.name] for p, _ in found)
+    notes = [f"{_LABEL[p.name]} from {p.where}" + ("" if ran else " (declared, not run)") for p, ran in found]
+    notes.append("flash-attn's release wheels are Linux-only (linux_x86_64)")
+    if any(p.name == "macos" for p, _ in found):
+        notes.append("macOS has no CUDA: setup.py cannot build there")
+    if any(p.name == "windows" for p, _ in found):
+        notes.append("on Windows setup.py builds only with a CUDA toolkit and MSVC, for an hour or more")
+    yield PLATFORM_UNSUPPORTED.finding(
+        inst.req.location,
+        f"{inst.req.name} is installed on {labels}, which it has no wheels for; add ; sys_platform == 'linux'",  # noqa: E501
+        severity=Severity.ERROR if any(fails) and not inst.req.possible else Severity.WARNING,
+        package=inst.req.name,
+        requirement=inst.req.raw,
+        environment=inst.env.name,
+        notes=tuple(notes),
+        help=f"install it only on Linux: {inst.req.name}; sys_platform == 'linux'",
+    )
+
+
+_LABEL = {"windows": "Windows", "macos": "macOS"}
+
+
+def _excluded(marker: str | None, platform: str) -> bool:
+    """Whether the requirement's marker leaves it out on this platform."""
+    if not marker:
+        return False
+    from packaging.markers import InvalidMarker, Marker  # only for a marker on a non-Linux target
+
+    try:
+        return not Marker(marker).evaluate(dict(_ENVIRONMENTS[platform]))
+    except (InvalidMarker, KeyError, TypeError, ValueError):
+        return True  # a marker fa-lint cannot read: it may leave it out
+
+
+# --- glibc -----------------------------------------------------------------------------------------
+
+
+def _runner_glibc(release: Release) -> tuple[Version, str, str] | None:
+    facts = _builds.load().get(release.version)
+    if facts is None or facts.wheels is None or len(facts.wheels.runners) != 1:
+        return None
+    runner = facts.wheels.runners[0]
+    host = _images.runner(runner)
+    if host is None or host.glibc is None:
+        return None
+    return Version(host.glibc), runner, facts.wheels.evidence.at
+
+
+def _glibc(ctx: Context, inst: Install) -> Finding | None:
+    release = inst.release
+    machine = inst.target.glibc
+    if (
+        release is None
+        or machine is None
+        or inst.path not in ("index", "wheel")
+        or inst.compiles is not False
+    ):
+        return None
+    built = _runner_glibc(release)
+    if built is None:
+        return None
+    needs, runner, at = built
+    if machine.value == "musl":
+        return _finding(
+            ctx, inst, release, None, f"{machine.where}: musl, not glibc", needs, runner, at, True
+        )
+    if not inst.official:
+        return None  # a wheel built elsewhere: its glibc is not the release workflow's
+    have = Version(machine.value)
+    if have >= needs:
+        return None
+    reported = [r for r in _images.glibc_reports() if r["built_on"] == runner]
+    certain = any(have < Version(r["missing"]) for r in reported)
+    return _finding(ctx, inst, release, have, machine.where, needs, runner, at, certain, reported)
+
+
+def _finding(
+    ctx: Context,
+    inst: Install,
+    release: Release,
+    have: Version | None,
+    where: str,
+    needs: Version,
+    runner: str,
+    at: str,
+    certain: bool,
+    reported: list[dict[str, object]] | None = None,
+) -> Finding:
+    near = _importable(ctx, inst, have)
+    machine = f"glibc {have}" if have is not None else "musl"
+    fix = f"use flash-attn=={near}" if near else "build it from source here"
+    notes = [
+        f"the machine's C library: {machine}, from {where}",
+        f"{release}'s wheels were built on {runner} (glibc {needs}; {at}) and are tagged linux_x86_64, so "
+        "pip installs them anyway",
+    ]
+    for r in reported or ():
+        notes.append(f"reported: {r['error']} on {r['seen_on']} ({', '.join(map(str, r['sources']))})")  # type: ignore[call-overload]
+    if not near:
+        notes.append("FLASH_ATTENTION_FORCE_BUILD=TRUE compiles it against this image's glibc (needs nvcc)")
+    return PLATFORM_UNSUPPORTED.finding(
+        inst.req.location,
+        f"flash-attn {release}'s wheel needs a newer glibc than the machine's {machine} to import; {fix}",
+        severity=Severity.ERROR if certain else Severity.WARNING,
+        package=FLASH_ATTN,
+        requirement=inst.req.raw,
+        environment=inst.env.name,
+        notes=tuple(notes),
+        help=f"require flash-attn=={near}"
+        if near
+        else "set FLASH_ATTENTION_FORCE_BUILD=TRUE, or use a newer base image",
+    )
+
+
+def _importable(ctx: Context, inst: Install, have: Version | None) -> Release | None:
+    """The newest good release whose wheels were built on a glibc this machine has and fit its torch."""
+    if have is None:
+        return None
+    for r in reversed(ctx.kb.installable):
+        if not ctx.policy.good(r) or r.version.is_prerelease:
+            continue
+        built = _runner_glibc(r)
+        if built is None or built[0] > have or fits(r, inst.tools) is False:
+            continue
+        if suits(r, inst.target, inst.tools):
+            return r
+    return None
+
+
+__all__ = ["check"]

@@ -1,0 +1,90 @@
+"""GitLab CI files (``.gitlab-ci.yml`` and the files it includes): each job's ``before_script``,
+``script`` and ``after_script`` lines, read as shell, with the ``variables:`` that apply to them.
+
+GitLab runs a job's ``before_script`` and ``script`` in one shell, one line after another, and its
+``after_script`` in a new shell on the same machine; ``default:`` gives the ``before_script`` and
+``after_script`` of a job that has none. A job's script is the program that runs on the runner, as a
+workflow's ``run:`` steps are (``sources/workflow.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import yaml
+
+from fa_lint.model import Parsed, ParseProblem
+from fa_lint.shell.scanner import Scanner
+from fa_lint.shell.variables import Scope, State
+from fa_lint.syntax import yamldoc
+
+NAME = "gitlab-ci"
+# Top-level keys that are no job (GitLab's reserved keywords).
+RESERVED = frozenset(
+    {
+        "default",
+        "include",
+        "stages",
+        "variables",
+        "workflow",
+        "image",
+        "services",
+        "cache",
+        "before_script",
+        "after_script",
+        "spec",
+        "pages:deploy",
+    }
+)
+SCRIPTS = ("before_script", "script", "after_script")
+# GitLab expands nothing in a script line: $CI_VAR and ${CI_VAR} are the shell's. A !reference [job,
+# script] tag is another job's lines: not followed here (that job's own lines are read).
+_REFERENCE = "!reference"
+
+
+def _variables(node: yaml.Node | None) -> dict[str, str]:
+    """A ``variables:`` block: ``NAME: value`` or ``NAME: {value: ..., description: ...}``."""
+    out = {}
+    for key, node_value in yamldoc.items(node):
+        value = yamldoc.get(node_value, "value") if isinstance(node_value, yaml.MappingNode) else node_value
+        if isinstance(value, yaml.ScalarNode) and value.tag != _REFERENCE:
+            out[key] = str(value.value)
+    return out
+
+
+def _lines(node: yaml.Node | None) -> Iterator[yaml.ScalarNode]:
+    """A script's lines: a string, or a list of them (nested lists are flattened, as GitLab does)."""
+    if isinstance(node, yaml.ScalarNode) and node.tag != _REFERENCE:
+        yield node
+    elif isinstance(node, yaml.SequenceNode) and node.tag != _REFERENCE:
+        for item in node.value:
+            yield from _lines(item)
+
+
+def parse(path: str, text: str) -> Iterator[Parsed]:
+    doc = yamldoc.document(path, text)
+    if isinstance(doc, ParseProblem):
+        yield doc
+        return
+    index, root = doc
+    scanner = Scanner(index, NAME)
+    top = _variables(yamldoc.get(root, "variables"))
+    default = yamldoc.get(root, "default")
+    for name, job in yamldoc.items(root):
+        if name in RESERVED or not isinstance(job, yaml.MappingNode):
+            continue
+        if not any(yamldoc.get(job, key) is not None for key in SCRIPTS):
+            continue  # a template with no script of its own, or a trigger job
+        scanner.scope = f"job:{name}"
+        values = {**top, **_variables(yamldoc.get(job, "variables"))}
+        parts = {key: yamldoc.get(job, key) or yamldoc.get(default, key) for key in SCRIPTS}
+        parts["script"] = yamldoc.get(job, "script")  # default: gives no script
+        state = State(Scope(values=values))
+        for key in SCRIPTS:
+            if key == "after_script":  # a new shell on the same machine: what the script set is gone
+                state = State(Scope(values=values))
+            for line in _lines(parts[key]):
+                start, end = yamldoc.span(line, text)
+                scanner.run(start, end, state, text=text[start:end])
+                yield from scanner.drain()
+    yield from scanner.finish()

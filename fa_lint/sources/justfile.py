@@ -1,0 +1,133 @@
+"""Justfiles (``just``'s ``justfile``): recipe lines that install, with ``{{variables}}`` from the file.
+
+just runs each line of a recipe in its own shell, as make does (``sources/makefile.py``), after
+replacing each ``{{ expression }}`` with its value; a recipe whose body starts with ``#!`` (or marked
+``[script]``) is one script. Written by hand: no Python library reads justfiles, and only three things
+matter here: ``name := "value"`` assignments, where recipes and their bodies are, and ``{{ }}``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator, Mapping
+
+from fa_lint.model import Parsed, Requirement
+from fa_lint.shell.scanner import Scanner
+from fa_lint.shell.variables import Scope, State
+from fa_lint.syntax.text import TextIndex
+
+NAME = "justfile"
+
+# name := "value" (or 'value'), export included; other expressions (backticks, concatenation,
+# functions) have no value fa-lint can know.
+_ASSIGN = re.compile(
+    r"^(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:=[ \t]*"
+    r"""(?:"([^"\\\n]*)"|'([^'\n]*)')[ \t]*(?:#.*)?$""",
+    re.M,
+)
+# A recipe's header: [@]name params...: dependencies (never "name :=", an assignment)
+_RECIPE = re.compile(r"^@?[A-Za-z_][A-Za-z0-9_-]*(?:[ \t][^\n:]*)?:(?!=)")
+_ATTRIBUTE = re.compile(r"^\[([^\]\n]*)\][ \t]*$")
+_INTERPOLATION = re.compile(r"\{\{(.*?)\}\}")
+_PLAIN = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*")
+_PREFIX = re.compile(r"^([ \t]+)([@-]*)")
+
+
+def _expanded(text: str, known: Mapping[str, str]) -> str:
+    """The text as the shell reads it, the same length: ``{{name}}`` of a variable the file gives a
+    value becomes ``${name-}`` (padded with empty ``""``, so the columns stay the file's); any other
+    expression (a recipe's parameter, a function) one unknown word, ``$___``, which the shell model
+    reports as never set, as it does a workflow's ``${{ }}``."""
+
+    def replace(m: re.Match[str]) -> str:
+        size = len(m.group())
+        plain = _PLAIN.fullmatch(m.group(1))
+        extra = size - (len(plain.group(1)) + 4) if plain is not None else -1
+        if plain is None or plain.group(1) not in known or extra < 0:
+            return "$" + "_" * (size - 1)
+        name = plain.group(1)
+        head = f"${{{name}-}}" if extra % 2 == 0 else f"${{{name}:-}}"
+        return head + '""' * (extra // 2)
+
+    return _INTERPOLATION.sub(replace, text)
+
+
+def _bodies(text: str) -> Iterator[tuple[int, list[tuple[int, str]], bool]]:
+    """Each recipe: its body's lines (offset, text) and whether it is one script (shebang, [script])."""
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    n, script = 0, False
+    while n < len(lines):
+        line = lines[n].rstrip("\r")
+        attribute = _ATTRIBUTE.match(line)
+        if attribute:
+            script = script or attribute.group(1).strip().startswith("script")
+            n += 1
+            continue
+        if not _RECIPE.match(line):
+            script = False if line.strip() and not line.startswith("#") else script
+            n += 1
+            continue
+        body: list[tuple[int, str]] = []
+        n += 1
+        while n < len(lines) and (lines[n][:1] in (" ", "\t") or not lines[n].strip()):
+            if lines[n].strip():
+                body.append((offsets[n], lines[n]))
+            elif n + 1 < len(lines) and lines[n + 1][:1] not in (" ", "\t"):
+                break
+            n += 1
+        shebang = bool(body) and body[0][1].strip().startswith("#!")
+        yield offsets[n] if n < len(lines) else len(text), body, script or shebang
+        script = False
+
+
+def parse(path: str, text: str) -> Iterator[Parsed]:
+    variables = {
+        m.group(1): m.group(2) if m.group(2) is not None else m.group(3) for m in _ASSIGN.finditer(text)
+    }
+    # The shell model reads words from the text it is given: it is given the file with each {{ }}
+    # written as the shell would expand it, of the same length, so every position is the file's.
+    seen = _expanded(text, variables)
+    index = TextIndex(path, seen)
+    scanner = Scanner(index, NAME)
+
+    def restored(record: Parsed) -> Parsed:
+        """A requirement as the justfile writes it (``{{FA}}``), where its text was expanded."""
+        if not isinstance(record, Requirement):
+            return record
+        loc = record.location
+        start, end = index.offset(loc.line, loc.column), index.offset(loc.end_line, loc.end_column)
+        if text[start:end] == seen[start:end]:
+            return record
+        written = text[start:end]
+        unknown = next(
+            (m.group() for m in _INTERPOLATION.finditer(written) if m.group(1).strip() not in variables), None
+        )
+        return dataclasses.replace(record, raw=written, unresolved=record.unresolved and (unknown or written))
+
+    for _, body, whole in _bodies(seen):
+        if not body:
+            continue
+        if whole:  # one script: from the line after the shebang to the body's end
+            lines = body[1:] if body[0][1].strip().startswith("#!") else body
+            if lines:
+                start, end = lines[0][0], lines[-1][0] + len(lines[-1][1])
+                scanner.run(start, end, State(Scope(values=variables)))
+                yield from map(restored, scanner.drain())
+            continue
+        joined: list[tuple[int, str]] = []
+        for offset, line in body:  # a line ending in "\" goes on with the next one, as in make
+            if joined and joined[-1][1].rstrip("\r").endswith("\\"):
+                start = joined[-1][0]
+                joined[-1] = (start, seen[start : offset + len(line)])
+            else:
+                joined.append((offset, line))
+        for offset, line in joined:  # each line its own shell, its @ and - prefixes blanked
+            m = _PREFIX.match(line)
+            shell = line if m is None else m.group(1) + " " * len(m.group(2)) + line[m.end() :]
+            scanner.run(offset, offset + len(line), State(Scope(values=variables)), text=shell)
+            yield from map(restored, scanner.drain())
+    yield from map(restored, scanner.finish())

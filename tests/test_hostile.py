@@ -1,0 +1,697 @@
+"""The hostile-repository reproducers of issue 23 (shared/reliability 19-26, 28-31), each rebuilt here
+from its input: what a pull request commits can neither stop, blind, slow nor exhaust the check.
+
+Inputs are generated, at sizes where the old code took minutes or gigabytes and the fixed one takes a
+fraction of a second; speed itself is measured in benchmarks/ (scaling.py, scaling_shell.py).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fa_lint import git as fa_git
+from fa_lint import project as project_files
+from fa_lint import read
+from fa_lint.discover import Target
+from fa_lint.gitignore import GitIgnore, Rules
+from fa_lint.shell.variables import MAX_EXPANDED
+from tests.conftest import run
+from tests.fuzz import assert_safe
+
+OLD = "flash-attn==2.4.2\n"
+HAS_GIT = shutil.which("git") is not None
+needs_git = pytest.mark.skipif(not HAS_GIT, reason="git's own index and rules are the reference")
+ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(*args: str, cwd: str | Path = ".") -> str:
+    proc = subprocess.run(
+        ["git", *args], capture_output=True, text=True, check=True, cwd=cwd, env={**os.environ, **ENV}
+    )
+    return proc.stdout
+
+
+def codes(*argv: str) -> list[tuple[str, int, str]]:
+    r = run("--format", "json", *argv)
+    assert "internal error" not in r.out + r.err, r.out + r.err
+    assert r.code in (0, 1), r.err
+    return r.codes()
+
+
+# --- 19: variables that double each other ----------------------------------------------------------------
+
+_BUDGET = f"variables expand past {MAX_EXPANDED:,} characters in this file"
+
+
+def _doubling(n: int, assign: str, ref: str, sep: str = "\n") -> str:
+    lines = [assign.format(i=0, v='"flash-attn==2.4.2 "')]
+    lines += [assign.format(i=i, v=f'"{ref.format(i - 1)}{ref.format(i - 1)}"') for i in range(1, n)]
+    return sep.join(lines)
+
+
+@pytest.mark.parametrize("n", [24, 40])
+@pytest.mark.parametrize(
+    ("name", "make"),
+    [
+        ("install.sh", lambda n: _doubling(n, "V{i}={v}", "$V{}") + f"\npip install $V{n - 1}\n"),
+        (
+            "Dockerfile",
+            lambda n: (
+                "FROM python:3.11\n"
+                + _doubling(n, "ARG V{i}={v}", "${{V{}}}")
+                + f"\nRUN pip install $V{n - 1}\n"
+            ),
+        ),
+        (
+            "Containerfile",
+            lambda n: (
+                "FROM python:3.11\n" + _doubling(n, "ENV V{i}={v}", "$V{}") + f"\nRUN pip install $V{n - 1}\n"
+            ),
+        ),
+        (
+            "Makefile",
+            lambda n: (
+                "install:\n\t" + _doubling(n, "V{i}={v}", "$$V{}", "; ") + f"; pip install $$V{n - 1}\n"
+            ),
+        ),
+        (
+            ".github/workflows/ci.yml",
+            lambda n: (
+                "jobs:\n  t:\n    runs-on: x\n    steps:\n      - run: |\n"
+                + "".join(f"          {line}\n" for line in _doubling(n, "V{i}={v}", "$V{}").split("\n"))
+                + f"          pip install $V{n - 1}\n"
+            ),
+        ),
+    ],
+)
+def test_doubling_variables_stop_at_the_budget_with_a_located_problem(
+    project: Any, name: str, make: Any, n: int
+) -> None:
+    # 24 lines took 9 s and 1.35 GB, 40 lines ran out of memory: every line doubled the stored value.
+    project({name: make(n)})
+    r = run("--format", "json", name)
+    assert r.code == 1, r.err
+    (f,) = r.json["findings"]
+    assert (f["code"], f["message"][: len(_BUDGET)]) == ("FAL900", _BUDGET)
+    # the line that crosses it: substitutions add 19 * 2^i characters at line i + 1
+    crossing = next(i for i in range(n) if 19 * (2 ** (i + 1) - 2) > MAX_EXPANDED)
+    first = {
+        "install.sh": 1,
+        "Dockerfile": 2,
+        "Containerfile": 2,
+        "Makefile": 2,
+        ".github/workflows/ci.yml": 6,
+    }
+    assert f["line"] == (2 if name == "Makefile" else first[name] + crossing)
+
+
+def test_expansion_under_the_budget_is_followed_as_before(project: Any) -> None:
+    # ten doublings (a 512-character word) are read as the shell reads them: the pin is found
+    lines = ["V0=x"] + [f"V{i}=$V{i - 1}$V{i - 1}" for i in range(1, 10)]
+    project({"install.sh": "\n".join(lines) + '\npip install "flash-attn==2.4.2+$V9"\n'})
+    assert {c for _, _, c in codes("--select", "FAL001", "install.sh")} == {"FAL001"}
+
+
+# --- 20: links the walk cannot follow ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [[], ["requirements.txt"], ["--format", "github", "."]])
+def test_a_link_that_cannot_be_followed_costs_nothing(project: Any, args: list[str]) -> None:
+    root = project({"requirements.txt": OLD, "docs/x.txt": "x\n"})
+    os.symlink("self", root / "docs/self")  # ELOOP
+    os.symlink("../requirements.txt/x", root / "docs/notdir")  # ENOTDIR
+    os.symlink("loop-b", root / "docs/loop-a")
+    os.symlink("loop-a", root / "docs/loop-b")
+    os.symlink("nowhere", root / "docs/dangling")
+    r = run(*(args if args[:1] == ["--format"] else ["--format", "json", *args]))
+    assert r.code == 1 and "internal error" not in r.out + r.err, r.out + r.err
+    if args[:1] != ["--format"]:
+        assert r.codes() == [("requirements.txt", 1, "FAL001")]
+
+
+def test_a_dependency_file_name_that_loops_is_a_located_problem(project: Any) -> None:
+    root = project({"requirements.txt": OLD})
+    os.symlink("requirements-dev.txt", root / "requirements-dev.txt")
+    found = codes()
+    assert found == [("requirements-dev.txt", 1, "FAL900"), ("requirements.txt", 1, "FAL001")]
+
+
+def test_a_folder_that_cannot_be_listed_is_passed_over(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # EACCES (root reads every folder here, so the refusal is made by hand, where os.scandir raises)
+    project({"requirements.txt": OLD, "secret/requirements.txt": OLD})
+    real = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if os.path.basename(os.path.normpath(str(path))) == "secret":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    assert codes() == [("requirements.txt", 1, "FAL001")]
+
+
+def test_the_filesystem_root_is_no_project_root(project: Any) -> None:
+    # outside any repository, `cd / && fa-lint /tmp/x/requirements.txt` walked the whole filesystem
+    root = project({"requirements.txt": OLD})
+    os.chdir("/")
+    assert project_files.project_root(str(root / "requirements.txt")) == os.path.realpath(root)
+
+
+# --- 21: a .gitignore line that backtracks --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "ignored"),
+    [
+        ("*a*a*a*a*a*a*b", False),  # no "b" at the end of the name
+        ("*a*a*a*a*a*a*b*", True),
+        ("a*" * 30 + "b", False),
+        ("*a" * 20 + "*b", False),
+        ("**/a*a*a*a*a*/**/*a*a*a*a*b*", False),  # no folder of a's above it
+        ("**/*a*a*a*a*a*a*a*a*b*", True),
+        ("[a]*[a]*[a]*[a]*[a]*b*", True),
+    ],
+)
+def test_a_backtracking_gitignore_pattern_is_matched_in_linear_time(
+    project: Any, pattern: str, ignored: bool
+) -> None:
+    # (git 2.39's own wildmatch takes more than 8 minutes on the first of these: no reference here)
+    name = "x/" + "a" * 200 + "-b-requirements.txt"  # 200: 60 s and more before, in the walk
+    project({".git/HEAD": "", ".gitignore": pattern + "\n", name: OLD, "requirements.txt": OLD})
+    expected = [("requirements.txt", 1, "FAL001")] + ([] if ignored else [(name, 1, "FAL001")])
+    assert sorted(codes()) == sorted(expected)
+
+
+def test_patterns_in_a_deep_tree_with_many_double_stars(project: Any) -> None:
+    rules = Rules("**/a/**/a/**/a/**/b\n" * 3 + "*a*a*a*a*a*a*a*a*a*a*a*a*c\n")
+    deep = "/".join(["a"] * 2000)
+    assert rules.verdict(deep + "/x", False) is None
+    assert rules.verdict(deep + "/b", False) is True
+    assert rules.verdict("a" * 20000 + "c", False) is True
+
+
+_ALPHABET = ["a", "b", "*", "?", "/", "[", "]", "[!a]", "[a-b]", "[[:alpha:]]", "**/", "/**", "!", "\\", " "]
+_NAMES = ["a", "b", "ab", "ba", "aa", "a-b", "[a]", "a b", "*", "!a", "bab"]
+
+
+@needs_git
+@settings(max_examples=60, derandomize=True, database=None, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(_ALPHABET), min_size=1, max_size=6).map("".join), min_size=1, max_size=3
+    ),
+    st.lists(
+        st.lists(st.sampled_from(_NAMES), min_size=1, max_size=3).map("/".join), min_size=1, max_size=10
+    ),
+)
+def test_gitignore_patterns_leave_out_what_git_leaves_out(patterns: list[str], paths: list[str]) -> None:
+    # git status --ignored is the reference: the same files, for any mix of git's glob syntax
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        git("init", "-q", cwd=tmp)
+        Path(tmp, ".gitignore").write_text("\n".join(patterns) + "\n")
+        made = []
+        for p in sorted(set(paths)):
+            full = Path(tmp, p)
+            try:
+                full.parent.mkdir(parents=True, exist_ok=True)
+                if not full.exists():
+                    full.write_text("")
+            except OSError:
+                continue
+            if full.is_file():
+                made.append(p)
+        out = git("status", "--porcelain", "--ignored", "-uall", "-z", cwd=tmp)
+        theirs = {item[3:] for item in out.split("\0") if item.startswith("!! ")}
+        ignored = GitIgnore()
+        mine = {p for p in made if ignored(os.path.join(tmp, p))}
+        assert mine == theirs & set(made), (patterns, made)
+
+
+# --- 22: a deep committed tree ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [[], ["requirements.txt"]])
+def test_a_deep_folder_tree_is_walked_without_recursion(project: Any, args: list[str]) -> None:
+    root = project({"requirements.txt": OLD, ".gitignore": "*.log\n"})
+    for _ in range(1500):  # 3,000 characters, under PATH_MAX; the old walk recursed once a level
+        os.mkdir("a")
+        os.chdir("a")
+    Path("requirements.txt").write_text(OLD)
+    os.chdir(root)
+    try:
+        found = codes(*args)
+        assert ("requirements.txt", 1, "FAL001") in found
+        assert len(found) == (2 if not args else 1)
+    finally:
+        remove_deep(root / "a")
+
+
+def remove_deep(top: Path) -> None:
+    """shutil.rmtree (and so pytest's clean-up) recurses once a level: down and back up, by hand."""
+    here = os.getcwd()
+    os.chdir(top)
+    depth = 0
+    while os.path.isdir("a"):
+        os.chdir("a")
+        depth += 1
+    for name in os.listdir("."):
+        os.remove(name)
+    for _ in range(depth):
+        os.chdir("..")
+        os.rmdir("a")
+    os.chdir(here)
+    top.rmdir()
+
+
+# --- 23 and 30: the files that include a named one ----------------------------------------------------------
+
+
+def test_a_reverse_include_chain_is_searched_once(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 1,000 files, each -r the next, the last one named (pre-commit's way): 133 s, n^3, before
+    n = 1000
+    files = {f"requirements-{k:05d}.txt": f"-r requirements-{k + 1:05d}.txt\ntorch\n" for k in range(n)}
+    project({**files, f"requirements-{n:05d}.txt": OLD, ".git/HEAD": ""})
+    parsed: list[str] = []
+    real = project_files.parse_file
+
+    def spy(path: str, source: str, data: bytes | None = None) -> Any:
+        parsed.append(path)
+        return real(path, source, data)
+
+    monkeypatch.setattr(project_files, "parse_file", spy)
+    named = [Target(f"requirements-{n:05d}.txt", "requirements", True)]
+    found = project_files.includers(named, named)
+    assert sorted(t.path for t in found) == sorted(files)  # every file of the chain takes part
+    assert len(parsed) == n  # each parsed once
+    assert codes(f"requirements-{n:05d}.txt") == [(f"requirements-{n:05d}.txt", 1, "FAL001")]
+
+
+def test_the_search_holds_one_files_bytes_at_a_time(project: Any) -> None:
+    # eight 2 MB files of comments beside the named one: all their bytes were kept until the end
+    big = "# x\n" * 500_000
+    project({**{f"requirements-{i}.txt": big for i in range(8)}, "requirements.txt": OLD, ".git/HEAD": ""})
+    named = [Target("requirements.txt", "requirements", True)]
+    tracemalloc.start()
+    try:
+        assert project_files.includers(named, named) == []
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * len(big), peak  # one file's bytes (and a copy), never eight
+
+
+@pytest.mark.parametrize(
+    "including",
+    [
+        "-rrequirements-base.txt\n",
+        "--requirement=requirements-base.txt\n",
+        "-r ./requirements-base.txt\n",
+        '-r "requirements-base.txt"\n',
+    ],
+)
+def test_includers_are_found_however_the_include_is_written(project: Any, including: str) -> None:
+    project({"requirements.txt": including, "requirements-base.txt": "flash-attn<2.6\n", ".git/HEAD": ""})
+    named = [Target("requirements-base.txt", "requirements", True)]
+    assert [t.path for t in project_files.includers(named, named)] == ["requirements.txt"]
+
+
+# --- 24: what git tracks is checked, whatever .gitignore says ---------------------------------------------------
+
+
+@needs_git
+def test_tracked_files_are_checked_whatever_gitignore_says(project: Any) -> None:
+    root = project(
+        {
+            "requirements.txt": OLD,
+            "docker/Dockerfile": "FROM python:3.11\nRUN pip install flash-attn==2.3.0\n",
+            "local/requirements.txt": OLD,  # untracked and ignored: the developer's own
+            ".gitignore": "requirements.txt\ndocker/\nlocal/\n",
+        }
+    )
+    git("init", "-q")
+    git("add", "-f", "requirements.txt", "docker/Dockerfile", ".gitignore")
+    git("commit", "-qm", "pr")
+    found = {p for p, _, _ in codes()}
+    assert found == {"requirements.txt", "docker/Dockerfile"}
+    assert {p for p, _, _ in codes("--no-respect-gitignore")} == found | {"local/requirements.txt"}
+    # the named-file form looks for includers the same way
+    (root / "docker/requirements-base.txt").write_text("-r ../requirements.txt\n")
+    git("add", "-f", "docker/requirements-base.txt")
+    named = [Target("requirements.txt", "requirements", True)]
+    found_includers = project_files.includers(named, named, ignored=GitIgnore())
+    assert [t.path for t in found_includers] == [os.path.join("docker", "requirements-base.txt")]
+
+
+@needs_git
+def test_without_git_the_patterns_alone_decide(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    project({"requirements.txt": OLD, "vendored/requirements.txt": OLD, ".gitignore": "vendored/\n"})
+    git("init", "-q")
+    git("add", "-f", ".")
+    path = os.environ["PATH"]
+    monkeypatch.setenv("PATH", "")  # no git: as outside a work tree, .gitignore decides
+    assert codes() == [("requirements.txt", 1, "FAL001")]
+    monkeypatch.setenv("PATH", path)
+    assert {p for p, _, _ in codes()} == {"requirements.txt", "vendored/requirements.txt"}
+
+
+@needs_git
+def test_the_index_is_read_without_running_what_the_repository_configures(project: Any) -> None:
+    root = project({"requirements.txt": OLD, "vendored/requirements.txt": OLD, ".gitignore": "vendored/\n"})
+    git("init", "-q")
+    git("add", "-f", ".")
+    ran = root / "ran"
+    git("config", "core.fsmonitor", f"touch {ran}")  # git ls-files runs it when it reads the index
+    git("config", "core.pager", f"touch {ran}")
+    git("config", "core.hooksPath", str(root / "hooks"))
+    (root / "hooks").mkdir()
+    for hook in ("post-index-change", "post-checkout"):
+        (root / "hooks" / hook).write_text(f"#!/bin/sh\ntouch {ran}\n")
+        (root / "hooks" / hook).chmod(0o755)
+    # a committed executable named git, and a PATH that would find it
+    (root / "git").write_text(f"#!/bin/sh\ntouch {ran}\n")
+    (root / "git").chmod(0o755)
+    os.environ["PATH"] = os.pathsep.join(["", ".", os.environ["PATH"]])
+    try:
+        assert {p for p, _, _ in codes()} == {"requirements.txt", "vendored/requirements.txt"}
+    finally:
+        os.environ["PATH"] = os.environ["PATH"].split(os.pathsep, 2)[2]
+    assert not ran.exists()
+    assert fa_git.executable() is not None and not fa_git.executable().startswith(str(root))
+
+
+# --- 25: --diff output ----------------------------------------------------------------------------------
+
+
+def test_diff_quotes_file_names_and_escapes_what_a_runner_would_act_on(project: Any) -> None:
+    folder = "x\n::error file=a::FORGED\n"
+    project(
+        {
+            f"{folder}/requirements.txt": OLD,
+            "requirements.txt": "flash-attn>=2.0\n::error::CONTEXT\n\x1b]0;TITLE\x07\n ::warning::X\n",
+        }
+    )
+    r = run("--diff", "--unsafe-fixes", ".")
+    assert r.code == 1, r.err
+    assert_safe(r.out, "diff", 0)
+    assert '--- "a/x\\n::error file=a::FORGED\\n/requirements.txt"' in r.out.split("\n")
+    assert " \\x3a:error::CONTEXT" in r.out.split("\n")
+    assert "--diff shows 3 line(s) of requirements.txt escaped" in r.err
+
+
+@needs_git
+def test_a_diff_of_plain_and_quoted_names_applies_with_git(project: Any) -> None:
+    root = project({"requirements.txt": OLD, "sub dir/requirements.txt": OLD, "ünï/requirements.txt": OLD})
+    git("init", "-q")
+    r = run("--diff", "--unsafe-fixes", ".")
+    assert r.code == 1
+    assert '+++ "b/\\303\\274n\\303\\257/requirements.txt"' in r.out  # as git writes it (core.quotePath)
+    subprocess.run(["git", "apply", "--check", "-"], input=r.out.encode(), cwd=root, check=True)
+
+
+@settings(max_examples=40, derandomize=True, database=None, deadline=None)
+@given(
+    st.text(
+        st.sampled_from(
+            ["a", " ", "\n", "\r", "\t", ":", "#", "[", "\x1b", "\x07", "\u2028", "\u202e", '"', "\\"]
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_no_file_name_or_line_can_forge_diff_output(text: str) -> None:
+    import tempfile
+
+    from fa_lint import engine, fix
+
+    name = text.replace("/", "_").strip() or "_"
+    if name in (".", ".."):
+        name = "_"
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp, name)
+        try:
+            folder.mkdir()
+        except OSError:
+            return
+        (folder / "requirements.txt").write_text(f"{text}\nflash-attn==2.4.2\n{text}\n", encoding="utf-8")
+        report = engine.check([str(folder / "requirements.txt")])
+        for outcome in fix.run(report.findings, unsafe=True, dry_run=True):
+            if outcome.applied:
+                patch = outcome.patch()[0]
+                assert_safe(patch.replace("\r\n", "\n"), "diff", 0)
+
+
+# --- 26: runs of blanks ------------------------------------------------------------------------------------
+
+BLANKS = " " * 200_000
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("requirements.txt", f"torch{BLANKS}\n", []),
+        ("requirements.txt", f'flash-attn>=2.0 ; python_version >= "3"{BLANKS}\n', [(1, "FAL002")]),
+        ("requirements.txt", f"flash-attn{BLANKS}>=2.0\n", [(1, "FAL002")]),
+        ("requirements.txt", f"flash-attn==2.4.2{BLANKS}--hash=sha256:{'a' * 64}\n", [(1, "FAL001")]),
+        ("requirements.txt", f"flash-attn==2.4.2{BLANKS}\t{BLANKS}# pinned\n", [(1, "FAL001")]),
+        ("pyproject.toml", f'[tool.poetry.dependencies]\nflash-attn = "{BLANKS}^2.4.2"\n', None),
+        ("Pipfile", f'[packages]\nflash-attn = "{BLANKS}==2.4.2"\n', [(2, "FAL001")]),
+        ("setup.cfg", f"[options]\ninstall_requires =\n    flash-attn{BLANKS}==2.4.2\n", [(3, "FAL001")]),
+        ("tox.ini", f"[testenv]\ndeps =\n    flash-attn{BLANKS}==2.4.2{BLANKS}\n", [(3, "FAL001")]),
+        (
+            "Makefile",
+            f"V ={BLANKS}2.4.2{BLANKS}\ninstall:\n\tpip install flash-attn==$(V)\n",
+            [(3, "FAL001")],
+        ),
+    ],
+)
+def test_a_long_run_of_blanks_is_read_in_linear_time(
+    project: Any, name: str, text: str, expected: list[tuple[int, str]] | None
+) -> None:
+    # 16,000 blanks took 6-8 s (n^2 regex retries), 200,000 under --fix ran for over ten minutes
+    project({name: text})
+    found = [(line, code) for _, line, code in codes(name)]
+    if expected is not None:
+        assert [f for f in found if f[1] not in ("FAL011", "FAL012")] == expected
+    r = run("--diff", "--unsafe-fixes", name)
+    assert r.code in (0, 1) and "internal error" not in r.err
+
+
+# --- 28: a Dockerfile of chained stages ----------------------------------------------------------------------
+
+
+def test_each_stage_of_a_long_chain_keeps_its_own_image(project: Any) -> None:
+    n = 2000
+    lines = ["FROM python:3.11 AS s0", "ARG FA=2.4.2", "ENV A0=1"]
+    for i in range(1, n):
+        lines += [f"FROM s{i - 1} AS s{i}", f"ENV A{i}=$A{i - 1}", "RUN pip install flash-attn==$FA"]
+    project({"Dockerfile": "\n".join(lines) + "\n"})
+    found = [(line, code) for _, line, code in codes("--select", "FAL001", "Dockerfile")]
+    assert found == [(3 * i + 3, "FAL001") for i in range(1, n)]
+
+
+# --- 29: --new-from-rev reads only what a check can read --------------------------------------------------
+
+
+@needs_git
+def test_new_from_rev_reads_only_the_dependency_files_of_rev(
+    project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project(
+        {
+            "requirements.txt": "-r deps/base.pins\nflash-attn==2.4.2\n",
+            "deps/base.pins": "flash-attn<2.6\n",  # no catalogue name: reached as an include
+            "data/blob1.bin": "weights 0123456789abcdef\n" * 40_000,
+            "data/notes.txt": "requirements.txt is the file to read\n",
+        }
+    )
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    Path("requirements.txt").write_text("-r deps/base.pins\nflash-attn==2.4.2\ntorch\n")
+    asked: list[bytes] = []
+    real = fa_git.Batch.get
+
+    def spy(self: fa_git.Batch, name: bytes) -> bytes | None:
+        body = real(self, name)
+        asked.append(body or b"")
+        return body
+
+    monkeypatch.setattr(fa_git.Batch, "get", spy)
+    r = run("--format", "json", "--isolated", "--new-from-rev", "HEAD", ".")
+    assert r.code == 0 and r.json["findings"] == [], r.out + r.err
+    assert sorted(asked) == sorted([b"-r deps/base.pins\nflash-attn==2.4.2\n", b"flash-attn<2.6\n"])
+
+
+@needs_git
+def test_a_textconv_the_checkout_selects_is_not_run(project: Any) -> None:
+    project({"requirements.txt": OLD, ".gitattributes": "* diff=broken\n"})
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    git("config", "diff.broken.textconv", "false")  # fails on every file it is given
+    Path("requirements.txt").write_text(OLD + "torch\n")
+    r = run("--format", "json", "--isolated", "--new-from-rev", "HEAD", ".")  # was exit 2: textconv failed
+    assert r.code == 0 and "left out 1 finding(s) HEAD already had" in r.err, r.err
+
+
+# --- 31: what CPython's parser refuses -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["setup.py", "noxfile.py"])
+@pytest.mark.parametrize("chain", ["-" * 20_000, "not " * 10_000, "~" * 10_000, "(" * 10_000])
+def test_a_long_unary_chain_is_a_located_problem(project: Any, name: str, chain: str) -> None:
+    head = "import nox\n" if name == "noxfile.py" else ""
+    project(
+        {
+            name: f"{head}x = {chain}1\nfrom setuptools import setup\nsetup(install_requires=['flash-attn==2.4.2'])\n"
+        }
+    )
+    r = run("--format", "json", name)
+    assert r.code == 1 and "internal error" not in r.out, r.out
+    (f,) = r.json["findings"]
+    assert f["code"] == "FAL900" and ("nests too deeply" in f["message"] or "syntax error" in f["message"])
+
+
+# --- numbers past int()'s digit limit (found by benchmarks/backtracking.py) -------------------------------------
+
+DIGITS = "0" * read.DIGITS
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("requirements.txt", f"flash-attn==2.4.2{DIGITS}\n", (1, 1)),
+        ("uv.lock", f'[[package]]\nname = "flash-attn"\nversion = "2.4.{DIGITS}"\n', (3, 16)),
+        ("Dockerfile", f"FROM python:3.{DIGITS}\nRUN pip install flash-attn==2.4.2\n", (1, 6)),
+        ("Dockerfile", f"FROM python:3.11\nARG V=2.{DIGITS}\nRUN pip install flash-attn==$V\n", (3, 17)),
+        ("pyproject.toml", f'[project]\ndependencies = ["flash-attn>=2.{DIGITS}"]\n', (2, 18)),
+    ],
+)
+def test_a_version_no_int_can_hold_is_located(
+    project: Any, name: str, text: str, where: tuple[int, int]
+) -> None:
+    project({name: text})
+    r = run("--format", "json", name)
+    assert r.code == 1 and "internal error" not in r.out + r.err, r.out + r.err
+    problems = [(f["line"], f["column"]) for f in r.json["findings"] if f["code"] in ("FAL900", "FAL901")]
+    assert where in problems
+
+
+# --- the smaller ones -------------------------------------------------------------------------------------
+
+
+def test_verify_prints_an_interpreter_path_escaped() -> None:
+    from fa_lint.verify.cli import main as verify
+
+    err = io.StringIO()
+    assert verify(["--python", "x\n::error::FORGED\x1b]0;T\x07"], out=io.StringIO(), err=err) == 2
+    assert_safe(err.getvalue(), "text", 0)
+    assert "x\\n::error::FORGED\\x1b]0;T\\x07" in err.getvalue()
+
+
+def test_standard_input_is_read_no_further_than_the_limit(
+    project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Endless(io.RawIOBase):
+        given = 0
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, b: Any) -> int:
+            n = len(b)
+            b[:n] = b"a" * n
+            Endless.given += n
+            return n
+
+    stream = io.BufferedReader(Endless())
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(stream))
+    r = run("--format", "json", "--stdin-filename", "requirements.txt")
+    assert r.codes() == [("requirements.txt", 1, "FAL900")]
+    assert "too large" in r.json["findings"][0]["message"]
+    assert Endless.given <= read.MAX_BYTES + 2 * io.DEFAULT_BUFFER_SIZE
+
+
+def test_fix_leaves_read_only_and_hard_linked_files_alone(project: Any) -> None:
+    root = project({"a/requirements.txt": OLD, "b/requirements.txt": OLD})
+    (root / "a/requirements.txt").chmod(0o444)
+    os.link(root / "b/requirements.txt", root / "b-copy.txt")
+    r = run("--fix", "--unsafe-fixes", "a/requirements.txt", "b/requirements.txt")
+    assert (root / "a/requirements.txt").read_text() == OLD and (
+        root / "b/requirements.txt"
+    ).read_text() == OLD
+    assert "the file is read-only" in r.err and "other hard link(s)" in r.err
+    (root / "a/requirements.txt").chmod(0o644)
+    run("--fix", "--unsafe-fixes", "a/requirements.txt")
+    assert (root / "a/requirements.txt").read_text() == "flash-attn==2.5.0\n"
+
+
+@pytest.mark.parametrize("spelled", [".GIT/config", ".Git/config", ".git./config", "GIT~1/config"])
+def test_an_include_into_git_in_any_spelling_is_not_read(project: Any, spelled: str) -> None:
+    root = project(
+        {".git/config": "[remote]\n\turl = https://x:TOKEN@host/r\n", "requirements.txt": f"-r {spelled}\n"}
+    )
+    alias = root / spelled.split("/", maxsplit=1)[0]
+    if not alias.exists():
+        alias.symlink_to(".git")  # what a case-insensitive disk (or Windows) opens
+    r = run("--format", "json", "requirements.txt")
+    assert "TOKEN" not in r.out
+    assert [(f["code"], "inside .git" in f["message"]) for f in r.json["findings"]] == [("FAL010", True)]
+
+
+# --- tree-sitter-bash's error recovery: a parse that meets an error is stopped at a bound ---------------
+
+
+def test_a_costly_stretch_is_stopped_and_the_next_line_is_still_read(
+    project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fa_lint.shell import parse as shell_parse
+
+    # The bounds made tiny, so that the stop comes for small inputs whatever the machine's speed.
+    monkeypatch.setattr(shell_parse, "PARSE_SECONDS", 0.0)
+    monkeypatch.setattr(shell_parse, "FILE_SECONDS", 0.0)
+    project({"pipes.sh": "|" * 3000 + "\npip install flash-attn==2.4.2\n"})
+    found = run("--format", "json", "pipes.sh").codes()
+    assert ("pipes.sh", 1, "FAL900") in [f[:3] for f in found]
+    assert ("pipes.sh", 2, "FAL001") in [f[:3] for f in found]  # read a line at a time past the stop
+
+
+def test_a_costly_script_is_read_a_line_at_a_time(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fa_lint.shell import parse as shell_parse
+
+    monkeypatch.setattr(shell_parse, "PARSE_SECONDS", 0.0)  # every erroneous stretch stops at once
+    script = "echo a)b a)b\n" * 20 + "pip install flash-attn==2.4.2\n"
+    project({"install.sh": script})
+    found = [f[:3] for f in run("--format", "json", "install.sh").codes()]
+    assert ("install.sh", 21, "FAL001") in found
+    assert not any(code == "FAL900" for *_, code in found)  # each line alone reads in time
+
+
+def test_error_free_text_never_meets_the_bound(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fa_lint.shell import parse as shell_parse
+
+    monkeypatch.setattr(shell_parse, "PARSE_SECONDS", 0.0)
+    monkeypatch.setattr(shell_parse, "FILE_SECONDS", 0.0)
+    project({"install.sh": "set -e\n" + "echo ok && true\n" * 500 + "pip install flash-attn==2.4.2\n"})
+    found = [f[:3] for f in run("--format", "json", "install.sh").codes()]
+    assert found == [("install.sh", 502, "FAL001"), ("install.sh", 502, "FAL012")]

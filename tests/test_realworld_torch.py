@@ -1,0 +1,50 @@
+"""Issue 20 (the torch an environment ends with) on excerpts of real projects' files; where each comes
+from and why each verdict holds: tests/data/realworld/torch/README.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run
+
+CASES = Path(__file__).parent / "data" / "realworld" / "torch"
+
+EXPECTED: dict[str, list[tuple[str, int, str]]] = {
+    "verl-ngc-vllm08": [],
+    "verl-sglang": [],
+    "verl-sglang-wheel": [("FAL005", 12, "error")],
+    "verl-ngc-vllm": [],
+    "openrlhf-fa-before-vllm": [("FAL005", 3, "warning"), ("FAL012", 3, "warning")],
+    "openrlhf-vllm-then-wheel": [],
+    "sakana-rlt": [("FAL002", 5, "warning")],
+    "koble-dl-images": [("FAL002", 3, "warning")],
+    "koble-dl-images-kept": [("FAL002", 3, "warning")],
+}
+
+
+def test_every_case_is_listed() -> None:
+    assert sorted(p.name for p in CASES.iterdir() if p.is_dir()) == sorted(EXPECTED)
+    readme = (CASES / "README.md").read_text()
+    assert all(f"| {name} |" in readme for name in EXPECTED)
+
+
+@pytest.mark.parametrize("case", sorted(EXPECTED))
+def test_realworld(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(CASES / case)
+    found = run("--isolated", "--format", "json", ".").json["findings"]
+    assert sorted((f["code"], f["line"], f["severity"]) for f in found) == sorted(EXPECTED[case])
+
+
+def test_an_image_that_ships_torchvision_keeps_its_torch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(CASES / "koble-dl-images-kept")
+    (f,) = run("--isolated", "--format", "json", ".").json["findings"]
+    assert f["message"].endswith("require flash-attn>=2.7.4.post1")
+
+
+def test_the_moved_torch_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(CASES / "openrlhf-fa-before-vllm")
+    (f,) = [f for f in run("--isolated", "--format", "json", ".").json["findings"] if f["code"] == "FAL005"]
+    assert "vllm==0.10.2 (line 4) then installs torch 2.8.0" in f["message"]
+    assert [r["line"] for r in f["related_locations"]] == [4]
