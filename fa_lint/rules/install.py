@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -309,20 +310,23 @@ class _Stage(NamedTuple):
     pip: tuple[Requirement, ...]  # installs of pip itself, by step
     setuptools: int | None  # the first step that installs setuptools
     steps: frozenset[int]  # every install or uninstall command with a package fa-lint read
+    unread: int  # the first command of none of them: found once, asked for each flash-attn install
 
     @classmethod
     def of(cls, env: Environment) -> _Stage:
         reqs = sorted((*env.members, *env.superseded), key=lambda r: r.step)
         setuptools = [r.step for r in reqs if r.name == "setuptools"]
         removed = [(u.step, False) for u in env.removed if u.name in TORCH and not u.possible]
+        steps = frozenset(s for r in reqs for s in (r.step, r.options.step if r.options else 0)) | {
+            u.step for u in env.removed
+        }
         return cls(
             # torch itself, or a package that brings it (vllm, xformers, deepspeed...)
             tuple(sorted([*((r.step, True) for r in reqs if final_torch.brings_torch(r)), *removed])),
             tuple(r for r in reqs if r.name == "pip"),
             setuptools[0] if setuptools else None,
-            # a wheel's build command too: installed at a later step, it was read at its own
-            frozenset(s for r in reqs for s in (r.step, r.options.step if r.options else 0))
-            | {u.step for u in env.removed},
+            steps,  # a wheel's build command too: installed at a later step, it was read at its own
+            next(s for s in itertools.count(1) if s not in steps),
         )
 
     def torch_before(self, step: int, image: bool) -> bool:
@@ -337,7 +341,7 @@ class _Stage(NamedTuple):
     def opaque_before(self, step: int) -> bool:
         """An earlier install command fa-lint read nothing from (``pip install -e .``, a ``-r`` file
         it cannot see, another stage's): it may have installed torch."""
-        return any(s not in self.steps for s in range(1, step))
+        return self.unread < step
 
     def pip_before(self, step: int) -> Requirement | None:
         i = bisect.bisect_left([r.step for r in self.pip], step)
