@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from fa_lint.model import FLASH_REPOS, SUBDIRECTORIES, Kind, Location, ParseProblem, Requirement, normalize
+from fa_lint.model import SUBDIRECTORIES, Kind, Location, ParseProblem, Requirement, normalize
 from fa_lint.syntax.text import TextIndex, excerpt
 
 if TYPE_CHECKING:
@@ -125,17 +125,23 @@ def tag_version(ref: str | None) -> Version | None:
     return Version(m.group(1)) if m else None
 
 
-def version_from_url(url: str) -> Version | None:
-    if url.startswith(_VCS_SCHEMES):
-        ref = vcs_ref(url)
-        tagged = tag_version(ref)
-        if tagged is None and ref:  # a fork's own release tag: ROCm's @v2.6.3-cktile is 2.6.3
-            from fa_lint.kb import forks
+def git_version(url: str, ref: str | None, named: bool = False) -> Version | None:
+    """The release a git ref of a repository builds: a release tag (``v2.5.0``), or a fork's own
+    (ROCm's ``v2.6.3-cktile`` is 2.6.3); ``named``: the file says the repository builds flash-attn."""
+    tagged = tag_version(ref)
+    if tagged is None and ref:
+        from fa_lint.kb import forks
 
-            fork = forks.fork(url.split("#", 1)[0].rsplit("@", 1)[0])
-            told = forks.tag_version(fork, ref) if fork else None
-            tagged = told[0] if told else None
-        return tagged
+        fork = forks.fork(url, named)
+        told = forks.tag_version(fork, ref) if fork else None
+        tagged = told[0] if told else None
+    return tagged
+
+
+def version_from_url(url: str, named: bool = False) -> Version | None:
+    """The version a URL's text fixes; ``named`` as ``git_version`` says."""
+    if url.startswith(_VCS_SCHEMES):
+        return git_version(url, vcs_ref(url), named)
     found = archive_name(url)
     if found:
         return found[1]
@@ -155,11 +161,13 @@ def name_from_url(url: str) -> str | None:
     if found:
         return found[0]
     if url.startswith(_VCS_SCHEMES):
-        repo = _url_path(url[url.index("+") + 1 :]).split("@", 1)[0].rstrip("/").rsplit("/", 1)[-1]
-        repo = repo.removesuffix(".git").lower()
-        if repo in FLASH_REPOS:
+        from fa_lint.kb import forks
+
+        built = forks.builds(url)  # what the repository's setup.py names, as far as fa-lint knows
+        if built == SUBDIRECTORIES[""]:
             sub = re.search(r"(?:^|&)subdirectory=([^&]*)", frag)
             return SUBDIRECTORIES.get(sub.group(1).strip("/") if sub else "")
+        return built if built is not None and "subdirectory=" not in frag else None
     return None
 
 
@@ -201,7 +209,7 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
             location=location,
             source=source,
             url=url,
-            version=version_from_url(url),
+            version=version_from_url(url, named=name == SUBDIRECTORIES[""]),
             marker=marker.strip() or None,
             **fields,
         )
@@ -213,7 +221,7 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
         return ParseProblem(location, f"invalid URL {excerpt(link)} in {excerpt(stripped)}: {why}", stripped)
     if link and markers is None:
         link, markers = _glued_marker(link)
-    version = version_from_url(link) if link else None
+    version = version_from_url(link, named=name == SUBDIRECTORIES[""]) if link else None
     return Requirement(
         name=name,
         raw=raw,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, Setting, normalize
+from fa_lint.model import FLASH_ATTN, Kind, Parsed, ParseProblem, Requirement, Setting, normalize
 from fa_lint.syntax import pep508
 from fa_lint.syntax.text import excerpt
 
@@ -130,7 +130,7 @@ def source_table(
         yield wrong_type(doc, where, exc, f"source of {excerpt(name)}", entry_text(name, item))
         return
     if git:
-        version = pep508.tag_version(ref) if ref else None
+        version = pep508.git_version(git, ref, named=normalize(name) == FLASH_ATTN) if ref else None
         raw = f"{name} @ git+{git}" + (f"@{ref}" if ref else "")
     elif url:
         version = pep508.version_from_url(url)
