@@ -49,7 +49,7 @@ from fa_lint.shell.stops import Stop
 from fa_lint.shell.variables import Budget, State, expand
 from fa_lint.shell.walk import SHELLS, Walk
 from fa_lint.shell.wheels import Wheels
-from fa_lint.syntax import matchspec, pep508, poetry
+from fa_lint.syntax import pep508
 from fa_lint.syntax.text import TextIndex
 
 _FAMILY = frozenset(SUBDIRECTORIES.values())  # flash-attn, flash-attn-3, flash-attn-4
@@ -62,6 +62,8 @@ def _poetry_word(word: Word) -> Word:
         return word
     if constraint.strip() == "latest":
         return word._replace(text=name.strip())
+    from fa_lint.syntax import poetry  # for `poetry add` only
+
     try:
         alternatives = poetry.specifiers(constraint)
     except poetry.PoetryConstraintError:
@@ -439,6 +441,8 @@ class Scanner:
             exp = expand(word.text, c.state.scope, c.make)
             if exp.unresolved:
                 continue
+            from fa_lint.syntax import matchspec  # for `conda install` only
+
             rec = matchspec.matchspec(exp.text, self._location(word), self.source, **self._fields(c))
             if isinstance(rec, Requirement):
                 self._emit(rec, c)

@@ -6,7 +6,7 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from packaging.specifiers import SpecifierSet
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from fa_lint.model import SUBDIRECTORIES, Kind, Location, ParseProblem, Requirement, normalize
@@ -238,13 +238,53 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
 
 Pep508 = tuple[str, SpecifierSet, "str | None", "str | None", frozenset[str]]
 
+# The requirement most lines are, ``name``, ``name[extra]>=1.2,<2``, ``torch==2.4.0+cu121``: an ASCII
+# name and extras written without spaces, then version clauses, no URL, no marker. packaging's parser
+# reads the clauses of such text with ``SpecifierSet`` in one piece (``_try_parse_specifier_set``),
+# and so does this, with the same check of its commas; tests/test_sources.py compares the readings.
+# Anything else goes to that parser, whose import (its tokenizer's patterns, packaging.markers,
+# packaging.tags) costs more than a Dockerfile's hundreds of such requirements.
+_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
+_EXTRAS = rf"\[(?P<extras>{_NAME}(?:,{_NAME})*)\]"
+_SIMPLE = rf"(?P<name>{_NAME})(?:{_EXTRAS})?[ \t]*(?P<spec>[=!<>~][\w.*+!=<>~, \t-]*)?"
+_SHORT = 200  # longer text goes to packaging: no version number here can reach int()'s digit limit
+
+
+@functools.cache
+def _simple() -> re.Pattern[str]:
+    return re.compile(_SIMPLE, re.ASCII)  # compiled on first use: a lockfile needs none
+
+
+def _plain(text: str) -> Pep508 | None:
+    """A simple requirement's reading, as packaging's (see ``_SIMPLE``); None for any other text."""
+    m = _simple().fullmatch(text) if len(text) <= _SHORT else None
+    if m is None:
+        return None
+    clauses = m["spec"] or ""
+    try:
+        specifier = SpecifierSet(clauses)
+    except InvalidSpecifier:  # "~=1", ">=1.0+local": packaging's parser says why
+        return None
+    # what packaging's one-piece reading requires of the commas: one between clauses, one at the end
+    commas = clauses.count(",")
+    if (
+        clauses
+        and len(specifier) != commas + 1
+        and not (specifier and len(specifier) == commas and clauses.rstrip(" \t").endswith(","))
+    ):
+        return None
+    extras = frozenset(m["extras"].split(",")) if m["extras"] else _NO_EXTRAS
+    return normalize(m["name"]), specifier, None, None, extras
+
 
 @functools.lru_cache(maxsize=4096)
 def _pep508(text: str) -> Pep508 | str:
     """packaging's reading of a PEP 508 string (normalised name, specifier, URL, marker, extras), or
     the first line of why it refuses it. Cached: a project writes the same pins in many files."""
-    # packaging's parser (its tokenizer compiles a dozen patterns) only for the files that need it:
-    # a lockfile's exact versions do not.
+    simple = _plain(text)
+    if simple is not None:
+        return simple
+    # packaging's parser (its tokenizer compiles a dozen patterns) only for the text that needs it
     from packaging.requirements import InvalidRequirement, Requirement
 
     try:

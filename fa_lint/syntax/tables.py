@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fa_lint.model import FLASH_ATTN, Kind, Parsed, ParseProblem, Requirement, Setting, normalize
 from fa_lint.syntax import pep508
 from fa_lint.syntax.text import excerpt
-from fa_lint.syntax.tomldoc import TomlDoc, TomlPath
+
+if TYPE_CHECKING:  # the TOML reader is the caller's: a Pipfile.lock's JSON needs none of it
+    from fa_lint.syntax.tomldoc import TomlDoc, TomlPath
 
 T = TypeVar("T")
 
