@@ -85,7 +85,8 @@ def _read(path: str) -> TomlDoc | ParseProblem:
     if isinstance(text, ParseProblem):
         return text
     try:
-        return tomldoc.load(path, text)
+        # a pyproject.toml is linted too: its document is kept for that pass
+        return tomldoc.load(path, text, keep=os.path.basename(path) == "pyproject.toml")
     except RecursionError:  # tomllib recurses once per level of nesting
         return too_deep(path)
 

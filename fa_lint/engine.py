@@ -10,7 +10,7 @@ from typing import NamedTuple, Protocol
 
 from packaging.version import Version
 
-from fa_lint import checkouts, decide, kb
+from fa_lint import decide, kb
 from fa_lint._gc import fewer_collections
 from fa_lint.discover import GitIgnore, Target, discover, excluded
 from fa_lint.environments import build
@@ -112,7 +112,10 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
         )
     roots = {project_root(p, known_roots) for p in paths}
     files, problems, unfollowed = load([*targets, *context], given, parsed, roots)
-    checkouts.resolve(files, [os.path.realpath(r) for r in roots])
+    if any(isinstance(r, Requirement) and r.checkout is not None for f in files.values() for r in f.records):
+        from fa_lint import checkouts  # source builds of a folder the repository holds: few runs
+
+        checkouts.resolve(files, [os.path.realpath(r) for r in roots])
     problems += settings.problems
     if settings.scoped is not None:
         for path in files:  # every file read has its scope looked up, so every search has ended

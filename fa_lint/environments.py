@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fa_lint.model import FileResult, Group, Image, Include, Kind, Parsed, Requirement, Uninstall
+from fa_lint.model import FileResult, Group, Image, Include, Kind, Parsed, Requirement, Uninstall, normalize
 
 MANIFESTS = {"pyproject", "setup.cfg", "setup.py", "pipfile"}
 LOCKS = {"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pipfile.lock", "conda-lock", "pixi.lock"}
@@ -166,13 +166,27 @@ def _manifest(
         if scope in (base_scope, "python") or scope.startswith("uv:"):
             continue
         alone = scope == "build-system"
-        combined = members if alone else [*base, *members, *shared, *by_scope.get("python", [])]
+        # a uv source for this extra or group only (`{ url = ..., group = "cuda12" }`)
+        own = by_scope.get(f"uv:sources {_normalized(scope)}", [])
+        combined = members if alone else [*base, *members, *shared, *own, *by_scope.get("python", [])]
         mine = (base_scope, scope)
         yield Environment(
             label(path, scope),
             tuple(combined),
             () if alone else tuple(r for r in locked if r.scope.startswith("lock") or r.scope in mine),
         )
+
+
+def source_applies(source: Requirement, req: Requirement) -> bool:
+    """Whether a ``[tool.uv.sources]`` entry applies to a requirement: one for an extra or a group
+    applies only to what that extra or group lists (uv's lowering.rs filters the rest out)."""
+    return all(_normalized(req.scope) == wanted for wanted in source.scope.split()[1:])
+
+
+def _normalized(scope: str) -> str:
+    """``extra:GPU_Stack`` as uv names it (``extra:gpu-stack``): extras and groups compare normalized."""
+    kind, _, name = scope.partition(":")
+    return f"{kind}:{normalize(name)}" if kind in ("extra", "group") else scope
 
 
 def _known(r: Requirement) -> bool:
@@ -275,13 +289,26 @@ def _keeps(earlier: Requirement, later: Requirement) -> bool:
 
 
 def _conda(path: str, files: Mapping[str, FileResult], folders: Mapping[str, list[str]]) -> Environment:
-    """conda installs its own packages first, then runs pip over them: pip's version of a package wins."""
-    members = _closure(path, files, set(), False)
+    """conda installs its own packages first, then runs pip over them: pip's version of a package wins.
+    A file the ``pip:`` list includes is installed by that one pip command, as its options say."""
+    members: list[Requirement] = []
+    for rec in files[path].records:
+        if isinstance(rec, Requirement):
+            members.append(rec)
+        elif isinstance(rec, Include) and "://" not in rec.target:
+            for r in _closure(_include_target(path, rec), files, {path}, rec.constraint):
+                options = rec.options.through(r.options) if rec.options else r.options
+                members.append(
+                    dataclasses.replace(
+                        r, scope=rec.scope, step=rec.step, upgrade=rec.upgrade, options=options
+                    )
+                )
     by_pip = {r.name for r in members if r.scope == "pip" or r.source != "conda"}
     replaced = [r for r in members if r.scope == "conda" and r.name in by_pip]
     kept = tuple(r for r in members if not any(r is x for x in replaced))
     locked = tuple(r for lp in paired_locks(path, "conda", files, folders) for r in _requirements(files[lp]))
-    return Environment(path, kept, locked, superseded=tuple(replaced))
+    images = tuple(rec for rec in files[path].records if isinstance(rec, Image))  # what conda installs first
+    return Environment(path, kept, locked, images=images, superseded=tuple(replaced))
 
 
 def _groups(

@@ -230,6 +230,8 @@ class BuildConfig(NamedTuple):
     tool: str  # "uv", "poetry"
     no_isolation: frozenset[str] = frozenset()  # packages built without isolation; "*": every one
     torch_for: frozenset[str] = frozenset()  # packages whose extra build dependencies bring torch
+    # [tool.uv] conflicts: extras or groups resolved apart, so the one lock holds each fork's versions
+    conflicts: bool = False
 
 
 class Group(NamedTuple):
@@ -259,6 +261,9 @@ class NotRun(NamedTuple):
     why: str  # what the shell does instead: "the shell opens a file named `=2.6.3` ..."
     stops: bool = False  # a syntax error: the shell runs nothing of the line and exits
     cause: str = ""  # the word that makes it so, as written: "flash-attn<=2.6.3", or "torch<2.4"
+    # where that word is, when it is in an earlier command the shell stopped at (a syntax error ends
+    # the script, and a RUN's the image build): this install comes after it and never runs
+    at: Location | None = None
 
 
 # conda packages that bring an nvcc (fa_lint.machine.target reads their versions)

@@ -105,12 +105,12 @@ def _holds_long_number(r: Requirement) -> bool:
     return False
 
 
-def _kept(records: Iterable[Parsed]) -> Iterator[Parsed]:
+def _kept(records: Iterable[Parsed], steps: set[tuple[int, str]]) -> Iterator[Parsed]:
     """Requirements of packages no rule reads are dropped as they are parsed (see rules.PACKAGES), all
-    but the first of each install step and scope: some rules ask whether a command, a file or a lock
-    installs anything at all (an install of something may have brought torch), not what. A kept one
-    whose text holds a number no int can take is a problem of its own (it would raise in a rule)."""
-    steps: set[tuple[int, str]] = set()
+    but the first of each install step and scope (``steps``: those that have theirs): some rules ask
+    whether a command, a file or a lock installs anything at all (an install of something may have
+    brought torch), not what. A kept one whose text holds a number no int can take is a problem of
+    its own (it would raise in a rule)."""
     for r in records:
         if isinstance(r, Image) and len(r.reference) >= DIGITS and _LONG_NUMBER.search(r.reference):
             yield r._replace(python=None, cuda=None)  # the tag says nothing Python can read
@@ -132,7 +132,12 @@ def parse_file(path: str, source: str, data: bytes | None = None) -> FileResult:
     if isinstance(text, ParseProblem):
         return FileResult(path, source, None, (text,))
     try:
-        records = tuple(_kept(SOURCES[source].parse(path, text)))
+        steps: set[tuple[int, str]] = set()
+
+        def dropped(name: str, step: int, scope: str) -> bool:  # what _kept will drop (sources.Dropped)
+            return PACKAGES is not None and name not in PACKAGES and (step, scope) in steps
+
+        records = tuple(_kept(SOURCES[source].parse(path, text, dropped), steps))
     except RecursionError:  # the readers (json, tomllib, PyYAML) recurse once per level of nesting
         records = (too_deep(path),)
     except Exception as exc:  # a parser bug must cost one file, never the run

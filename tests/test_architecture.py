@@ -34,6 +34,7 @@ LAYERS = {
     "fa_lint.shell.redirects": 2.0,
     "fa_lint.shell.variables": 2.0,
     "fa_lint.shell.commands": 2.1,
+    "fa_lint.shell.stops": 2.1,
     "fa_lint.shell.walk": 2.2,
     "fa_lint.shell.options": 2.2,
     "fa_lint.shell.builds": 2.2,

@@ -42,16 +42,18 @@ def _found(project: Any, dockerfile: str, files: dict[str, str] | None = None) -
     ],
 )
 def test_the_copied_file_is_read(copy: str, install: str, project: Any) -> None:
-    # python:3.11 has setuptools and wheel, so whether pip isolates depends on its version: a warning
+    # python:3.11 has setuptools and wheel, so whether pip isolates depends on its version; but it has
+    # no torch and nothing installs one before: flash-attn's setup.py (`import torch` at its top) fails
+    # isolated or not, as pip reads it before installing anything: an error
     files = {"deps/requirements.txt" if "deps" in copy else "requirements.txt": REQS}
     dockerfile = f"FROM python:3.11\nWORKDIR /app\n{copy}\nRUN {install}\n"
-    assert _found(project, dockerfile, files) == [("Dockerfile", 4, "warning")]
+    assert _found(project, dockerfile, files) == [("Dockerfile", 4, "error")]
 
 
 @pytest.mark.parametrize(
     ("before", "expected"),
     [
-        ("", [("Dockerfile", 4, "warning")]),
+        ("", [("Dockerfile", 3, "error")]),  # no torch at all: isolated or not, setup.py fails
         ("RUN pip install torch==2.4.1\n", [("Dockerfile", 4, "warning")]),  # isolation hides it
         ("RUN pip install -U pip\n", [("Dockerfile", 4, "error")]),  # the newest pip always isolates
     ],
@@ -60,8 +62,7 @@ def test_with_or_without_torch_before(
     before: str, expected: list[tuple[str, int, str]], project: Any
 ) -> None:
     dockerfile = f"FROM python:3.11\n{before}COPY requirements.txt .\nRUN pip install -r requirements.txt\n"
-    line = dockerfile.count("\n")
-    assert _found(project, dockerfile) == [(p, line, s) for p, _, s in expected]
+    assert _found(project, dockerfile) == expected
 
 
 def test_python_312_has_no_setuptools_so_the_build_is_isolated(project: Any) -> None:

@@ -109,6 +109,28 @@ def test_a_lock_needs_no_requirement_parser(tmp_path: Path, name: str, text: str
     assert not _within(loaded, NEVER | PARSERS | STACKS | pep508)
 
 
+# packaging's PEP 508 parser and what packaging.markers brings (packaging.tags: subprocess, platform,
+# logging): for requirements with a marker, a URL or a spelling beyond the plain one only.
+PEP508 = {
+    "packaging.requirements",
+    "packaging.markers",
+    "packaging._parser",
+    "packaging.utils",
+    "packaging.tags",
+}
+
+
+def test_plain_requirements_need_no_requirement_parser(tmp_path: Path) -> None:
+    text = "flash-attn==2.5.8\ntorch>=2.3,<2.6\ntransformers[torch]~=4.44.0\nnumpy\n"
+    docker = "FROM python:3.11\nRUN pip install 'flash-attn==2.5.8' 'torch>=2.3,<2.6' && pip install numpy\n"
+    files = {"requirements.txt": text, "Dockerfile": docker}
+    for name in files:
+        loaded = _loaded(tmp_path, files, name)
+        assert not _within(loaded, NEVER | STACKS | PEP508 | {"pip_requirements_parser"}), name
+    marker = "flash-attn==2.5.8 ; sys_platform == 'linux'\n"
+    assert "packaging.requirements" in _loaded(tmp_path, {"requirements.txt": marker}, "requirements.txt")
+
+
 def test_a_dockerfile_loads_the_grammar_without_its_package(tmp_path: Path) -> None:
     text = "FROM python:3.11\nRUN pip install --no-cache-dir 'flash-attn==2.4.2' && echo done\n"
     loaded = _loaded(tmp_path, {"Dockerfile": text}, "Dockerfile")

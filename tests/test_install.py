@@ -223,15 +223,28 @@ def test_fal011_on_a_lock_entry(project: Any) -> None:
         # uv and Poetry always isolate
         ({"setup.sh": "uv pip install torch\nuv pip install flash-attn==2.6.3\n"}, "error", 2),
         ({"setup.sh": "poetry add flash-attn@^2.6\n"}, "error", 1),
-        # through -r: reported at the command
+        # through -r: reported at the command; torch in the same file is not there when pip reads
+        # flash-attn's setup.py, isolated or not, and python:3.11 has none: certain
         (
             {
                 "Dockerfile": "FROM python:3.11\nCOPY requirements.txt ./\nRUN pip install -r requirements.txt\n",
                 "requirements.txt": "torch==2.4.0\nflash-attn==2.6.3\n",
             },
-            "warning",
+            "error",
             3,
         ),
+        # ...with torch installed before, only the isolated build misses it: the pip version decides
+        (
+            {
+                "Dockerfile": "FROM python:3.11\nRUN pip install torch==2.4.0\nCOPY requirements.txt ./\n"
+                "RUN pip install -r requirements.txt\n",
+                "requirements.txt": "flash-attn==2.6.3\n",
+            },
+            "warning",
+            4,
+        ),
+        # ...a script's machine may have torch
+        ({"setup.sh": "pip install torch flash-attn==2.6.3\n"}, "warning", 1),
         # --no-build-isolation with no torch before it: certain on a torch-less image...
         (
             {"Dockerfile": "FROM python:3.11\nRUN pip install --no-build-isolation flash-attn==2.6.3\n"},

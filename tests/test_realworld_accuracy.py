@@ -23,8 +23,18 @@ EXPECTED: dict[str, tuple[tuple[str, ...], list[tuple[str, int, str, str]]]] = {
         [("setup.sh", 11, "FAL002", "warning"), ("setup.sh", 11, "FAL012", "warning")],
     ),
     "trellis2-rocm-fork": ((), [("setup.sh", 21, "FAL012", "warning")]),
-    "open-instruct-uv-sources": (("FAL006",), []),
+    "open-instruct-uv-sources": ((), []),
     "simpo-conda-export": (("FAL001", "FAL002", "FAL003", "FAL900", "FAL901"), []),
+    "simpo-conda-pip-step": ((), [("environment.yml", 11, "FAL012", "error")]),
+    "llm-playground-conda-option": ((), [("requirements.yaml", 31, "FAL900", "error")]),
+    "tgi-rocm-fork": (
+        (),
+        [("Makefile-flash-att-v2", 11, "FAL009", "info"), ("Makefile-flash-att-v2", 24, "FAL009", "info")],
+    ),
+}
+# what to check in a case, when not its folder: a Makefile is read only when named
+NAMED: dict[str, tuple[str, ...]] = {
+    "tgi-rocm-fork": ("Makefile-flash-att-v2",),
 }
 
 
@@ -39,7 +49,8 @@ def test_every_case_folder_is_listed() -> None:
 def test_case(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
     codes, expected = EXPECTED[case]
     monkeypatch.chdir(CASES / case)
-    r = run("--format", "json", "--isolated", *(("--select", ",".join(codes)) if codes else ()), ".")
+    select = ("--select", ",".join(codes)) if codes else ()
+    r = run("--format", "json", "--isolated", *select, *NAMED.get(case, (".",)))
     found = sorted((str(Path(f["path"])), f["line"], f["code"], f["severity"]) for f in r.json["findings"])
     assert found == sorted(expected), r.out
 
@@ -63,4 +74,17 @@ def test_the_submodule_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (
         "a git submodule of https://github.com/Dao-AILab/flash-attention.git, not checked out here"
         in f["notes"][0]
+    )
+
+
+def test_the_rocm_clone_is_the_fork_it_clones(monkeypatch: pytest.MonkeyPatch) -> None:
+    # TGI's ROCm target clones fxmarty/flash-attention-rocm into the folder its CUDA target cloned
+    # HazyResearch's into: the build at line 24 is the fork's (its setup.py names flash_attn)
+    monkeypatch.chdir(CASES / "tgi-rocm-fork")
+    found = run("--format", "json", "--isolated", "Makefile-flash-att-v2").json["findings"]
+    (rocm,) = [f for f in found if f["line"] == 24]
+    assert rocm["notes"][0] == (
+        "it builds https://github.com/fxmarty/flash-attention-rocm at commit "
+        "8736558c287ff2ef28b24878e42828c595ac3e69; fxmarty/flash-attention-rocm is a fork of "
+        "Dao-AILab/flash-attention"
     )

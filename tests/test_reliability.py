@@ -449,7 +449,10 @@ def test_unicode_line_breaks_do_not_shift_lines(project: Any, name: str, text: s
     assert f["line"] == line_no and all(other["line"] == line_no for other in found)
     line = text.split("\n")[line_no - 1]
     assert line[f["column"] - 1 : f["end_column"] - 1].strip("'\"") == "flash-attn==2.4.2"
-    assert run("--fix", "--unsafe-fixes", "--ignore", "FAL015", name).code == 0
+    # what --fix cannot mend stays: python:3.11 has no torch, and nothing installs one before the
+    # build, which fails isolated or not (FAL012, an error)
+    fixed = run("--fix", "--unsafe-fixes", "--ignore", "FAL015", name)
+    assert fixed.code == (1 if name == "Dockerfile" else 0)
     after = Path(name).read_bytes().decode()
     # Beside torch 2.3.0 the fix moves to the first release with a wheel built against a released torch
     # 2.3 (2.5.1.post1 to 2.5.7 were built against a nightly of it: `fa-lint releases --torch 2.3`).
@@ -526,6 +529,7 @@ def test_yaml_aliases_within_the_budget_are_read(project: Any) -> None:
         (".github/workflows/ci.yml", 2, "FAL001"),
         (".github/workflows/ci.yml", 2, "FAL012"),  # a build of flash-attn 2.4.2 with no torch beside it
         ("environment.yml", 1, "FAL001"),
+        ("environment.yml", 1, "FAL012"),  # so is conda's pip step, one `pip install -r` of the list
     ]
 
 
@@ -581,7 +585,8 @@ def test_python_dash_m_ignores_packages_in_the_checked_folder(project: Any) -> N
     )
     assert proc.returncode == 1, proc.stderr
     assert [(f["path"], f["code"]) for f in json.loads(proc.stdout)["findings"]] == [
-        ("requirements.txt", "FAL001")
+        ("environment.yml", "FAL012"),  # conda's pip step builds it, and no torch is installed before
+        ("requirements.txt", "FAL001"),
     ]
 
 

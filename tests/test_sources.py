@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fa_lint.model import Kind, NotRun, Parsed
+from fa_lint.model import Kind, NotRun, Parsed, ParseProblem
 from fa_lint.syntax.text import TextIndex
 from tests.conftest import DATA, SHARED, includes, parse, problems, reqs, span
 
@@ -446,3 +446,114 @@ def test_normalize_is_pep_503_as_packaging_computes_it() -> None:
     names += ["".join(rng.choice("aZ9-_.") for _ in range(rng.randint(0, 10))) for _ in range(2000)]
     for name in names:
         assert normalize(name) == canonicalize_name(name), name
+
+
+def _packaging_reading(text: str) -> tuple[object, ...] | None:
+    """packaging's own reading of a PEP 508 string, down to each specifier's state; None if refused."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    from fa_lint.model import normalize
+
+    try:
+        req = Requirement(text)
+    except InvalidRequirement:
+        return None
+    return _state(
+        normalize(req.name), req.specifier, req.url, str(req.marker) if req.marker else None, req.extras
+    )
+
+
+def _state(name: str, spec: object, url: object, marker: object, extras: object) -> tuple[object, ...]:
+    from packaging.specifiers import SpecifierSet
+
+    assert isinstance(spec, SpecifierSet)
+    specs = tuple((s.operator, s.version, s.prereleases) for s in spec)
+    return name, specs, str(spec), spec.prereleases, url, marker, frozenset(extras)  # type: ignore[arg-type]
+
+
+def _simple_texts() -> list[str]:
+    """Requirement texts: every line of the tests' and the corpus's requirements files, the lines
+    above, and random ones built from names, extras, operators and versions, valid or not."""
+    from fa_lint.discover import detect
+
+    roots = [DATA, SHARED / "corpus" / "files"]
+    files = [p for root in roots if root.is_dir() for p in sorted(root.rglob("*")) if p.is_file()]
+    texts = [*PLAIN_LINES, *PIP_LINES]
+    for path in files:
+        if detect(str(path)) == "requirements":
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            texts += [line.split(" #", 1)[0].strip() for line in lines]
+    rng = random.Random(508)
+    names = ["torch", "Flash_Attn", "a", "a.b-c", "x1", "pkg-5", "foo_", "-x", "a..b", "Ü"]
+    extras = ["", "", "[gpu]", "[a,b]", "[ a ]", "[]", "[a_b,c.d]", "[a,]"]
+    ops = ["==", "!=", "<=", ">=", "~=", "<", ">", "===", "=>", "=", ""]
+    parts = [["1", "2.4", "10.0.2024", "0.0.28", "9" * 30], ["", "a1", "rc3", "alpha1"]]
+    parts += [["", ".post1", "post2", "-1"], ["", ".dev0", "dev1"], ["", "+cu121", "+CU1", "+a.b", ".*"]]
+    for _ in range(3000):
+        clauses = [
+            rng.choice(["", " "]) + rng.choice(ops) + rng.choice(["", " "]) + "".join(map(rng.choice, parts))
+            for _ in range(rng.randint(0, 3))
+        ]
+        texts.append(rng.choice(names) + rng.choice(extras) + rng.choice(["", " "]) + ",".join(clauses))
+    return texts
+
+
+def test_simple_requirements_are_read_as_packaging_reads_them() -> None:
+    from fa_lint.syntax import pep508
+
+    taken = 0
+    for text in _simple_texts():
+        mine = pep508._plain(text)
+        if mine is not None:  # read without packaging's parser: exactly as that parser reads it
+            assert _state(*mine) == _packaging_reading(text), text
+            taken += 1
+    assert taken >= 1000  # most requirements are simple
+
+
+BAD_ENTRIES = {
+    "numpy": {"version": "==1.26.4"},
+    "pkg-a": {"version": "==not a version"},
+    "pkg-b": {"version": 3},
+    "pkg-c": {"git": "https://github.com/x/y.git", "ref": 5},
+    "pkg-d": {"file": "https://example.com/pkg_d-1.0-py3-none-any.whl"},
+    "pkg-e": {"path": ["."]},
+    "pkg-f": {"version": ">=1"},
+    "pkg-g": [],
+    "pkg-h": {"git": "https://github.com/x/h.git"},
+    "flash-attn": {"version": "==2.4.2"},
+    "pkg-i": {"version": "==1.0", "git": 1},
+}
+
+
+def test_entries_left_unbuilt_are_those_the_reader_drops(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A format that leaves out the records fa_lint.read would drop reads to exactly the records it
+    read before: every problem of an entry left out is still there, located."""
+    import json
+
+    from fa_lint.read import parse_file
+    from fa_lint.sources import SOURCES
+
+    found = [*DATA.rglob("Pipfile.lock"), *(SHARED / "corpus" / "files").rglob("Pipfile.lock")]
+    texts = [p.read_text(encoding="utf-8") for p in found]
+    rng = random.Random(7)
+    for _ in range(40):
+        entries = rng.sample(sorted(BAD_ENTRIES), rng.randint(1, len(BAD_ENTRIES)))
+        doc = {
+            "default": {k: BAD_ENTRIES[k] for k in entries},
+            "develop": {k: BAD_ENTRIES[k] for k in entries[::-1]},
+        }
+        texts.append(json.dumps(doc, indent=4))
+    long = "9" * 5000  # a version int() refuses: the whole file is one problem, however it is read
+    for entry in ({"version": f"==1.{long}"}, {"file": f"https://example.com/pkg_k-1.{long}.tar.gz"}):
+        texts.append(json.dumps({"default": {"numpy": BAD_ENTRIES["numpy"], "pkg-k": entry}}))
+    path = str(tmp_path / "Pipfile.lock")
+    problems = 0
+    for text in texts:
+        with monkeypatch.context() as m:
+            m.setattr(SOURCES["pipfile.lock"], "drops", False)  # every record built, then dropped
+            whole = parse_file(path, "pipfile.lock", text.encode()).records
+        assert parse_file(path, "pipfile.lock", text.encode()).records == whole, text
+        problems += sum(isinstance(r, ParseProblem) for r in whole)
+    assert problems > 40  # the entries left unbuilt had their problems found

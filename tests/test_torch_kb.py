@@ -76,6 +76,21 @@ def test_every_release_records_what_it_was_read_from() -> None:
                 assert row["version"] in row["read"].replace("_", "-") or row["read"].startswith(name[:4])
 
 
+def test_the_data_file_read_entry_by_entry_is_the_file() -> None:
+    # load() parses each package's entry when it is first asked for, cut where the script lays it out
+    doc = json.loads(data("torch.json"))
+    split = torch_kb._split(data("torch.json").decode("utf-8"))
+    assert split is not None  # the script's layout: the entries are read one by one
+    head, entries = split
+    assert json.loads(head) == {**doc, "packages": {}}
+    assert {name: json.loads(text) for name, text in entries.items()} == doc["packages"]
+    kb = torch_kb.load()
+    assert dict(kb._packages) == doc["packages"] and kb.names == set(doc["packages"])
+    # laid out otherwise (another writer's indentation): read whole, the same
+    assert torch_kb._split(json.dumps(doc, indent=4)) is None
+    assert torch_kb._split(json.dumps(doc)) is None
+
+
 def test_the_package_list_is_the_scripts_and_the_data_files() -> None:
     doc = json.loads(data("torch.json"))
     assert set(doc["packages"]) == set(script.PACKAGES) == torch_kb.PACKAGES

@@ -6,6 +6,11 @@ flash-attention lives at Dao-AILab/flash-attention; HazyResearch/flash-attention
 its releases ``v2.6.3-cktile``, and its ``flash_attn/__init__.py`` at that tag says ``2.6.3``. A fork
 tag fa-lint has no entry for is read as the version it starts with (``v2.8.4.1-cktile``: 2.8.4.1):
 a fork numbers its releases after the upstream release they carry.
+
+Which distribution a repository builds is what its ``setup.py`` names, recorded per fork here; a
+repository's name says nothing for sure (fxmarty/flash-attention-rocm builds flash_attn,
+vllm-project/flash-attention builds vllm-flash-attn). A repository this file does not list is taken
+to build flash-attn when it is named flash-attention, or when the file that installs it says so.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from fa_lint.model import FLASH_REPOS
+from fa_lint.model import FLASH_ATTN, FLASH_REPOS
 
 UPSTREAM = frozenset({"dao-ailab", "hazyresearch"})
 # github.com/OWNER/REPO (or another forge's host/OWNER/REPO), as clone URLs and .gitmodules write it
@@ -29,17 +34,35 @@ _REPO_URL = re.compile(
 _FORK_TAG = re.compile(r"^v?(\d+(?:\.\d+)*(?:\.?post\d+)?)[-_+][A-Za-z]", re.ASCII)
 
 
-def repository(url: str) -> tuple[str, str] | None:
-    """The owner and name of a flash-attention repository URL, or None for any other URL."""
+def _owner_repo(url: str) -> tuple[str, str] | None:
     m = _REPO_URL.match(url.strip())
-    if m is None or m["repo"].lower() not in FLASH_REPOS:
+    return (m["owner"], m["repo"]) if m else None
+
+
+def builds(url: str) -> str | None:
+    """The distribution a repository builds (PEP 503 name): what this file's entry for it says its
+    ``setup.py`` names (fxmarty/flash-attention-rocm builds flash-attn, vllm-project/flash-attention
+    vllm-flash-attn), else flash-attn for a repository named flash-attention; None when neither says."""
+    found = _owner_repo(url)
+    if found is None:
         return None
-    return m["owner"], m["repo"]
+    entry = _forks().get(f"{found[0]}/{found[1]}".lower())
+    if entry is not None and entry.get("builds"):
+        return str(entry["builds"]["package"])
+    return FLASH_ATTN if found[1].lower() in FLASH_REPOS else None
 
 
-def fork(url: str) -> str | None:
-    """``OWNER/NAME`` of a flash-attention repository that is not upstream's, or None."""
-    found = repository(url)
+def repository(url: str) -> tuple[str, str] | None:
+    """The owner and name of a repository URL that builds flash-attn, or None for any other URL."""
+    found = _owner_repo(url)
+    return found if found is not None and builds(url) == FLASH_ATTN else None
+
+
+def fork(url: str, named: bool = False) -> str | None:
+    """``OWNER/NAME`` of a flash-attn repository that is not upstream's, or None. ``named``: the file
+    says the URL builds flash-attn (``flash-attn @ git+URL``, ``#egg=flash_attn``), whatever the
+    repository is called."""
+    found = _owner_repo(url) if named else repository(url)
     if found is None or found[0].lower() in UPSTREAM:
         return None
     return f"{found[0]}/{found[1]}"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -164,6 +164,7 @@ class TorchKnowledge:
     _packages: Mapping[str, Mapping[str, Any]]  # as the data file has them, read per package on use
     data: Mapping[str, Any]  # conda, images: facts with their sources
     _read: dict[str, tuple[PackageRelease, ...]] = field(default_factory=dict, repr=False, compare=False)
+    _in: dict[VersionRange, tuple[TorchRelease, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     # --- torch's own builds ------------------------------------------------------------------------
 
@@ -173,7 +174,12 @@ class TorchKnowledge:
         return next((r for r in self.torch if r.version == public), None)
 
     def releases_in(self, versions: VersionRange) -> tuple[TorchRelease, ...]:
-        return tuple(r for r in self.torch if versions.contains(r.version))
+        """The releases a range admits, worked out once per range: every environment of a project asks
+        about the same few torch ranges, for its CUDA, its ABI and its minors."""
+        found = self._in.get(versions)
+        if found is None:
+            found = self._in[versions] = tuple(r for r in self.torch if versions.contains(r.version))
+        return found
 
     def cxx11_abi(self, versions: VersionRange) -> bool | None:
         """The C++ ABI every official build the range admits shares; None when they differ or none is."""
@@ -423,8 +429,63 @@ def from_dict(doc: Mapping[str, Any]) -> TorchKnowledge:
     )
 
 
+class _Entries(Mapping[str, Mapping[str, Any]]):
+    """The data file's "packages" table, each entry parsed from its own text when first asked for:
+    nine tenths of the file, of which a run reads the few packages its files install."""
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        self._texts = texts  # name -> '{"why": ...}', the entry's value as the file writes it
+        self._read: dict[str, Mapping[str, Any]] = {}
+
+    def __getitem__(self, name: str) -> Mapping[str, Any]:
+        found = self._read.get(name)
+        if found is None:
+            found = self._read[name] = json.loads(self._texts[name])
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+
+_TABLE = '\n "packages": {\n'
+_KEY = re.compile(r"[a-z0-9][a-z0-9.-]*")  # a PEP 503 name: a key the file writes as it is
+
+
+def _split(text: str) -> tuple[str, dict[str, str]] | None:
+    """The file without its "packages" table's entries, and each entry's text; None where the file
+    is not laid out as scripts/build_torch_kb.py writes it (an entry a line at two spaces' indent, the
+    table's ``}`` at one). JSON strings hold no raw newline, so no line inside a value looks so."""
+    start = text.find(_TABLE)
+    end = text.find("\n },\n", start) if start >= 0 else -1
+    if end < 0:
+        return None
+    body = text[start + len(_TABLE) - 1 : end]  # from the newline before the first entry
+    texts: dict[str, str] = {}
+    at = body.find('\n  "')
+    if at != 0:
+        return None
+    while at >= 0:
+        close = body.find('": ', at + 4)
+        name = body[at + 4 : close]
+        if close < 0 or not _KEY.fullmatch(name):
+            return None
+        following = body.find('\n  "', close)
+        value = body[close + 3 : following if following >= 0 else len(body)]
+        texts[name] = value.removesuffix(",")
+        at = following
+    return text[: start + len(_TABLE)] + text[end:], texts
+
+
 @functools.cache
 def load() -> TorchKnowledge:
     from fa_lint.kb import data
 
-    return from_dict(json.loads(data("torch.json")))
+    text = data("torch.json").decode("utf-8")
+    split = _split(text)
+    if split is None or set(split[1]) != PACKAGES:  # laid out otherwise: the whole file at once
+        return from_dict(json.loads(text))
+    head, entries = split
+    return from_dict({**json.loads(head), "packages": _Entries(entries)})

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from packaging.ranges import VersionRange
 
-from fa_lint.environments import Environment
+from fa_lint.environments import Environment, source_applies
 from fa_lint.kb import PAGED_KV
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Location, Requirement, Severity
 from fa_lint.resolve import Assessment, Verdict, assess_range, build_range, intersect
@@ -59,9 +59,22 @@ def check(ctx: Context) -> Iterator[Finding]:
         and r.kind in JUDGED
         and ctx.assessment(r).verdict in (Verdict.BAD, Verdict.NONE)
     }
-    for env in ctx.environments:
+    # a uv project with [tool.uv] conflicts resolves its conflicting extras or groups apart, into the
+    # one lock: an entry is stale only when no environment of the manifest admits it
+    forked = {b.location.path for b in ctx.builds if b.tool == "uv" and b.conflicts}
+    judged = [(env, *_judged(env)) for env in ctx.environments]
+    somewhere = {
+        id(e) for env, _, entries in judged if _manifest_path(env) in forked for e, ok in entries if ok
+    }
+    told: set[int] = set()
+    for env, manifest, entries in judged:
         yield from _combined(env, ctx, reported)
-        yield from _stale(env, ctx)
+        forks = _manifest_path(env) in forked
+        for entry, ok in entries:
+            if ok or (forks and (id(entry) in somewhere or id(entry) in told)):
+                continue
+            told.add(id(entry))
+            yield _stale(env, entry, manifest)
 
 
 def _combined(env: Environment, ctx: Context, reported: set[Location]) -> Iterator[Finding]:
@@ -127,47 +140,75 @@ def _notes(
     return notes
 
 
-def _stale(env: Environment, ctx: Context) -> Iterator[Finding]:
-    """FAL006. Both sides are compared as PEP 440 compares them, local labels included: a lock entry
-    ``2.8.3+cu.13.0.torch.2.11`` (custom indexes publish such builds) is what ``==2.8.3+cu.13.0.torch.2.11``
-    and ``==2.8.3`` ask for, and not what ``==2.8.3+cu12`` asks for."""
+def _manifest_path(env: Environment) -> str:
+    return env.name.split(" [", 1)[0]
+
+
+def _judged(env: Environment) -> tuple[list[Requirement], list[tuple[Requirement, bool]]]:
+    """FAL006's question for one environment: what its manifest asks for flash-attn, and whether each
+    lock entry is a version it admits. Both sides are compared as PEP 440 compares them, local labels
+    included: a lock entry ``2.8.3+cu.13.0.torch.2.11`` (custom indexes publish such builds) is what
+    ``==2.8.3+cu.13.0.torch.2.11`` and ``==2.8.3`` ask for, and not what ``==2.8.3+cu12`` asks for."""
     locked = [r for r in env.of(FLASH_ATTN, locked=True) if r.version is not None]
     manifest = [r for r in env.of(FLASH_ATTN) if r.kind in (*_ASKS, Kind.CONSTRAINT) and not r.unresolved]
     if not locked or not manifest:
-        return
-    ranges = [_asked(participants(reqs)) for _, reqs in splits(tuple(manifest))]
-    for entry in locked:
-        version = entry.version
-        assert version is not None
-        if any(rng.contains(version) for rng in ranges):
+        return manifest, []
+    sources = [r for r in manifest if r.kind is Kind.SOURCE]
+    asks = tuple(r for r in manifest if r.kind is not Kind.SOURCE)
+    ranges = [_asked(participants(reqs), sources) for _, reqs in splits(asks)]
+    return manifest, [(e, any(rng.contains(e.version) for rng in ranges if e.version)) for e in locked]
+
+
+def _stale(env: Environment, entry: Requirement, manifest: list[Requirement]) -> Finding:
+    version = entry.version
+    assert version is not None
+    action = relock_all(entry.tool)
+    notes = (
+        f"the manifest asks for {', '.join(quoted(r) for r in manifest)}",
+        f"installs from the lock still get {version} and ignore the manifest until it is relocked",
+    )
+    headline = fit(
+        f"the lock pins flash-attn {{v}}, which the manifest no longer admits; {action}",
+        v=str(version),
+    )
+    return STALE_LOCK.finding(
+        entry.location,
+        headline,
+        package=FLASH_ATTN,
+        requirement=entry.raw,
+        admitted=(str(version),),
+        environment=env.name,
+        related=tuple(r.location for r in manifest),
+        notes=notes,
+        help=action,
+    )
+
+
+def _asked(reqs: list[Requirement], sources: list[Requirement]) -> VersionRange:
+    """What a manifest lets its lock hold: every requirement at once, each through the sources that
+    apply to it. A uv source replaces where the requirement comes from (uv's lowering.rs): one
+    without a marker always; one with a marker where it holds, the index elsewhere (``remaining``);
+    one for an extra or group only for what that extra or group lists. Markers are not evaluated, so a
+    requirement with marked sources may be any of them, or what the index gives. Any other source
+    (a Poetry or Pipfile table) is the requirement itself, and always applies."""
+    rng = VersionRange.full()
+    uv = [s for s in sources if s.scope.startswith("uv:sources")]
+    for req in reqs:
+        if req.kind is Kind.SOURCE:
             continue
-        action = relock_all(entry.tool)
-        notes = (
-            f"the manifest asks for {', '.join(quoted(r) for r in manifest)}",
-            f"installs from the lock still get {version} and ignore the manifest until it is relocked",
+        own = build_range(req)
+        applying = (
+            [s for s in uv if source_applies(s, req)] if req.kind in (Kind.INSTALL, Kind.OVERRIDE) else []
         )
-        headline = fit(
-            f"the lock pins flash-attn {{v}}, which the manifest no longer admits; {action}",
-            v=str(version),
-        )
-        yield STALE_LOCK.finding(
-            entry.location,
-            headline,
-            package=FLASH_ATTN,
-            requirement=entry.raw,
-            admitted=(str(version),),
-            environment=env.name,
-            related=tuple(r.location for r in manifest),
-            notes=notes,
-            help=action,
-        )
-
-
-def _asked(reqs: list[Requirement]) -> VersionRange:
-    """What a manifest lets its lock hold. Its requirements all apply at once; its sources do when
-    there is one, but a list of them (``[{ url = ..., group = "cuda12" }, { url = ..., group =
-    "cuda13" }]``) are alternatives, each under its own marker, extra or group, and where none
-    applies uv takes the index: a lock may hold any of them, or a release the requirements admit."""
-    sources = [r for r in reqs if r.kind is Kind.SOURCE]
-    rng = intersect([r for r in reqs if r.kind is not Kind.SOURCE], builds=True)
-    return rng.intersection(build_range(sources[0])) if len(sources) == 1 else rng
+        if applying:
+            each = [own.intersection(build_range(s)) for s in applying]
+            if all(s.marker for s in applying):
+                each.append(own)  # where no source's marker holds, uv takes the index
+            own = each[0]
+            for alternative in each[1:]:
+                own = own.union(alternative)
+        rng = rng.intersection(own)
+    for source in sources:
+        if source not in uv:
+            rng = rng.intersection(build_range(source))
+    return rng

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -17,6 +18,7 @@ from fa_lint.machine.toolchain import Toolchain
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
 from fa_lint.resolve import Verdict
 from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._fal012 import CONDA_PIP, NONE_BEFORE, conda_pip_step, torchless, wheel, wheel_sources
 from fa_lint.rules._text import fit, subject
 from fa_lint.rules._wheels import fits, lacking, missing, span, stable
 from fa_lint.rules.versions import JUDGED
@@ -284,9 +286,9 @@ def _isolation(ctx: Context) -> Iterator[Finding]:
 
 
 def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
-    """A wheel file or URL builds nothing, nor does a pinned local build; nor does a uv source that
-    points at a wheel (looked for once per environment, not once per requirement)."""
-    if req.url is not None and req.url.split("#", 1)[0].split("?", 1)[0].endswith(".whl"):
+    """A wheel file or URL builds nothing, nor does a pinned local build, nor a requirement its
+    environment's sources serve a wheel (``wheel_sources``; looked for once per environment)."""
+    if wheel(req):
         return True
     pinned = toolchain.exact(req)
     if pinned is not None and pinned.local:
@@ -294,14 +296,10 @@ def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
         # check: "Can't use PEP 440 local versions."), and the wheel indexes and --find-links folders
         # that carry them carry wheels
         return True
-    key = ("wheel source", id(env))
+    key = ("sources", id(env))
     if key not in ctx.memo:
-        ctx.memo[key] = any(
-            r.kind is Kind.SOURCE and r.url is not None and r.url.split("#", 1)[0].endswith(".whl")
-            for r in env.of(FLASH_ATTN)
-        )
-    found: bool = ctx.memo[key]
-    return found
+        ctx.memo[key] = [r for r in env.of(FLASH_ATTN) if r.kind is Kind.SOURCE]
+    return wheel_sources(req, ctx.memo[key])
 
 
 class _Stage(NamedTuple):
@@ -312,20 +310,23 @@ class _Stage(NamedTuple):
     pip: tuple[Requirement, ...]  # installs of pip itself, by step
     setuptools: int | None  # the first step that installs setuptools
     steps: frozenset[int]  # every install or uninstall command with a package fa-lint read
+    unread: int  # the first command of none of them: found once, asked for each flash-attn install
 
     @classmethod
     def of(cls, env: Environment) -> _Stage:
         reqs = sorted((*env.members, *env.superseded), key=lambda r: r.step)
         setuptools = [r.step for r in reqs if r.name == "setuptools"]
         removed = [(u.step, False) for u in env.removed if u.name in TORCH and not u.possible]
+        steps = frozenset(s for r in reqs for s in (r.step, r.options.step if r.options else 0)) | {
+            u.step for u in env.removed
+        }
         return cls(
             # torch itself, or a package that brings it (vllm, xformers, deepspeed...)
             tuple(sorted([*((r.step, True) for r in reqs if final_torch.brings_torch(r)), *removed])),
             tuple(r for r in reqs if r.name == "pip"),
             setuptools[0] if setuptools else None,
-            # a wheel's build command too: installed at a later step, it was read at its own
-            frozenset(s for r in reqs for s in (r.step, r.options.step if r.options else 0))
-            | {u.step for u in env.removed},
+            steps,  # a wheel's build command too: installed at a later step, it was read at its own
+            next(s for s in itertools.count(1) if s not in steps),
         )
 
     def torch_before(self, step: int, image: bool) -> bool:
@@ -340,7 +341,7 @@ class _Stage(NamedTuple):
     def opaque_before(self, step: int) -> bool:
         """An earlier install command fa-lint read nothing from (``pip install -e .``, a ``-r`` file
         it cannot see, another stage's): it may have installed torch."""
-        return any(s not in self.steps for s in range(1, step))
+        return self.unread < step
 
     def pip_before(self, step: int) -> Requirement | None:
         i = bisect.bisect_left([r.step for r in self.pip], step)
@@ -371,7 +372,7 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
         if stage.opaque_before(step):
             return None  # 'pip install -e .' then flash-attn: the project's own torch, most likely
         same = stage.torch_at(step)
-        bare = bool(env.images) and all(i.has_torch is False for i in env.images)
+        bare = torchless(env)
         notes = [NO_TORCH]
         if same:
             notes.append("pip reads flash-attn's setup.py before it installs the torch of the same command")
@@ -392,9 +393,21 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
     if options.installer == "poetry":
         certain, why = True, "Poetry builds every sdist in isolation and has no option to turn it off"
         flag = ""
-    built = "is built" if certain else "may be built"
+    what = f"{'is' if certain else 'may be'} built in isolation, where torch is missing"
+    told: tuple[str, ...] = (NO_TORCH, why)
+    if (
+        not certain
+        and torchless(env)
+        and not stage.torch_before(step, False)
+        and not stage.opaque_before(step)
+    ):
+        # isolated or not, the build cannot see torch: none is there before this command
+        certain, what, told = True, "is built before any torch is installed", (NO_TORCH, NONE_BEFORE)
     action = f"add {flag} after installing torch" if flag else "install it with pip --no-build-isolation"
-    headline = f"flash-attn {built} in isolation, where torch is missing; {action}"
+    fix = f"install torch first, then flash-attn with {flag or 'pip install --no-build-isolation'}"
+    if req.scope == CONDA_PIP:
+        action, fix, told = conda_pip_step(told, stage.torch_before(step, False))
+    headline = f"flash-attn {what}; {action}"
     return BUILD_ISOLATION.finding(
         where,
         headline,
@@ -402,8 +415,8 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
         package=FLASH_ATTN,
         requirement=req.raw,
         environment=env.name,
-        notes=(NO_TORCH, why),
-        help=f"install torch first, then flash-attn with {flag or 'pip install --no-build-isolation'}",
+        notes=told,
+        help=fix,
     )
 
 

@@ -75,6 +75,8 @@ def _never_runs(unrun: NotRun) -> Finding:
     """``<``/``<=`` (or an operator with nothing after it): the shell never runs the command, so no
     version of it is judged."""
     req = unrun.requirement
+    if unrun.at is not None:
+        return _after_a_stop(unrun)
     own = bool(req.redirected)
     meant = f"{req.raw}{req.redirected or ''}"
     notes = [unrun.why]
@@ -103,4 +105,26 @@ def _never_runs(unrun: NotRun) -> Finding:
         fix=fixed,
         notes=tuple(notes),
         help=fixed.title if fixed else f'quote it: "{unrun.cause}"',
+    )
+
+
+def _after_a_stop(unrun: NotRun) -> Finding:
+    """An install after a syntax error: the shell (or the image build, or the job) stopped there."""
+    req, at = unrun.requirement, unrun.at
+    assert at is not None
+    meant = f"{req.raw}{req.redirected or ''}"
+    headline = fit(
+        "`{req}` is never installed: the shell stops at the syntax error `{cause}` (line {line}); quote it",
+        req=meant,
+        cause=unrun.cause,
+        line=str(at.line),
+    )
+    return UNQUOTED_SPECIFIER.finding(
+        req.location,
+        headline,
+        package=FLASH_ATTN,
+        requirement=meant,
+        related=(at,),
+        notes=(unrun.why, "fa-lint judges no flash-attn version for an install that cannot run"),
+        help=f'quote the word at line {at.line} and give it a version: "{unrun.cause}..."',
     )

@@ -7,6 +7,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from fa_lint.environments import source_applies
 from fa_lint.kb import PAGED_KV, Release, versions
 from fa_lint.machine import toolchain
 from fa_lint.model import FLASH_ATTN, Finding, Fix, Kind, Requirement, Severity
@@ -58,12 +59,33 @@ JUDGED = (Kind.INSTALL, Kind.OVERRIDE, Kind.SOURCE, Kind.LOCK)
 def check(ctx: Context) -> Iterator[Finding]:
     for req in ctx.requirements:
         if req.name == FLASH_ATTN and req.kind in JUDGED:
+            if _sourced(req, ctx):
+                continue  # uv takes it from a source, which is judged for what it installs
             earlier = ctx.satisfied_by(req)
             if earlier is not None and ctx.assessment(earlier).verdict in (Verdict.OK, Verdict.NEWER):
                 continue  # a no-op: the good version installed before it stays
             finding = judge(req, ctx.assessment(req), ctx)
             if finding is not None:
                 yield finding
+
+
+def _sourced(req: Requirement, ctx: Context) -> bool:
+    """A requirement every install of which uv takes from a ``[tool.uv.sources]`` entry without a
+    marker (one with a marker leaves the index elsewhere): the requirement's own range installs
+    nothing the source does not say."""
+    if req.kind not in (Kind.INSTALL, Kind.OVERRIDE) or req.source != "pyproject":
+        return False
+    envs = [e for e in ctx.environments_of(req) if e.holds(req)]
+    return bool(envs) and all(
+        any(
+            s.kind is Kind.SOURCE
+            and s.scope.startswith("uv:sources")
+            and not s.marker
+            and source_applies(s, req)
+            for s in env.of(FLASH_ATTN)
+        )
+        for env in envs
+    )
 
 
 def _unique(reqs: Iterable[Requirement]) -> list[Requirement]:

@@ -3,16 +3,24 @@ later ``git checkout``/``switch``/``reset`` (``FETCH_HEAD`` after ``git fetch RE
 building a folder of that clone installs: flash-attn at the tag, flash-attn-3 from ``hopper``,
 flash-attn-4 from ``flash_attn/cute``. A build of a branch, a commit or the default branch is a version
 the file does not say.
+
+Every clone is followed, whatever its repository is called; what it builds is what its repository's
+``setup.py`` names where the knowledge base records it (``fa_lint.kb.forks``: fxmarty's
+flash-attention-rocm builds flash_attn, vllm-project's flash-attention vllm-flash-attn), else
+flash-attn for a repository named flash-attention, else what the build command itself says: a
+``FLASH_ATTENTION_*`` or ``FLASH_ATTN_*`` variable set on it, which only flash-attn's setup.py reads
+(``FLASH_ATTENTION_FORCE_BUILD``, ``FLASH_ATTENTION_TRITON_AMD_ENABLE``, ``FLASH_ATTN_CUDA_ARCHS``...).
+A clone of any other repository is no flash-attn build, and a later clone into its folder replaces it.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from fa_lint.kb import forks
-from fa_lint.model import FLASH_ATTN, FLASH_REPOS, SUBDIRECTORIES, Location, Requirement
+from fa_lint.model import FLASH_ATTN, SUBDIRECTORIES, Location, Requirement
 from fa_lint.shell.commands import option
 from fa_lint.shell.parse import Word
 from fa_lint.shell.variables import State, expand
@@ -36,6 +44,7 @@ _COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
 class _Clone:
     def __init__(self, url: str) -> None:
         self.url = url
+        self.builds = forks.builds(url)  # the distribution its repository builds, when known
         self.ref: str | None = None  # -b TAG or a later checkout
         self.ref_at: Location | None = None  # where that ref is written
         self.unresolved: str | None = None
@@ -86,8 +95,6 @@ class Clones:
             return
         url = expand(positional[0].text, state.scope, make).text
         repo = url.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")
-        if repo.lower() not in FLASH_REPOS:
-            return
         clone = _Clone(url.removeprefix("git+"))
         if ref is not None:
             self._set_ref(clone, ref, state, make)
@@ -128,13 +135,23 @@ class Clones:
                 return None
             path, inside = parent, posixpath.join(base, inside).rstrip("/")
 
-    def built(self, folder: str, command: Location) -> Requirement | None:
+    def holds(self, folder: str) -> bool:
+        """Whether ``folder`` is in a clone this file made, of whatever repository."""
+        return self._clone_of(folder) is not None
+
+    def built(
+        self, folder: str, command: Location, env: Mapping[str, str] | None = None
+    ) -> Requirement | None:
         """What building ``folder`` installs, when it is (a part of) a flash-attention clone;
-        ``command`` is where the build is, for a clone whose ref is written nowhere."""
+        ``command`` is where the build is, for a clone whose ref is written nowhere; ``env``, the
+        variables set on the build command, may say it runs flash-attn's setup.py."""
         found = self._clone_of(folder)
         if found is None:
             return None
         clone, inside = found
+        named = any(k.startswith(("FLASH_ATTENTION_", "FLASH_ATTN_")) for k in env or {})
+        if (clone.builds or (FLASH_ATTN if named else None)) != FLASH_ATTN:
+            return None  # another package's repository, or one nothing says builds flash-attn
         name = SUBDIRECTORIES.get(inside)
         if name is None:
             return None
@@ -144,7 +161,7 @@ class Clones:
         sub = f"#subdirectory={inside}" if inside else ""
         url = f"git+{clone.url}" + (f"@{ref}" if ref else "") + sub
         version = pep508.tag_version(ref) if name == FLASH_ATTN and not clone.unresolved else None
-        fork = forks.fork(clone.url)
+        fork = forks.fork(clone.url, named=True)  # it builds flash-attn, as said above
         how = ""
         if version is None and fork and ref and name == FLASH_ATTN and not clone.unresolved:
             tagged = forks.tag_version(fork, ref)  # ROCm's v2.6.3-cktile

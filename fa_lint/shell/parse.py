@@ -109,6 +109,10 @@ class Chunk:
         chars = byte if self._starts is None else bisect.bisect_left(self._starts, byte)
         return min(chars, len(self.text))
 
+    def byte(self, index: int) -> int:
+        """The byte of ``data`` a character of ``text`` starts at."""
+        return index if self._starts is None else self._starts[min(index, len(self._starts) - 1)]
+
     def at(self, index: int) -> int:
         """The file offset of a character of ``text`` (``len(text)``: just past the last one)."""
         if self.positions is None:

@@ -6,6 +6,10 @@ the variables and working directory in force. Here the command's words become re
 uv (``pip install``, ``uv pip install``, ``uv add``), Poetry and PDM (``add``/``remove``), conda, and
 ``setup.py``/``python -m build``. What a script builds from a clone it made is ``builds``; wheels one
 command makes and another installs are ``wheels``; which tool a command runs is ``commands``.
+
+It is over 500 lines: one class reads the words of every packaging command with the state they share (the
+file's step count, its clones and wheels, a shell stop that keeps commands from running); split, each
+part would take all of it.
 """
 
 from __future__ import annotations
@@ -41,10 +45,11 @@ from fa_lint.shell.options import install_options
 from fa_lint.shell.parse import Chunk, Command, Word
 from fa_lint.shell.redirects import Effect
 from fa_lint.shell.settings import toolkit
+from fa_lint.shell.stops import Stop
 from fa_lint.shell.variables import Budget, State, expand
 from fa_lint.shell.walk import SHELLS, Walk
 from fa_lint.shell.wheels import Wheels
-from fa_lint.syntax import matchspec, pep508, poetry
+from fa_lint.syntax import pep508
 from fa_lint.syntax.text import TextIndex
 
 _FAMILY = frozenset(SUBDIRECTORIES.values())  # flash-attn, flash-attn-3, flash-attn-4
@@ -57,6 +62,8 @@ def _poetry_word(word: Word) -> Word:
         return word
     if constraint.strip() == "latest":
         return word._replace(text=name.strip())
+    from fa_lint.syntax import poetry  # for `poetry add` only
+
     try:
         alternatives = poetry.specifiers(constraint)
     except poetry.PoetryConstraintError:
@@ -90,6 +97,10 @@ class Scanner:
         self.clones = Clones(self._location, source)
         self.wheels = Wheels()
         self.budget = Budget()  # the file's, whichever scopes its scripts start from
+        # A shell stop before this file's next commands, which the format says carries over (a RUN's
+        # syntax error stops the image build): they never run. Set by the format, read by ``run``.
+        self.halted: Stop | None = None
+        self.stopped: Stop | None = None  # the syntax error the last ``run`` stopped at, if any
 
     # the walk's entry points
 
@@ -97,7 +108,9 @@ class Scanner:
         """Read the file's text from ``start`` to ``end`` as a script (``text``: what the parser reads)."""
         chunk = Chunk(self.index.text[start:end], start, parse=text)
         state.scope.adopt(self.budget)
-        Walk(chunk, self, make).run(state)
+        walk = Walk(chunk, self, make, stop=self.halted)
+        walk.run(state)
+        self.stopped = walk.stopped
 
     def command(self, cmd: Command, state: State, possible: bool, make: bool) -> Word | None:
         words = self._resolve_head(cmd.words, state, make)
@@ -139,6 +152,21 @@ class Scanner:
             self._install(inst, context)
         return None
 
+    def skipped(self, cmd: Command, state: State, stop: Stop, make: bool) -> Word | None:
+        """A command the shell never runs (``stop`` says why): its flash-attn words are kept as
+        ``NotRun``, for FAL007; nothing of it is installed, cloned or built."""
+        words = self._resolve_head(cmd.words, state, make)
+        if words and posixpath.basename(words[0].text) in SHELLS:
+            return self.command(Command(words, cmd.start, cmd.end), state, False, make)  # its -c script
+        inst = install(words) if words else None
+        if inst is not None:
+            here = cmd.start <= stop.start < cmd.end  # the command that holds the syntax error
+            at = None if here else self.index.location(stop.start, stop.end)
+            why = stop.why if at is None else stop.reason(cmd.start, at.line)
+            c = _Context(state, False, make, cmd, False, install_options(inst, cmd, state, make, None, 0))
+            self._not_run(inst, c, why, True, stop.cause, at, stop)
+        return None
+
     def problem(self, start: int, end: int, message: str) -> None:
         self.records.append(ParseProblem(self.index.location(start, end), message))
 
@@ -168,9 +196,11 @@ class Scanner:
 
     def exec_form(self, words: list[Word], state: State) -> None:
         """Docker's ``RUN ["pip", "install", ...]``: one command, no shell in between."""
-        self.command(
-            Command(words, words[0].start, words[-1].end) if words else Command([]), state, False, False
-        )
+        cmd = Command(words, words[0].start, words[-1].end) if words else Command([])
+        if self.halted is not None:
+            self.skipped(cmd, state, self.halted, False)
+        else:
+            self.command(cmd, state, False, False)
 
     def drain(self) -> list[Parsed]:
         out, self.records = self.records, []
@@ -202,7 +232,9 @@ class Scanner:
 
     def _build(self, folder: str, c: _Context) -> Requirement | None:
         where = self.index.location(c.cmd.start, c.cmd.end)
-        return self.clones.built(folder, where) or self._checkout(folder, where, c)
+        if self.clones.holds(folder):  # a clone this file made: what its repository builds
+            return self.clones.built(folder, where, c.cmd.env)
+        return self._checkout(folder, where, c)
 
     def _checkout(self, folder: str, where: Location, c: _Context) -> Requirement | None:
         """A build of a flash-attention folder no command here made: a git submodule or a vendored
@@ -365,11 +397,27 @@ class Scanner:
         if failing is None:
             return False
         cause, why = failing
+        self._not_run(inst, c, why.why(), why.effect is Effect.STOPS, cause.text + why.text)
+        return True
+
+    def _not_run(
+        self,
+        inst: Install,
+        c: _Context,
+        why: str,
+        stops: bool,
+        cause: str,
+        at: Location | None = None,
+        stop: Stop | None = None,
+    ) -> None:
+        """Each flash-attn word of a command the shell never runs, as ``NotRun``; ``stop``'s own word
+        (``flash-attn<``, its operator cut off by the walk) keeps what the shell took from it."""
         for word in inst.args:
             rec = None if word.text.startswith("-") else self._requirement(word, c)
             if rec is not None and rec.name in _FAMILY:
-                self.records.append(NotRun(rec, why.why(), why.effect is Effect.STOPS, cause.text + why.text))
-        return True
+                if stop is not None and (word.start, word.end + len(stop.op)) == (stop.start, stop.end):
+                    rec = dataclasses.replace(rec, redirected=stop.op)
+                self.records.append(NotRun(rec, why, stops, cause, at))
 
     def _include(self, word: Word, constraint: bool, c: _Context) -> None:
         exp = expand(word.text, c.state.scope, c.make)
@@ -393,6 +441,8 @@ class Scanner:
             exp = expand(word.text, c.state.scope, c.make)
             if exp.unresolved:
                 continue
+            from fa_lint.syntax import matchspec  # for `conda install` only
+
             rec = matchspec.matchspec(exp.text, self._location(word), self.source, **self._fields(c))
             if isinstance(rec, Requirement):
                 self._emit(rec, c)

@@ -11,7 +11,11 @@ The walk is the shell's own semantics, cut down to what decides an install:
   may also be unset;
 - a function defined and called in the same script is followed at its first call, with ``$1``...;
   one never called is read at the end as possible;
-- ``bash -c '...'`` and ``sh -c`` are read as scripts of their own.
+- ``bash -c '...'`` and ``sh -c`` are read as scripts of their own;
+- a syntax error (an unquoted ``<`` or ``>`` with no file after it) stops the shell: bash and dash
+  parse a whole line (and a whole compound command: ``if ... fi``, a function body) before running
+  any of it, so nothing of that line runs, and then exit with status 2, so nothing after it runs
+  either (``scripts/shell_syntax_stop.py`` shows it); those commands go to ``Handler.skipped``.
 
 What a command does is for the ``Handler`` (``fa_lint.shell.scanner``); the walk knows only the shell.
 """
@@ -36,6 +40,8 @@ from fa_lint.shell.parse import (
     unquoted,
     word,
 )
+from fa_lint.shell.stops import Stop
+from fa_lint.shell.stops import find as find_stop
 from fa_lint.shell.variables import MAX_VALUES, State, Values, expand
 
 if TYPE_CHECKING:
@@ -49,6 +55,9 @@ class Handler(Protocol):
 
     def command(self, cmd: Command, state: State, possible: bool, make: bool) -> Word | None:
         """Read one command; return the script of a ``bash -c SCRIPT`` it runs, to be read in place."""
+
+    def skipped(self, cmd: Command, state: State, stop: Stop, make: bool) -> Word | None:
+        """A command the shell never runs, as ``stop`` says; return a ``bash -c`` script as above."""
 
     def problem(self, start: int, end: int, message: str) -> None: ...
 
@@ -84,11 +93,20 @@ class _Function:
 class Walk:
     """One parsed stretch of shell, walked once in the order it runs."""
 
-    def __init__(self, chunk: Chunk, handler: Handler, make: bool = False, reread: bool = False) -> None:
+    def __init__(
+        self,
+        chunk: Chunk,
+        handler: Handler,
+        make: bool = False,
+        reread: bool = False,
+        stop: Stop | None = None,
+    ) -> None:
         self.chunk = chunk
         self.handler = handler
         self.make = make
         self.reread = reread  # a line of a stretch the grammar could not read: never split again
+        self.stop = stop  # past a syntax error (or a stop before this stretch): nothing runs
+        self.stopped: Stop | None = None  # the syntax error this stretch stops at, if any
         self.functions: dict[str, _Function] = {}
         self.too_deep = False  # reported once
         # redirects the grammar hung on a list, pipeline or `!` command, by the span of the simple
@@ -102,7 +120,20 @@ class Walk:
         except TooCostly:
             self._too_costly(clock, state, depth)
             return
-        self._each(root.named_children, state, possible, depth)
+        nodes = root.named_children
+        first, found = (len(nodes), None) if self.stop is not None else find_stop(self.chunk, root, nodes)
+        for node in nodes[:first]:
+            self._statement(node, state, possible, depth)
+        if found is not None:
+            # what the shell never runs, read again in two parts: the grammar takes an operator at
+            # the end of a line as a redirect from the next line's first word, so the line without
+            # its operator, then the lines after it
+            self.stop = self.stopped = found
+            line, op = self.chunk.index(nodes[first].start_byte), found.operator
+            for a, b in ((line, op), (op + len(found.op), len(self.chunk.text))):
+                Walk(self.chunk.part(a, b), self.handler, self.make, self.reread, found).run(state, depth)
+        if self.stop is not None:
+            return  # the shell never got to the end: a function never called stays uncalled
         for fn in self.functions.values():  # never called: what they would install is only possible
             if not fn.called:
                 fn.called = True
@@ -247,6 +278,8 @@ class Walk:
 
     def _assign(self, node: Node, state: State, possible: bool) -> None:
         """``A=1``, ``export A=1 B``, ``local -r C=2``: shell variables from here on."""
+        if self.stop is not None:
+            return  # past a syntax error: never set
         for child in [node] if node.type == "variable_assignment" else node.named_children:
             if child.type == "variable_name":  # export A: A keeps its value
                 name = self.chunk.source(child)
@@ -283,11 +316,19 @@ class Walk:
             elif child.type != "comment":
                 args.append(child)
         if not args:  # A=1 B=2 on their own set shell variables
-            self._each(node.named_children, state, possible, depth)
+            if self.stop is None:
+                self._each(node.named_children, state, possible, depth)
             return
         args, words = self._with_redirects(args, redirects)
         start, end = self.chunk.span(node)
         cmd = Command(words, start, end, env)
+        if self.stop is not None:  # past a syntax error: the shell never runs it
+            script = self.handler.skipped(cmd, state, self.stop, self.make)
+            if script is not None:
+                self._inline(
+                    next(n for n, w in zip(args, words, strict=True) if w is script), state, False, depth
+                )
+            return
         head = words[0].text
         if head in ("cd", "pushd", "popd"):
             self._cd(head, words[1:], state)
@@ -359,7 +400,7 @@ class Walk:
         lines = [(b, e) for b, e in logical_lines(text) if text[b:e].strip()]
         if len(lines) > 1 and not self.reread:  # a line without an error reads whatever the clock says
             for begin, end in lines:
-                Walk(self.chunk.part(begin, end), self.handler, self.make, reread=True).run(
+                Walk(self.chunk.part(begin, end), self.handler, self.make, True, self.stop).run(
                     state, depth, True
                 )
             return
@@ -385,7 +426,9 @@ class Walk:
         for begin, end in logical_lines(raw):
             if raw[begin:end].strip():
                 chunk = self.chunk.part(start + begin, start + end)
-                Walk(chunk, self.handler, self.make, reread=True).run(state, depth, possible=True)
+                sub = Walk(chunk, self.handler, self.make, reread=True, stop=self.stop)
+                sub.run(state, depth, possible=True)
+                self.stop = sub.stop
 
     def _inline(self, node: Node, state: State, possible: bool, depth: int) -> None:
         """``bash -c '...'`` or ``bash <<EOF``: a script of its own, read where it is written."""
@@ -410,7 +453,7 @@ class Walk:
                 chunk = Chunk(inner, self.chunk.at(start + quoted))
             else:
                 chunk = Chunk(inner, positions=[self.chunk.at(start + quoted + k) for k in range(len(inner))])
-        Walk(chunk, self.handler, self.make).run(state.fork(), depth)
+        Walk(chunk, self.handler, self.make, stop=self.stop).run(state.fork(), depth)  # its own shell
 
 
 def _then(node: Node) -> tuple[list[Node], list[Node]]:

@@ -12,11 +12,17 @@ PyYAML, tree-sitter, pip-requirements-parser) of the formats it finds, not for a
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol, cast
 
 if TYPE_CHECKING:
     from fa_lint.model import Parsed
+
+# Whether the requirement on a package (its PEP 503 name) at an install step and scope is one the
+# reader above drops as it arrives (fa_lint.read: no rule reads the package, and that step and scope
+# have a record already). A format with many entries (``Source.drops``) builds no record for those,
+# but still reports what is wrong with them.
+Dropped = Callable[[str, int, str], bool]
 
 
 class _Module(Protocol):
@@ -25,22 +31,35 @@ class _Module(Protocol):
     def sniff(self, head: str, *, complete: bool) -> bool: ...
 
 
+class _Dropping(Protocol):
+    def parse(self, path: str, text: str, dropped: Dropped) -> Iterable[Parsed]: ...
+
+
 class Source:
     """A format: the names that say a file is one, and the module that reads it."""
 
     def __init__(
-        self, name: str, module: str, patterns: tuple[str, ...], candidates: tuple[str, ...] = ()
+        self,
+        name: str,
+        module: str,
+        patterns: tuple[str, ...],
+        candidates: tuple[str, ...] = (),
+        *,
+        drops: bool = False,
     ) -> None:
         self.name = name  # the records' ``source``, and the module's NAME
         self.patterns = patterns  # globs a walk picks files by (pre-commit's ``files`` too)
         self.candidates = candidates  # names that may be this format; ``sniff`` decides by the head
         self.module_name = f"{__name__}.{module}"
+        self.drops = drops  # its module's parse takes ``dropped`` (see Dropped)
 
     @property
     def module(self) -> _Module:
         return cast(_Module, importlib.import_module(self.module_name))
 
-    def parse(self, path: str, text: str) -> Iterable[Parsed]:
+    def parse(self, path: str, text: str, dropped: Dropped | None = None) -> Iterable[Parsed]:
+        if dropped is not None and self.drops:
+            return cast(_Dropping, self.module).parse(path, text, dropped)
         return self.module.parse(path, text)
 
     def sniff(self, head: str, *, complete: bool) -> bool:
@@ -59,7 +78,7 @@ SOURCES: dict[str, Source] = {
         Source("uv.lock", "uv_lock", ("uv.lock",)),
         Source("poetry.lock", "poetry_lock", ("poetry.lock",)),
         Source("pdm.lock", "pdm_lock", ("pdm.lock",)),
-        Source("pipfile.lock", "pipfile_lock", ("Pipfile.lock",)),
+        Source("pipfile.lock", "pipfile_lock", ("Pipfile.lock",), drops=True),
         Source("pixi.lock", "pixi_lock", ("pixi.lock",)),
         Source(
             "conda-lock",

@@ -21,6 +21,7 @@ from packaging.version import Version
 from fa_lint.model import BUILD_VARIABLES, Image, Location, Parsed, ParseProblem, Setting
 from fa_lint.shell.parse import Word
 from fa_lint.shell.scanner import Scanner
+from fa_lint.shell.stops import Stop
 from fa_lint.shell.variables import Scope, State, expand
 from fa_lint.syntax.text import TextIndex
 
@@ -52,6 +53,9 @@ class _State:
         self.folders = {"/"}  # folders the image has: each WORKDIR and its parents, each COPY's folder
         self.stage = "stage:0"
         self.stages = 0
+        # stages whose build stopped at a RUN's syntax error (exit status 2 fails the RUN, and the
+        # build with it): no later instruction of theirs runs, nor of a stage built FROM them
+        self.halted: dict[str, Stop] = {}
 
 
 def _escape(text: str) -> str:
@@ -191,6 +195,9 @@ def _instruction(index: TextIndex, ins: Instruction, state: _State, scanner: Sca
         state.workdir = "/"
         state.copies, state.folders = [], {"/"}  # a new stage starts from its own image
         ref = re.search(r"(?:^|\s)(?!--)(\S+)", args)
+        base = state.halted.get(f"stage:{ref.group(1)}") if ref else None
+        if base is not None:
+            state.halted[state.stage] = base  # built on a stage that never finished
         if ref:
             start = ins.args + ref.start(1)
             expanded = expand(ref.group(1), state.variables).text
@@ -328,13 +335,25 @@ def _run(index: TextIndex, ins: Instruction, state: _State, scanner: Scanner) ->
             )
     # Shell variables die with the RUN; ARG and ENV values live on, as does WORKDIR (not cd).
     shell = State(state.variables.child(), state.workdir)
+    scanner.halted = state.halted.get(state.stage)
+    scanner.stopped = None
     if body.startswith("[", skip):
         _exec_form(index, body[skip:], start, scanner, shell)
     elif ins.heredocs and re.fullmatch(r"<<-?['\"]?\w+['\"]?\s*", body[skip:]):
         for a, b in ins.heredocs:  # RUN <<EOF: the body is the script
             scanner.run(a, b, shell)
+            if scanner.stopped is not None:
+                scanner.halted = scanner.halted or scanner.stopped  # the heredoc's shell has exited
     else:  # heredocs given to a command are read as the shell reads them: data, or a script for bash
         scanner.run(start, ins.last, shell, text=body[skip:] + index.text[ins.end : ins.last])
+    if scanner.stopped is not None and state.stage not in state.halted:
+        line = index.location(ins.start, ins.start).line
+        after = (
+            f"the RUN at line {line} stops at a syntax error (`{scanner.stopped.cause}`, exit status 2), "
+            "and the image build with it: no later instruction of its stage runs"
+        )
+        state.halted[state.stage] = scanner.stopped._replace(after=after)
+    scanner.halted = None
 
 
 def _exec_form(index: TextIndex, raw: str, start: int, scanner: Scanner, shell: State) -> None:

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from fa_lint.model import Kind, Location, Parsed, ParseProblem, Requirement, normalize
+from fa_lint.sources import Dropped
 from fa_lint.syntax import jsondoc, pep508
 from fa_lint.syntax.tables import WrongType, entry_text
 from fa_lint.syntax.tables import text as field
@@ -15,7 +18,7 @@ NAME = "pipfile.lock"
 SECTIONS = {"default": "packages", "develop": "dev-packages"}
 
 
-def parse(path: str, text: str) -> Iterator[Parsed]:
+def parse(path: str, text: str, dropped: Dropped = lambda name, step, scope: False) -> Iterator[Parsed]:
     doc = jsondoc.load(path, text)
     if isinstance(doc, ParseProblem):
         yield doc
@@ -28,6 +31,8 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         if not isinstance(table, dict):
             continue
         for name, entry in table.items():
+            if isinstance(entry, dict) and dropped(normalize(name), 0, scope) and _unread(entry):
+                continue
             where = doc.index.location(*jsondoc.key_span(doc, (section, name)))
             if not isinstance(entry, dict):
                 yield ParseProblem(
@@ -39,6 +44,21 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             except WrongType as exc:
                 bad = doc.index.location(*jsondoc.key_span(doc, (section, name, *exc.path)))
                 yield ParseProblem(bad, f"entry for {excerpt(name)}: {exc}", entry_text(name, entry))
+
+
+def _unread(entry: dict[str, Any]) -> bool:
+    """Whether ``_entry`` reads the entry to a pinned requirement or to nothing, never to a problem:
+    its fields checked as ``_entry`` checks them, no record built. (An entry with a URL and no pin is
+    built: its version is read from the URL.)"""
+    try:
+        version = field(entry, "version")
+        url = field(entry, "ref") if field(entry, "git") else field(entry, "file") or field(entry, "path")
+        if version and version.startswith("=="):
+            Version(version[2:])  # an invalid one is a problem; a number too long for int() raises here
+            return True
+    except (WrongType, InvalidVersion):
+        return False
+    return not url and not field(entry, "git")
 
 
 def _entry(name: str, entry: dict[str, Any], where: Location, scope: str) -> Iterator[Parsed]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
@@ -77,7 +78,10 @@ def _build_configs(doc: TomlDoc) -> Iterator[Parsed]:
         except WrongType as exc:
             yield wrong_type(doc, ("tool", "uv"), exc, "[tool.uv]")
         start, end = doc.key_location(("tool", "uv"))
-        yield BuildConfig(doc.index.location(start, end), "uv", frozenset(no_isolation), frozenset(torch_for))
+        forks = bool(uv.get("conflicts"))  # extras or groups uv resolves apart, each fork in the one lock
+        yield BuildConfig(
+            doc.index.location(start, end), "uv", frozenset(no_isolation), frozenset(torch_for), forks
+        )
         # the platforms uv resolves for (environments) and must install on (required-environments)
         for key in ("environments", "required-environments"):
             yield from settings(doc, ("tool", "uv", key), "platform", f"uv {key}")
@@ -166,16 +170,36 @@ def _dependency_groups(doc: TomlDoc) -> Iterator[Parsed]:
 
 
 def _uv_sources(doc: TomlDoc) -> Iterator[Parsed]:
+    """``[tool.uv.sources]``. A source with ``extra``/``group`` applies only to the requirement listed
+    under that extra or dependency group (uv's lowering filters the others out); its scope says which,
+    ``uv:sources extra:gpu``. A source's ``marker`` is kept as the record's: where no source's marker
+    holds, uv resolves the requirement from the index (uv's ``crates/uv-distribution/src/metadata/
+    lowering.rs``)."""
     base: TomlPath = ("tool", "uv", "sources")
     for name in table(doc, base):
         entry = get(doc.data, (*base, name))
         entries = entry if isinstance(entry, list) else [entry]
         for i, item in enumerate(entries):
             where = (*base, name, i) if isinstance(entry, list) else (*base, name)
-            if isinstance(item, dict):
-                yield from source_table(doc, where, name, item, "uv:sources", NAME)
-            else:
+            if not isinstance(item, dict):
                 yield problem(doc, where, f"source of {excerpt(name)} must be a table", entry=True)
+                continue
+            try:
+                marker, extra, group = text(item, "marker"), text(item, "extra"), text(item, "group")
+            except WrongType as exc:
+                yield wrong_type(doc, where, exc, f"source of {excerpt(name)}", entry_text(name, item))
+                continue
+            scope = " ".join(
+                [
+                    "uv:sources",
+                    *(f"{kind}:{normalize(v)}" for kind, v in (("extra", extra), ("group", group)) if v),
+                ]
+            )
+            for rec in source_table(doc, where, name, item, "uv:sources", NAME):
+                if isinstance(rec, Requirement) and (marker or scope != "uv:sources"):
+                    yield dataclasses.replace(rec, marker=marker or None, scope=scope)
+                else:
+                    yield rec
 
 
 def poetry(doc: TomlDoc, source: str = NAME) -> Iterator[Parsed]:

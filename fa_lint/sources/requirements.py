@@ -28,7 +28,7 @@ from fa_lint.model import (
     mentions_flash_attn,
     normalize,
 )
-from fa_lint.syntax import matchspec, pep508
+from fa_lint.syntax import pep508
 from fa_lint.syntax.text import SPLITLINES, TextIndex, excerpt, line_starts
 
 NAME = "requirements"
@@ -206,6 +206,8 @@ def _conda_export(index: TextIndex, text: str) -> Iterator[Parsed]:
         if explicit:
             yield from _conda_package(spec, where)
             continue
+        from fa_lint.syntax import matchspec  # conda's list format only
+
         rec = matchspec.matchspec(spec, where, NAME)
         if rec is not None:
             yield rec
@@ -216,6 +218,8 @@ def _conda_package(url: str, where: Location) -> Iterator[Parsed]:
     m = _CONDA_PACKAGE.search(url)
     if m is None:
         return  # no package file name: nothing fa-lint could judge
+    from fa_lint.syntax import matchspec
+
     name = matchspec.pypi_name(m["name"])
     try:
         version = Version(m["version"])

@@ -15,6 +15,7 @@ from packaging.specifiers import SpecifierSet
 
 from fa_lint.model import BUILD_VARIABLES, Include, Kind, Parsed, ParseProblem, Requirement, Setting
 from fa_lint.shell.scanner import Scanner
+from fa_lint.shell.stops import Stop
 from fa_lint.shell.variables import Scope, State
 from fa_lint.sources.dockerfile import image
 from fa_lint.syntax import yamldoc
@@ -42,6 +43,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         matrix = _matrix(job)
         if root is not None:
             yield from _machine(index, text, job, root, scope, matrix)
+        failed: Stop | None = None  # a step's shell stopped at a syntax error: the job has failed
         for step in steps.value:
             yield from _setup_python(index, text, step, f"job:{job_name}")
             yield from _toolkit(index, text, step, scope, matrix, scanner.step)
@@ -53,7 +55,15 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             start, end = yamldoc.span(run, text)
             # GitHub replaces ${{ }} before the shell runs: to the parser it is one unknown word
             script = _EXPRESSION.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text[start:end])
+            scanner.halted = None if _runs_after_a_failure(step) else failed
             scanner.run(start, end, State(Scope(values=env)), text=script)
+            scanner.halted = None
+            if scanner.stopped is not None and failed is None and not _continues_on_error(step):
+                line = index.location(start, start).line
+                failed = scanner.stopped._replace(
+                    after=f"the step at line {line} stops at a syntax error (`{scanner.stopped.cause}`, exit "
+                    "status 2) and fails the job: a later step runs only with an `if:` such as always()"
+                )
             yield from _env(index, text, yamldoc.get(step, "env"), scope, before, scanner.step)
             folder = _working_directory(step, job, root)
             yield from (_from_checkout(path, folder, rec) for rec in scanner.drain())
@@ -85,6 +95,24 @@ def _from_checkout(path: str, folder: str, rec: Parsed) -> Parsed:
         return rec
     target = posixpath.normpath(posixpath.join("../..", folder, rec.target))
     return dataclasses.replace(rec, target=target)
+
+
+# A step runs only when the steps before it succeeded (its `if:` defaults to success()), unless its
+# `if:` calls always(), failure() or cancelled(); a failing step with `continue-on-error: true` lets the
+# job go on (GitHub's "Workflow syntax for GitHub Actions": jobs.<job_id>.steps[*].if and
+# jobs.<job_id>.steps[*].continue-on-error).
+_STATUS = re.compile(r"\b(?:always|failure|cancelled)\s*\(\s*\)")
+
+
+def _runs_after_a_failure(step: yaml.Node) -> bool:
+    condition = yamldoc.get(step, "if")
+    return isinstance(condition, yaml.ScalarNode) and _STATUS.search(str(condition.value)) is not None
+
+
+def _continues_on_error(step: yaml.Node) -> bool:
+    flag = yamldoc.get(step, "continue-on-error")
+    # an expression (${{ matrix.experimental }}) may be true: the job may go on
+    return isinstance(flag, yaml.ScalarNode) and str(flag.value).strip().lower() != "false"
 
 
 # --- the job's machine -----------------------------------------------------------------------------

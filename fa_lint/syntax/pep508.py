@@ -6,10 +6,10 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from packaging.specifiers import SpecifierSet
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from fa_lint.model import FLASH_REPOS, SUBDIRECTORIES, Kind, Location, ParseProblem, Requirement, normalize
+from fa_lint.model import SUBDIRECTORIES, Kind, Location, ParseProblem, Requirement, normalize
 from fa_lint.syntax.text import TextIndex, excerpt
 
 if TYPE_CHECKING:
@@ -125,17 +125,23 @@ def tag_version(ref: str | None) -> Version | None:
     return Version(m.group(1)) if m else None
 
 
-def version_from_url(url: str) -> Version | None:
-    if url.startswith(_VCS_SCHEMES):
-        ref = vcs_ref(url)
-        tagged = tag_version(ref)
-        if tagged is None and ref:  # a fork's own release tag: ROCm's @v2.6.3-cktile is 2.6.3
-            from fa_lint.kb import forks
+def git_version(url: str, ref: str | None, named: bool = False) -> Version | None:
+    """The release a git ref of a repository builds: a release tag (``v2.5.0``), or a fork's own
+    (ROCm's ``v2.6.3-cktile`` is 2.6.3); ``named``: the file says the repository builds flash-attn."""
+    tagged = tag_version(ref)
+    if tagged is None and ref:
+        from fa_lint.kb import forks
 
-            fork = forks.fork(url.split("#", 1)[0].rsplit("@", 1)[0])
-            told = forks.tag_version(fork, ref) if fork else None
-            tagged = told[0] if told else None
-        return tagged
+        fork = forks.fork(url, named)
+        told = forks.tag_version(fork, ref) if fork else None
+        tagged = told[0] if told else None
+    return tagged
+
+
+def version_from_url(url: str, named: bool = False) -> Version | None:
+    """The version a URL's text fixes; ``named`` as ``git_version`` says."""
+    if url.startswith(_VCS_SCHEMES):
+        return git_version(url, vcs_ref(url), named)
     found = archive_name(url)
     if found:
         return found[1]
@@ -155,11 +161,13 @@ def name_from_url(url: str) -> str | None:
     if found:
         return found[0]
     if url.startswith(_VCS_SCHEMES):
-        repo = _url_path(url[url.index("+") + 1 :]).split("@", 1)[0].rstrip("/").rsplit("/", 1)[-1]
-        repo = repo.removesuffix(".git").lower()
-        if repo in FLASH_REPOS:
+        from fa_lint.kb import forks
+
+        built = forks.builds(url)  # what the repository's setup.py names, as far as fa-lint knows
+        if built == SUBDIRECTORIES[""]:
             sub = re.search(r"(?:^|&)subdirectory=([^&]*)", frag)
             return SUBDIRECTORIES.get(sub.group(1).strip("/") if sub else "")
+        return built if built is not None and "subdirectory=" not in frag else None
     return None
 
 
@@ -201,7 +209,7 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
             location=location,
             source=source,
             url=url,
-            version=version_from_url(url),
+            version=version_from_url(url, named=name == SUBDIRECTORIES[""]),
             marker=marker.strip() or None,
             **fields,
         )
@@ -213,7 +221,7 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
         return ParseProblem(location, f"invalid URL {excerpt(link)} in {excerpt(stripped)}: {why}", stripped)
     if link and markers is None:
         link, markers = _glued_marker(link)
-    version = version_from_url(link) if link else None
+    version = version_from_url(link, named=name == SUBDIRECTORIES[""]) if link else None
     return Requirement(
         name=name,
         raw=raw,
@@ -230,13 +238,53 @@ def parse(text: str, location: Location, source: str, **fields: Any) -> Requirem
 
 Pep508 = tuple[str, SpecifierSet, "str | None", "str | None", frozenset[str]]
 
+# The requirement most lines are, ``name``, ``name[extra]>=1.2,<2``, ``torch==2.4.0+cu121``: an ASCII
+# name and extras written without spaces, then version clauses, no URL, no marker. packaging's parser
+# reads the clauses of such text with ``SpecifierSet`` in one piece (``_try_parse_specifier_set``),
+# and so does this, with the same check of its commas; tests/test_sources.py compares the readings.
+# Anything else goes to that parser, whose import (its tokenizer's patterns, packaging.markers,
+# packaging.tags) costs more than a Dockerfile's hundreds of such requirements.
+_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
+_EXTRAS = rf"\[(?P<extras>{_NAME}(?:,{_NAME})*)\]"
+_SIMPLE = rf"(?P<name>{_NAME})(?:{_EXTRAS})?[ \t]*(?P<spec>[=!<>~][\w.*+!=<>~, \t-]*)?"
+_SHORT = 200  # longer text goes to packaging: no version number here can reach int()'s digit limit
+
+
+@functools.cache
+def _simple() -> re.Pattern[str]:
+    return re.compile(_SIMPLE, re.ASCII)  # compiled on first use: a lockfile needs none
+
+
+def _plain(text: str) -> Pep508 | None:
+    """A simple requirement's reading, as packaging's (see ``_SIMPLE``); None for any other text."""
+    m = _simple().fullmatch(text) if len(text) <= _SHORT else None
+    if m is None:
+        return None
+    clauses = m["spec"] or ""
+    try:
+        specifier = SpecifierSet(clauses)
+    except InvalidSpecifier:  # "~=1", ">=1.0+local": packaging's parser says why
+        return None
+    # what packaging's one-piece reading requires of the commas: one between clauses, one at the end
+    commas = clauses.count(",")
+    if (
+        clauses
+        and len(specifier) != commas + 1
+        and not (specifier and len(specifier) == commas and clauses.rstrip(" \t").endswith(","))
+    ):
+        return None
+    extras = frozenset(m["extras"].split(",")) if m["extras"] else _NO_EXTRAS
+    return normalize(m["name"]), specifier, None, None, extras
+
 
 @functools.lru_cache(maxsize=4096)
 def _pep508(text: str) -> Pep508 | str:
     """packaging's reading of a PEP 508 string (normalised name, specifier, URL, marker, extras), or
     the first line of why it refuses it. Cached: a project writes the same pins in many files."""
-    # packaging's parser (its tokenizer compiles a dozen patterns) only for the files that need it:
-    # a lockfile's exact versions do not.
+    simple = _plain(text)
+    if simple is not None:
+        return simple
+    # packaging's parser (its tokenizer compiles a dozen patterns) only for the text that needs it
     from packaging.requirements import InvalidRequirement, Requirement
 
     try:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from fa_lint.model import Kind, Parsed, ParseProblem, Requirement, Setting, normalize
+from fa_lint.model import FLASH_ATTN, Kind, Parsed, ParseProblem, Requirement, Setting, normalize
 from fa_lint.syntax import pep508
 from fa_lint.syntax.text import excerpt
-from fa_lint.syntax.tomldoc import TomlDoc, TomlPath
+
+if TYPE_CHECKING:  # the TOML reader is the caller's: a Pipfile.lock's JSON needs none of it
+    from fa_lint.syntax.tomldoc import TomlDoc, TomlPath
 
 T = TypeVar("T")
 
@@ -128,7 +130,7 @@ def source_table(
         yield wrong_type(doc, where, exc, f"source of {excerpt(name)}", entry_text(name, item))
         return
     if git:
-        version = pep508.tag_version(ref) if ref else None
+        version = pep508.git_version(git, ref, named=normalize(name) == FLASH_ATTN) if ref else None
         raw = f"{name} @ git+{git}" + (f"@{ref}" if ref else "")
     elif url:
         version = pep508.version_from_url(url)

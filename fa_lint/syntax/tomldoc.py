@@ -59,8 +59,22 @@ class TomlDoc:
         return found.get(path, Span(0, 0, 0))
 
 
-def load(path: str, text: str) -> TomlDoc | ParseProblem:
-    """Parse TOML; invalid TOML is a located ``ParseProblem``, never an exception."""
+# Documents the configuration lookup parsed (each folder's pyproject.toml, for its [tool] table), by
+# their text: the lint pass takes the one it would otherwise parse a second time. Each is taken once.
+_kept: dict[str, TomlDoc] = {}
+
+
+def load(path: str, text: str, *, keep: bool = False) -> TomlDoc | ParseProblem:
+    """Parse TOML; invalid TOML is a located ``ParseProblem``, never an exception. ``keep``: the lint
+    pass will read this file too, so the document waits for it."""
+    kept = _kept.pop(text, None)
+    doc = kept if kept is not None and kept.index.path == path else _parse(path, text)
+    if keep and isinstance(doc, TomlDoc):
+        _kept[text] = doc
+    return doc
+
+
+def _parse(path: str, text: str) -> TomlDoc | ParseProblem:
     index = TextIndex(path, text)
     try:
         data = tomllib.loads(text)
