@@ -432,6 +432,19 @@ def test_a_modal_image_builds_without_a_gpu(project: Any) -> None:
     assert codes(".") == [("FAL015", "error")]
 
 
+def test_a_modal_step_that_asks_for_a_gpu_builds_on_one(project: Any) -> None:
+    # pip_install(..., gpu="A100"): Modal attaches the GPU to the builder container, so torch sees it
+    project(
+        {
+            "app.py": "import modal\n"
+            f"image = {CUDA_DEVEL}.pip_install('torch==2.6.0').env({{'FLASH_ATTN_CUDA_ARCHS': '8.6', "
+            "'FLASH_ATTENTION_FORCE_BUILD': 'TRUE'}).pip_install('flash-attn==2.8.3', "
+            "extra_options='--no-build-isolation', gpu='A100')\n"
+        }
+    )
+    assert codes(".") == [("FAL015", "warning")]
+
+
 def test_releases_without_the_variable_are_not_judged(project: Any) -> None:
     # 2.6.3's setup.py always passes sm_80 (and sm_90 from nvcc 11.8): FLASH_ATTN_CUDA_ARCHS is not read
     project(

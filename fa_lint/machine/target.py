@@ -189,6 +189,8 @@ def _build_gpu(scope: str, own: list[Setting], gpus: tuple[GpuTarget, ...]) -> t
     if scope.startswith("stage:"):
         return False, "a docker build runs RUN steps with no GPU (GPUs are given to `docker run --gpus`)"
     if scope.startswith("image:"):
+        if any(s.kind == "builder" for s in own):
+            return None, ""  # a step that asks for a GPU (gpu=) builds on one: which, the step says
         return False, "Modal builds an image's steps with no GPU unless the step asks for one (gpu=)"
     labels = [s for s in own if s.kind == "runner" and s.name == "runs-on"]
     if labels and all(_HOSTED.match(s.value) for s in labels):

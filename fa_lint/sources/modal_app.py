@@ -293,6 +293,11 @@ class _Reader:
         if method == "env" and call.args:
             yield from self._env(call.args[0], scanner, values, None)
             return
+        if (
+            kw.get("gpu") is not None and method in _HEADS
+        ):  # pip_install(..., gpu="A100"): a GPU while it builds
+            a, b = pyast.node_span(self.index, kw["gpu"])
+            yield Setting(self.index.location(a, b), "builder", "gpu", "", scanner.scope, scanner.step)
         step_env = kw.get("env")
         if step_env is not None and method in _HEADS:
             own = dict(values)
