@@ -270,6 +270,8 @@ def discover(
             fmt = classify(path)  # pre-commit hands over every *.in: a MANIFEST.in is none of ours
             if fmt is None and candidate(path) == "cluster":
                 fmt = _fallback(path)  # a YAML file named explicitly that places no GPU work: as before
+            elif fmt is None and fnmatch.fnmatchcase(os.path.basename(path).lower(), "setup*.py"):
+                fmt = "setup.py"  # setup_gpu.py named explicitly: as before; other Python is not ours
             found = [] if fmt is None else [Target(path, fmt, explicit=True)]
         else:
             found = [Target(path, detect(path) or _fallback(path), explicit=True)]

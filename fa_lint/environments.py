@@ -22,7 +22,7 @@ from fa_lint.model import FileResult, Group, Image, Include, Kind, Parsed, Requi
 
 MANIFESTS = {"pyproject", "setup.cfg", "setup.py", "pipfile"}
 LOCKS = {"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pipfile.lock", "conda-lock", "pixi.lock"}
-SEQUENTIAL = {"dockerfile", "shell", "workflow", "makefile", "nox", "cluster"}
+SEQUENTIAL = {"dockerfile", "shell", "workflow", "gitlab-ci", "makefile", "nox", "cluster", "python-app"}
 # Which lockfile formats can pin which manifest format, when they share a folder.
 PAIRS = {
     "pyproject": frozenset({"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pixi.lock"}),

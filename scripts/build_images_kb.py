@@ -10,11 +10,21 @@ Maintainer script; fa-lint never runs it. Two public records, read from git chec
 - mayeut/pep600_compliance: ``cache/x86_64/<distro>-<version>.json`` holds the ``glibc_version`` that
   project measured in each distribution's own container image (files it dropped are read from history).
 
-The rows no script can reach (what the flavors of ``nvidia/cuda`` and ``pytorch/pytorch`` carry, which
-C library Alpine uses) come from scripts/data/images.json, each with its source, and are copied in.
+- ContinuumIO/docker-images and conda-forge/miniforge-images: which base each published
+  continuumio/miniconda3 and condaforge/miniforge3 (mambaforge, ...) tag was built from, by the
+  workflows that push it (scripts/images_derived.py);
+- the modal client's wheel (``pip download --no-deps modal``): the Dockerfile ``Image.debian_slim()``
+  and ``Image.micromamba()`` write, and the Debian release of each image-builder version.
+
+The rows no script can reach (what the flavors of ``nvidia/cuda`` and ``pytorch/pytorch`` carry, the
+distribution of pytorch/pytorch and NGC ``nvcr.io/nvidia/pytorch`` releases, which C library Alpine
+uses) come from scripts/data/images.json, each with its source, and are copied in.
 
     python scripts/build_images_kb.py --official-images ../.mirror/docker-library+official-images/repo \
-        --pep600 ../.mirror/mayeut+pep600_compliance/repo [--output fa_lint/kb/images.json]
+        --pep600 ../.mirror/mayeut+pep600_compliance/repo \
+        --miniconda ../.mirror/ContinuumIO+docker-images/repo \
+        --miniforge ../.mirror/conda-forge+miniforge-images/repo \
+        --modal-wheel modal-1.6.4-py3-none-any.whl [--output fa_lint/kb/images.json]
 """
 
 from __future__ import annotations
@@ -30,6 +40,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import images_derived as derived  # noqa: E402  (a sibling script, not a package)
+
 CURATED = ROOT / "scripts/data/images.json"
 REPOS = ("ubuntu", "debian", "python", "rockylinux", "almalinux", "amazonlinux", "centos", "oraclelinux")
 # Debian's release names, from library/debian itself: each block tags a suite and its number together
@@ -153,11 +166,19 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--official-images", type=Path, required=True, help="docker-library/official-images")
     ap.add_argument("--pep600", type=Path, required=True, help="mayeut/pep600_compliance")
+    ap.add_argument("--miniconda", type=Path, required=True, help="ContinuumIO/docker-images")
+    ap.add_argument("--miniforge", type=Path, required=True, help="conda-forge/miniforge-images")
+    ap.add_argument("--modal-wheel", type=Path, required=True, help="the modal client's wheel")
     ap.add_argument("--output", type=Path, default=ROOT / "fa_lint/kb/images.json")
     args = ap.parse_args(argv)
     try:
         doc = build(args.official_images, args.pep600)
-    except ImagesError as exc:
+        doc["derived"] = [
+            derived.miniconda(args.miniconda, doc["tags"]),
+            *derived.miniforge(args.miniforge, doc["tags"]),
+        ]
+        doc["modal"] = derived.modal(args.modal_wheel, doc["debian_suites"])
+    except (ImagesError, derived.DerivedError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     args.output.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")

@@ -629,6 +629,9 @@ TORCH_FACTS = {
         r"for i in range\(torch\.cuda\.device_count\(\)\):\s*\n"
         r"\s*capability = torch\.cuda\.get_device_capability"
     ),
+    # no TORCH_CUDA_ARCH_LIST and no visible GPU (a docker build): the list is empty, and this raises
+    # IndexError ("list index out of range")
+    "no_visible_gpu": r"arch_list\[-1\] \+= '\+PTX'",
     # _get_num_workers: MAX_JOBS, else ninja's own default
     "max_jobs": r"max_jobs = os\.environ\.get\('MAX_JOBS'\)",
     "ninja_default": r"'Allowing ninja to set a default number of workers",

@@ -22,6 +22,11 @@ from tests.conftest import REPO
 MIRRORS = REPO.parent / ".mirror"
 OFFICIAL = MIRRORS / "docker-library+official-images/repo"
 PEP600 = MIRRORS / "mayeut+pep600_compliance/repo"
+MINICONDA = MIRRORS / "ContinuumIO+docker-images/repo"
+MINIFORGE = MIRRORS / "conda-forge+miniforge-images/repo"
+MODAL_WHEELS = sorted(
+    (MIRRORS / "pypi").glob("modal-*.whl")
+)  # pip download --no-deps modal -d ../.mirror/pypi
 DATA = json.loads((REPO / "fa_lint/kb/images.json").read_text())
 
 
@@ -47,8 +52,28 @@ DATA = json.loads((REPO / "fa_lint/kb/images.json").read_text())
         ("nvidia/cuda:12.4.1-base-ubuntu22.04", "ubuntu-22.04", "glibc", "2.35", False, "12.4"),
         ("nvcr.io/nvidia/cuda:12.4.1-devel-ubi8", "rhubi-8", "glibc", "2.28", True, "12.4"),
         ("nvidia/cuda:12.8.0-cudnn-devel-ubuntu24.04", "ubuntu-24.04", "glibc", "2.39", True, "12.8"),
-        ("pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime", None, None, None, False, "12.1"),
-        ("pytorch/pytorch:2.4.0-cuda12.1-cudnn9-devel", None, None, None, True, "12.1"),
+        # pytorch/pytorch: built on nvidia/cuda:...-devel-ubuntu22.04 from 2.2 (pytorch#113032, before the
+        # 2.2 branch cut) to 2.9; 2.0.0 on ubuntu 18.04 (pytorch#101301 moved main off it after v2.0.0)
+        ("pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime", "ubuntu-22.04", "glibc", "2.35", False, "12.1"),
+        ("pytorch/pytorch:2.4.0-cuda12.1-cudnn9-devel", "ubuntu-22.04", "glibc", "2.35", True, "12.1"),
+        ("pytorch/pytorch:2.0.0-cuda11.7-cudnn8-devel", "ubuntu-18.04", "glibc", "2.27", True, "11.7"),
+        ("pytorch/pytorch:2.1.0-cuda12.1-cudnn8-devel", None, None, None, True, "12.1"),  # no record
+        ("pytorch/pytorch:2.10.0-cuda12.8-cudnn9-devel", None, None, None, True, "12.8"),  # 24.04 proposed
+        # NGC: the release notes' "Ubuntu 22.04 including Python 3.10", "NVIDIA CUDA 12.4.1"
+        ("nvcr.io/nvidia/pytorch:24.05-py3", "ubuntu-22.04", "glibc", "2.35", True, "12.4"),
+        ("nvcr.io/nvidia/pytorch:21.10-py3", "ubuntu-20.04", "glibc", "2.31", True, "11.4"),
+        # between 21.02 and 21.10, both Ubuntu 20.04; 22.12 lies between 21.10 (20.04) and 23.09 (22.04)
+        ("nvcr.io/nvidia/pytorch:21.06-py3", "ubuntu-20.04", "glibc", "2.31", True, None),
+        ("nvcr.io/nvidia/pytorch:22.12-py3", None, None, None, True, None),
+        ("nvcr.io/nvidia/pytorch:25.12-py3", None, None, None, True, "13.1"),
+        # built by their own projects' workflows: miniconda3-v24.3.0-0 FROM debian:bullseye-slim,
+        # miniforge 24.3.0-0 FROM ubuntu:focal-..., miniforge3:latest FROM ubuntu:noble-...
+        ("continuumio/miniconda3:24.3.0-0", "debian-11", "glibc", "2.31", False, None),
+        ("continuumio/miniconda3:24.5.0-0", "debian-12", "glibc", "2.36", False, None),
+        ("continuumio/miniconda3", None, None, None, False, None),  # latest: no workflow names it
+        ("condaforge/miniforge3:24.3.0-0", "ubuntu-20.04", "glibc", "2.31", False, None),
+        ("quay.io/condaforge/miniforge3:latest", "ubuntu-24.04", "glibc", "2.39", False, None),
+        ("condaforge/mambaforge:latest", "ubuntu-20.04", "glibc", "2.31", False, None),
     ],
 )
 def test_images(
@@ -60,7 +85,7 @@ def test_images(
 
 
 @pytest.mark.parametrize(
-    "reference", ["continuumio/miniconda3", "nvcr.io/nvidia/pytorch:24.05-py3", "me/app:1"]
+    "reference", ["continuumio/anaconda3:2024.06-1", "nvcr.io/nvidia/tensorflow:24.05-tf2-py3", "me/app:1"]
 )
 def test_images_the_knowledge_base_does_not_know(reference: str) -> None:
     assert images.image(reference) is None
@@ -98,7 +123,10 @@ def test_glibc_is_what_pep600_compliance_measured() -> None:
 
 
 @pytest.mark.skipif(
-    not (OFFICIAL.exists() and PEP600.exists()), reason="the official-images and pep600 mirrors are not here"
+    not (
+        OFFICIAL.exists() and PEP600.exists() and MINICONDA.exists() and MINIFORGE.exists() and MODAL_WHEELS
+    ),
+    reason="the official-images, pep600, miniconda, miniforge mirrors or the modal wheel are not here",
 )
 def test_the_script_rebuilds_the_data(tmp_path: Path) -> None:
     out = tmp_path / "images.json"
@@ -110,6 +138,12 @@ def test_the_script_rebuilds_the_data(tmp_path: Path) -> None:
             str(OFFICIAL),
             "--pep600",
             str(PEP600),
+            "--miniconda",
+            str(MINICONDA),
+            "--miniforge",
+            str(MINIFORGE),
+            "--modal-wheel",
+            str(MODAL_WHEELS[-1] if MODAL_WHEELS else ""),
             "--output",
             str(out),
         ],
@@ -121,6 +155,24 @@ def test_the_script_rebuilds_the_data(tmp_path: Path) -> None:
     assert {k: v for k, v in rebuilt.items() if k != "generated"} == {
         k: v for k, v in DATA.items() if k != "generated"
     }
+
+
+def test_modal_base_images_carry_no_nvcc() -> None:
+    # modal/_image.py: debian_slim writes "FROM python:{version}-slim-{codename}" and installs gcc,
+    # gfortran and build-essential; the Debian release is the workspace's image-builder version's
+    host = images.modal("debian_slim")
+    assert host is not None and (host.nvcc, host.distro) == (False, None)
+    assert set(DATA["modal"]["debian_slim"]["distros"].values()) >= {"debian-11", "debian-12"}
+    assert images.modal("from_registry") is None
+
+
+def test_every_derived_row_says_where_it_was_read() -> None:
+    for row in DATA["derived"]:
+        assert row["source"] and row["nvcc"] is False
+        assert all(r["at"] and r["distro"] for r in row["tags"].values()), row["image"]
+    # two workflows pushed miniconda3's 4.10.3-alpine tag, from a Debian and an Alpine Dockerfile
+    (mc,) = [r for r in DATA["derived"] if r["image"] == "continuumio/miniconda3"]
+    assert "4.10.3-alpine" in mc["unknown"] and "4.10.3-alpine" not in mc["tags"]
 
 
 # --- GPUs ----------------------------------------------------------------------------------------------

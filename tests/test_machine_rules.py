@@ -519,6 +519,10 @@ REALWORLD = Path(__file__).parent / "data/realworld/machine"
         ("reenvision-base-flash/Dockerfile", [(38, "FAL011", "warning")]),
         ("slurm-a100/finetune_a100.sh", [(16, "FAL002", "warning")]),
         ("app-ras-runtime/Dockerfile", [(21, "FAL002", "warning"), (21, "FAL015", "error")]),
+        ("koble-runtime/Dockerfile", [(2, "FAL002", "warning"), (2, "FAL015", "error")]),
+        ("truefoundry-micromamba/Dockerfile", [(13, "FAL001", "error"), (13, "FAL013", "warning")]),
+        ("esm-pixi-macos/pyproject.toml", [(47, "FAL014", "warning")]),
+        ("modal-axolotl-a100/FinetuneLlamaAxolotlGPUModal.py", [(69, "FAL002", "warning")]),
     ],
 )
 def test_realworld(path: str, expected: list[tuple[int, str, str]]) -> None:

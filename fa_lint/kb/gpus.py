@@ -64,3 +64,14 @@ def instance(text: str) -> Gpu | None:
         return None
     gpu = next(g for p, g in _patterns() if g.name == row["gpu"])
     return gpu._replace(source=f"{gpu.source}; {doc['sources'][row['source']]}")
+
+
+def runner_tag(text: str) -> Gpu | None:
+    """The GPU of a hosted CI runner whose tag names none (GitLab's ``saas-linux-medium-amd64-gpu-standard``
+    is a T4): its provider's records, in ``gpus.json`` ``runner_tags``."""
+    doc = _doc()
+    row = next((r for r in doc.get("runner_tags", ()) if r["tag"] == text.strip().lower()), None)
+    if row is None:
+        return None
+    gpu = next(g for _, g in _patterns() if g.name == row["gpu"])
+    return gpu._replace(source=f"{gpu.source}; {doc['sources'][row['source']]}")

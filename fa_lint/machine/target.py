@@ -61,6 +61,11 @@ class Target(NamedTuple):
     host_where: str = ""  # the FROM line or runs-on label they come from
     settings: tuple[Setting, ...] = ()  # env and toolkit settings of the stage, its parents' first
     conda_nvcc: tuple[Requirement, ...] = ()  # conda installs of an nvcc package
+    # whether a GPU is visible where the install runs (torch's cpp_extension compiles for the visible
+    # GPUs when no arch list says): False in a docker build, a Modal image build, a GitHub-hosted
+    # runner; True on a machine the files name a GPU for; None where nothing says
+    build_gpu: bool | None = None
+    build_where: str = ""
 
     @property
     def glibc(self) -> Known | None:
@@ -145,7 +150,8 @@ class Machines:
             t._replace(possible=True, remote=True) for t in _gpu_targets(self.repository)
         )
         conda = tuple(r for r in env.members if r.name in CONDA_NVCC and r.tool == "conda")
-        return Target(gpus, tuple(_platforms(own)), host, where, settings, conda)
+        build_gpu, build_where = _build_gpu(scope, own, gpus)
+        return Target(gpus, tuple(_platforms(own)), host, where, settings, conda, build_gpu, build_where)
 
     def _stages(self, path: str, scope: str) -> list[str]:
         """A stage and the stages it is built ``FROM``, oldest first."""
@@ -162,13 +168,37 @@ class Machines:
         img = self.images.get((path, chain[0]))
         if img is not None:
             host = _images.image(img.reference)
-            return host, f"FROM {img.reference} ({img.location})" if host else ""
+            ref = img.reference
+            base = f"modal.Image.{ref[6:]}()" if ref.startswith("modal:") else f"FROM {ref}"
+            return host, f"{base} ({img.location})" if host else ""
         for s in own:
-            if s.kind == "runner" and not s.possible:
+            # a workflow's ubuntu-22.04 label is GitHub's image; a GitLab tag is the runner owner's word
+            if s.kind == "runner" and s.name == "runs-on" and not s.possible:
                 host = _images.runner(s.value)
                 if host is not None:
                     return host, f"runs-on: {s.value} ({s.location})"
         return None, ""
+
+
+# GitHub's standard hosted runner images (actions/runner-images): virtual machines with no GPU; a
+# GPU runner is a larger runner with a label its owner chose, which these do not match
+_HOSTED = re.compile(r"^(?:ubuntu|windows|macos)-(?:latest|\d[\d.]*)(?:-(?:arm|arm64|large|xlarge))?$")
+
+
+def _build_gpu(scope: str, own: list[Setting], gpus: tuple[GpuTarget, ...]) -> tuple[bool | None, str]:
+    if scope.startswith("stage:"):
+        return False, "a docker build runs RUN steps with no GPU (GPUs are given to `docker run --gpus`)"
+    if scope.startswith("image:"):
+        if any(s.kind == "builder" for s in own):
+            return None, ""  # a step that asks for a GPU (gpu=) builds on one: which, the step says
+        return False, "Modal builds an image's steps with no GPU unless the step asks for one (gpu=)"
+    labels = [s for s in own if s.kind == "runner" and s.name == "runs-on"]
+    if labels and all(_HOSTED.match(s.value) for s in labels):
+        return False, f"a GitHub-hosted runner has no GPU ({labels[0].location}: {labels[0].value})"
+    mine = [g for g in gpus if not g.remote and not g.possible]
+    if mine:
+        return True, mine[0].where
+    return None, ""
 
 
 def split(name: str) -> tuple[str, str]:
@@ -180,7 +210,7 @@ def split(name: str) -> tuple[str, str]:
 def _gpu_targets(settings: Iterable[Setting]) -> Iterable[GpuTarget]:
     for s in settings:
         if s.kind in ("runner", "gpu"):
-            gpu = _gpus.named(s.value)
+            gpu = _gpus.named(s.value) or (_gpus.runner_tag(s.value) if s.kind == "runner" else None)
         elif s.kind == "instance":
             gpu = _gpus.instance(s.value)
         else:
@@ -204,12 +234,23 @@ def platform_of(value: str) -> str | None:
     return None
 
 
+def _tag_platform(tag: str) -> str | None:
+    """A GitLab runner tag's platform: one of its words (``saas-windows-medium-amd64``, ``windows``,
+    ``saas-macos-medium-m1``, ``shared-macos``); tags are the runner owner's names, so only these."""
+    words = set(re.split(r"[-_.\s]+", tag.lower()))
+    if words & {"windows", "win"}:
+        return "windows"
+    if words & {"macos", "osx", "darwin"}:
+        return "macos"
+    return "linux" if "linux" in words else None
+
+
 def _platforms(settings: Iterable[Setting]) -> Iterable[Platform]:
     for s in settings:
         if s.kind == "runner":
-            name = platform_of(s.value)
+            name = platform_of(s.value) if s.name == "runs-on" else _tag_platform(s.value)
             if name:
-                yield Platform(name, f"{s.location} (runs-on: {s.value})", s.possible, True)
+                yield Platform(name, f"{s.location} ({s.name}: {s.value})", s.possible, True)
         elif s.kind == "platform":
             names = _marker_platforms(s.value) if s.name.startswith("uv ") else [platform_of(s.value)]
             for name in names:

@@ -20,9 +20,13 @@ def check(ctx: Context) -> Iterator[Finding]:
         if inst.variable("FLASH_ATTENTION_SKIP_CUDA_BUILD") == "TRUE":
             continue  # no extension at all: FAL015 has nothing to say (the import will)
         nvcc = inst.target.nvcc(inst.step)
-        if nvcc is None:
+        if nvcc is not None and nvcc.value == "none":
+            yield _no_nvcc(inst, nvcc)  # it fails there, before any arch is chosen
             continue
-        found = _no_nvcc(inst, nvcc) if nvcc.value == "none" else _version(inst, nvcc)
+        found = _no_archs(inst, nvcc)
+        if found is not None:
+            yield found
+        found = _version(inst, nvcc) if nvcc is not None else None
         if found is not None:
             yield found
 
@@ -77,6 +81,61 @@ def _no_nvcc(inst: Install, nvcc: toolchain.Known) -> Finding:
         "build from a CUDA devel image (nvidia/cuda:X-devel-..., pytorch/pytorch:...-devel), install "
         "cuda-nvcc first, or install a release wheel by its URL",
         Severity.ERROR,
+    )
+
+
+def _no_archs(inst: Install, nvcc: toolchain.Known | None) -> Finding | None:
+    """A compile whose ``FLASH_ATTN_CUDA_ARCHS`` selects none of the archs setup.py tests (``86``,
+    ``8.6``, ``sm_80``, or ``100`` with an nvcc below 12.8): setup.py passes no ``-gencode``, so torch's
+    cpp_extension chooses the archs, from ``TORCH_CUDA_ARCH_LIST`` or else the GPUs it sees while it
+    builds; with none (a docker build), its empty list raises ``IndexError``. The build fails for every
+    GPU, before any kernel exists, so this is the build's finding, not FAL013's (which judges what a
+    build compiles against the GPUs the files name)."""
+    facts, release = inst.facts, inst.release
+    assert facts is not None
+    var = facts.variable
+    if var is None or inst.compiles is False:
+        return None
+    value = inst.variable(var.name)
+    if not value:
+        return None  # unset (the default selects every arch) or a value fa-lint cannot see
+    certain, maybe = facts.compiled(_target.version(nvcc.value) if nvcc else None, value)
+    if certain or maybe or inst.variable("TORCH_CUDA_ARCH_LIST"):
+        return None  # something is compiled (FAL013 judges it against the target GPUs)
+    target = inst.target
+    if target.build_gpu is True:
+        return None  # torch compiles for the GPU it sees there, the one the files name
+    t = _builds.load().torch.facts
+    tested = ", ".join(f'"{a.listed}"' for a in facts.archs if a.listed)
+    named = var.elements(value)
+    gated = [f"sm_{a.sm} from nvcc {a.nvcc}" for a in facts.archs if a.listed in named and a.nvcc]
+    notes = [
+        f"{var.name}={value} ({var.evidence.at}: {var.evidence.text}); setup.py tests membership of "
+        f"{tested} ({', '.join(a.evidence.at for a in facts.archs[:2])}, ...)",
+        *(
+            [f"named but not built with nvcc {nvcc.value if nvcc else '(unknown)'}: {', '.join(gated)}"]
+            if gated
+            else []
+        ),
+        f"with no -gencode of setup.py's, torch picks the archs ({t['user_arch_flags'].at}: "
+        f"{t['user_arch_flags'].text}): TORCH_CUDA_ARCH_LIST is unset, so the visible GPUs "
+        f"({t['visible_gpus'].at}), and with none {t['no_visible_gpu'].at}: {t['no_visible_gpu'].text} "
+        "raises IndexError",
+        target.build_where or "no file says whether the machine that builds it has a GPU",
+    ]
+    certain_fail = target.build_gpu is False and inst.compiles is True and not inst.req.possible
+    return _finding(
+        inst,
+        f"{var.name}={value} selects no arch flash-attn {release}'s setup.py builds"
+        + (
+            ": the build fails with IndexError where no GPU is visible"
+            if certain_fail
+            else "; torch then compiles only for the GPUs the build machine has, and fails without one"
+        ),
+        notes,
+        f'set {var.name} to the archs to build, from {var.default!r} ("80" covers 8.x, "90" Hopper, '
+        '"100;120" Blackwell, with nvcc 12.8+), or set TORCH_CUDA_ARCH_LIST',
+        Severity.ERROR if certain_fail else Severity.WARNING,
     )
 
 

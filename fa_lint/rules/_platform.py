@@ -9,6 +9,7 @@ from packaging.version import Version
 from fa_lint.kb import Release
 from fa_lint.kb import builds as _builds
 from fa_lint.kb import images as _images
+from fa_lint.machine.target import Platform
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Severity
 from fa_lint.rules._base import Context
 from fa_lint.rules._installs import FA3, Install, installs, suits
@@ -61,19 +62,75 @@ def _platforms(inst: Install) -> Iterator[Finding]:
         notes.append("macOS has no CUDA: setup.py cannot build there")
     if any(p.name == "windows" for p, _ in found):
         notes.append("on Windows setup.py builds only with a CUDA toolkit and MSVC, for an hour or more")
+    short, help_ = _advice(inst, [p for p, _ in found])
     yield PLATFORM_UNSUPPORTED.finding(
         inst.req.location,
-        f"{inst.req.name} is installed on {labels}, which it has no wheels for; add ; sys_platform == 'linux'",  # noqa: E501
+        f"{inst.req.name} is installed on {labels}, which it has no wheels for; {short}",
         severity=Severity.ERROR if any(fails) and not inst.req.possible else Severity.WARNING,
         package=inst.req.name,
         requirement=inst.req.raw,
         environment=inst.env.name,
         notes=tuple(notes),
-        help=f"install it only on Linux: {inst.req.name}; sys_platform == 'linux'",
+        help=help_,
     )
 
 
 _LABEL = {"windows": "Windows", "macos": "macOS"}
+# formats whose requirement lines take a PEP 508 marker (pip, uv, setuptools, pipenv, tox read them)
+_MARKERS = {"requirements", "pyproject", "setup.cfg", "setup.py", "pipfile", "tox"}
+_SHELLS = {"shell", "makefile", "justfile", "dockerfile", "cluster"}
+
+
+def _advice(inst: Install, platforms: list[Platform]) -> tuple[str, str]:
+    """How to keep the install off the other platforms, in the terms of the file it is written in: a
+    marker where the line is a requirement, a condition where it is a command. On a command line the
+    marker must be quoted with the requirement (pip reads ``"flash-attn; sys_platform == 'linux'"`` and
+    prints "Ignoring flash-attn: markers ... don't match your environment" elsewhere); appended as
+    written, ``; sys_platform == 'linux'`` ends the shell command and runs a command of that name."""
+    req = inst.req
+    source = req.source
+    q = '"' if req.marker and '"' in req.marker else "'"  # packaging writes a marker's quotes as "
+    linux = f"sys_platform == {q}linux{q}"
+    bare = req.raw.split(";", 1)[0].rstrip()
+    marked = f"{bare}; ({req.marker}) and {linux}" if req.marker else f"{bare}; {linux}"
+    if source == "pyproject" and req.scope.startswith("tool.poetry"):
+        return (
+            "give it markers = \"sys_platform == 'linux'\"",
+            f'in Poetry: {req.name} = {{ version = "{req.constraint_text}", '
+            "markers = \"sys_platform == 'linux'\" }",
+        )
+    if source in _MARKERS or (source == "conda" and req.scope == "pip"):
+        return "add ; sys_platform == 'linux' to the requirement", f"require it on Linux only: {marked}"
+    if source == "pixi":
+        return (
+            "move it under a Linux target",
+            f"in pixi: [target.linux-64.pypi-dependencies] {req.name} = ... (or a Linux-only feature)",
+        )
+    if source == "conda":
+        return (
+            "keep it out of the other platforms' solve",
+            "conda has no markers: list it in an environment locked for linux-64 only (conda-lock)",
+        )
+    quoted = f'or quote the requirement with a marker: "{marked}"'
+    if source == "workflow":
+        matrix = any(p.possible for p in platforms)
+        job = (
+            "exclude the Windows/macOS entries (strategy.matrix.exclude)" if matrix else "use a Linux runner"
+        )
+        return (
+            "run the step only on Linux (if: runner.os == 'Linux')",
+            f"give the step `if: runner.os == 'Linux'`, {job}, {quoted}",
+        )
+    if source == "gitlab-ci":
+        return "run this job on a Linux runner", f"give the job a Linux runner's tags, {quoted}"
+    if source == "nox":
+        return "install it only on Linux", "in the session: if sys.platform == 'linux': session.install(...)"
+    if source in _SHELLS:
+        return (
+            "install it only on Linux (a platform test)",
+            f'guard the command with if [ "$(uname -s)" = Linux ]; then ...; fi, {quoted}',
+        )
+    return "install it only on Linux", f"keep this install to Linux machines, {quoted}"
 
 
 def _excluded(marker: str | None, platform: str) -> bool:

@@ -5,6 +5,11 @@ GitLab runs a job's ``before_script`` and ``script`` in one shell, one line afte
 ``after_script`` in a new shell on the same machine; ``default:`` gives the ``before_script`` and
 ``after_script`` of a job that has none. A job's script is the program that runs on the runner, as a
 workflow's ``run:`` steps are (``sources/workflow.py``).
+
+What a job says about its machine: its ``image:`` (a string or ``{name: ...}``; the job's, else
+``default:``'s, else the file's), and its runner ``tags:`` (the job's, else ``default:``'s), read as a
+workflow's ``runs-on`` labels are: a tag that names a GPU (``a100``, ``gpu-v100``) or a platform
+(``windows``, ``saas-windows-medium-amd64``, ``saas-macos-medium-m1``).
 """
 
 from __future__ import annotations
@@ -13,10 +18,12 @@ from collections.abc import Iterator
 
 import yaml
 
-from fa_lint.model import Parsed, ParseProblem
+from fa_lint.model import BUILD_VARIABLES, Parsed, ParseProblem, Setting
 from fa_lint.shell.scanner import Scanner
 from fa_lint.shell.variables import Scope, State
+from fa_lint.sources.dockerfile import image
 from fa_lint.syntax import yamldoc
+from fa_lint.syntax.text import TextIndex
 
 NAME = "gitlab-ci"
 # Top-level keys that are no job (GitLab's reserved keywords).
@@ -79,6 +86,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         values = {**top, **_variables(yamldoc.get(job, "variables"))}
         parts = {key: yamldoc.get(job, key) or yamldoc.get(default, key) for key in SCRIPTS}
         parts["script"] = yamldoc.get(job, "script")  # default: gives no script
+        yield from _machine(index, text, job, default, root, scanner.scope)
         state = State(Scope(values=values))
         for key in SCRIPTS:
             if key == "after_script":  # a new shell on the same machine: what the script set is gone
@@ -88,3 +96,34 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
                 scanner.run(start, end, state, text=text[start:end])
                 yield from scanner.drain()
     yield from scanner.finish()
+
+
+def _machine(
+    index: TextIndex,
+    text: str,
+    job: yaml.MappingNode,
+    default: yaml.Node | None,
+    root: yaml.Node | None,
+    scope: str,
+) -> Iterator[Parsed]:
+    """The job's image and runner tags: its own, else ``default:``'s (and, for the image, the file's);
+    the build variables its ``variables:`` (or the file's) set for every line of its script."""
+    for block in (yamldoc.get(root, "variables"), yamldoc.get(job, "variables")):
+        for name, item in yamldoc.items(block):
+            node = yamldoc.get(item, "value") if isinstance(item, yaml.MappingNode) else item
+            if name in BUILD_VARIABLES and isinstance(node, yaml.ScalarNode) and node.tag != _REFERENCE:
+                start, end = yamldoc.span(node, text)
+                yield Setting(index.location(start, end), "env", name, str(node.value), scope)
+    images = (yamldoc.get(job, "image"), yamldoc.get(default, "image"), yamldoc.get(root, "image"))
+    ref = next((n for n in images if n is not None), None)
+    if isinstance(ref, yaml.MappingNode):
+        ref = yamldoc.get(ref, "name")
+    if isinstance(ref, yaml.ScalarNode) and ref.tag != _REFERENCE and "$" not in str(ref.value):
+        start, end = yamldoc.span(ref, text)
+        yield image(str(ref.value), index.location(start, end), scope)
+    tags = yamldoc.get(job, "tags") or yamldoc.get(default, "tags")
+    if isinstance(tags, yaml.SequenceNode) and tags.tag != _REFERENCE:
+        for node in tags.value:
+            if isinstance(node, yaml.ScalarNode) and "$" not in str(node.value):
+                start, end = yamldoc.span(node, text)
+                yield Setting(index.location(start, end), "runner", "tags", str(node.value), scope)

@@ -5,13 +5,15 @@ installs (``Setting`` and ``Image`` records for ``fa_lint.machine``)."""
 
 from __future__ import annotations
 
+import dataclasses
+import posixpath
 import re
 from collections.abc import Iterator
 
 import yaml
 from packaging.specifiers import SpecifierSet
 
-from fa_lint.model import BUILD_VARIABLES, Kind, Parsed, ParseProblem, Requirement, Setting
+from fa_lint.model import BUILD_VARIABLES, Include, Kind, Parsed, ParseProblem, Requirement, Setting
 from fa_lint.shell.scanner import Scanner
 from fa_lint.shell.stops import Stop
 from fa_lint.shell.variables import Scope, State
@@ -63,8 +65,36 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
                     "status 2) and fails the job: a later step runs only with an `if:` such as always()"
                 )
             yield from _env(index, text, yamldoc.get(step, "env"), scope, before, scanner.step)
-            yield from scanner.drain()
+            folder = _working_directory(step, job, root)
+            yield from (_from_checkout(path, folder, rec) for rec in scanner.drain())
     yield from scanner.finish()
+
+
+def _working_directory(step: yaml.Node, job: yaml.Node, root: yaml.Node | None) -> str:
+    """The folder a ``run:`` step starts in, relative to the checkout: ``working-directory`` of the step,
+    else the job's or the workflow's ``defaults.run``."""
+    for node in (
+        step,
+        yamldoc.get(yamldoc.get(job, "defaults"), "run"),
+        yamldoc.get(yamldoc.get(root, "defaults"), "run"),
+    ):
+        wd = yamldoc.get(node, "working-directory")
+        if isinstance(wd, yaml.ScalarNode) and "${{" not in str(wd.value):
+            return str(wd.value)
+    return "."
+
+
+def _from_checkout(path: str, folder: str, rec: Parsed) -> Parsed:
+    """A file a step names (``pip install -r requirements.txt``) is the checkout's: a step runs in the
+    repository's root (``$GITHUB_WORKSPACE``), two folders above ``.github/workflows``, not in the
+    workflow's own folder, which an include is otherwise read against."""
+    if not isinstance(rec, Include) or "://" in rec.target or posixpath.isabs(rec.target):
+        return rec
+    parts = path.replace("\\", "/").split("/")
+    if parts[-3:-1] != [".github", "workflows"]:
+        return rec
+    target = posixpath.normpath(posixpath.join("../..", folder, rec.target))
+    return dataclasses.replace(rec, target=target)
 
 
 # A step runs only when the steps before it succeeded (its `if:` defaults to success()), unless its

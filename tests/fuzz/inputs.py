@@ -212,8 +212,44 @@ LINE_FORMATS: dict[str, st.SearchStrategy[str]] = {
         st.sampled_from(["session.install(", "session.run('pip', 'install', ", "session.conda_install("]),
     ).map(lambda t: f"{t[0]}\n@nox.session\ndef s(session):\n    {t[2]}{t[1]})\n"),
     "python-version": _lines("3.11", "3.12.4", "cpython@3.10", "pypy3.10", "# ", "system"),
+    # Modal apps (and a SageMaker or Ray call): an image chain, its steps and a function's GPU
+    "python-app": st.tuples(
+        st.sampled_from(
+            ["import modal\n", "import modal as m\nfrom modal import Image\n", "import sagemaker, ray\n"]
+        ),
+        _lines("X = ", "image = image.pip_install(", "# ", "tag = f'{X}-devel'\n"),
+        st.sampled_from(
+            [
+                "modal.Image.debian_slim()",
+                "modal.Image.from_registry(f'nvidia/cuda:{tag}', add_python='3.11')",
+                "Image.micromamba()",
+                "image",
+            ]
+        ),
+        st.lists(_REQ.map(repr), max_size=4).map(", ".join),
+        st.sampled_from(
+            [
+                "pip_install",
+                "uv_pip_install",
+                "run_commands",
+                "apt_install",
+                "env",
+                "pip_install_from_requirements",
+            ]
+        ),
+        st.sampled_from(["'T4'", "['H100', 'T4']", "modal.gpu.A100(size='80GB')", "X", "f'{X}:2'", "None"]),
+        st.sampled_from(
+            ["", ", extra_options='--no-build-isolation'", ', extra_options="\'x"', ", env={'MAX_JOBS': 4}"]
+        ),
+    ).map(
+        lambda t: (
+            f"{t[0]}{t[1]}\nimage = {t[2]}.{t[4]}({t[3]}{t[6]})\napp = modal.App('a', image=image)\n"
+            f"@app.function(image=image, gpu={t[5]}, instance_type={t[3] or 'None'}, accelerator_type={t[5]})\n"
+            "def f(): ...\n"
+        )
+    ),
 }
-NAMES = {"makefile": "Makefile", "cluster": "sky.yaml"}
+NAMES = {"makefile": "Makefile", "cluster": "sky.yaml", "python-app": "modal_app.py"}
 
 
 # --- structured formats: build the data, then write it as the format's tools do --------------------------
