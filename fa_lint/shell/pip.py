@@ -6,7 +6,6 @@ Poetry's ``name@^2.5`` is read as the PEP 508 text pip would read.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import TYPE_CHECKING
 
@@ -59,7 +58,7 @@ def install(scanner: Scanner, inst: Install, c: Context) -> None:
         if rec is None:
             continue
         if poetry and rec.raw != word.text and rec.build is None:
-            rec = dataclasses.replace(rec, raw=word.text)  # as written, and so no PEP 508 edit for --fix
+            rec = rec._replace(raw=word.text)  # as written, and so no PEP 508 edit for --fix
         if no_index and rec.url is None:  # only the wheels in the --find-links folders can install
             rec = scanner.wheels.take(find_links, rec.name, "") or rec
         scanner.emit(rec, c)
@@ -133,7 +132,7 @@ def requirement(scanner: Scanner, word: Word, c: Context) -> Requirement | None:
     recs = [r for r in found if isinstance(r, Requirement)]
     if len(recs) != len(found) or len({r.name for r in recs}) != 1:
         return None
-    return dataclasses.replace(recs[0] if len(recs) == 1 else _either(recs), **fields)
+    return (recs[0] if len(recs) == 1 else _either(recs))._replace(**fields)
 
 
 def _include(scanner: Scanner, word: Word, constraint: bool, c: Context) -> None:
@@ -187,6 +186,6 @@ def _either(recs: list[Requirement]) -> Requirement:
             alternatives.append(SpecifierSet(f"=={r.version.public}"))
         else:
             alternatives += r.alternatives or (r.specifier,)
-    return dataclasses.replace(
-        recs[0], specifier=SpecifierSet(), version=None, url=None, alternatives=tuple(alternatives)
+    return recs[0]._replace(
+        specifier=SpecifierSet(), version=None, url=None, alternatives=tuple(alternatives)
     )

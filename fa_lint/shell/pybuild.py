@@ -7,7 +7,6 @@ makes wheels (``bdist_wheel``, ``python -m build``) puts them in its ``dist/`` f
 
 from __future__ import annotations
 
-import dataclasses
 import posixpath
 from typing import TYPE_CHECKING
 
@@ -38,9 +37,7 @@ def setup(scanner: Scanner, inst: Install, c: Context) -> None:
         scanner.emit(rec, c)
         return
     dist = c.state.folder(out, c.make) if out else posixpath.join(where, "dist")
-    made = dataclasses.replace(
-        rec, scope=scanner.scope, step=scanner.step, possible=c.possible, options=c.options
-    )
+    made = rec._replace(scope=scanner.scope, step=scanner.step, possible=c.possible, options=c.options)
     scanner.wheels.put(dist, [made])
 
 

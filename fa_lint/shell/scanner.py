@@ -11,7 +11,6 @@ builds from a clone it made is ``builds``; wheels one command makes and another 
 
 from __future__ import annotations
 
-import dataclasses
 import posixpath
 import re
 from collections.abc import Callable
@@ -223,7 +222,7 @@ class Scanner:
         elif rec.options is not None:
             del fields["options"]  # a wheel another command built: how that command built it
         if any(getattr(rec, k) != v for k, v in fields.items()):  # made by another command
-            rec = dataclasses.replace(rec, **fields)
+            rec = rec._replace(**fields)
         self.records.append(rec)
 
     # commands the shell never runs
@@ -256,7 +255,7 @@ class Scanner:
             rec = None if word.text.startswith("-") else pip.requirement(self, word, c)
             if rec is not None and rec.name in pip.FAMILY:
                 if stop is not None and (word.start, word.end + len(stop.op)) == (stop.start, stop.end):
-                    rec = dataclasses.replace(rec, redirected=stop.op)
+                    rec = rec._replace(redirected=stop.op)
                 self.records.append(NotRun(rec, why, stops, cause, at))
 
 

@@ -6,7 +6,6 @@ judged at the install that takes it.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from fa_lint.model import Requirement
@@ -35,8 +34,7 @@ def wheel(scanner: Scanner, inst: Install, c: Context) -> None:
         rec = target(scanner, word, False, c)
         if rec is not None:
             made.append(
-                dataclasses.replace(
-                    rec,
+                rec._replace(
                     scope=scanner.scope,
                     step=scanner.step,
                     possible=c.possible,
