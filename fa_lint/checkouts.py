@@ -18,7 +18,6 @@ time within the size limit, never run.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import os
 import posixpath
 import re
@@ -55,7 +54,7 @@ def resolve(files: MutableMapping[str, FileResult], roots: Collection[str]) -> N
             _resolved(r, path, roots, modules) if isinstance(r, Requirement) and r.checkout is not None else r
             for r in f.records
         )
-        files[path] = dataclasses.replace(f, records=records)
+        files[path] = f._replace(records=records)
 
 
 def _upward(folder: str, top: str) -> Iterator[str]:
@@ -76,7 +75,7 @@ def _resolved(
     written = req.checkout or ""
     if not written:
         unseen = f"{req.build}, a folder no file of the repository is known to hold"
-        return dataclasses.replace(req, build=unseen)
+        return req._replace(build=unseen)
     top = os.path.abspath(project_root(path))
     # a Dockerfile's paths are its build context's; a script runs from its own folder or one above
     # it (the repository's top, most often), as a CI step does
@@ -100,19 +99,17 @@ def _resolved(
             fork = f"; {named} is a fork of Dao-AILab/flash-attention" if named else ""
         version, said = _vendored(folder, roots) if os.path.isdir(folder) else (None, "")
         if version is not None:
-            return dataclasses.replace(
-                req,
+            return req._replace(
                 version=version if req.name == FLASH_ATTN else None,
                 build=f"{shown}{origin}, whose {said} says {version}{fork}",
             )
         if sub is not None:
-            return dataclasses.replace(
-                req,
+            return req._replace(
                 build=f"{shown}{origin}, not checked out here: git keeps the commit it is pinned to in "
                 f"the repository's tree, not in a file{fork}",
             )
-    return dataclasses.replace(
-        req, build=f"{req.build}, which the repository does not hold (no vendored copy, no git submodule)"
+    return req._replace(
+        build=f"{req.build}, which the repository does not hold (no vendored copy, no git submodule)"
     )
 
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from types import MappingProxyType
 from typing import NamedTuple, Protocol
 
 from packaging.version import Version
@@ -56,8 +55,7 @@ class Scopes(Protocol):
     def problems(self) -> tuple[ParseProblem, ...]: ...
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(NamedTuple):
     """A run's findings, the files it checked and what it knew to judge them."""
 
     findings: tuple[Finding, ...]
@@ -65,7 +63,7 @@ class Report:
     suppressed: int
     kb: kb.KnowledgeBase
     policy: Policy
-    texts: Mapping[str, str] = dataclasses.field(default_factory=dict)  # each file read, for code frames
+    texts: Mapping[str, str] = MappingProxyType({})  # each file read, for code frames
     paths: tuple[str, ...] = ()  # what was asked for: the files and folders given
 
 
@@ -82,7 +80,7 @@ def _settled(findings: Iterable[Finding], texts: dict[str, str]) -> list[Finding
         if path not in indexes and path in texts:
             indexes[path] = TextIndex(path, texts[path])
         final = settle(fix, indexes[path]) if path in indexes else None
-        out.append(dataclasses.replace(finding, fix=final))
+        out.append(finding._replace(fix=final))
     return out
 
 

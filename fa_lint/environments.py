@@ -11,7 +11,6 @@ says what that install really gets.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping
@@ -131,7 +130,7 @@ def _closure(
         here, records, limits = reading[-1]
         for rec in records:
             if isinstance(rec, Requirement):
-                out.append(dataclasses.replace(rec, kind=Kind.CONSTRAINT) if limits else rec)
+                out.append(rec._replace(kind=Kind.CONSTRAINT) if limits else rec)
             elif isinstance(rec, Include) and "://" not in rec.target:
                 open_(_include_target(here, rec), limits or rec.constraint)
                 break  # read what it includes first, then go on from here
@@ -147,7 +146,7 @@ def _manifest(
     for rec in f.records:  # setup.cfg "file:" and conda "-r" style includes
         if isinstance(rec, Include) and "://" not in rec.target:
             reqs += [
-                dataclasses.replace(r, scope=rec.scope)
+                r._replace(scope=rec.scope)
                 for r in _closure(_include_target(path, rec), files, set(), rec.constraint)
             ]
     by_scope: dict[str, list[Requirement]] = defaultdict(list)
@@ -212,8 +211,7 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
             for r in _closure(_include_target(path, rec), files, set(), rec.constraint):
                 options = rec.options.through(r.options) if rec.options else r.options
                 by_scope[rec.scope].append(
-                    dataclasses.replace(
-                        r,
+                    r._replace(
                         scope=rec.scope,
                         step=rec.step,
                         upgrade=rec.upgrade,
@@ -299,9 +297,7 @@ def _conda(path: str, files: Mapping[str, FileResult], folders: Mapping[str, lis
             for r in _closure(_include_target(path, rec), files, {path}, rec.constraint):
                 options = rec.options.through(r.options) if rec.options else r.options
                 members.append(
-                    dataclasses.replace(
-                        r, scope=rec.scope, step=rec.step, upgrade=rec.upgrade, options=options
-                    )
+                    r._replace(scope=rec.scope, step=rec.step, upgrade=rec.upgrade, options=options)
                 )
     by_pip = {r.name for r in members if r.scope == "pip" or r.source != "conda"}
     replaced = [r for r in members if r.scope == "conda" and r.name in by_pip]
@@ -323,7 +319,7 @@ def _groups(
         elif isinstance(rec, Include) and "://" not in rec.target:
             target = _include_target(path, rec)
             included = _closure(target, files, set(), rec.constraint)
-            by_scope[rec.scope] += [dataclasses.replace(r, scope=rec.scope) for r in included]
+            by_scope[rec.scope] += [r._replace(scope=rec.scope) for r in included]
     locked = [r for lp in paired_locks(path, f.source, files, folders) for r in _requirements(files[lp])]
     for group in (rec for rec in f.records if isinstance(rec, Group)):
         members = tuple(r for scope in group.scopes for r in by_scope.get(scope, []))

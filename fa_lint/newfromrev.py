@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import dataclasses
 import os
 import posixpath
 import re
@@ -221,7 +220,7 @@ class Baseline:
             extra = len(members) - self.known[fp] - len(on)
             keep.update(on, rest[len(rest) - extra :] if extra > 0 else ())
         kept = tuple(f for i, f in enumerate(report.findings) if i in keep)
-        return Filtered(dataclasses.replace(report, findings=kept), len(report.findings) - len(kept))
+        return Filtered(report._replace(findings=kept), len(report.findings) - len(kept))
 
     def _touches(self, f: Finding) -> bool:
         return any(_on(loc, self.changed) for loc in (f.location, *f.related))

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import codecs
-import dataclasses
 import os
 import re
 import stat
@@ -392,12 +391,10 @@ def load(
     for path in set(files) - asked:  # reached only through -c: every line is a constraint
         f = files[path]
         records = tuple(
-            dataclasses.replace(r, kind=Kind.CONSTRAINT)
-            if isinstance(r, Requirement) and r.kind is Kind.INSTALL
-            else r
+            r._replace(kind=Kind.CONSTRAINT) if isinstance(r, Requirement) and r.kind is Kind.INSTALL else r
             for r in f.records
         )
-        files[path] = dataclasses.replace(f, records=records)
+        files[path] = f._replace(records=records)
     return files, problems, unfollowed
 
 

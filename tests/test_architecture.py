@@ -28,8 +28,9 @@ LAYERS = {
     "fa_lint.syntax.tables": 1.2,
     "fa_lint.syntax.tomllock": 1.2,
     "fa_lint.syntax.yamllock": 1.2,
-    # the shell program model: parse < variables, commands < walk, install commands < scanner
-    "fa_lint.shell": 2.3,
+    # the shell program model: parse < variables, commands < walk, install commands < each tool
+    # family's arguments (they see the Scanner only for types) < scanner
+    "fa_lint.shell": 2.4,
     "fa_lint.shell.parse": 2.0,
     "fa_lint.shell.redirects": 2.0,
     "fa_lint.shell.variables": 2.0,
@@ -40,7 +41,11 @@ LAYERS = {
     "fa_lint.shell.builds": 2.2,
     "fa_lint.shell.wheels": 2.2,
     "fa_lint.shell.settings": 2.2,
-    "fa_lint.shell.scanner": 2.3,
+    "fa_lint.shell.pybuild": 2.3,
+    "fa_lint.shell.pip": 2.3,
+    "fa_lint.shell.twostep": 2.3,
+    "fa_lint.shell.conda": 2.3,
+    "fa_lint.shell.scanner": 2.4,
     # one module per file format, and the catalogue
     "fa_lint.sources": 3,
     "fa_lint.resolve": 3,

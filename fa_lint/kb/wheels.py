@@ -51,8 +51,7 @@ class TorchSeries(NamedTuple):
     cpython: Mapping[str, str]  # "3.12" -> the first cp312 file's upload time
 
 
-@dataclass(frozen=True)
-class Later:
+class Later(NamedTuple):
     """What decides whether a release can have gained a wheel after its tag (shared by every release).
 
     ``since``: the first default-branch commit of the workflow that builds a release's wheel after its

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from collections import Counter
@@ -47,14 +46,12 @@ def escaped(f: Finding) -> Finding:
     def where(loc: Location) -> Location:
         return loc._replace(path=printable(loc.path))
 
-    fix = f.fix and dataclasses.replace(
-        f.fix,
+    fix = f.fix and f.fix._replace(
         location=where(f.fix.location),
         title=printable(f.fix.title),
         new=_unsurrogated(f.fix.new),
     )
-    return dataclasses.replace(
-        f,
+    return f._replace(
         location=where(f.location),
         message=printable(f.message),
         package=f.package and printable(f.package),

@@ -7,7 +7,6 @@ here), and the fix module checks again that the file still reads that text befor
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable
 from typing import NamedTuple
@@ -266,11 +265,11 @@ def _shell(fix: Fix, text: str, start: int, end: int) -> Fix | None:
     before, after = text[start - 1 : start], text[end : end + 1]
     quoted = before in ("'", '"') and before == after
     if quoted or not re.search(_SHELL_SPECIAL, fix.new):
-        return dataclasses.replace(fix, context="")
+        return fix._replace(context="")
     if not re.search(r'["$`\\]', fix.new):
-        return dataclasses.replace(fix, new=f'"{fix.new}"', context="")
+        return fix._replace(new=f'"{fix.new}"', context="")
     if "'" not in fix.new:
-        return dataclasses.replace(fix, new=f"'{fix.new}'", context="")
+        return fix._replace(new=f"'{fix.new}'", context="")
     return None  # no quoting keeps it one word
 
 
@@ -279,7 +278,7 @@ def _toml_value(fix: Fix, index: TextIndex, start: int, end: int) -> Fix | None:
     if len(found) != 1:
         return None  # no version string (Pipfile's default "*"), or one with escapes
     s, e = start + found[0].start(2), start + found[0].end(2)
-    return dataclasses.replace(fix, location=index.location(s, e), context="")
+    return fix._replace(location=index.location(s, e), context="")
 
 
 def settle(fix: Fix, index: TextIndex) -> Fix | None:

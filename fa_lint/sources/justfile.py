@@ -8,7 +8,6 @@ matter here: ``name := "value"`` assignments, where recipes and their bodies are
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterator, Mapping
 
@@ -106,7 +105,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         unknown = next(
             (m.group() for m in _INTERPOLATION.finditer(written) if m.group(1).strip() not in variables), None
         )
-        return dataclasses.replace(record, raw=written, unresolved=record.unresolved and (unknown or written))
+        return record._replace(raw=written, unresolved=record.unresolved and (unknown or written))
 
     for _, body, whole in _bodies(seen):
         if not body:

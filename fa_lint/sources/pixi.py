@@ -9,7 +9,6 @@ entry installs the default feature (unless ``no-default-feature``) with its list
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 
 from fa_lint.model import Group, Parsed, ParseProblem, Requirement
@@ -92,7 +91,7 @@ def _conda_entry(
     start, end = doc.key_location(where)
     rec = matchspec.matchspec(f"{name} {version}", doc.index.location(start, end), source, scope=scope)
     if isinstance(rec, Requirement):
-        rec = dataclasses.replace(rec, raw=f'{name} = "{version}"', marker=marker)
+        rec = rec._replace(raw=f'{name} = "{version}"', marker=marker)
     if rec is not None:  # None: another package's conda version, which PEP 440 cannot say
         yield rec
 
@@ -103,7 +102,7 @@ def _pypi_entry(
     value = get(doc.data, where)
     if isinstance(value, dict) and ({"git", "url", "path"} & value.keys()):
         for rec in source_table(doc, where, name, value, scope, source):
-            yield dataclasses.replace(rec, marker=marker) if isinstance(rec, Requirement) else rec
+            yield rec._replace(marker=marker) if isinstance(rec, Requirement) else rec
         return
     version = value.get("version", "*") if isinstance(value, dict) else value
     try:

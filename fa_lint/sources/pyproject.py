@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
@@ -197,7 +196,7 @@ def _uv_sources(doc: TomlDoc) -> Iterator[Parsed]:
             )
             for rec in source_table(doc, where, name, item, "uv:sources", NAME):
                 if isinstance(rec, Requirement) and (marker or scope != "uv:sources"):
-                    yield dataclasses.replace(rec, marker=marker or None, scope=scope)
+                    yield rec._replace(marker=marker or None, scope=scope)
                 else:
                     yield rec
 

@@ -1,0 +1,191 @@
+"""pip's install and uninstall arguments, as pip, uv (``uv pip install``, ``uv add``), Poetry and PDM
+(``add``/``remove``) take them: requirements, ``-r``/``-c`` files, editable and local folders, wheels
+from a folder (``--no-index --find-links DIR``, ``DIR/*.whl``), and the names an uninstall removes.
+Poetry's ``name@^2.5`` is read as the PEP 508 text pip would read.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from packaging.specifiers import SpecifierSet
+
+from fa_lint.model import FLASH_ATTN, SUBDIRECTORIES, Include, Requirement, Uninstall, normalize
+from fa_lint.shell.commands import CONDA_ARGS, PIP_INSTALL_ARGS, Install, option
+from fa_lint.shell.parse import Word
+from fa_lint.shell.pybuild import folder as build_folder
+from fa_lint.shell.redirects import read as read_redirect
+from fa_lint.shell.variables import expand
+from fa_lint.syntax import pep508
+
+if TYPE_CHECKING:
+    from fa_lint.shell.scanner import Context, Scanner
+
+FAMILY = frozenset(SUBDIRECTORIES.values())  # flash-attn, flash-attn-3, flash-attn-4
+
+
+def install(scanner: Scanner, inst: Install, c: Context) -> None:
+    """``pip install ARGS``, ``uv add ARGS``, ``poetry add ARGS``...: each argument's record."""
+    args = iter(inst.args)
+    editable = no_index = False
+    find_links: list[str] = []
+    for word in args:
+        text = word.text
+        m = re.match(r"^(-r|--requirement|-c|--constraint)(?:=|(?=.))(.+)$", text)
+        if text in ("-r", "--requirement", "-c", "--constraint") or m:
+            found = Word(m.group(2), word.start, word.end) if m else next(args, None)
+            if found is not None:
+                _include(scanner, found, text.startswith(("-c", "--c")), c)
+            continue
+        if text in ("-e", "--editable"):
+            editable = True
+            continue
+        if text == "--no-index":
+            no_index = True
+            continue
+        links = option(word, ("-f", "--find-links"), args)
+        if links is not None:
+            find_links.append(c.state.folder(links.text, c.make))
+            continue
+        if text.startswith("-"):
+            if text in PIP_INSTALL_ARGS:
+                next(args, None)
+            continue
+        poetry = inst.tool == "poetry"
+        rec = target(scanner, _poetry_word(word) if poetry else word, editable, c)
+        editable = False
+        if rec is None:
+            continue
+        if poetry and rec.raw != word.text and rec.build is None:
+            rec = rec._replace(raw=word.text)  # as written, and so no PEP 508 edit for --fix
+        if no_index and rec.url is None:  # only the wheels in the --find-links folders can install
+            rec = scanner.wheels.take(find_links, rec.name, "") or rec
+        scanner.emit(rec, c)
+
+
+def uninstall(scanner: Scanner, inst: Install, c: Context) -> None:
+    """``pip uninstall NAME``, ``uv remove``, ``conda remove``...: the names it removes."""
+    args = iter(inst.args)
+    for word in args:
+        if word.text.startswith("-"):
+            if word.text in ("-r", "--requirement", *CONDA_ARGS, *PIP_INSTALL_ARGS):
+                next(args, None)
+            continue
+        text = expand(word.text, c.state.scope, c.make).text
+        m = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", text.split("::")[-1])
+        if m:
+            scanner.emit(Uninstall(scanner.location(word), normalize(m.group())), c)
+
+
+def target(scanner: Scanner, word: Word, editable: bool, c: Context) -> Requirement | None:
+    """One install argument: a requirement, a local folder, or wheels from a folder."""
+    text = expand(word.text, c.state.scope, c.make).text.strip()
+    path = re.sub(r"\[[^\]]*\]$", "", text)  # .[dev]
+    if pep508.looks_like_archive(path) and any(ch in path for ch in "*?["):
+        folder, _, pattern = path.rpartition("/")
+        return scanner.wheels.take([c.state.folder(folder or ".", c.make)], None, pattern)
+    if (_path(path) and not pep508.looks_like_archive(path)) or (
+        editable and not pep508.looks_like_url(path)
+    ):
+        return build_folder(scanner, c.state.folder(re.sub(r"\[[^\]]*\]$", "", word.text), c.make), c)
+    return requirement(scanner, word, c)
+
+
+def requirement(scanner: Scanner, word: Word, c: Context) -> Requirement | None:
+    """The requirement one word names, as written, with the values its variables may have."""
+    exp = expand(word.text, c.state.scope, c.make)
+    text = exp.text.strip()
+    if (
+        not text
+        or text in (".", "..")
+        or (text.startswith((".", "/")) and not pep508.looks_like_archive(text))
+    ):
+        return None
+    where = scanner.location(word)
+    if exp.unresolved:
+        name = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", word.text)
+        family = normalize(name.group()) if name else ""
+        # flash-attn-3 and -4 too: no mention of the family is dropped (issue 10), judged or not
+        if family in FAMILY and not pep508.looks_like_url(word.text):
+            return Requirement(
+                family,
+                word.text,
+                where,
+                scanner.source,
+                unresolved=exp.unresolved,
+                redirected=_cut_text(scanner, word) if word.cut else None,
+                **scanner.fields(c),
+            )
+        wheel = pep508.name_from_url(text)
+        if wheel == FLASH_ATTN:  # a wheel URL whose tags are variables still names its version
+            rec = pep508.parse(text, where, scanner.source, **scanner.fields(c))
+            return rec if isinstance(rec, Requirement) else None
+        return None
+    # Keep the words as written ("flash-attn==${FA_VER}"); the specifier holds their value.
+    cut = _cut_text(scanner, word) if word.cut else None
+    fields = {"raw": word.text, "redirected": cut, **scanner.fields(c)}
+    if len(exp.texts) == 1:
+        rec = pep508.parse(exp.texts[0].strip(), where, scanner.source, **fields)
+        return rec if isinstance(rec, Requirement) else None
+    found = [pep508.parse(t.strip(), where, scanner.source) for t in exp.texts]
+    recs = [r for r in found if isinstance(r, Requirement)]
+    if len(recs) != len(found) or len({r.name for r in recs}) != 1:
+        return None
+    return (recs[0] if len(recs) == 1 else _either(recs))._replace(**fields)
+
+
+def _include(scanner: Scanner, word: Word, constraint: bool, c: Context) -> None:
+    """``-r FILE`` / ``-c FILE``: the file it reads, where the format says it is."""
+    exp = expand(word.text, c.state.scope, c.make)
+    if exp.unresolved:
+        return
+    path = exp.text
+    if scanner.include_map is not None:
+        mapped = scanner.include_map(path, word.start)
+        if mapped is None:
+            return
+        path = mapped
+    scanner.emit(Include(scanner.location(word), path, constraint=constraint, optional=True), c)
+
+
+def _cut_text(scanner: Scanner, word: Word) -> str:
+    """What the shell took as a redirect: '>=2.5' in an unquoted flash-attn>=2.5."""
+    found = read_redirect(scanner.index.text, word.end)
+    return found.text if found else (word.cut or ">")
+
+
+def _poetry_word(word: Word) -> Word:
+    """``poetry add name@^2.5`` as the PEP 508 text pip would read (``name>=2.5,<3``)."""
+    name, at, constraint = word.text.partition("@")
+    if not at or "://" in constraint or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._\[\],-]*", name.strip()):
+        return word
+    if constraint.strip() == "latest":
+        return word._replace(text=name.strip())
+    from fa_lint.syntax import poetry  # for `poetry add` only
+
+    try:
+        alternatives = poetry.specifiers(constraint)
+    except poetry.PoetryConstraintError:
+        return word  # left as written: not a requirement fa-lint can read
+    if len(alternatives) != 1:
+        return word
+    return word._replace(text=f"{name.strip()}{alternatives[0]}")
+
+
+def _path(text: str) -> bool:
+    """pip reads an argument as a local path when it has a slash or starts with a dot."""
+    return not pep508.looks_like_url(text) and ("/" in text or text.startswith(".")) and "@" not in text
+
+
+def _either(recs: list[Requirement]) -> Requirement:
+    """One word that can become several requirements (a variable a branch set): it admits any of them."""
+    alternatives: list[SpecifierSet] = []
+    for r in recs:
+        if r.version is not None:
+            alternatives.append(SpecifierSet(f"=={r.version.public}"))
+        else:
+            alternatives += r.alternatives or (r.specifier,)
+    return recs[0]._replace(
+        specifier=SpecifierSet(), version=None, url=None, alternatives=tuple(alternatives)
+    )
