@@ -5,7 +5,6 @@ installs (``Setting`` and ``Image`` records for ``fa_lint.machine``)."""
 
 from __future__ import annotations
 
-import dataclasses
 import posixpath
 import re
 from collections.abc import Iterator
@@ -94,7 +93,7 @@ def _from_checkout(path: str, folder: str, rec: Parsed) -> Parsed:
     if parts[-3:-1] != [".github", "workflows"]:
         return rec
     target = posixpath.normpath(posixpath.join("../..", folder, rec.target))
-    return dataclasses.replace(rec, target=target)
+    return rec._replace(target=target)
 
 
 # A step runs only when the steps before it succeeded (its `if:` defaults to success()), unless its
