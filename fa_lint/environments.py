@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from fa_lint.model import FileResult, Group, Image, Include, Kind, Parsed, Requirement, Uninstall, normalize
@@ -34,21 +33,56 @@ PAIRS = {
 _SCAN = 32  # an environment of up to this many requirements is scanned rather than indexed
 
 
-@dataclass(frozen=True, slots=True)
 class Environment:
-    """One install: what its manifest side asks for, what its lock pins, and what its commands did."""
+    """One install: what its manifest side asks for, what its lock pins, and what its commands did.
 
-    name: str
-    members: tuple[Requirement, ...]  # what the manifest side asks for, every package
-    locked: tuple[Requirement, ...] = ()  # what its lockfile pins, every package
-    images: tuple[Image, ...] = ()
-    superseded: tuple[Requirement, ...] = ()  # installs a later command in the same stage replaces
-    # (later install, the earlier one it leaves in place): pip without --upgrade keeps what satisfies it
-    satisfied: tuple[tuple[Requirement, Requirement], ...] = ()
-    removed: tuple[Uninstall, ...] = ()  # a stage's or script's uninstalls, in command order
-    # members (False) and locked (True) by package name, and by identity: built on first use for a large
-    # environment, where a scan per question would cost n squared; a small one is scanned instead
-    _index: dict[tuple[bool, bool], Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    Not changed once made; equal when its fields are. A plain class, not a frozen dataclass: the
+    ``dataclasses`` module and the code it generates cost about 10 ms of every start (benchmarks/).
+    """
+
+    __slots__ = ("_index", "images", "locked", "members", "name", "removed", "satisfied", "superseded")
+
+    def __init__(
+        self,
+        name: str,
+        members: tuple[Requirement, ...],  # what the manifest side asks for, every package
+        locked: tuple[Requirement, ...] = (),  # what its lockfile pins, every package
+        images: tuple[Image, ...] = (),
+        superseded: tuple[Requirement, ...] = (),  # installs a later command in the same stage replaces
+        # (later install, the earlier one it leaves in place): pip without --upgrade keeps what satisfies it
+        satisfied: tuple[tuple[Requirement, Requirement], ...] = (),
+        removed: tuple[Uninstall, ...] = (),  # a stage's or script's uninstalls, in command order
+    ) -> None:
+        self.name = name
+        self.members = members
+        self.locked = locked
+        self.images = images
+        self.superseded = superseded
+        self.satisfied = satisfied
+        self.removed = removed
+        # members (False) and locked (True) by package name, and by identity: built on first use for a
+        # large environment, where a scan per question would cost n squared; a small one is scanned
+        self._index: dict[tuple[bool, bool], Any] = {}
+
+    def _fields(self) -> tuple[object, ...]:
+        return (
+            self.name,
+            self.members,
+            self.locked,
+            self.images,
+            self.superseded,
+            self.satisfied,
+            self.removed,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return self._fields() == other._fields() if isinstance(other, Environment) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return f"Environment({self.name!r}, {len(self.members)} members, {len(self.locked)} locked)"
 
     def _group(self, locked: bool) -> tuple[Requirement, ...]:
         return self.locked if locked else self.members

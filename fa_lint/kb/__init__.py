@@ -10,7 +10,6 @@ import functools
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from packaging.ranges import VersionRange
@@ -46,16 +45,37 @@ class Release(NamedTuple):
         return str(self.version)
 
 
-@dataclass(frozen=True)
 class KnowledgeBase:
-    """Every flash-attn release and its facts, as scripts/build_kb.py read them."""
+    """Every flash-attn release and its facts, as scripts/build_kb.py read them.
 
-    releases: tuple[Release, ...]  # ascending, yanked ones included
-    generated: str
-    pypi_snapshot: str
-    fa3: dict[str, Any]
-    # when torch series came out, and since when wheels can be added to a release after its tag
-    later: Later = _wheels.NO_LATER
+    Not changed once made (what ``cached_property`` adds is worked out from the fields); equal when
+    its fields are. A plain class: see ``fa_lint.environments.Environment``."""
+
+    __hash__ = None  # type: ignore[assignment]  # it holds a dict, as the frozen dataclass it was did
+
+    def __init__(
+        self,
+        releases: tuple[Release, ...],  # ascending, yanked ones included
+        generated: str,
+        pypi_snapshot: str,
+        fa3: dict[str, Any],
+        # when torch series came out, and since when wheels can be added to a release after its tag
+        later: Later = _wheels.NO_LATER,
+    ) -> None:
+        self.releases = releases
+        self.generated = generated
+        self.pypi_snapshot = pypi_snapshot
+        self.fa3 = fa3
+        self.later = later
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, KnowledgeBase):
+            return NotImplemented
+        mine = (self.releases, self.generated, self.pypi_snapshot, self.fa3, self.later)
+        return mine == (other.releases, other.generated, other.pypi_snapshot, other.fa3, other.later)
+
+    def __repr__(self) -> str:
+        return f"KnowledgeBase({len(self.releases)} releases, generated={self.generated!r})"
 
     @property
     def date(self) -> str:

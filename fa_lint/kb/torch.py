@@ -16,7 +16,6 @@ import functools
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from packaging.ranges import VersionRange
@@ -155,16 +154,25 @@ def _pythons(requires: Sequence[Dependency], pythons: tuple[str, ...]) -> tuple[
     return pythons if any(d.marker and "python" in d.marker for d in requires) else pythons[:1]
 
 
-@dataclass(frozen=True, eq=False)  # one per run: compared and hashed by identity
 class TorchKnowledge:
-    """torch's own builds, and the torch requirements of the packages installed beside flash-attn."""
+    """torch's own builds, and the torch requirements of the packages installed beside flash-attn.
 
-    generated: str
-    torch: tuple[TorchRelease, ...]  # ascending
-    _packages: Mapping[str, Mapping[str, Any]]  # as the data file has them, read per package on use
-    data: Mapping[str, Any]  # conda, images: facts with their sources
-    _read: dict[str, tuple[PackageRelease, ...]] = field(default_factory=dict, repr=False, compare=False)
-    _in: dict[VersionRange, tuple[TorchRelease, ...]] = field(default_factory=dict, repr=False, compare=False)
+    One per run: compared and hashed by identity. Its facts are not changed once made; ``_read`` and
+    ``_in`` are caches. A plain class: see ``fa_lint.environments.Environment``."""
+
+    def __init__(
+        self,
+        generated: str,
+        torch: tuple[TorchRelease, ...],  # ascending
+        _packages: Mapping[str, Mapping[str, Any]],  # as the data file has them, read per package on use
+        data: Mapping[str, Any],  # conda, images: facts with their sources
+    ) -> None:
+        self.generated = generated
+        self.torch = torch
+        self._packages = _packages
+        self.data = data
+        self._read: dict[str, tuple[PackageRelease, ...]] = {}
+        self._in: dict[VersionRange, tuple[TorchRelease, ...]] = {}
 
     # --- torch's own builds ------------------------------------------------------------------------
 

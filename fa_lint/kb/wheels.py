@@ -21,7 +21,6 @@ import enum
 import functools
 import itertools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from packaging.version import InvalidVersion, Version
@@ -66,29 +65,69 @@ class Later(NamedTuple):
 NO_LATER = Later(None, None, {})  # a knowledge base without the dates: nothing is judged unknown
 
 
-@dataclass(frozen=True)
 class Wheels:
-    """The prebuilt wheels of one release; ``fetched`` False: its setup.py fetches none."""
+    """The prebuilt wheels of one release; ``fetched`` False: its setup.py fetches none.
 
-    fetched: bool
-    # The release workflow's build matrix as the knowledge base holds it: axes and excludes
-    matrix: Mapping[str, Any] = field(default_factory=dict, repr=False)
-    # torch major.minor -> the torch pre-release its wheels were built against, where the matrix
-    # names a nightly (2.3.0.dev20240126) rather than a release of that minor
-    nightly: Mapping[str, str] | None = None
-    # torch's CUDA major -> the CUDA setup.py puts in the name ("11" -> "11.8", "*" -> "12.2");
-    # empty: torch's own CUDA, as is
-    cuda_map: Mapping[str, str] | None = None
-    cuda_digits: int = 2  # 2: cu118, 1: cu12
-    platforms: tuple[str, ...] = ()
-    evidence: Mapping[str, Any] | None = None
-    # (torch, "cuda major" or None, CUDA named instead): setup.py's special cases by torch series
-    # (2.2.3.post2-2.3.5: torch 2.1 fetches the cu122 wheel)
-    overrides: tuple[tuple[str, str | None, str], ...] = ()
-    # wheels public files show the release has, though its matrix did not build them
-    seen: frozenset[Build] = frozenset()
-    tagged: str | None = None  # when the tagged commit was made (UTC ISO 8601); None: not known
-    later: Later | None = None
+    Not changed once made (what ``cached_property`` adds is worked out from the fields); equal when
+    its fields are. A plain class: see ``fa_lint.environments.Environment``.
+    """
+
+    __hash__ = None  # type: ignore[assignment]  # it holds dicts, as the frozen dataclass it was did
+
+    def __init__(
+        self,
+        fetched: bool,
+        # The release workflow's build matrix as the knowledge base holds it: axes and excludes
+        matrix: Mapping[str, Any] | None = None,
+        # torch major.minor -> the torch pre-release its wheels were built against, where the matrix
+        # names a nightly (2.3.0.dev20240126) rather than a release of that minor
+        nightly: Mapping[str, str] | None = None,
+        # torch's CUDA major -> the CUDA setup.py puts in the name ("11" -> "11.8", "*" -> "12.2");
+        # empty: torch's own CUDA, as is
+        cuda_map: Mapping[str, str] | None = None,
+        cuda_digits: int = 2,  # 2: cu118, 1: cu12
+        platforms: tuple[str, ...] = (),
+        evidence: Mapping[str, Any] | None = None,
+        # (torch, "cuda major" or None, CUDA named instead): setup.py's special cases by torch series
+        # (2.2.3.post2-2.3.5: torch 2.1 fetches the cu122 wheel)
+        overrides: tuple[tuple[str, str | None, str], ...] = (),
+        # wheels public files show the release has, though its matrix did not build them
+        seen: frozenset[Build] = frozenset(),
+        tagged: str | None = None,  # when the tagged commit was made (UTC ISO 8601); None: not known
+        later: Later | None = None,
+    ) -> None:
+        self.fetched = fetched
+        self.matrix: Mapping[str, Any] = {} if matrix is None else matrix
+        self.nightly = nightly
+        self.cuda_map = cuda_map
+        self.cuda_digits = cuda_digits
+        self.platforms = platforms
+        self.evidence = evidence
+        self.overrides = overrides
+        self.seen = seen
+        self.tagged = tagged
+        self.later = later
+
+    def _fields(self) -> tuple[object, ...]:
+        return (
+            self.fetched,
+            self.matrix,
+            self.nightly,
+            self.cuda_map,
+            self.cuda_digits,
+            self.platforms,
+            self.evidence,
+            self.overrides,
+            self.seen,
+            self.tagged,
+            self.later,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return self._fields() == other._fields() if isinstance(other, Wheels) else NotImplemented
+
+    def __repr__(self) -> str:
+        return f"Wheels(fetched={self.fetched}, platforms={self.platforms!r}, tagged={self.tagged!r})"
 
     @functools.cached_property
     def builds(self) -> frozenset[Build]:

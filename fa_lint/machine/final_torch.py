@@ -19,9 +19,7 @@ read from its published metadata; a package it does not hold is taken to leave t
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from packaging.ranges import VersionRange
@@ -30,6 +28,7 @@ from packaging.version import Version
 
 from fa_lint.environments import Environment
 from fa_lint.kb import torch as torch_kb
+from fa_lint.machine import images
 from fa_lint.model import Image, Kind, Requirement, Uninstall
 
 TORCH = ("torch", "pytorch")  # pytorch: conda's name for it
@@ -37,8 +36,6 @@ _ANY = VersionRange.full()
 _INSTALLS = (Kind.INSTALL, Kind.OVERRIDE)
 # torch's own libraries, versioned with it: installed beside torch far more often than not.
 _WITH_TORCH = frozenset({"torchvision", "torchaudio", "torchtext", "torchdata"})
-# Images that come with more than torch: a later unpinned install of these finds them in place.
-_BUNDLED = {"pytorch/pytorch": frozenset({"torchvision", "torchaudio"})}
 
 
 class Source(NamedTuple):
@@ -53,17 +50,28 @@ class Source(NamedTuple):
     step: int = 0
 
 
-@dataclass(frozen=True, eq=False)
 class FinalTorch:
     """What torch an environment ends with. Compared and hashed by identity: a toolchain holding it is a
-    cache key, and its sources can be thousands of requirements long."""
+    cache key, and its sources can be thousands of requirements long. Not changed once made (a plain
+    class: see ``Environment``)."""
 
-    versions: VersionRange  # every torch it can end with (empty with a conflict)
-    decided: tuple[Source, ...]  # what decides it, in order: the last one put it in place
-    certain: bool = True  # False: a command that may not run, or an uninstall that may, leaves it open
-    conflict: tuple[Source, Source] | None = None  # two that cannot both hold: the install fails
-    removed: Uninstall | None = None  # a certain uninstall that nothing reinstalls after
-    installer: Requirement | None = None  # what the command that installed it asked for (its index)
+    __slots__ = ("certain", "conflict", "decided", "installer", "removed", "versions")
+
+    def __init__(
+        self,
+        versions: VersionRange,  # every torch it can end with (empty with a conflict)
+        decided: tuple[Source, ...],  # what decides it, in order: the last one put it in place
+        certain: bool = True,  # False: a command that may not run, or an uninstall that may, leaves it open
+        conflict: tuple[Source, Source] | None = None,  # two that cannot both hold: the install fails
+        removed: Uninstall | None = None,  # a certain uninstall that nothing reinstalls after
+        installer: Requirement | None = None,  # what the command that installed it asked for (its index)
+    ) -> None:
+        self.versions = versions
+        self.decided = decided
+        self.certain = certain
+        self.conflict = conflict
+        self.removed = removed
+        self.installer = installer
 
     @property
     def minors(self) -> tuple[str, ...]:
@@ -303,38 +311,10 @@ class _State(NamedTuple):
     bundle_known: bool = False
 
 
-def image_torch(image: Image) -> tuple[Version, str] | None:
-    """The torch a base image ships and what says so: its tag (``pytorch/pytorch:2.4.0-...``), or, for
-    an NGC container whose release notes the knowledge base holds, that release's torch."""
-    if image.torch is not None:
-        return image.torch, f"the base image {image.reference}"
-    row = ngc_release(image.reference)
-    if row is None:
-        return None
-    return Version(
-        row["torch"]
-    ), f"the base image {image.reference} (torch {row['torch']}, NVIDIA's release notes)"
-
-
-def ngc_release(reference: str) -> dict[str, str] | None:
-    """What NVIDIA's release notes say an NGC PyTorch container holds, where the data has that tag."""
-    m = _NGC_TAG.match(reference)
-    if m is None:
-        return None
-    found: dict[str, str] | None = (
-        torch_kb.load().data.get("images", {}).get(_NGC, {}).get("tags", {}).get(m.group(1))
-    )
-    return found
-
-
-_NGC = "nvcr.io/nvidia/pytorch"
-_NGC_TAG = re.compile(r"^nvcr\.io/nvidia/pytorch:([0-9]{2}\.[0-9]{2})-py3")
-
-
 def _start(env: Environment, kb: torch_kb.TorchKnowledge) -> _State:
     for image in env.images:
-        bundled = next((b for name, b in _BUNDLED.items() if name in image.reference), frozenset())
-        shipped = image_torch(image) if image.has_torch is not False else None
+        bundled = images.bundled(image)
+        shipped = images.image_torch(image) if image.has_torch is not False else None
         if shipped is not None:
             version, says = shipped
             rng = SpecifierSet(f"=={version}").to_range()

@@ -32,7 +32,7 @@ from packaging.version import InvalidVersion, Version
 
 from fa_lint.environments import SEQUENTIAL, Environment
 from fa_lint.kb import torch as torch_kb
-from fa_lint.machine import final_torch
+from fa_lint.machine import final_torch, images
 from fa_lint.machine.final_torch import TORCH, FinalTorch, Source
 from fa_lint.model import FLASH_ATTN, Image, Kind, Requirement
 
@@ -180,7 +180,7 @@ def _cuda(env: Environment, torch: Requirement | None, final: FinalTorch | None)
     for image in env.images:
         if image.cuda:
             return Known(image.cuda, f"the base image {image.reference}")
-        row = final_torch.ngc_release(image.reference)
+        row = images.ngc_release(image.reference)
         if row is not None and row.get("cuda"):
             return Known(row["cuda"], f"the base image {image.reference} (NVIDIA's release notes)")
     return None

@@ -6,12 +6,11 @@ looked through. Also the option tables the install readers share: which options 
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from fa_lint.shell.parse import Word
+from fa_lint.shell.parse import Word, basename
 
 _PREFIXES = {  # a command that runs the next one -> its options that take a value
     "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t", "-T"},
@@ -162,7 +161,7 @@ def unwrap(words: list[Word]) -> list[Word]:
     """The command a prefix runs: ``sudo -H``, ``env X=1``, ``conda run -n ENV``, ``uv run``..."""
     rest = list(words)
     while rest:
-        head = posixpath.basename(rest[0].text)
+        head = basename(rest[0].text)
         if head in _PREFIXES or ASSIGN.match(rest[0].text):
             rest.pop(0)
             while rest and (rest[0].text.startswith("-") or ASSIGN.match(rest[0].text)):
@@ -182,12 +181,12 @@ def install(words: list[Word]) -> Install | None:
     words = unwrap(words)
     if not words:
         return None
-    head, rest = posixpath.basename(words[0].text), words[1:]
+    head, rest = basename(words[0].text), words[1:]
     front = "pip"
     if _PYTHON.match(head):
         while rest and rest[0].text.startswith("-") and rest[0].text != "-m":
             rest = rest[1:]
-        if rest and posixpath.basename(rest[0].text) == "setup.py":
+        if rest and basename(rest[0].text) == "setup.py":
             verbs = [w for w in rest[1:] if not w.text.startswith("-")]
             return Install("setup.py", verbs[0].text, rest[1:], "setup.py") if verbs else None
         if len(rest) < 2 or rest[0].text != "-m":

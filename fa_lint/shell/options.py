@@ -78,11 +78,13 @@ def install_options(
     if inst.installer == "uv" and variable("UV_NO_BUILD_ISOLATION").lower() in _TRUE:
         build = "no-isolation"
     pre = inst.installer == "pip" and variable("PIP_PRE").lower() in _TRUE
-    urls = [u for k in _INDEX_VARIABLES for u in variable(k).split()]
-    # an index variable that is set, but to no one value (a branch sets it): some index, not known
-    unsure = any(
-        (k in prefix or state.scope.get(k) is not None) and not variable(k) for k in _INDEX_VARIABLES
-    )
+    urls: list[str] = []
+    unsure = False  # an index variable that is set, but to no one value (a branch sets it): some index
+    for k in _INDEX_VARIABLES:
+        if k in prefix or state.scope.get(k) is not None:
+            value = variable(k)
+            urls += value.split()
+            unsure = unsure or not value
     backend = (variable("UV_TORCH_BACKEND") or None) if inst.installer == "uv" else None
     no_deps = False
     args = iter(inst.args)

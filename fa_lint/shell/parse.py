@@ -198,8 +198,23 @@ def _quoted(node: Node) -> bool:
 
 
 def word(node: Node, chunk: Chunk) -> Word:
+    # every word of every command comes through here: each attribute of a tree-sitter node is a call
+    # into the binding that makes a new object, so each is read once (``span``/``unquoted`` inlined
+    # for the common case, a plain word of ASCII text placed in one stretch of the file)
+    kind = node.type
+    if kind == "word" and chunk._flat:
+        first, last = node.start_byte, node.end_byte
+        raw = chunk.text[first:last]
+        start = chunk.base + min(first, len(chunk.text))
+        return Word(_ESCAPE.sub(_unescape, raw) if "\\" in raw else raw, start, start + len(raw))
     start, end = chunk.span(node)
     return Word(unquoted(node, chunk), start, end, _quoted(node))
+
+
+def basename(path: str) -> str:
+    """``posixpath.basename`` without its ``os.fspath`` and separator lookup: every command's name
+    goes through it several times."""
+    return path[path.rfind("/") + 1 :]
 
 
 def logical_lines(text: str) -> Iterator[tuple[int, int]]:

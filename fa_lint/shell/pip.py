@@ -16,13 +16,16 @@ from fa_lint.shell.commands import CONDA_ARGS, PIP_INSTALL_ARGS, Install, option
 from fa_lint.shell.parse import Word
 from fa_lint.shell.pybuild import folder as build_folder
 from fa_lint.shell.redirects import read as read_redirect
-from fa_lint.shell.variables import expand
+from fa_lint.shell.variables import Expanded, expand
 from fa_lint.syntax import pep508
 
 if TYPE_CHECKING:
     from fa_lint.shell.scanner import Context, Scanner
 
 FAMILY = frozenset(SUBDIRECTORIES.values())  # flash-attn, flash-attn-3, flash-attn-4
+_INCLUDE = re.compile(r"^(-r|--requirement|-c|--constraint)(?:=|(?=.))(.+)$")
+_EXTRAS = re.compile(r"\[[^\]]*\]$")  # .[dev]
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 def install(scanner: Scanner, inst: Install, c: Context) -> None:
@@ -32,7 +35,7 @@ def install(scanner: Scanner, inst: Install, c: Context) -> None:
     find_links: list[str] = []
     for word in args:
         text = word.text
-        m = re.match(r"^(-r|--requirement|-c|--constraint)(?:=|(?=.))(.+)$", text)
+        m = _INCLUDE.match(text) if text[:1] == "-" else None
         if text in ("-r", "--requirement", "-c", "--constraint") or m:
             found = Word(m.group(2), word.start, word.end) if m else next(args, None)
             if found is not None:
@@ -73,28 +76,30 @@ def uninstall(scanner: Scanner, inst: Install, c: Context) -> None:
                 next(args, None)
             continue
         text = expand(word.text, c.state.scope, c.make).text
-        m = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", text.split("::")[-1])
+        m = _NAME.match(text.split("::")[-1])
         if m:
             scanner.emit(Uninstall(scanner.location(word), normalize(m.group())), c)
 
 
 def target(scanner: Scanner, word: Word, editable: bool, c: Context) -> Requirement | None:
     """One install argument: a requirement, a local folder, or wheels from a folder."""
-    text = expand(word.text, c.state.scope, c.make).text.strip()
-    path = re.sub(r"\[[^\]]*\]$", "", text)  # .[dev]
+    exp = expand(word.text, c.state.scope, c.make)
+    text = exp.text.strip()
+    path = _EXTRAS.sub("", text) if text.endswith("]") else text
     if pep508.looks_like_archive(path) and any(ch in path for ch in "*?["):
         folder, _, pattern = path.rpartition("/")
         return scanner.wheels.take([c.state.folder(folder or ".", c.make)], None, pattern)
     if (_path(path) and not pep508.looks_like_archive(path)) or (
         editable and not pep508.looks_like_url(path)
     ):
-        return build_folder(scanner, c.state.folder(re.sub(r"\[[^\]]*\]$", "", word.text), c.make), c)
-    return requirement(scanner, word, c)
+        return build_folder(scanner, c.state.folder(_EXTRAS.sub("", word.text), c.make), c)
+    return requirement(scanner, word, c, exp)
 
 
-def requirement(scanner: Scanner, word: Word, c: Context) -> Requirement | None:
-    """The requirement one word names, as written, with the values its variables may have."""
-    exp = expand(word.text, c.state.scope, c.make)
+def requirement(scanner: Scanner, word: Word, c: Context, exp: Expanded | None = None) -> Requirement | None:
+    """The requirement one word names, as written, with the values its variables may have
+    (``exp``: the word expanded, where the caller has done it already)."""
+    exp = expand(word.text, c.state.scope, c.make) if exp is None else exp
     text = exp.text.strip()
     if (
         not text
@@ -104,7 +109,7 @@ def requirement(scanner: Scanner, word: Word, c: Context) -> Requirement | None:
         return None
     where = scanner.location(word)
     if exp.unresolved:
-        name = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", word.text)
+        name = _NAME.match(word.text)
         family = normalize(name.group()) if name else ""
         # flash-attn-3 and -4 too: no mention of the family is dropped (issue 10), judged or not
         if family in FAMILY and not pep508.looks_like_url(word.text):

@@ -11,7 +11,6 @@ builds from a clone it made is ``builds``; wheels one command makes and another 
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -32,7 +31,7 @@ from fa_lint.shell import conda, pip, pybuild, redirects, twostep
 from fa_lint.shell.builds import Clones
 from fa_lint.shell.commands import UPGRADE, Install, install, unwrap
 from fa_lint.shell.options import install_options
-from fa_lint.shell.parse import Chunk, Command, Word
+from fa_lint.shell.parse import Chunk, Command, Word, basename
 from fa_lint.shell.redirects import Effect
 from fa_lint.shell.settings import toolkit
 from fa_lint.shell.stops import Stop
@@ -80,7 +79,7 @@ class Scanner:
         words = self._resolve_head(cmd.words, state, make)
         if not words:
             return None
-        head = posixpath.basename(words[0].text)
+        head = basename(words[0].text)
         found = toolkit(words)
         if found is not None:
             self._setting("toolkit", found[2], found[1], self.location(found[0]), possible)
@@ -120,7 +119,7 @@ class Scanner:
         """A command the shell never runs (``stop`` says why): its flash-attn words are kept as
         ``NotRun``, for FAL007; nothing of it is installed, cloned or built."""
         words = self._resolve_head(cmd.words, state, make)
-        if words and posixpath.basename(words[0].text) in SHELLS:
+        if words and basename(words[0].text) in SHELLS:
             return self.command(Command(words, cmd.start, cmd.end), state, False, make)  # its -c script
         inst = install(words) if words else None
         if inst is not None:

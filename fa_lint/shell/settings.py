@@ -9,10 +9,9 @@ read by the conda readers.
 
 from __future__ import annotations
 
-import posixpath
 import re
 
-from fa_lint.shell.parse import Word
+from fa_lint.shell.parse import Word, basename
 
 _MANAGERS = {"apt-get": "apt", "apt": "apt", "yum": "rpm", "dnf": "rpm", "microdnf": "rpm"}
 # NVIDIA's repository packages (cuda-nvcc-12-1, cuda-toolkit-12-4, cuda-compiler-12-1,
@@ -38,7 +37,7 @@ def toolkit(words: list[Word]) -> tuple[Word, str, str] | None:
         m = _RUNFILE.search(w.text)
         if m:
             return w, f"{m.group(1)}.{m.group(2)}", "runfile"
-    head = posixpath.basename(words[0].text)
+    head = basename(words[0].text)
     if head in ("module", "ml"):  # HPC environment modules: module load cuda/12.1
         for w in words[1:]:
             m = _MODULE.match(w.text)
@@ -54,5 +53,5 @@ def toolkit(words: list[Word]) -> tuple[Word, str, str] | None:
         m = _TOOLKIT.match(w.text)
         if m:
             major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-            return w, f"{major}.{minor}" if major else "", _MANAGERS[posixpath.basename(words[0].text)]
+            return w, f"{major}.{minor}" if major else "", _MANAGERS[basename(words[0].text)]
     return None

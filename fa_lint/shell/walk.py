@@ -34,6 +34,7 @@ from fa_lint.shell.parse import (
     Command,
     TooCostly,
     Word,
+    basename,
     joined,
     logical_lines,
     tree,
@@ -240,7 +241,7 @@ class Walk:
         name = node.child_by_field_name("name") if node.type == "command" else None
         if name is None:
             return False
-        head = posixpath.basename(self.chunk.source(name))
+        head = basename(self.chunk.source(name))
         args = [self.chunk.source(a) for a in node.children_by_field_name("argument")]
         if head == "command":
             return args[:1] == ["-v"]
@@ -340,7 +341,7 @@ class Walk:
                 self._inline(
                     next(n for n, w in zip(args, words, strict=True) if w is script), state, possible, depth
                 )
-            elif posixpath.basename(head) in SHELLS:  # bash <<EOF: the heredoc is the script
+            elif basename(head) in SHELLS:  # bash <<EOF: the heredoc is the script
                 for r in redirects:
                     for body in (c for c in r.children if c.type == "heredoc_body"):
                         self._inline(body, state, possible, depth)
