@@ -131,6 +131,18 @@ def test_plain_requirements_need_no_requirement_parser(tmp_path: Path) -> None:
     assert "packaging.requirements" in _loaded(tmp_path, {"requirements.txt": marker}, "requirements.txt")
 
 
+def test_a_check_defines_no_dataclass(tmp_path: Path) -> None:
+    # importing dataclasses (and the inspect module it needs) and generating each class's code cost
+    # about 10 ms of every start: a check's own records are NamedTuples and plain classes
+    text = "flash-attn==2.5.8\ntorch>=2.3,<2.6\n"
+    docker = "FROM pytorch/pytorch:2.3.1-cuda12.1-cudnn8-devel\nRUN pip install flash-attn==2.4.2 vllm\n"
+    files = {"requirements.txt": text, "Dockerfile": docker}
+    for name in files:
+        loaded = _loaded(tmp_path, files, name)
+        assert "fa_lint.environments" in loaded, name  # the run went as far as its environments
+        assert not _within(loaded, {"dataclasses", "inspect"}), name
+
+
 def test_a_dockerfile_loads_the_grammar_without_its_package(tmp_path: Path) -> None:
     text = "FROM python:3.11\nRUN pip install --no-cache-dir 'flash-attn==2.4.2' && echo done\n"
     loaded = _loaded(tmp_path, {"Dockerfile": text}, "Dockerfile")
