@@ -335,6 +335,42 @@ def test_includers_are_found_however_the_include_is_written(project: Any, includ
     assert [t.path for t in project_files.includers(named, named)] == ["requirements.txt"]
 
 
+def test_many_names_hold_a_stretch_of_words_at_a_time() -> None:
+    # a file of one-letter words: the list of all its words would be twenty times its size
+    names = project_files.Names({f"deps{i:03d}".encode() for i in range(80)} | {b"z.txt"})
+    data = b"a " * 2_000_000 + b"-rz.txt\n" + b"b " * 1_000_000
+    tracemalloc.start()
+    try:
+        assert names.mentioned(data) == {b"z.txt"}
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * len(data), peak
+
+
+def test_many_names_are_found_as_a_few_are() -> None:
+    # past 64 names (a large tree, a folder outside any repository) the words of a file are listed
+    # and intersected with the names; a few are looked for one by one: both find the same names
+    import random
+
+    rng = random.Random(23)
+    shared = [f"req-{i}.txt".encode() for i in range(80)] + [b"constraints.txt", b"base.in", b"r.txt"]
+    distinct = [f"deps{i:03d}".encode() for i in range(90)]  # more than 64 endings: no pattern of them
+    glue = [b" ", b"\n", b"=", b"/", b'"', b"-r", b"-c", b"--requirement=", b"x", b"-", b"\t#"]
+    for n in range(400):
+        pool = shared if n % 2 else distinct
+        data = b"".join(
+            rng.choice(glue) + rng.choice(pool) + rng.choice(glue) for _ in range(rng.randint(0, 12))
+        )
+        names = set(rng.sample(pool, 70))
+        many = project_files.Names(names)
+        assert not many.few
+        expected = {n for n in names if n in data and project_files._as_word(data, n)}
+        assert many.mentioned(data) == expected, data
+        few = set(rng.sample(sorted(names), 5))
+        assert project_files.Names(few).mentioned(data) == {n for n in expected if n in few}, data
+
+
 # --- 24: what git tracks is checked, whatever .gitignore says ---------------------------------------------------
 
 
