@@ -60,6 +60,16 @@ def doubling(n: int) -> tuple[str, str]:
     return "install.sh", "\n".join(lines) + "\n"
 
 
+def one_stage_installs(n: int) -> tuple[str, str]:
+    """One stage of many installs over torch, then flash-attn: the torch it ends with is worked out
+    command by command (n squared before: the set of every package installed was copied at each)."""
+    installs = "".join(f"RUN pip install pkg-{i}==1.0\n" for i in range(n))
+    return "Dockerfile", (
+        f"FROM nvidia/cuda:12.1.1-devel-ubuntu22.04\nRUN pip install torch==2.3.1\n{installs}"
+        "RUN pip install --no-build-isolation flash-attn==2.4.2\n"
+    )
+
+
 def error_recovery(n: int) -> tuple[str, str]:
     """Lines tree-sitter-bash recovers from at a super-linear cost (88 s for 1,000 before its parse was
     bounded): at 10x the first parse is stopped and the lines are read one at a time."""
@@ -73,6 +83,7 @@ INPUTS: dict[str, tuple[Callable[[int], tuple[str, str]], int]] = {  # label: (i
     "Dockerfile, a chain of stages (issue 23)": (stage_chain, 3000),
     "shell script, doubling variables + copies (issue 23)": (doubling, 2000),
     "shell script, lines the grammar recovers from at a cost": (error_recovery, 100),
+    "Dockerfile, one stage of installs over torch": (one_stage_installs, 2000),
 }
 
 

@@ -22,10 +22,10 @@ import os
 import posixpath
 import re
 from collections.abc import Collection, Iterator, MutableMapping
-from typing import NamedTuple
 
 from packaging.version import InvalidVersion, Version
 
+from fa_lint._records import NamedTuple
 from fa_lint.kb import forks
 from fa_lint.model import FLASH_ATTN, SUBDIRECTORIES, FileResult, Requirement
 from fa_lint.project import off_limits, project_root

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
+
+from fa_lint._records import NamedTuple
 
 if TYPE_CHECKING:  # the model is loaded with the checker, not for --version
     from fa_lint.model import ParseProblem

@@ -7,8 +7,8 @@ import functools
 import os
 import re
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple
 
+from fa_lint._records import NamedTuple
 from fa_lint.gitignore import GitIgnore
 from fa_lint.sources import SNIFFED, SOURCES
 

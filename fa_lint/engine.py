@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 from packaging.version import Version
 
 from fa_lint import decide, kb
 from fa_lint._gc import fewer_collections
+from fa_lint._records import NamedTuple
 from fa_lint.discover import GitIgnore, Target, discover, excluded
 from fa_lint.environments import build
 from fa_lint.model import (

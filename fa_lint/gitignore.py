@@ -20,9 +20,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from fa_lint import git
+from fa_lint._records import NamedTuple
 
 MAX_PATTERNS = 10_000  # patterns read from one .gitignore file; a longer one is not hand-written
 _INDEX_TIMEOUT_S = 60

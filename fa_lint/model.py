@@ -12,11 +12,12 @@ from __future__ import annotations
 import enum
 import functools
 import re
-from typing import NamedTuple
 
 from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
+
+from fa_lint._records import NamedTuple
 
 FLASH_ATTN = "flash-attn"
 # Repositories whose source builds the flash-attn distribution.

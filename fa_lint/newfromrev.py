@@ -21,10 +21,10 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from fa_lint import git
 from fa_lint._compat import chdir
+from fa_lint._records import NamedTuple
 from fa_lint.discover import candidate, detect
 from fa_lint.engine import Report
 from fa_lint.model import Finding, Location

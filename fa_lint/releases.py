@@ -12,9 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 from fa_lint import kb
+from fa_lint._records import NamedTuple
 from fa_lint.kb import Availability, Release, builds, images
 from fa_lint.kb.builds import BuildFacts, Runtime
 

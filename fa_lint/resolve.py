@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Hashable, Iterable
-from typing import NamedTuple
 
 from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from fa_lint._records import NamedTuple
 from fa_lint.kb import PAGED_KV, KnowledgeBase, Release
 from fa_lint.model import Requirement
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 import argparse
 import shlex
 from collections.abc import Iterator
-from typing import NamedTuple
+
+from fa_lint._records import NamedTuple
 
 SHELLS = ("bash", "zsh", "fish")
 _PATHS = ("FILE", "PATH", "NAME", "PYPROJECT", "DIR")  # metavars whose values are paths

@@ -10,12 +10,13 @@ import functools
 import json
 import os
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any
 
 from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from fa_lint._records import NamedTuple
 from fa_lint.kb import wheels as _wheels
 from fa_lint.kb.wheels import Availability, Build, Later, Wheels
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any
 
 from packaging.version import Version
+
+from fa_lint._records import NamedTuple
 
 Capability = tuple[int, int]  # (major, minor): 8.6 is (8, 6)
 

@@ -13,10 +13,12 @@ import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
+
+from fa_lint._records import NamedTuple
 
 DISTRIBUTION = "flash-attn-4"
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import Any, NamedTuple
+from typing import Any
 
+from fa_lint._records import NamedTuple
 from fa_lint.kb.builds import Capability
 
 

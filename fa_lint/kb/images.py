@@ -8,7 +8,9 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import Any, NamedTuple
+from typing import Any
+
+from fa_lint._records import NamedTuple
 
 _REGISTRY = re.compile(r"^(?:docker\.io/|registry\.hub\.docker\.com/)?(?:library/)?")
 

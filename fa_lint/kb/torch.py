@@ -16,11 +16,13 @@ import functools
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
+
+from fa_lint._records import NamedTuple
 
 # The packages the data file holds (scripts/build_torch_kb.py's list; a test keeps the two equal):
 # known without reading the file, which most runs never need.
@@ -156,9 +158,7 @@ def _pythons(requires: Sequence[Dependency], pythons: tuple[str, ...]) -> tuple[
 
 class TorchKnowledge:
     """torch's own builds, and the torch requirements of the packages installed beside flash-attn.
-
-    One per run: compared and hashed by identity. Its facts are not changed once made; ``_read`` and
-    ``_in`` are caches. A plain class: see ``fa_lint.environments.Environment``."""
+    One per run, compared by identity; not changed once made but for its caches (``_read``, ``_in``)."""
 
     def __init__(
         self,

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any, NamedTuple
+from typing import Any
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
+
+from fa_lint._records import NamedTuple
 
 
 class Kernel(NamedTuple):

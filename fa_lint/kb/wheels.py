@@ -21,9 +21,11 @@ import enum
 import functools
 import itertools
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from packaging.version import InvalidVersion, Version
+
+from fa_lint._records import NamedTuple
 
 
 class Build(NamedTuple):

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
 
 from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from fa_lint._records import NamedTuple
 from fa_lint.environments import Environment
 from fa_lint.kb import torch as torch_kb
 from fa_lint.machine import images
@@ -302,7 +302,10 @@ class _State(NamedTuple):
     torch: VersionRange | None  # None: no torch (after an uninstall, on a bare image); _ANY: unknown
     decided: tuple[Source, ...]
     certain: bool
-    installed: frozenset[str]  # packages known to be in place (an image's bundle, earlier installs)
+    # the packages known to be in place (an image's bundle, earlier installs) that the torch knowledge
+    # base knows: no other name is ever asked about, and a set of every name installed, copied at each
+    # command, made a stage of n commands cost n squared
+    installed: frozenset[str]
     removed: Uninstall | None = None
     installer: Requirement | None = None
     conflict: tuple[Source, Source] | None = None
@@ -424,7 +427,7 @@ def _command(
     if not torches and not packages:
         # (flash-attn's own metadata requires torch, so with none in place pip would install the newest;
         # but a command fa-lint read nothing from -- an unreadable -r file -- may have put one there)
-        return state._replace(installed=state.installed | {r.name for r in installs})
+        return _with(state, installs, kb)
     have = state.torch
     upgrade = any(r.upgrade for r in torches)
     final, sources, conflict = _resolve(kb, torches, packages, pythons)
@@ -436,7 +439,7 @@ def _command(
         )
     keep = have is not None and not have.is_superset(_ANY) and have.is_subset(final) and not upgrade
     if keep:
-        return state._replace(installed=state.installed | {r.name for r in installs})
+        return _with(state, installs, kb)
     pinned = any(str(r.specifier) or r.version for r in torches)
     if have is not None and have.is_superset(_ANY) and not pinned and not packages and not upgrade:
         return state  # 'pip install torch' over an unknown environment: whatever it has stays
@@ -449,7 +452,7 @@ def _command(
             torch=final,
         )
     installer = next((s.requirement for s in reversed(sources) if s.requirement is not None), None)
-    installed = state.installed | {r.name for r in installs} | {"torch"}
+    installed = _with(state, installs, kb).installed | {"torch"}
     decided = (*state.decided, *sources)
     if possible:
         before = have if have is not None else VersionRange.empty()
@@ -464,6 +467,12 @@ def _command(
     return state._replace(
         torch=final, decided=decided, certain=True, installed=installed, removed=None, installer=installer
     )
+
+
+def _with(state: _State, installs: list[Requirement], kb: torch_kb.TorchKnowledge) -> _State:
+    """``state`` with what a command installed in place (the names the knowledge base knows)."""
+    known = {r.name for r in installs if kb.knows(r.name)} - state.installed
+    return state._replace(installed=state.installed | known) if known else state
 
 
 def brings_torch(req: Requirement) -> bool:

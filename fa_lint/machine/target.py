@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import NamedTuple
 
 from packaging.version import InvalidVersion, Version
 
+from fa_lint._records import NamedTuple
 from fa_lint.environments import Environment
 from fa_lint.kb import gpus as _gpus
 from fa_lint.kb import images as _images

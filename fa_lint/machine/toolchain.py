@@ -24,12 +24,12 @@ import functools
 import itertools
 import re
 from collections.abc import Iterable
-from typing import NamedTuple
 
 from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from fa_lint._records import NamedTuple
 from fa_lint.environments import SEQUENTIAL, Environment
 from fa_lint.kb import torch as torch_kb
 from fa_lint.machine import final_torch, images

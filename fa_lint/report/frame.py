@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
 
+from fa_lint._records import NamedTuple
 from fa_lint.model import Location
 from fa_lint.report._common import printable
 

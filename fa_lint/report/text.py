@@ -8,8 +8,9 @@ Every string taken from a checked file passes through ``printable``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from fa_lint._records import NamedTuple
 from fa_lint.model import Finding, Fix, Severity
 from fa_lint.report import frame
 from fa_lint.report._common import counts, printable

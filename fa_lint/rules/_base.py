@@ -7,10 +7,11 @@ import functools
 import os
 from collections import defaultdict
 from collections.abc import Hashable, Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from packaging.version import Version
 
+from fa_lint._records import NamedTuple
 from fa_lint.environments import SEQUENTIAL, Environment
 from fa_lint.kb import KnowledgeBase
 from fa_lint.machine import toolchain

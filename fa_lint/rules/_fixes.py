@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import NamedTuple
 
 from packaging.ranges import VersionRange
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import Version
 
+from fa_lint._records import NamedTuple
 from fa_lint.environments import Environment
 from fa_lint.kb import KnowledgeBase, Release
 from fa_lint.model import FLASH_ATTN, Fix, Kind, Requirement, pretty

@@ -14,10 +14,10 @@ Shared by the machine rules (FAL013-FAL015) and FAL011's notes. The path decides
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from packaging.version import Version
 
+from fa_lint._records import NamedTuple
 from fa_lint.environments import Environment
 from fa_lint.kb import Release
 from fa_lint.kb import builds as _builds

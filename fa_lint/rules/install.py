@@ -5,11 +5,12 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from fa_lint._records import NamedTuple
 from fa_lint.environments import Environment
 from fa_lint.kb import Release
 from fa_lint.machine import final_torch, toolchain

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import NamedTuple
 
+from fa_lint._records import NamedTuple
 from fa_lint.shell.parse import Word, basename
 
 _PREFIXES = {  # a command that runs the next one -> its options that take a value
@@ -159,6 +159,15 @@ def _after_options(words: list[Word], with_value: set[str]) -> list[Word]:
 
 def unwrap(words: list[Word]) -> list[Word]:
     """The command a prefix runs: ``sudo -H``, ``env X=1``, ``conda run -n ENV``, ``uv run``..."""
+    if not words:
+        return words
+    first = words[0].text
+    if (  # most commands run themselves: the words as they are, not a copy
+        basename(first) not in _PREFIXES
+        and "=" not in first
+        and not (len(words) > 1 and words[1].text == "run")
+    ):
+        return words
     rest = list(words)
     while rest:
         head = basename(rest[0].text)
@@ -182,6 +191,8 @@ def install(words: list[Word]) -> Install | None:
     if not words:
         return None
     head, rest = basename(words[0].text), words[1:]
+    if head[:1] not in ("p", "u", "c", "m"):  # python, pip, uv, poetry, pdm, conda, mamba, micromamba
+        return None
     front = "pip"
     if _PYTHON.match(head):
         while rest and rest[0].text.startswith("-") and rest[0].text != "-m":

@@ -31,6 +31,9 @@ _INDEX_VARIABLES = (
     "UV_INDEX",
 )
 # pip's strtobool (pip/_internal/utils/misc.py); any other value is an error pip reports itself
+_VARIABLES = frozenset(
+    {*_INDEX_VARIABLES, "PIP_NO_BUILD_ISOLATION", "UV_NO_BUILD_ISOLATION", "PIP_PRE", "UV_TORCH_BACKEND"}
+)
 _TRUE = {"y", "yes", "t", "true", "on", "1"}
 _FALSE = {"n", "no", "f", "false", "off", "0"}
 # what turns off a tool's isolated build: uv and pip say --no-build-isolation, PDM and build say
@@ -73,19 +76,22 @@ def install_options(
     build = ""
     if inst.installer == "setup.py":
         build = "no-isolation"  # setup.py runs in the interpreter that runs it, torch and all
-    if inst.installer == "pip" and variable("PIP_NO_BUILD_ISOLATION").lower() in _FALSE:
-        build = "no-isolation"
-    if inst.installer == "uv" and variable("UV_NO_BUILD_ISOLATION").lower() in _TRUE:
-        build = "no-isolation"
-    pre = inst.installer == "pip" and variable("PIP_PRE").lower() in _TRUE
+    pre = unsure = False
     urls: list[str] = []
-    unsure = False  # an index variable that is set, but to no one value (a branch sets it): some index
-    for k in _INDEX_VARIABLES:
-        if k in prefix or state.scope.get(k) is not None:
-            value = variable(k)
-            urls += value.split()
-            unsure = unsure or not value
-    backend = (variable("UV_TORCH_BACKEND") or None) if inst.installer == "uv" else None
+    backend: str | None = None
+    # (most commands run where none of these is set: nothing to look up, each up the scopes)
+    if not _VARIABLES.isdisjoint(prefix) or state.scope.holds_any(_VARIABLES):
+        if inst.installer == "pip" and variable("PIP_NO_BUILD_ISOLATION").lower() in _FALSE:
+            build = "no-isolation"
+        if inst.installer == "uv" and variable("UV_NO_BUILD_ISOLATION").lower() in _TRUE:
+            build = "no-isolation"
+        pre = inst.installer == "pip" and variable("PIP_PRE").lower() in _TRUE
+        for k in _INDEX_VARIABLES:  # one that is set, but to no one value (a branch sets it): some index
+            if k in prefix or state.scope.get(k) is not None:
+                value = variable(k)
+                urls += value.split()
+                unsure = unsure or not value
+        backend = (variable("UV_TORCH_BACKEND") or None) if inst.installer == "uv" else None
     no_deps = False
     args = iter(inst.args)
     for word in args:

@@ -19,8 +19,9 @@ import os
 import re
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from fa_lint._records import NamedTuple
 from fa_lint.syntax.text import unescaped
 
 if TYPE_CHECKING:
@@ -93,14 +94,18 @@ class Chunk:
         self.positions = positions
         # tree-sitter-bash knows no `\<` or `\>` operator in `[ "$v" \< "3.0" ]` and runs the lines
         # after it into one command; to the parser it is `==`, a test it knows, of the same length.
-        self.seen = _ESCAPED_ANGLE.sub("==", text if parse is None else parse)
+        seen = text if parse is None else parse
+        if "\\" in seen:
+            seen = _ESCAPED_ANGLE.sub("==", seen)
+        ascii_only = seen.isascii()
         # tree-sitter-bash 0.25 can read past its tables, and crash the process, on a "{" followed by
         # a character outside the BMP (tree-sitter/tree-sitter-bash#337). To the parser any such
         # character is U+FFFD, a word character of the same count: the words are read from ``text``.
-        self.seen = _ASTRAL.sub("\ufffd", self.seen)
-        seen = self.seen
+        if not ascii_only:
+            seen = _ASTRAL.sub("\ufffd", seen)
+        self.seen = seen
         self.data = seen.encode("utf-8", "surrogatepass")
-        self._starts = None if seen.isascii() else list(itertools.accumulate(map(_utf8_len, seen), initial=0))
+        self._starts = None if ascii_only else list(itertools.accumulate(map(_utf8_len, seen), initial=0))
         # ASCII text placed in one stretch of the file: a byte is a character, a character base + it
         self._flat = self._starts is None and positions is None
 
@@ -269,14 +274,18 @@ def _parse(data: bytes, clock: Clock | None) -> Node:
     parser = _parser()
     if clock is None:
         return parser.parse(data).root_node
-    start = time.process_time()
     limit = min(PARSE_SECONDS, clock.left)
     erred = False
+    start = 0.0  # when the parse first met an error: only error recovery is counted, and a parse
+    # that meets none (nearly all) never reads the clock
 
     def progress(_offset: int, has_error: bool) -> bool:  # True stops the parse
-        nonlocal erred
-        erred = erred or has_error
-        return has_error and time.process_time() - start > limit
+        nonlocal erred, start
+        if not has_error:
+            return False
+        if not erred:
+            erred, start = True, time.process_time()
+        return time.process_time() - start > limit
 
     try:
         # (a progress callback is called only for a source read through a callable)

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import NamedTuple
+
+from fa_lint._records import NamedTuple
 
 
 class Effect(enum.Enum):

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
+from fa_lint._records import NamedTuple
 from fa_lint.model import (
     BUILD_VARIABLES,
     Include,
@@ -80,7 +81,7 @@ class Scanner:
         if not words:
             return None
         head = basename(words[0].text)
-        found = toolkit(words)
+        found = toolkit(words, head)
         if found is not None:
             self._setting("toolkit", found[2], found[1], self.location(found[0]), possible)
         if head in SHELLS:

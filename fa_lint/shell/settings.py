@@ -27,17 +27,17 @@ _MODULE = re.compile(r"^(?:cuda|CUDA|cudatoolkit|nvhpc)(?:/(\d+)\.(\d+)[\w.-]*)?
 _RUNFILE = re.compile(r"(?:^|/)cuda_(\d+)\.(\d+)(?:\.\d+)?_[\w.]*linux[\w.-]*\.run$")
 
 
-def toolkit(words: list[Word]) -> tuple[Word, str, str] | None:
+def toolkit(words: list[Word], head: str | None = None) -> tuple[Word, str, str] | None:
     """The CUDA toolkit a command installs: a package of the system's package manager
     (``apt-get install cuda-nvcc-12-1``) or NVIDIA's runfile (``sh cuda_12.1.0_..._linux.run``), its
     version ("12.1", or "" when the name says none), and how ("apt", "runfile"); or None."""
     if not words:
         return None
     for w in words[:2]:
-        m = _RUNFILE.search(w.text)
+        m = _RUNFILE.search(w.text) if ".run" in w.text else None
         if m:
             return w, f"{m.group(1)}.{m.group(2)}", "runfile"
-    head = basename(words[0].text)
+    head = basename(words[0].text) if head is None else head
     if head in ("module", "ml"):  # HPC environment modules: module load cuda/12.1
         for w in words[1:]:
             m = _MODULE.match(w.text)

@@ -10,8 +10,9 @@ command past the stop to its handler as one that never runs.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from fa_lint._records import NamedTuple
 from fa_lint.shell.parse import Chunk
 from fa_lint.shell.redirects import Effect, read
 

@@ -11,8 +11,8 @@ import itertools
 import posixpath
 import re
 from collections.abc import Mapping
-from typing import NamedTuple
 
+from fa_lint._records import NamedTuple
 from fa_lint.shell.parse import Clock
 
 # A variable's possible values after the walk so far; None stands for "may be unset".
@@ -84,6 +84,15 @@ class Scope:
                 return found
             scope = scope.parent
         return None
+
+    def holds_any(self, names: frozenset[str]) -> bool:
+        """Whether any of ``names`` is set here or in a scope below."""
+        scope: Scope | None = self
+        while scope is not None:
+            if not names.isdisjoint(scope.local):
+                return True
+            scope = scope.parent
+        return False
 
     def set(self, name: str, values: Values) -> None:
         self.local[name] = values

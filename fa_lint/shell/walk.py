@@ -242,10 +242,12 @@ class Walk:
         if name is None:
             return False
         head = basename(self.chunk.source(name))
+        if head in _TESTS:
+            return True
+        if head != "command" and not head.startswith("python"):
+            return False  # most commands: their arguments are not read
         args = [self.chunk.source(a) for a in node.children_by_field_name("argument")]
-        if head == "command":
-            return args[:1] == ["-v"]
-        return head in _TESTS or (head.startswith("python") and "-c" in args)
+        return args[:1] == ["-v"] if head == "command" else "-c" in args
 
     def _if(self, node: Node, state: State, possible: bool, depth: int) -> None:
         conditions, body = _then(node)
@@ -302,19 +304,24 @@ class Walk:
     # simple commands
 
     def _command(self, node: Node, redirects: list[Node], state: State, possible: bool, depth: int) -> None:
-        redirects = [*redirects, *self.trailing.pop((node.start_byte, node.end_byte), [])]
+        if self.trailing:
+            redirects = [*redirects, *self.trailing.pop((node.start_byte, node.end_byte), [])]
         args: list[Node] = []  # the command name first
         env: dict[str, str] = {}
         for child in node.named_children:
-            if child.type == "variable_assignment" and not args:
+            kind = child.type  # (each read of a node's attribute makes a new object)
+            if kind in ("word", "string"):
+                args.append(child)
+            elif kind == "variable_assignment" and not args:
                 name, value = child.child_by_field_name("name"), child.child_by_field_name("value")
                 if name is not None:
                     env[self.chunk.source(name)] = "" if value is None else unquoted(value, self.chunk)
-            elif child.type == "command_name":
-                args.append(child.named_children[0] if child.named_children else child)
-            elif child.type.endswith("_redirect"):
+            elif kind == "command_name":
+                inner = child.named_children
+                args.append(inner[0] if inner else child)
+            elif kind.endswith("_redirect"):
                 redirects = [*redirects, child]
-            elif child.type != "comment":
+            elif kind != "comment":
                 args.append(child)
         if not args:  # A=1 B=2 on their own set shell variables
             if self.stop is None:
@@ -349,6 +356,8 @@ class Walk:
     def _with_redirects(self, args: list[Node], redirects: list[Node]) -> tuple[list[Node], list[Word]]:
         """The command's words: one a redirect cut short is marked (flash-attn>=2.5), and words
         after a redirect's file are still arguments (tree-sitter-bash hangs them on the redirect)."""
+        if not redirects:
+            return joined(args, [word(n, self.chunk) for n in args])
         cuts: dict[int, str] = {}
         for r in redirects:
             op = next((c for c in r.children if not c.is_named), None)

@@ -14,10 +14,10 @@ import json
 import posixpath
 import re
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
 
 from packaging.version import Version
 
+from fa_lint._records import NamedTuple
 from fa_lint.model import BUILD_VARIABLES, Image, Location, Parsed, ParseProblem, Setting
 from fa_lint.shell.parse import Word
 from fa_lint.shell.scanner import Scanner

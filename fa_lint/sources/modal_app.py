@@ -23,8 +23,8 @@ import ast
 import bisect
 import shlex
 from collections.abc import Iterator
-from typing import NamedTuple
 
+from fa_lint._records import NamedTuple
 from fa_lint.model import BUILD_VARIABLES, Image, Parsed, Setting
 from fa_lint.shell.parse import Word
 from fa_lint.shell.scanner import Scanner

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import NamedTuple
 
+from fa_lint._records import NamedTuple
 from fa_lint.syntax.text import unescaped
 
 if sys.version_info >= (3, 11):

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from fa_lint._records import NamedTuple
 from fa_lint.model import SUBDIRECTORIES, Kind, Location, ParseProblem, Requirement, normalize
 from fa_lint.syntax.text import TextIndex, excerpt
 
