@@ -467,7 +467,8 @@ def _state(name: str, spec: object, url: object, marker: object, extras: object)
     from packaging.specifiers import SpecifierSet
 
     assert isinstance(spec, SpecifierSet)
-    specs = tuple((s.operator, s.version, s.prereleases) for s in spec)
+    # as a set: packaging reorders a SpecifierSet's clauses in place on its first str/hash/==
+    specs = frozenset((s.operator, s.version, s.prereleases) for s in spec)
     return name, specs, str(spec), spec.prereleases, url, marker, frozenset(extras)  # type: ignore[arg-type]
 
 
@@ -567,3 +568,17 @@ def test_entries_left_unbuilt_are_those_the_reader_drops(
         assert parse_file(path, "pipfile.lock", text.encode()).records == whole, text
         problems += sum(isinstance(r, ParseProblem) for r in whole)
     assert problems > 40  # the entries left unbuilt had their problems found
+
+
+def test_a_shared_specifier_set_iterates_the_same_whoever_printed_it_first() -> None:
+    """Simple requirements share one SpecifierSet per clause text; printing one (which makes
+    packaging sort its clauses in place) must not change what another requirement iterates."""
+    from fa_lint.syntax import pep508
+
+    first = pep508._plain("zz-one>=0.34.2,<1.1.0")
+    assert first is not None
+    before = [str(s) for s in first[1]]
+    str(first[1])
+    second = pep508._plain("zz-two>=0.34.2,<1.1.0")
+    assert second is not None and second[1] is first[1]
+    assert [str(s) for s in second[1]] == before == sorted(before)

@@ -25,17 +25,20 @@ from packaging.version import InvalidVersion, Version
 from fa_lint.model import FLASH_ATTN, FLASH_REPOS
 
 UPSTREAM = frozenset({"dao-ailab", "hazyresearch"})
-# github.com/OWNER/REPO (or another forge's host/OWNER/REPO), as clone URLs and .gitmodules write it
-_REPO_URL = re.compile(
-    r"^(?:git\+)?(?:[a-z][a-z0-9+.-]*://)?(?:[^@/]+@)?[^/:]+[/:](?P<owner>[^/]+)/(?P<repo>[^/#?@]+?)(?:\.git)?/?(?:[#?@].*)?$",
-    re.I,
-)
-# a tag that starts with a version and goes on with a fork's own word: v2.6.3-cktile, v2.5.9post1-cktile-vllm
-_FORK_TAG = re.compile(r"^v?(\d+(?:\.\d+)*(?:\.?post\d+)?)[-_+][A-Za-z]", re.ASCII)
+# github.com/OWNER/REPO (or another forge's host/OWNER/REPO), as clone URLs and .gitmodules write it;
+# a tag that starts with a version and goes on with a fork's own word: v2.6.3-cktile,
+# v2.5.9post1-cktile-vllm. Compiled on first use: most runs meet no clone and no tag.
+_REPO_URL = r"^(?:git\+)?(?:[a-z][a-z0-9+.-]*://)?(?:[^@/]+@)?[^/:]+[/:](?P<owner>[^/]+)/(?P<repo>[^/#?@]+?)(?:\.git)?/?(?:[#?@].*)?$"
+_FORK_TAG = r"^v?(\d+(?:\.\d+)*(?:\.?post\d+)?)[-_+][A-Za-z]"
+
+
+@functools.cache
+def _pattern(which: str) -> re.Pattern[str]:
+    return re.compile(_REPO_URL, re.I) if which == "url" else re.compile(_FORK_TAG, re.ASCII)
 
 
 def _owner_repo(url: str) -> tuple[str, str] | None:
-    m = _REPO_URL.match(url.strip())
+    m = _pattern("url").match(url.strip())
     return (m["owner"], m["repo"]) if m else None
 
 
@@ -84,7 +87,7 @@ def tag_version(name: str, tag: str) -> tuple[Version, str] | None:
             return Version(
                 entry["version"]
             ), f"its flash_attn/__init__.py says {entry['version']} at that tag"
-    m = _FORK_TAG.match(tag)
+    m = _pattern("tag").match(tag)
     if m is None:
         return None
     try:

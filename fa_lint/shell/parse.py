@@ -72,7 +72,7 @@ def _utf8_len(c: str) -> int:
 
 # An escaped < or > standing alone, as in `[ "$v" \< "3.0" ]` (a string comparison).
 _ESCAPED_ANGLE = re.compile(r"(?<=[ \t])\\[<>](?=[ \t])")
-_ASTRAL = re.compile("[\U00010000-\U0010ffff\ud800-\udfff]")  # 4-byte UTF-8, and lone surrogates
+_ASTRAL = "[\U00010000-\U0010ffff\ud800-\udfff]"  # 4-byte UTF-8, and lone surrogates: compiled when met
 
 
 class Chunk:
@@ -102,7 +102,7 @@ class Chunk:
         # a character outside the BMP (tree-sitter/tree-sitter-bash#337). To the parser any such
         # character is U+FFFD, a word character of the same count: the words are read from ``text``.
         if not ascii_only:
-            seen = _ASTRAL.sub("\ufffd", seen)
+            seen = re.sub(_ASTRAL, "\ufffd", seen)
         self.seen = seen
         self.data = seen.encode("utf-8", "surrogatepass")
         self._starts = None if ascii_only else list(itertools.accumulate(map(_utf8_len, seen), initial=0))

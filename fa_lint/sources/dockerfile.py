@@ -59,6 +59,8 @@ class _State:
 
 
 def _escape(text: str) -> str:
+    if not text.lstrip(" \t").startswith("#"):
+        return "\\"  # no parser directive: they come first, as comments
     m = re.match(r"(?:[ \t]*#[ \t]*[a-z]+[ \t]*=.*\n)*?[ \t]*#[ \t]*escape[ \t]*=[ \t]*([\\`])", text, re.I)
     return m.group(1) if m else "\\"
 

@@ -256,15 +256,28 @@ def _simple() -> re.Pattern[str]:
     return re.compile(_SIMPLE, re.ASCII)  # compiled on first use: a lockfile needs none
 
 
+@functools.lru_cache(maxsize=4096)
+def _specifier_set(clauses: str) -> SpecifierSet | None:
+    """``SpecifierSet(clauses)``, once per text (the same ``==2.0.1`` follows many names), or None
+    when packaging refuses it. Shared, so made canonical here: packaging sorts a set's clauses in
+    place on its first ``str``/``hash``/``==``, and a shared set must iterate the same for every
+    requirement that holds it, whichever of them was printed first."""
+    try:
+        specifier = SpecifierSet(clauses)
+    except InvalidSpecifier:
+        return None
+    str(specifier)
+    return specifier
+
+
 def _plain(text: str) -> Pep508 | None:
     """A simple requirement's reading, as packaging's (see ``_SIMPLE``); None for any other text."""
     m = _simple().fullmatch(text) if len(text) <= _SHORT else None
     if m is None:
         return None
     clauses = m["spec"] or ""
-    try:
-        specifier = SpecifierSet(clauses)
-    except InvalidSpecifier:  # "~=1", ">=1.0+local": packaging's parser says why
+    specifier = _specifier_set(clauses)
+    if specifier is None:  # "~=1", ">=1.0+local": packaging's parser says why
         return None
     # what packaging's one-piece reading requires of the commas: one between clauses, one at the end
     commas = clauses.count(",")
