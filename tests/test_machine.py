@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from packaging.version import Version
 
 from fa_lint import kb
 from fa_lint import project as project_files
@@ -278,3 +279,46 @@ def test_reliability_reproducers_end_without_an_internal_error(
     r = run("--format", "json", "Dockerfile")
     assert r.code in (0, 1), r.err
     assert "internal error" not in r.out + r.err
+
+
+@pytest.mark.parametrize(
+    ("reference", "has_torch", "python", "torch"),
+    [
+        # AMD's docs: "Using a Docker image with PyTorch pre-installed ... docker pull rocm/pytorch:latest"
+        ("rocm/pytorch", True, None, None),
+        ("rocm/pytorch:latest", True, None, None),
+        ("docker.io/rocm/pytorch@sha256:0123", True, None, None),
+        ("rocm/pytorch:rocm6.2_ubuntu22.04_py3.10_pytorch_release_2.3.0", True, "3.10", "2.3.0"),
+        ("rocm/pytorch:rocm5.2_ubuntu20.04_py3.7_pytorch_1.11.0_navi21", True, "3.7", "1.11.0"),
+        # ROCm/pytorch#515: the rocm2.9 tags without "pytorch" in them had no torch for Python 3
+        ("rocm/pytorch:rocm2.9_ubuntu18.04_py3.6", None, None, None),
+        ("rocm/pytorch-nightly:latest", None, None, None),
+    ],
+)
+def test_rocm_pytorch_images_ship_the_torch_their_tag_names(
+    reference: str, has_torch: bool | None, python: str | None, torch: str | None
+) -> None:
+    found = image(reference, L, "stage:0")
+    assert (found.has_torch, found.python, found.torch) == (
+        has_torch,
+        python,
+        Version(torch) if torch else None,
+    )
+    assert found.cxx11_abi is None and found.cuda is None  # a ROCm build: no CUDA, its ABI not known
+
+
+def test_a_source_build_on_rocm_pytorch_finds_torch_in_place(project: Any) -> None:
+    clone = "git clone https://github.com/ROCm/flash-attention.git && cd flash-attention"
+    project(
+        {
+            "Dockerfile": f"FROM rocm/pytorch:latest\nRUN {clone} && git checkout v2.6.3-cktile && pip install --no-build-isolation .\n"
+        }
+    )
+    assert run("--format", "json", "--select", "FAL012").json["findings"] == []
+    project(
+        {
+            "Dockerfile": f"FROM rocm/dev-ubuntu-22.04\nRUN {clone} && git checkout v2.6.3-cktile && pip install --no-build-isolation .\n"
+        }
+    )
+    (f,) = run("--format", "json", "--select", "FAL012").json["findings"]
+    assert "no torch is installed before it" in f["message"]

@@ -16,7 +16,7 @@ import pytest
 from fa_lint import cli
 from fa_lint.model import Location
 from fa_lint.report.frame import WIDTH, draw, lines
-from fa_lint.rules._text import HEADLINE, fit
+from fa_lint.rules._text import HEADLINE, MEANING, fit
 from tests.conftest import REPO, SHARED, run
 
 
@@ -190,6 +190,15 @@ def test_fit_keeps_the_wording_and_shortens_what_came_from_the_file(size: int) -
 def test_fit_shares_the_room_between_parts() -> None:
     out = fit("unquoted `{meant}`: `{cut}` is lost", meant="a" * 300, cut=">=2.5.8")
     assert len(out) == HEADLINE and "`>=2.5.8`" in out  # the short part is kept whole
+
+
+def test_a_requirement_is_kept_whole_before_its_reading(project: Any) -> None:
+    # conda's `=2.4.2` reads as ==2.4.2.*: a headline too long for both keeps what the file says
+    project({"environment.yml": "name: x\ndependencies:\n  - flash-attn=2.4.2\n"})
+    (f,) = run("--format", "json").json["findings"]
+    assert f["code"] == "FAL001" and len(f["message"]) <= HEADLINE
+    assert f["message"].startswith("`flash-attn=2.4.2` admits only 2.4.2, which has no paged KV")
+    assert fit("`{req}`" + MEANING + " is fine", req="a=1", meaning="==1.*") == "`a=1` (==1.*) is fine"
 
 
 def test_a_long_requirement_keeps_a_short_headline(project: Any) -> None:

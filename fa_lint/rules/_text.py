@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from fa_lint.kb.transformers import TransformersFacts
 
 HEADLINE = 120
+MEANING = " ({meaning})"  # what a requirement means, after it; the first thing a long headline drops
 TRANSFORMERS = "transformers"
 KERNELS = "kernels"  # Hugging Face's Hub-kernel loader: transformers' fallback for a refused flash-attn
 PACKAGES = frozenset({TRANSFORMERS, KERNELS})  # the requirements the notes read (rules.PACKAGES)
@@ -57,7 +58,15 @@ def fit(template: str, **parts: str) -> str:
 
     The parts come from checked files and can be any length; each gets an equal share of the room the
     template's own words leave, and a part shorter than its share passes what it does not use on.
+    Where the parts would not fit whole, a requirement's reading (``MEANING``) goes first, if that is
+    enough for the rest to fit whole.
     """
+    if MEANING in template and len(template.format(**parts)) > HEADLINE:
+        # the requirement as written says more than its reading: give up the reading before a letter of it
+        plain = template.replace(MEANING, "", 1)
+        written = {k: v for k, v in parts.items() if k != "meaning"}
+        if len(plain.format(**written)) <= HEADLINE:
+            return plain.format(**written)
     room = HEADLINE - len(template.format(**dict.fromkeys(parts, "")))
     cap, left = max((len(p) for p in parts.values()), default=0), room
     for i, size in enumerate(sorted(len(p) for p in parts.values())):
@@ -155,7 +164,7 @@ def subject(req: Requirement) -> tuple[str, dict[str, str]]:
     compact = written(req).replace(" ", "")
     if not req.alternatives and all(str(s) in compact for s in req.specifier):
         return "`{req}`", {"req": written(req)}
-    return "`{req}` ({meaning})", {"req": written(req), "meaning": meaning}
+    return "`{req}`" + MEANING, {"req": written(req), "meaning": meaning}
 
 
 def quoted(req: Requirement) -> str:

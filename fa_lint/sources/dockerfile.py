@@ -157,6 +157,14 @@ _PYTHON_IMAGE = re.compile(_REGISTRY + r"python:([0-9]+\.[0-9]+)")
 _PYTORCH_IMAGE = re.compile(
     _REGISTRY + r"pytorch/pytorch:([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?:-cuda([0-9]+\.[0-9]+))?(?![0-9.])"
 )
+# AMD's rocm/pytorch: "Using a Docker image with PyTorch pre-installed ... docker pull rocm/pytorch:latest"
+# (https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.2.0/how-to/3rd-party/pytorch-install.html);
+# its tags name the torch (rocm6.2_ubuntu22.04_py3.10_pytorch_release_2.3.0). Tags without "pytorch"
+# in them are not known to: rocm2.9_ubuntu18.04_py3.6 had no torch for Python 3 (ROCm/pytorch#515).
+_ROCM_PYTORCH = re.compile(_REGISTRY + r"rocm/pytorch(?:(?::latest)?(?:@|$)|:(\S*pytorch\S*))")
+_ROCM_TAG = re.compile(
+    r"_py([0-9]+\.[0-9]+)(?=_)|_pytorch_(?:release_)?([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?![0-9.])"
+)
 # nvidia/cuda:12.1.1-devel-ubuntu22.04: a CUDA toolkit, no torch
 _CUDA_IMAGE = re.compile(r"^(?:docker\.io/|nvcr\.io/)?nvidia/cuda:([0-9]+\.[0-9]+)")
 _NGC_PYTORCH = re.compile(r"^nvcr\.io/nvidia/pytorch:")
@@ -171,17 +179,23 @@ def image(reference: str, location: Location, scope: str) -> Image:
     py = _PYTHON_IMAGE.match(reference)
     pt = _PYTORCH_IMAGE.match(reference)
     cuda = _CUDA_IMAGE.match(reference)
+    rocm = _ROCM_PYTORCH.match(reference)
+    python, torch = (py.group(1) if py else None), (pt.group(1) if pt else None)
     has_torch: bool | None = None
     if re.match(_REGISTRY + r"pytorch/pytorch(?::|@|$)", reference) or _NGC_PYTORCH.match(reference):
         has_torch = True
+    elif rocm:
+        has_torch = True
+        for m in _ROCM_TAG.finditer(rocm.group(1) or ""):
+            python, torch = python or m.group(1), torch or m.group(2)
     elif cuda or _NO_TORCH.match(reference):
         has_torch = False
     return Image(
         location,
         reference,
         scope,
-        python=py.group(1) if py else None,
-        torch=Version(pt.group(1)) if pt else None,
+        python=python,
+        torch=Version(torch) if torch else None,
         cxx11_abi=True if _NGC_PYTORCH.match(reference) else None,
         cuda=(pt.group(2) if pt else None) or (cuda.group(1) if cuda else None),
         has_torch=has_torch,
