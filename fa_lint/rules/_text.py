@@ -64,9 +64,9 @@ def fit(template: str, **parts: str) -> str:
     if MEANING in template and len(template.format(**parts)) > HEADLINE:
         # the requirement as written says more than its reading: give up the reading before a letter of it
         plain = template.replace(MEANING, "", 1)
-        written = {k: v for k, v in parts.items() if k != "meaning"}
-        if len(plain.format(**written)) <= HEADLINE:
-            return plain.format(**written)
+        kept = {k: v for k, v in parts.items() if k != "meaning"}
+        if len(plain.format(**kept)) <= HEADLINE:
+            return plain.format(**kept)
     room = HEADLINE - len(template.format(**dict.fromkeys(parts, "")))
     cap, left = max((len(p) for p in parts.values()), default=0), room
     for i, size in enumerate(sorted(len(p) for p in parts.values())):

@@ -161,10 +161,9 @@ _PYTORCH_IMAGE = re.compile(
 # (https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.2.0/how-to/3rd-party/pytorch-install.html);
 # its tags name the torch (rocm6.2_ubuntu22.04_py3.10_pytorch_release_2.3.0). Tags without "pytorch"
 # in them are not known to: rocm2.9_ubuntu18.04_py3.6 had no torch for Python 3 (ROCm/pytorch#515).
-_ROCM_PYTORCH = re.compile(_REGISTRY + r"rocm/pytorch(?:(?::latest)?(?:@|$)|:(\S*pytorch\S*))")
-_ROCM_TAG = re.compile(
-    r"_py([0-9]+\.[0-9]+)(?=_)|_pytorch_(?:release_)?([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?![0-9.])"
-)
+# Pattern texts, compiled by re on the first FROM that names rocm/pytorch.
+_ROCM_PYTORCH = _REGISTRY + r"rocm/pytorch(?:(?::latest)?(?:@|$)|:(\S*pytorch\S*))"
+_ROCM_TAG = r"_py([0-9]+\.[0-9]+)(?=_)|_pytorch_(?:release_)?([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?![0-9.])"
 # nvidia/cuda:12.1.1-devel-ubuntu22.04: a CUDA toolkit, no torch
 _CUDA_IMAGE = re.compile(r"^(?:docker\.io/|nvcr\.io/)?nvidia/cuda:([0-9]+\.[0-9]+)")
 _NGC_PYTORCH = re.compile(r"^nvcr\.io/nvidia/pytorch:")
@@ -179,14 +178,14 @@ def image(reference: str, location: Location, scope: str) -> Image:
     py = _PYTHON_IMAGE.match(reference)
     pt = _PYTORCH_IMAGE.match(reference)
     cuda = _CUDA_IMAGE.match(reference)
-    rocm = _ROCM_PYTORCH.match(reference)
+    rocm = re.match(_ROCM_PYTORCH, reference) if "rocm/pytorch" in reference else None
     python, torch = (py.group(1) if py else None), (pt.group(1) if pt else None)
     has_torch: bool | None = None
     if re.match(_REGISTRY + r"pytorch/pytorch(?::|@|$)", reference) or _NGC_PYTORCH.match(reference):
         has_torch = True
     elif rocm:
         has_torch = True
-        for m in _ROCM_TAG.finditer(rocm.group(1) or ""):
+        for m in re.finditer(_ROCM_TAG, rocm.group(1) or ""):
             python, torch = python or m.group(1), torch or m.group(2)
     elif cuda or _NO_TORCH.match(reference):
         has_torch = False
