@@ -388,3 +388,20 @@ def test_json_findings_keep_notes_and_help_apart(monkeypatch: pytest.MonkeyPatch
     doc = json.loads(Path("tests/golden/every-rule.json").read_text())
     for f in doc["findings"]:
         assert list(f)[list(f).index("message") + 1 : list(f).index("message") + 3] == ["notes", "help"]
+
+
+def test_a_location_is_its_two_positions() -> None:
+    # location() searches the line starts once when a span ends on its first line: the same answer
+    import random
+
+    from fa_lint.syntax.text import TextIndex
+
+    rng = random.Random(69)
+    for _ in range(300):
+        text = "".join(rng.choice("ab\n\r ") for _ in range(rng.randrange(0, 60)))
+        index = TextIndex("f", text)
+        for _ in range(50):
+            start = rng.randrange(0, len(text) + 3)
+            end = rng.choice([None, start, rng.randrange(0, len(text) + 3)])
+            first, last = index.position(start), index.position(start if end is None else end)
+            assert tuple(index.location(start, end))[1:] == (*first, *last), (text, start, end)

@@ -67,9 +67,17 @@ class TextIndex:
         return line + 1, offset - self._starts[line] + 1
 
     def location(self, start: int, end: int | None = None) -> Location:
-        line, col = self.position(start)
-        end_line, end_col = self.position(start if end is None else end)
-        return Location(self.path, line, col, end_line, end_col)
+        starts = self._starts
+        line = bisect.bisect_right(starts, start) - 1
+        end = start if end is None else end
+        # most spans end on the line they start on: one search, not two
+        if start <= end and (line + 1 == len(starts) or end < starts[line + 1]):
+            end_line = line
+        else:
+            end_line = bisect.bisect_right(starts, end) - 1
+        return Location(
+            self.path, line + 1, start - starts[line] + 1, end_line + 1, end - starts[end_line] + 1
+        )
 
     def offset(self, line: int, column: int = 1) -> int:
         """The offset of a 1-based line and column (clamped to the text)."""
