@@ -75,3 +75,37 @@ def test_the_package_records_are_made_here_and_pickle() -> None:
     assert Requirement.__module__ == "fa_lint.model" and Finding._fields[0] == "code"
     # the class came from this module's metaclass, not typing's (whose check compiles each field)
     assert type(_records.NamedTuple).__module__ == "fa_lint._records"
+
+
+@pytest.mark.parametrize("base", [_records.NamedTuple, typing.NamedTuple])
+def test_the_rest_of_namedtuple_is_there(base: type) -> None:
+    point = _body(base)["Point"]
+    p = point(3, y=-4)
+    assert point._make([1, 2, "b"]) == point(1, 2, "b") and type(point._make([1, 2, "b"])) is point
+    with pytest.raises(TypeError, match="Expected 3 arguments, got 2"):
+        point._make([1, 2])
+    with pytest.raises(ValueError, match="Got unexpected field names: \\['z'\\]"):
+        p._replace(z=1)
+    assert p._asdict() == {"x": 3, "y": -4, "label": ""} and p.__getnewargs__() == (3, -4, "")
+    assert point.__match_args__ == ("x", "y", "label") and point.__slots__ == ()
+    assert point.__new__.__defaults__ == (0, "") and point.x.__doc__ == "Alias for field number 0"
+    assert str(point[int]).endswith("Point[int]")  # type: ignore[misc]
+    match p:
+        case point(x, y):  # type: ignore[misc]
+            assert (x, y) == (3, -4)
+    with pytest.raises(TypeError):
+        point(1, 2, "c", 4)  # one too many
+    with pytest.raises(TypeError):
+        point(1, w=2)  # no such field
+
+
+def test_records_of_no_field_and_of_many() -> None:
+    class Empty(_records.NamedTuple):
+        pass
+
+    assert Empty() == () and type(Empty()) is Empty and repr(Empty()) == "Empty()"
+    wide = _records.NamedTuple.__class__(
+        "Wide", (), {"__module__": __name__, "__annotations__": {f"f{i}": "int" for i in range(80)}}
+    )
+    w = wide(*range(80))
+    assert w.f79 == 79 and w._replace(f0=5)[0] == 5 and wide._fields[-1] == "f79"
