@@ -89,7 +89,9 @@ class Scope:
         """Whether any of ``names`` is set here or in a scope below."""
         scope: Scope | None = self
         while scope is not None:
-            if not names.isdisjoint(scope.local):
+            # a keys view against a set iterates the shorter of the two; frozenset.isdisjoint(dict)
+            # would iterate the whole dict, every variable a stage has set, at every command
+            if not scope.local.keys().isdisjoint(names):
                 return True
             scope = scope.parent
         return False
