@@ -464,3 +464,23 @@ def test_an_escaped_comparison_in_a_test_keeps_the_lines_after_it(project: Any) 
 def test_lines_after_what_the_grammar_cannot_read_are_read_as_possible(broken: str) -> None:
     records = reqs(parse("shell", "x.sh", f"{broken}\npip install flash-attn==2.4.2\nls\n"))
     assert [(r.location.line, str(r.specifier)) for r in records] == [(2, "==2.4.2")]
+
+
+def test_holds_any_asks_for_the_names_not_every_variable_of_a_scope() -> None:
+    # a stage with thousands of ARG/ENV values asks this at every install command: walking the
+    # scope's variables each time made long Dockerfiles quadratic (benchmarks/scaling_shell.py)
+    from fa_lint.shell.variables import Scope
+
+    class Counted(dict[str, tuple[str | None, ...]]):
+        walked = 0
+
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            Counted.walked += 1
+            return super().__iter__()
+
+    outer = Scope()
+    outer.local = Counted({f"V{i}": ("x",) for i in range(10_000)})
+    inner = outer.child()
+    inner.set("PIP_PRE", ("1",))
+    assert inner.holds_any(frozenset({"PIP_PRE"})) and not outer.holds_any(frozenset({"PIP_PRE", "UV_INDEX"}))
+    assert outer.holds_any(frozenset({"V9999"})) and Counted.walked == 0
