@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -731,3 +732,234 @@ def test_error_free_text_never_meets_the_bound(project: Any, monkeypatch: pytest
     project({"install.sh": "set -e\n" + "echo ok && true\n" * 500 + "pip install flash-attn==2.4.2\n"})
     found = [f[:3] for f in run("--format", "json", "install.sh").codes()]
     assert found == [("install.sh", 502, "FAL001"), ("install.sh", 502, "FAL012")]
+
+
+# --- issue 33, round 4: the sandbox (35, 37, 44) and suppression comments (43) --------------------------
+
+
+def _tree_object(entries: list[tuple[bytes, bytes, str]]) -> str:
+    """A tree object written as given (git mktree refuses ".." and ".git"; clone and fetch take them)."""
+    import binascii
+
+    data = b"".join(mode + b" " + name + b"\0" + binascii.unhexlify(sha) for mode, name, sha in entries)
+    return _object("tree", data)
+
+
+def _object(kind: str, data: bytes) -> str:
+    proc = subprocess.run(
+        ["git", "hash-object", "-t", kind, "-w", "--literally", "--stdin"],
+        input=data,
+        capture_output=True,
+        check=True,
+        env={**os.environ, **ENV},
+    )
+    return proc.stdout.decode().strip()
+
+
+def _hostile_rev(name: str = "evil") -> None:
+    """A branch whose tree holds "..", ".git", a link and a path below that link (35): each entry
+    is a requirements file with an old pin, which fa-lint must never write where the path points."""
+    base = git("rev-parse", "HEAD:requirements.txt").strip()
+    blob = _object("blob", OLD.encode())
+    inner = _tree_object([(b"100644", b"requirements.txt", blob)])
+    up = _tree_object([(b"40000", b"escaped", inner)])
+    link = _object("blob", b"..")
+    top = _tree_object(
+        [
+            (b"40000", b"..", up),
+            (b"40000", b".git", inner),
+            (b"40000", b".GIT.", inner),
+            (b"120000", b"out", link),
+            (b"40000", b"out", inner),  # "out/requirements.txt", through the link: "../requirements.txt"
+            (b"100644", b"requirements.txt", base),
+        ]
+    )
+    commit = git("commit-tree", top, "-m", "evil").strip()
+    git("update-ref", f"refs/heads/{name}", commit)
+
+
+@needs_git
+def test_new_from_rev_writes_nothing_outside_its_temporary_folder(
+    project: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # ../shared/reliability/35: a tree entry ".." made _materialise write $TMPDIR/escaped/...; one named
+    # ".git" ended the run (exit 2, FileExistsError).
+    root = project({"repo/requirements.txt": "torch==2.3.1\n"})
+    monkeypatch.chdir(root / "repo")
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    _hostile_rev()
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    r = run("--format", "json", "--new-from-rev", "evil", ".")
+    assert r.code == 0 and r.json["findings"] == [], r.out + r.err
+    assert sorted(p.name for p in root.iterdir()) == ["repo", "temp"]  # no "escaped" beside them
+    assert list(temp.iterdir()) == []  # fa-lint's own folder, removed
+
+
+@needs_git
+@pytest.mark.parametrize(
+    "config",
+    [
+        "filter.evil.clean=touch RAN-CLEAN; cat",
+        "filter.evil.process=touch RAN-PROCESS",  # not git's protocol: git died, exit 2
+        "filter.e=vil.clean=touch RAN-ODD; cat",  # a name -c cannot spell
+    ],
+)
+def test_new_from_rev_runs_no_filter_driver(project: Any, config: str) -> None:
+    # ../shared/reliability/37: git diff ran the clean (or process) filter that the repository's own
+    # .git/config defines and its committed .gitattributes selects, on each work-tree file it read.
+    project({"requirements.txt": "flash-attn==2.5.8\n", ".gitattributes": "*.txt filter=evil\n"})
+    git("init", "-q")
+    git("-c", "core.fsmonitor=", "add", "-A")
+    git("-c", "core.fsmonitor=", "commit", "-qm", "base")
+    key, value = config.rsplit("=", 1) if config.count("=") > 1 else config.split("=", 1)
+    if "e=vil" in config:
+        key, value = "filter.e=vil.clean", "touch RAN-ODD; cat"
+        Path(".gitattributes").write_text("*.txt filter=e=vil\n")
+    git("config", key, value)
+    git("config", key.rsplit(".", 1)[0] + ".required", "true")  # a filter that fails ends git's run
+    Path("requirements.txt").write_text("flash-attn==2.6.3\n")
+    r = run("--format", "json", "--new-from-rev", "HEAD", ".")
+    ran = [p.name for p in Path().iterdir() if p.name.startswith("RAN")]
+    assert ran == [], ran
+    if "e=vil" in config:  # refused with the reason, never run
+        assert r.code == 2 and "filter git cannot be told to skip" in r.err, r.err
+    else:
+        assert r.code == 0 and r.json["findings"] == [], r.out + r.err
+
+
+def test_git_is_run_with_every_program_the_checkout_names_turned_off() -> None:
+    # The class of 37: each setting that makes git start a program is overridden on the command line or
+    # in the environment, for every git fa-lint runs (the filters by name, test above).
+    settings = dict(zip(fa_git.SAFE[2::2], fa_git.SAFE[2::2], strict=True))
+    keys = {s.split("=", 1)[0] for s in settings}
+    assert {"core.fsmonitor", "core.hooksPath", "protocol.allow"} <= keys
+    assert "protocol.allow=never" in settings  # no transport: ssh, ext::, askpass, credential helpers
+    assert fa_git.QUIET["GIT_OPTIONAL_LOCKS"] == "0"  # git diff writes no index back
+    assert fa_git.QUIET["GIT_NO_LAZY_FETCH"] == "1"
+
+
+@needs_git
+def test_a_partial_clone_fetches_nothing_and_runs_no_ssh_command(project: Any, tmp_path: Path) -> None:
+    # A missing object in a repository that says it is a partial clone: git would fetch it from the
+    # promisor remote with the ssh program the repository's own configuration names.
+    project({"requirements.txt": OLD})
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    blob = git("rev-parse", "HEAD:requirements.txt").strip()
+    git("config", "extensions.partialClone", "origin")
+    git("config", "remote.origin.url", "ssh://example.invalid/x.git")
+    git("config", "remote.origin.promisor", "true")
+    git("config", "core.sshCommand", f"touch {tmp_path}/RAN-SSH; false")
+    obj = Path(".git/objects", blob[:2], blob[2:])
+    obj.chmod(0o644)
+    obj.unlink()
+    Path("requirements.txt").write_text(OLD + "torch\n")
+    r = run("--format", "json", "--new-from-rev", "HEAD", ".")
+    assert not (tmp_path / "RAN-SSH").exists()
+    assert "internal error" not in r.err, r.err
+
+
+def test_a_configuration_that_links_out_of_the_repository_is_not_read(project: Any) -> None:
+    # ../shared/reliability/44: a committed fa-lint.toml linking to ../outside/fa-lint.toml (ignore =
+    # ["FAL001"]) was read and applied: exit 0. Not read, reported where the link is, defaults apply.
+    root = project({"outside/fa-lint.toml": 'ignore = ["FAL001"]\n', "repo/requirements.txt": OLD})
+    (root / "outside/bad.toml").write_text("secret line\n")
+    (root / "repo/.git").mkdir()
+    os.chdir(root / "repo")
+    for name, target in (
+        ("fa-lint.toml", "../outside/fa-lint.toml"),
+        (".fa-lint.toml", "../outside/bad.toml"),
+    ):
+        os.symlink(target, name)
+        found = codes(".")
+        assert (name, 1, "FAL900") in found and ("requirements.txt", 1, "FAL001") in found, found
+        assert "secret" not in run(".").out and "invalid TOML" not in run(".").out
+        os.unlink(name)
+    Path("sub").mkdir()
+    os.symlink("../../outside/fa-lint.toml", "sub/pyproject.toml")
+    Path("sub/requirements.txt").write_text(OLD)
+    assert ("sub/requirements.txt", 1, "FAL001") in codes(".")
+    # a link that stays inside the repository is a configuration like any other
+    Path("shared.toml").write_text('ignore = ["FAL001"]\n')
+    os.symlink("shared.toml", "fa-lint.toml")
+    os.unlink("sub/pyproject.toml")
+    assert not any(code == "FAL001" for *_, code in codes("."))
+
+
+def test_a_gitignore_that_is_a_link_is_not_read(project: Any) -> None:
+    # git 2.32 and later read no .gitignore through a symbolic link; nor does fa-lint (44, the class)
+    root = project({"outside/ignore": "*.txt\n", "repo/requirements.txt": OLD})
+    os.chdir(root / "repo")
+    os.symlink("../outside/ignore", ".gitignore")
+    assert ("requirements.txt", 1, "FAL001") in codes(".")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "suppressed"),
+    [
+        # 43: pip's comment starts at "#" opening the line or after a blank: this is the URL's fragment
+        (
+            "requirements.txt",
+            "flash-attn @ https://github.com/Dao-AILab/flash-attention/releases/download/v2.4.2/"
+            "flash_attn-2.4.2+cu122torch2.1cxx11abiFALSE-cp310-cp310-linux_x86_64.whl#noqa\n",
+            False,
+        ),
+        ("requirements.txt", "flash-attn==2.4.2 #noqa\n", True),
+        ("requirements.txt", "flash-attn==2.4.2\t# noqa: FAL001\n", True),
+        # 43: inside a quoted shell word
+        ("Dockerfile", "FROM x\nRUN pip install flash-attn==2.4.2 && echo 'build #noqa'\n", False),
+        ("Dockerfile", "FROM x\nRUN pip install flash-attn==2.4.2  # noqa\n", True),
+        ("install.sh", 'pip install flash-attn==2.4.2 && echo "a # noqa"\n', False),
+        ("install.sh", "pip install flash-attn==2.4.2 && echo a\\ #noqa\n", False),  # an escaped "#"
+        ("install.sh", "pip install flash-attn==2.4.2 # noqa\n", True),
+        # another entry's string on the same line
+        (
+            "pyproject.toml",
+            '[project]\nname = "x"\ndependencies = ["flash-attn==2.4.2", "a # noqa"]\n',
+            False,
+        ),
+        ("pyproject.toml", '[project]\nname = "x"\ndependencies = ["flash-attn==2.4.2"]  # noqa\n', True),
+        (
+            "setup.py",
+            'from setuptools import setup\nsetup(install_requires=["flash-attn==2.4.2", "a # noqa"])\n',
+            False,
+        ),
+        (
+            "setup.py",
+            'from setuptools import setup\nsetup(install_requires=["flash-attn==2.4.2"])  # noqa\n',
+            True,
+        ),
+        (
+            ".github/workflows/ci.yml",
+            "on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n"
+            "      - run: pip install flash-attn==2.4.2 && echo '#noqa'\n",
+            False,
+        ),
+        (
+            ".github/workflows/ci.yml",
+            "on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: pip install flash-attn==2.4.2  # noqa\n",
+            True,
+        ),
+    ],
+)
+def test_only_a_comment_of_the_files_own_syntax_suppresses(
+    project: Any, name: str, text: str, suppressed: bool
+) -> None:
+    project({name: text})
+    r = run("--format", "json", "--select", "FAL001", name)
+    found = [f["code"] for f in r.json["findings"]]
+    assert (found == [], r.json["summary"]["suppressed"]) == (suppressed, int(suppressed)), r.out
+
+
+def test_every_format_says_where_its_comments_are() -> None:
+    from fa_lint.decide import STYLES
+    from fa_lint.sources import SOURCES
+    from fa_lint.syntax.comments import STYLES as KNOWN
+
+    assert set(STYLES) == set(SOURCES)  # a new format gets its comment rule here
+    assert set(STYLES.values()) <= set(KNOWN)
