@@ -16,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from fa_lint import read
 from fa_lint.discover import Target
 from fa_lint.model import FLASH_ATTN, Finding, Fix, NotRun, ParseProblem, Requirement
 from fa_lint.project import companions
@@ -123,6 +124,12 @@ def edit(path: str, fixes: list[Fix]) -> Outcome:
         text = data[len(bom) :].decode("utf-8")
     except UnicodeDecodeError:
         return Outcome(path, data, data, skipped=tuple((f, "the file is not UTF-8") for f in fixes))
+    coding = read.CODINGS.get(fixes[0].source) if fixes else None
+    if coding is not None and read.declared(data, coding) is not None:
+        # pip or Python read the file in another encoding than UTF-8: an edit made in UTF-8 could
+        # change what they read anywhere in it (a "+" in UTF-7)
+        why = "the file declares an encoding other than UTF-8; fix it by hand"
+        return Outcome(path, data, data, skipped=tuple((f, why) for f in fixes))
     index = TextIndex(path, text)
     applied: list[tuple[int, int, Fix]] = []
     skipped: list[tuple[Fix, str]] = []

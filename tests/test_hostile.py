@@ -963,3 +963,93 @@ def test_every_format_says_where_its_comments_are() -> None:
 
     assert set(STYLES) == set(SOURCES)  # a new format gets its comment rule here
     assert set(STYLES.values()) <= set(KNOWN)
+
+
+# --- 32: a file's declared encoding, read as the tool that consumes it reads it -------------------------
+
+_UTF7_REQUIREMENTS = (
+    b"# -*- coding: utf-7 -*-\ntorch==2.3.1\n# CUDA build of the kernels +AAo-flash-attn==2.4.2\n"
+)
+_UTF7_SETUP = (
+    b"# -*- coding: utf-7 -*-\nfrom setuptools import setup\n\n"
+    b'reqs = ["torch==2.3.1"]  # GPU extras: +AAo-reqs.append("flash-attn==2.4.2")\n'
+    b'setup(name="demo", version="0.1", install_requires=reqs)\n'
+)
+
+
+def _pip_reads(path: str) -> list[str]:
+    """What pip itself reads from a requirements file (the reference for the cases below)."""
+    import warnings
+
+    with warnings.catch_warnings():  # pip's own use of pkg_resources
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from pip._internal.network.session import PipSession
+        from pip._internal.req.req_file import parse_requirements
+
+        return [r.requirement for r in parse_requirements(path, session=PipSession())]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _UTF7_REQUIREMENTS,  # the reproducer: pip decodes UTF-7, "+AAo-" is a line break
+        b"#!/usr/bin/env pip\n# vim: set fileencoding=utf-7 :\n# x +AAo-flash-attn==2.4.2\n",  # line 2
+        b"# -*- coding: latin-1 -*-\nflash-attn==2.4.2  # caf\xe9\n",  # not UTF-8: read as pip reads it
+        b"\n\n# -*- coding: utf-7 -*-\n# x +AAo-flash-attn==2.4.2\n",  # line 3: pip reads no declaration
+        b" # coding: utf-7\n# x +AAo-flash-attn==2.4.2\n",  # not at the line's start: none either
+        b"# coding: utf-8\nflash-attn==2.4.2\n",
+    ],
+)
+def test_a_requirements_file_is_decoded_as_pip_decodes_it(project: Any, data: bytes) -> None:
+    project({"requirements.txt": data})
+    pinned = "flash-attn==2.4.2" in _pip_reads("requirements.txt")
+    found = codes("requirements.txt")
+    assert not any(code == "FAL900" for *_, code in found), found
+    assert any(code == "FAL001" for *_, code in found) == pinned, (found, pinned)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _UTF7_SETUP,  # the reproducer
+        b"#!/usr/bin/env python\n# vim: set fileencoding=utf-7 :\nfrom setuptools import setup\n"
+        b"reqs = []  # +AAo-reqs.append('flash-attn==2.4.2')\nsetup(install_requires=reqs)\n",  # line 2
+        b"\n\n# -*- coding: utf-7 -*-\nfrom setuptools import setup\n"
+        b"setup(install_requires=[])  # +AAo-setup(install_requires=['flash-attn==2.4.2'])\n",  # line 3: none
+    ],
+)
+def test_a_setup_py_is_decoded_as_python_decodes_it(project: Any, data: bytes) -> None:
+    import ast
+
+    project({"setup.py": data})
+    # CPython honours PEP 263 on bytes: the reference for what setuptools runs
+    calls = [ast.unparse(n) for n in ast.walk(ast.parse(data)) if isinstance(n, ast.Call)]
+    runs_pin = any("flash-attn==2.4.2" in c for c in calls)
+    found = codes("setup.py")
+    assert not any(code == "FAL900" for *_, code in found), found
+    assert any(code == "FAL001" for *_, code in found) == runs_pin, (found, calls)
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "where"),
+    [
+        ("requirements.txt", b"# coding: nonesuch\nflash-attn==2.6.3\n", 1),
+        ("requirements.txt", b"torch\n# coding=hex\nflash-attn==2.6.3\n", 2),  # bytes to bytes: no text
+        ("setup.py", b"# -*- coding: nonesuch -*-\nfrom setuptools import setup\n", 1),
+        ("setup.py", b"#!/usr/bin/python\n# coding: rot13\nfrom setuptools import setup\n", 2),
+        ("requirements.txt", b"# coding: utf-7\nflash-attn==2.6.3  # +2AA-\n", 2),  # a lone surrogate
+    ],
+)
+def test_an_encoding_no_tool_can_decode_with_is_a_located_problem(
+    project: Any, name: str, data: bytes, where: int
+) -> None:
+    project({name: data})
+    found = codes(name)
+    assert [(path, line, code) for path, line, code in found if code == "FAL900"] == [(name, where, "FAL900")]
+
+
+def test_fix_leaves_a_file_that_declares_another_encoding_alone(project: Any) -> None:
+    project({"requirements.txt": _UTF7_REQUIREMENTS})
+    r = run("--fix", "--unsafe-fixes", "requirements.txt")
+    assert "declares an encoding other than UTF-8" in r.err, r.err
+    assert Path("requirements.txt").read_bytes() == _UTF7_REQUIREMENTS
