@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fa_lint import read
 from fa_lint.discover import Target
 from fa_lint.model import FLASH_ATTN, Finding, Fix, NotRun, ParseProblem, Requirement
-from fa_lint.project import companions
+from fa_lint.project import companions, off_limits, project_root
 from fa_lint.report._common import printable
 from fa_lint.rules._text import RELOCK_ALL
 from fa_lint.sources import SOURCES
@@ -164,7 +164,8 @@ class Refused(OSError):
 
 
 def write(path: str, data: bytes) -> None:
-    """Replace the file's bytes atomically, keeping its mode; a symlink keeps pointing at its target.
+    """Replace the file's bytes atomically, keeping its mode; a symlink keeps pointing at its target,
+    which must lie inside the project root (``project.project_root``) and outside ``.git``.
 
     A read-only file is left alone (the replacement would go through: only the folder's write bit
     is asked), as an editor or ruff would fail to write it; so is a file with other hard links, which
@@ -172,6 +173,11 @@ def write(path: str, data: bytes) -> None:
     edit atomic instead, and says so).
     """
     real = os.path.realpath(path)
+    where = off_limits(path, [project_root(path)])
+    if where is not None:
+        # a committed link (pre-commit names it like any file) to a file of the machine: the check
+        # read it because it was named, but what --fix writes stays inside the project
+        raise Refused(f"the file links {where}; fix the file it points at itself")
     st = os.stat(real)
     mode = stat.S_IMODE(st.st_mode)
     if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(real, os.W_OK):

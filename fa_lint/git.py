@@ -40,8 +40,15 @@ SAFE = (
     "maintenance.auto=false",
 )
 # The environment of every git run: no optional lock (so no index refresh written back), no lazy fetch
-# of missing objects (git 2.44+; protocol.allow covers older ones), no prompt for a password.
-QUIET = {"GIT_OPTIONAL_LOCKS": "0", "GIT_NO_LAZY_FETCH": "1", "GIT_TERMINAL_PROMPT": "0"}
+# of missing objects (git 2.44+), no prompt for a password, and no protocol at all: GIT_ALLOW_PROTOCOL
+# allows only those it lists, whatever protocol.<name>.allow a repository sets (which outranks the
+# protocol.allow of SAFE), and no protocol is named "none".
+QUIET = {
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GIT_NO_LAZY_FETCH": "1",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_ALLOW_PROTOCOL": "none",
+}
 # What would make git read another repository than the one asked about (a hook's environment).
 _ELSEWHERE = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_NAMESPACE")
 # Commands that never pass a file's content through a filter driver (``cat-file`` only with

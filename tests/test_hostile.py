@@ -843,24 +843,35 @@ def test_git_is_run_with_every_program_the_checkout_names_turned_off() -> None:
 
 
 @needs_git
-def test_a_partial_clone_fetches_nothing_and_runs_no_ssh_command(project: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("url", "allow"),
+    [
+        ("ssh://example.invalid/x.git", "protocol.ssh.allow"),
+        ("ext::sh -c touch% {ran}/RAN-EXT", "protocol.ext.allow"),  # ext:: is never allowed by default
+    ],
+)
+def test_a_partial_clone_fetches_nothing_and_runs_no_transport(
+    project: Any, tmp_path: Path, url: str, allow: str
+) -> None:
     # A missing object in a repository that says it is a partial clone: git would fetch it from the
-    # promisor remote with the ssh program the repository's own configuration names.
+    # promisor remote, with the ssh program the repository's own configuration names, or the command
+    # of an ext:: URL it allows (protocol.<name>.allow outranks a protocol.allow given with -c).
     project({"requirements.txt": OLD})
     git("init", "-q")
     git("add", "-A")
     git("commit", "-qm", "base")
     blob = git("rev-parse", "HEAD:requirements.txt").strip()
     git("config", "extensions.partialClone", "origin")
-    git("config", "remote.origin.url", "ssh://example.invalid/x.git")
+    git("config", "remote.origin.url", url.format(ran=tmp_path))
     git("config", "remote.origin.promisor", "true")
+    git("config", allow, "always")
     git("config", "core.sshCommand", f"touch {tmp_path}/RAN-SSH; false")
     obj = Path(".git/objects", blob[:2], blob[2:])
     obj.chmod(0o644)
     obj.unlink()
     Path("requirements.txt").write_text(OLD + "torch\n")
     r = run("--format", "json", "--new-from-rev", "HEAD", ".")
-    assert not (tmp_path / "RAN-SSH").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("RAN")] == []
     assert "internal error" not in r.err, r.err
 
 
