@@ -8,6 +8,7 @@ fraction of a second; speed itself is measured in benchmarks/ (scaling.py, scali
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -1064,3 +1065,140 @@ def test_fix_leaves_a_file_that_declares_another_encoding_alone(project: Any) ->
     r = run("--fix", "--unsafe-fixes", "requirements.txt")
     assert "declares an encoding other than UTF-8" in r.err, r.err
     assert Path("requirements.txt").read_bytes() == _UTF7_REQUIREMENTS
+
+
+# --- the sandbox invariant (issue 33): whatever a repository holds and configures, a run writes no file
+# but the output the user named (-o, and the files --fix is asked to rewrite) and its own temporary
+# folder (gone when it ends), and runs no program the repository names.
+
+# Every setting of a repository's own .git/config that names a program git may start.
+_PROGRAMS = (
+    "filter.evil.clean",
+    "filter.evil.smudge",
+    "filter.evil.process",
+    "diff.evil.textconv",
+    "diff.evil.command",
+    "diff.external",
+    "core.fsmonitor",
+    "core.pager",
+    "pager.diff",
+    "pager.ls-files",
+    "core.sshCommand",
+    "core.askPass",
+    "core.editor",
+    "sequence.editor",
+    "gpg.program",
+    "core.alternateRefsCommand",
+)
+_HOOKS = ("post-index-change", "post-checkout", "pre-commit", "reference-transaction", "pre-auto-gc")
+
+
+def _snapshot(root: Path) -> dict[str, tuple[str, bytes]]:
+    """Every path under ``root`` (links not followed): its kind and its bytes (a link: its target)."""
+    out: dict[str, tuple[str, bytes]] = {}
+    for folder, dirs, names in os.walk(root):
+        for name in dirs + names:
+            p = os.path.join(folder, name)
+            rel = os.path.relpath(p, root)
+            if os.path.islink(p):
+                out[rel] = ("link", os.fsencode(os.readlink(p)))
+            elif os.path.isdir(p):
+                out[rel] = ("dir", b"")
+            else:
+                with open(p, "rb") as f:
+                    out[rel] = ("file", f.read())
+    return out
+
+
+def _hostile_repository(root: Path) -> Path:
+    """repo/ under ``root``: links out of it, a REV with ".." and ".git" entries, "-"-names, a filter
+    and diff driver its .gitattributes selects, and every program setting and hook pointing at a
+    script that leaves a RAN-<name> file in root/ran."""
+    ran, bin_ = root / "ran", root / "bin"
+    ran.mkdir()
+    bin_.mkdir()
+
+    def script(name: str) -> str:
+        path = bin_ / name.replace("/", "_")
+        path.write_text(f"#!/bin/sh\ntouch '{ran}/RAN-{path.name}'\ncat\n")
+        path.chmod(0o755)
+        return str(path)
+
+    (root / "outside").mkdir()
+    (root / "outside/fa-lint.toml").write_text('ignore = ["FAL"]\n')
+    (root / "outside/reqs.txt").write_text("flash-attn>=2.0\n")
+    (root / "outside/ignore").write_text("*\n")
+    repo = root / "repo"
+    (repo / "-o..").mkdir(parents=True)
+    (repo / "-o../install.sh").write_text("pip install --no-build-isolation flash-attn==2.4.2\n")
+    (repo / "--output-file=..").mkdir()
+    (repo / "--output-file=../x.sh").write_text("pip install flash-attn>=2.0\n")
+    (repo / "requirements.txt").write_text("flash-attn>=2.0\n-r ../outside/reqs.txt\n")
+    (repo / ".gitattributes").write_text("* filter=evil diff=evil\n")
+    os.symlink("../outside/fa-lint.toml", repo / "fa-lint.toml")
+    os.symlink("../outside/reqs.txt", repo / "dev-requirements.txt")
+    os.symlink("../outside/ignore", repo / ".gitignore")
+    git("init", "-q", cwd=repo)
+    git("-c", "core.fsmonitor=", "add", "-A", cwd=repo)
+    git("-c", "core.fsmonitor=", "commit", "-qm", "base", cwd=repo)
+    cwd = os.getcwd()
+    os.chdir(repo)
+    try:
+        _hostile_rev()
+    finally:
+        os.chdir(cwd)
+    for key in _PROGRAMS:
+        git("config", key, script(key), cwd=repo)
+    git("config", "filter.evil.required", "true", cwd=repo)
+    git("config", "log.showSignature", "true", cwd=repo)
+    git("config", "credential.helper", "!" + script("credential.helper"), cwd=repo)
+    hooks = root / "hooks"
+    hooks.mkdir()
+    for hook in _HOOKS:
+        os.symlink(script("hook-" + hook), hooks / hook)
+        os.symlink(script("git-hook-" + hook), repo / ".git/hooks" / hook)
+    git("config", "core.hooksPath", str(hooks), cwd=repo)
+    (repo / "requirements.txt").write_text("flash-attn>=2.0\ntorch\n-r ../outside/reqs.txt\n")  # a change
+    return repo
+
+
+@needs_git
+def test_no_run_writes_outside_its_output_or_runs_what_the_repository_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    repo = _hostile_repository(root)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.chdir(repo)
+    names = ["-o../install.sh", "--output-file=../x.sh", "requirements.txt", "dev-requirements.txt"]
+    fixable = ("requirements.txt", "-o../install.sh", "--output-file=../x.sh")  # the repository's own
+    report = tmp_path / "report.json"
+    runs: list[tuple[list[str], tuple[str, ...]]] = [
+        (["."], ()),
+        (names, ()),
+        (["--format", "json", "-o", str(report), "."], ()),
+        (["--new-from-rev", "evil", "."], ()),
+        (["--new-from-rev", "HEAD", *names], ()),
+        (["--diff", "--unsafe-fixes", *names], ()),
+        (["--fix", "--unsafe-fixes", "--new-from-rev", "HEAD", *names], fixable),
+        (["--fix", "--unsafe-fixes", "--isolated", "."], fixable),
+    ]
+    for argv, written in runs:
+        before = _snapshot(root)
+        r = run(*argv)
+        assert "internal error" not in r.err and r.code in (0, 1), (argv, r.code, r.err)
+        after = _snapshot(root)
+        changed = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+        assert changed <= {os.path.join("repo", w) for w in written}, (argv, sorted(changed))
+        assert list(temp.iterdir()) == [], argv  # its own folder, removed
+        assert [p.name for p in (root / "ran").iterdir()] == [], argv  # no program ran
+        assert {p.name for p in tmp_path.iterdir()} <= {"root", "temp", "report.json"}, argv
+        if argv == names:  # the "-"-names were checked as files, not read as -o / --output-file
+            assert "-o../install.sh:1:" in r.out and "--output-file=../x.sh:1:" in r.out, r.out
+    assert json.loads(report.read_text())["findings"], "the named output holds the report"
+    # a link out of the repository is neither configuration (FAL900, not "ignore everything") nor fixed
+    assert Path("../outside/reqs.txt").read_text() == "flash-attn>=2.0\n"
+    assert "fa-lint.toml:1:1: FAL900" in run(".").out
