@@ -188,10 +188,13 @@ def _unquote(path: bytes) -> bytes:
 
 # Prefixes spelled out: diff.noprefix and diff.mnemonicPrefix in a user's config would change them.
 # --no-textconv: a textconv driver of the user's config, which the checkout's .gitattributes may pick
-# for any file, would run on each (and, failing, end the run).
+# for any file, would run on each (and, failing, end the run). --ignore-submodules=all: a submodule's
+# files are not REV's (``_tree``), and diff.submodule=diff would start a git in each submodule, whose
+# own configuration names filters git.filters_off never saw.
 _DIFF = (
     "diff",
     "-U0",
+    "--ignore-submodules=all",
     "--no-color",
     "--no-ext-diff",
     "--no-textconv",

@@ -832,6 +832,33 @@ def test_new_from_rev_runs_no_filter_driver(project: Any, config: str) -> None:
         assert r.code == 0 and r.json["findings"] == [], r.out + r.err
 
 
+@needs_git
+def test_new_from_rev_runs_no_filter_of_a_submodule(project: Any, tmp_path: Path) -> None:
+    # The class of 37: with diff.submodule=diff, git diff starts a git in each submodule, whose own
+    # configuration defines filters the top repository's does not name.
+    root = project(
+        {"sub/requirements.txt": "flash-attn==2.5.8\n", "sub/.gitattributes": "*.txt filter=sub\n"}
+    )
+    git("init", "-q", cwd=root / "sub")
+    git("add", "-A", cwd=root / "sub")
+    git("commit", "-qm", "s", cwd=root / "sub")
+    repo = root / "repo"
+    repo.mkdir()
+    (repo / "requirements.txt").write_text("torch\n")
+    git("init", "-q", cwd=repo)
+    git("add", "-A", cwd=repo)
+    git("-c", "protocol.file.allow=always", "submodule", "-q", "add", "../sub", "sub", cwd=repo)
+    git("commit", "-qm", "base", cwd=repo)
+    git("config", "diff.submodule", "diff", cwd=repo)
+    git("config", "filter.sub.clean", f"touch {tmp_path}/RAN-SUB; cat", cwd=repo / "sub")
+    (repo / "sub/requirements.txt").write_text("flash-attn==2.6.3\n")
+    (repo / "requirements.txt").write_text("torch\nnumpy\n")
+    os.chdir(repo)
+    r = run("--new-from-rev", "HEAD", ".")
+    assert r.code == 0, r.err
+    assert not (tmp_path / "RAN-SUB").exists()
+
+
 def test_git_is_run_with_every_program_the_checkout_names_turned_off() -> None:
     # The class of 37: each setting that makes git start a program is overridden on the command line or
     # in the environment, for every git fa-lint runs (the filters by name, test above).
