@@ -956,6 +956,13 @@ def test_a_gitignore_that_is_a_link_is_not_read(project: Any) -> None:
         ("install.sh", 'pip install flash-attn==2.4.2 && echo "a # noqa"\n', False),
         ("install.sh", "pip install flash-attn==2.4.2 && echo a\\ #noqa\n", False),  # an escaped "#"
         ("install.sh", "pip install flash-attn==2.4.2 # noqa\n", True),
+        # a here-document's body is text: its apostrophe opens no quote that would swallow the comment
+        (
+            "install.sh",
+            "cat > notes <<'EOF'\nit's the GPU build\nEOF\npip install flash-attn==2.4.2 # noqa\n",
+            True,
+        ),
+        ("install.sh", "cat > notes <<EOF\npip install flash-attn==2.4.2 # noqa\nEOF\n", None),
         # another entry's string on the same line
         (
             "pyproject.toml",
@@ -987,12 +994,28 @@ def test_a_gitignore_that_is_a_link_is_not_read(project: Any) -> None:
     ],
 )
 def test_only_a_comment_of_the_files_own_syntax_suppresses(
-    project: Any, name: str, text: str, suppressed: bool
+    project: Any, name: str, text: str, suppressed: bool | None
 ) -> None:
     project({name: text})
     r = run("--format", "json", "--select", "FAL001", name)
     found = [f["code"] for f in r.json["findings"]]
+    if suppressed is None:  # no install: nothing to find or suppress either way
+        assert found == [] and r.json["summary"]["suppressed"] == 0, r.out
+        return
     assert (found == [], r.json["summary"]["suppressed"]) == (suppressed, int(suppressed)), r.out
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    text=st.text(alphabet=st.sampled_from("#'\"\\\n\r\t <-(){}[]:,=$`;&|aEOF"), max_size=60),
+    style=st.sampled_from(["pip", "toml", "yaml", "shell", "python", "none"]),
+)
+def test_a_comment_column_always_points_at_a_hash(text: str, style: str) -> None:
+    from fa_lint.syntax.comments import starts
+
+    lines = text.split("\n")
+    for line, col in starts(text, style).items():
+        assert lines[line - 1][col] == "#", (line, col)
 
 
 def test_every_format_says_where_its_comments_are() -> None:

@@ -127,12 +127,15 @@ def _toml(text: str) -> dict[int, int]:
 def _shell(text: str) -> dict[int, int]:
     """The shell's rule (bash, and the sh of a Dockerfile's RUN or a Makefile's recipe): "#" that
     starts a word (after an unquoted, unescaped blank or operator), outside quotes ('...' as written,
-    "..." with backslash escapes), comments out the rest of its line. Quotes may span lines."""
+    "..." with backslash escapes), comments out the rest of its line. Quotes may span lines; a here-
+    document's body (``<<EOF`` to ``EOF``) is text, whose "#" and quotes are no shell syntax."""
     out: dict[int, int] = {}
     line, col = 1, 0
     i, n = 0, len(text)
     quote = ""
     word_start = True  # the next character would start a word
+    pending: list[tuple[str, bool]] = []  # here-documents whose bodies start after this line
+    arithmetic = 0  # depth of (( ... ))
     while i < n:
         c = text[i]
         starts_word, word_start = word_start, False
@@ -153,13 +156,76 @@ def _shell(text: str) -> dict[int, int]:
             col += end - i
             i = end
             continue
+        elif text.startswith("<<<", i):  # a here-string: one word, no body
+            i, col = i + 3, col + 3
+            continue
+        elif text.startswith("((", i) or (arithmetic and text.startswith("))", i)):
+            arithmetic += 1 if c == "(" else -1  # $(( a << b )): a shift, not a here-document
+            i, col = i + 2, col + 2
+            continue
+        elif c == "<" and not arithmetic and text.startswith("<<", i):
+            found = _heredoc(text, i + 2)
+            if found is not None:
+                delimiter, strip, after = found
+                pending.append((delimiter, strip))
+                col += after - i
+                i = after
+                continue
         else:
             word_start = c in _SHELL_BREAKS
         if c == "\n":
             line, col = line + 1, -1
             word_start = True
+            if pending and not quote:
+                i, line = _bodies(text, i, line, pending)
+                pending = []
         i, col = i + 1, col + 1
     return out
+
+
+def _heredoc(text: str, at: int) -> tuple[str, bool, int] | None:
+    """The delimiter word after ``<<`` (quotes and escapes removed), whether ``<<-`` strips tabs, and
+    where the word ends; None where no word follows on the line."""
+    strip = text.startswith("-", at)
+    j, n = at + strip, len(text)
+    while j < n and text[j] in " \t":
+        j += 1
+    word: list[str] = []
+    quote = ""
+    while j < n:
+        c = text[j]
+        if quote:
+            if c == quote:
+                quote = ""
+            else:
+                word.append(c)
+        elif c in "'\"":
+            quote = c
+        elif c == "\\":
+            j += 1
+            word.append(text[j : j + 1])
+        elif c in _SHELL_BREAKS:
+            break
+        else:
+            word.append(c)
+        j += 1
+    delimiter = "".join(word)
+    return None if not delimiter or "\n" in delimiter else (delimiter, strip, j)
+
+
+def _bodies(text: str, i: int, line: int, pending: list[tuple[str, bool]]) -> tuple[int, int]:
+    """Past the bodies of the here-documents opened on the line that ends at ``i``, each up to its
+    delimiter line; the line break that ends the last, and the number of the line after it."""
+    n = len(text)
+    for delimiter, strip in pending:
+        while i + 1 < n:
+            end = text.find("\n", i + 1)
+            end = n if end < 0 else end
+            body = text[i + 1 : end].rstrip("\r")
+            i, line = end, line + 1
+            if (body.lstrip("\t") if strip else body) == delimiter:
+                break
+    return i, line
 
 
 def _python(text: str) -> dict[int, int]:
