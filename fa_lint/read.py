@@ -77,9 +77,10 @@ _PIP_BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
 )
 _PIP_CODING = re.compile(rb"coding[:=]\s*([-\w.]+)")
-# Names of UTF-8 itself (and ASCII, a part of it): a declaration of one changes nothing.
+# Names of UTF-8 itself: a declaration of one changes nothing (one of ASCII is read as declared: pip and
+# CPython refuse a byte above 127 then).
+_UTF8 = frozenset({"utf-8", "utf_8", "utf8", "u8", "utf", "cp65001"})
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_UTF8 = frozenset({"utf-8", "utf_8", "utf8", "u8", "utf", "cp65001", "ascii", "us-ascii", "646"})
 
 
 def declared(data: bytes, coding: str) -> tuple[str, int] | None:
