@@ -1100,6 +1100,11 @@ def test_a_setup_py_is_decoded_as_python_decodes_it(project: Any, data: bytes) -
         ("setup.py", b"# -*- coding: nonesuch -*-\nfrom setuptools import setup\n", 1),
         ("setup.py", b"#!/usr/bin/python\n# coding: rot13\nfrom setuptools import setup\n", 2),
         ("requirements.txt", b"# coding: utf-7\nflash-attn==2.6.3  # +2AA-\n", 2),  # a lone surrogate
+        (
+            "requirements.txt",
+            b"# coding: ascii\nflash-attn==2.6.3  # caf\xc3\xa9\n",
+            2,
+        ),  # pip: UnicodeDecodeError
     ],
 )
 def test_an_encoding_no_tool_can_decode_with_is_a_located_problem(
