@@ -238,7 +238,7 @@ class Resolver:
                 found = cached
                 break
             passed.append(here)
-            own = self._own(here, mine_only=top is None)
+            own = self._own(here, top=top)
             if own is not None:
                 found = own
                 break
@@ -268,17 +268,27 @@ class Resolver:
             self._tops[folder] = top
         return top
 
-    def _own(self, folder: str, *, mine_only: bool) -> Config | None:
+    def _own(self, folder: str, *, top: str | None) -> Config | None:
         """The configuration a folder holds; DEFAULT where its pyproject.toml cannot be read (the search
         ends there); None where it holds none and the search goes on above. Outside any repository
-        (``mine_only``) a file another user owns is no one's configuration but theirs: passed over."""
-        from fa_lint.model import ParseProblem
+        (no ``top``) a file another user owns is no one's configuration but theirs: passed over. Inside
+        one, a file that is a symbolic link out of the repository (``top``) is not read."""
+        from fa_lint.model import Location, ParseProblem
 
+        mine_only = top is None
         for name in NAMES:
             candidate = os.path.join(folder, name)
             if not os.path.isfile(candidate) or (mine_only and not _mine(candidate)):
                 continue
             shown = _shown(candidate)
+            if top is not None and not _within(os.path.realpath(candidate), top):
+                # a committed link to a file outside the repository: what it says is no one's here, and
+                # reading it would also echo its first TOML error; the search ends as at a bad pyproject
+                message = (
+                    "configuration file links outside the repository; fa-lint read no configuration from it"
+                )
+                self.problems.setdefault(shown, ParseProblem(Location(shown, 1, 1, 1, 1), message))
+                return DEFAULT
             if name != "pyproject.toml":
                 return load(shown, self._unknown) if self._read else Config(path=shown)
             doc = _read(shown)
@@ -291,6 +301,10 @@ class Resolver:
                 assert not isinstance(doc, ParseProblem)
                 return _from(shown, doc, self._unknown) if self._read else Config(path=shown)
         return None
+
+
+def _within(real: str, top: str) -> bool:
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def _mine(path: str) -> bool:

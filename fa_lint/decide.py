@@ -8,11 +8,43 @@ import re
 from collections.abc import Iterable, Mapping
 
 from fa_lint.model import Finding
+from fa_lint.syntax import comments
 
 # flake8's bare or coded noqa comment, and fa-lint's own "# fa-lint: ignore[FAL001]".
 # Patterns, compiled the first time a finding's line has a comment.
 _NOQA = r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,?\s*[A-Z]+[0-9]+)*))?"
 _OWN = r"#\s*fa-lint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?"
+
+
+# Each format's comment syntax (``syntax.comments``), by the catalogue's format name: a suppression is
+# read only from a comment. tox and setup.cfg lists are pip's lines; a Pipfile.lock (JSON) has none.
+STYLES = {
+    "requirements": "pip",
+    "tox": "pip",
+    "setup.cfg": "pip",
+    "python-version": "pip",
+    "pylock": "toml",
+    "uv.lock": "toml",
+    "poetry.lock": "toml",
+    "pdm.lock": "toml",
+    "pipfile": "toml",
+    "pyproject": "toml",
+    "pixi": "toml",
+    "pipfile.lock": "none",
+    "pixi.lock": "yaml",
+    "conda-lock": "yaml",
+    "conda": "yaml",
+    "workflow": "yaml",
+    "gitlab-ci": "yaml",
+    "cluster": "yaml",
+    "dockerfile": "shell",
+    "shell": "shell",
+    "makefile": "shell",
+    "justfile": "shell",
+    "setup.py": "python",
+    "nox": "python",
+    "python-app": "python",
+}
 
 
 def selected(code: str, select: Iterable[str], ignore: Iterable[str]) -> bool:
@@ -51,10 +83,13 @@ def suppressions(line: str) -> set[str] | None:
     return codes
 
 
-def suppressed(finding: Finding, lines: list[str]) -> bool:
+def suppressed(finding: Finding, lines: list[str], starts: dict[int, int]) -> bool:
+    """Whether a comment on a line of the finding's span suppresses it. ``starts``: where each line's
+    comment begins (``syntax.comments.starts``); text before it is never read as a comment."""
     loc = finding.location
     for n in range(loc.line, min(loc.end_line, len(lines)) + 1):
-        codes = suppressions(lines[n - 1])
+        col = starts.get(n)
+        codes = suppressions(lines[n - 1][col:]) if col is not None else None
         if codes is not None and (not codes or any(finding.code.startswith(c) for c in codes)):
             return True
     return False
@@ -67,8 +102,13 @@ def apply(
     ignore: Iterable[str],
     per_file: PerFile = (),
     root: str = ".",
+    formats: Mapping[str, str] | None = None,
 ) -> tuple[list[Finding], int]:
+    """The findings kept, and how many comments suppressed. ``formats``: each file's format (the
+    catalogue's name), which says where its comments are; a file of no known format is read by the
+    YAML rule (a "#" after a blank, outside a quoted value), the strictest of them."""
     lines: dict[str, list[str]] = {}  # split only for files with findings
+    starts: dict[str, dict[int, int]] = {}  # the same files' comment columns
     ignore = tuple(ignore)
     ignored: dict[str, tuple[str, ...]] = {}  # per file, computed once
     kept, dropped = [], 0
@@ -81,8 +121,11 @@ def apply(
             continue
         seen.add((f.code, f.location))
         if path not in lines:
-            lines[path] = texts[path].split("\n") if path in texts else []
-        if suppressed(f, lines[path]):
+            text = texts.get(path)
+            lines[path] = text.split("\n") if text is not None else []
+            style = STYLES.get((formats or {}).get(path, ""), "yaml")
+            starts[path] = comments.starts(text, style) if text is not None and "#" in text else {}
+        if suppressed(f, lines[path], starts[path]):
             dropped += 1
         else:
             kept.append(f)

@@ -172,7 +172,8 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     if settings.scoped is not None:
         found = [f for f in found if _selected(f, settings.scoped)]
         select, ignore, per_file = (), (), ()
-    kept, suppressed = decide.apply(found, texts, select, ignore, per_file, settings.root)
+    formats = {p: f.source for p, f in files.items()}
+    kept, suppressed = decide.apply(found, texts, select, ignore, per_file, settings.root, formats)
     checked = tuple(p for p in files if p not in hidden)
     return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths))
 

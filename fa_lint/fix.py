@@ -16,9 +16,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from fa_lint import read
 from fa_lint.discover import Target
 from fa_lint.model import FLASH_ATTN, Finding, Fix, NotRun, ParseProblem, Requirement
-from fa_lint.project import companions
+from fa_lint.project import companions, off_limits, project_root
 from fa_lint.report._common import printable
 from fa_lint.rules._text import RELOCK_ALL
 from fa_lint.sources import SOURCES
@@ -123,6 +124,12 @@ def edit(path: str, fixes: list[Fix]) -> Outcome:
         text = data[len(bom) :].decode("utf-8")
     except UnicodeDecodeError:
         return Outcome(path, data, data, skipped=tuple((f, "the file is not UTF-8") for f in fixes))
+    coding = read.CODINGS.get(fixes[0].source) if fixes else None
+    if coding is not None and read.declared(data, coding) is not None:
+        # pip or Python read the file in another encoding than UTF-8: an edit made in UTF-8 could
+        # change what they read anywhere in it (a "+" in UTF-7)
+        why = "the file declares an encoding other than UTF-8; fix it by hand"
+        return Outcome(path, data, data, skipped=tuple((f, why) for f in fixes))
     index = TextIndex(path, text)
     applied: list[tuple[int, int, Fix]] = []
     skipped: list[tuple[Fix, str]] = []
@@ -157,7 +164,8 @@ class Refused(OSError):
 
 
 def write(path: str, data: bytes) -> None:
-    """Replace the file's bytes atomically, keeping its mode; a symlink keeps pointing at its target.
+    """Replace the file's bytes atomically, keeping its mode; a symlink keeps pointing at its target,
+    which must lie inside the project root (``project.project_root``) and outside ``.git``.
 
     A read-only file is left alone (the replacement would go through: only the folder's write bit
     is asked), as an editor or ruff would fail to write it; so is a file with other hard links, which
@@ -165,6 +173,11 @@ def write(path: str, data: bytes) -> None:
     edit atomic instead, and says so).
     """
     real = os.path.realpath(path)
+    where = off_limits(path, [project_root(path)])
+    if where is not None:
+        # a committed link (pre-commit names it like any file) to a file of the machine: the check
+        # read it because it was named, but what --fix writes stays inside the project
+        raise Refused(f"the file links {where}; fix the file it points at itself")
     st = os.stat(real)
     mode = stat.S_IMODE(st.st_mode)
     if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(real, os.W_OK):

@@ -373,9 +373,12 @@ class GitIgnore:
         found = self._folders.get(folder)
         if found is None:
             try:
-                with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as f:
+                # O_NOFOLLOW: a .gitignore that is a symbolic link is not read, as git (2.32 and later)
+                # does not read one: a committed link must not bring patterns from outside the checkout
+                fd = os.open(os.path.join(folder, ".gitignore"), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+                with open(fd, encoding="utf-8", errors="replace") as f:
                     rules: Rules | None = Rules(f.read())
-            except OSError:  # none there (or a folder, a loop)
+            except OSError:  # none there (or a folder, a loop, a link)
                 rules = None
             found = self._folders[folder] = (rules, os.path.exists(os.path.join(folder, ".git")))
         return found

@@ -21,6 +21,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from fa_lint import git
 from fa_lint._compat import chdir
@@ -28,7 +29,7 @@ from fa_lint._records import NamedTuple
 from fa_lint.discover import candidate, detect
 from fa_lint.engine import Report
 from fa_lint.model import Finding, Location
-from fa_lint.project import Names
+from fa_lint.project import Names, is_git
 from fa_lint.read import MAX_BYTES
 from fa_lint.report._common import fingerprint
 
@@ -105,6 +106,8 @@ def _materialise(sha: str, top: str, into: str, named: Collection[str] = ()) -> 
     and its bytes never need reading.
     """
     entries = _tree(sha, top)
+    links = {e.path for e in entries if e.mode == b"120000"}
+    entries = [e for e in entries if _writable(e.path, links)]
     by_name: dict[bytes, list[_Entry]] = {}
     for e in entries:
         by_name.setdefault(os.fsencode(posixpath.basename(e.path)), []).append(e)
@@ -117,28 +120,60 @@ def _materialise(sha: str, top: str, into: str, named: Collection[str] = ()) -> 
             if e.path in done:
                 continue
             done.add(e.path)
-            path = os.path.join(into, os.fsdecode(e.path))
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            if e.mode != b"120000" and e.size > MAX_BYTES:
-                with open(path, "wb") as f:
-                    f.truncate(e.size)
+            path = os.path.join(into, *e.path.split("/"))
+            try:
+                wanted += _write(e, path, into, batch, by_name, names)
+            except OSError:  # a name the tree holds twice (a file and a folder, a file and a link)
                 continue
-            body = batch.get(e.blob)
-            if body is None:
-                continue
-            if e.mode == b"120000":  # no symlinks here: what the link names is checked
-                target = posixpath.normpath(posixpath.join(posixpath.dirname(e.path), os.fsdecode(body)))
-                wanted += [
-                    x for x in by_name.get(os.fsencode(posixpath.basename(target)), ()) if x.path == target
-                ]
-                with contextlib.suppress(OSError):
-                    os.symlink(os.fsdecode(body), path)
-                continue
-            with open(path, "wb") as f:
-                f.write(body)
-            for name in names.mentioned(body):
-                wanted += by_name[name]
     os.mkdir(os.path.join(into, ".git"))  # where .gitignore lookups stop, as in the real repository
+
+
+def _write(
+    e: _Entry, path: str, into: str, batch: git.Batch, by_name: dict[bytes, list[_Entry]], names: Names
+) -> list[_Entry]:
+    """Write one entry at ``path``; the entries it makes wanted (what it names, where a link points)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if not _inside(os.path.dirname(path), into):
+        return []  # (cannot happen once _writable has passed the path: the last guard)
+    if e.mode != b"120000" and e.size > MAX_BYTES:
+        with _create(path) as f:
+            f.truncate(e.size)
+        return []
+    body = batch.get(e.blob)
+    if body is None:
+        return []
+    if e.mode == b"120000":  # the link is made as it is, and what it names is wanted too
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(e.path), os.fsdecode(body)))
+        with contextlib.suppress(OSError):
+            os.symlink(os.fsdecode(body), path)
+        return [x for x in by_name.get(os.fsencode(posixpath.basename(target)), ()) if x.path == target]
+    with _create(path) as f:
+        f.write(body)
+    return [x for name in names.mentioned(body) for x in by_name[name]]
+
+
+def _writable(path: str, links: Collection[str]) -> bool:
+    """Whether a path of REV's tree names a place inside the folder it is written to. A tree object
+    may hold any name but "/" and NUL (git fsck only warns of "..", and clone and fetch take it), and
+    ``ls-tree`` lists it as it is: "../x" joined onto the folder would leave it. Left out: an empty,
+    ".", ".." or absolute part, any spelling of ".git" (``project.is_git``: the marker made below, and
+    what git itself refuses to check out), and a path below a link of the same tree (written, the link
+    would take the file wherever it points)."""
+    parts = path.split("/")
+    if any(p in ("", ".", "..") or is_git(p) for p in parts):
+        return False
+    return not any("/".join(parts[:n]) in links for n in range(1, len(parts)))
+
+
+def _inside(folder: str, into: str) -> bool:
+    real, top = os.path.realpath(folder), os.path.realpath(into)
+    return real == top or real.startswith(top + os.sep)
+
+
+def _create(path: str) -> BinaryIO:
+    """A new file, never an existing one and never through a link (O_EXCL with O_CREAT refuses both)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    return os.fdopen(os.open(path, flags, 0o600), "wb")
 
 
 _HUNK = re.compile(rb"^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -153,10 +188,13 @@ def _unquote(path: bytes) -> bytes:
 
 # Prefixes spelled out: diff.noprefix and diff.mnemonicPrefix in a user's config would change them.
 # --no-textconv: a textconv driver of the user's config, which the checkout's .gitattributes may pick
-# for any file, would run on each (and, failing, end the run).
+# for any file, would run on each (and, failing, end the run). --ignore-submodules=all: a submodule's
+# files are not REV's (``_tree``), and diff.submodule=diff would start a git in each submodule, whose
+# own configuration names filters git.filters_off never saw.
 _DIFF = (
     "diff",
     "-U0",
+    "--ignore-submodules=all",
     "--no-color",
     "--no-ext-diff",
     "--no-textconv",

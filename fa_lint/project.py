@@ -99,7 +99,7 @@ def _off_limits(path: str, roots: Collection[str], folders: dict[str, str] | Non
     if not _MAYBE_GIT.search(absolute) and not _MAYBE_GIT.search(real):  # the common case: no such part
         return None
     named = os.path.relpath(absolute, root).split(os.sep)
-    if any(map(_is_git, named)) or any(map(_is_git, os.path.relpath(real, root).split(os.sep))):
+    if any(map(is_git, named)) or any(map(is_git, os.path.relpath(real, root).split(os.sep))):
         return "inside .git"
     return None
 
@@ -110,7 +110,8 @@ def _off_limits(path: str, roots: Collection[str], folders: dict[str, str] | Non
 _MAYBE_GIT = re.compile(r"\.git|git~1", re.I)
 
 
-def _is_git(name: str) -> bool:
+def is_git(name: str) -> bool:
+    """Whether a disk may open a path part of this name as ``.git``."""
     folded = name.casefold()
     return folded.rstrip(". ") == ".git" or folded == "git~1"
 

@@ -25,8 +25,9 @@ def _problem(path: str, message: str, line: int = 1, column: int = 1) -> ParsePr
     return ParseProblem(Location(path, line, column, line, column), message)
 
 
-def read_text(path: str) -> str | ParseProblem:
-    """A file's text, or why it cannot be had: missing, too large, binary, not UTF-8/16."""
+def read_text(path: str, coding: str | None = None) -> str | ParseProblem:
+    """A file's text, or why it cannot be had: missing, too large, binary, not UTF-8/16. ``coding``:
+    whose rule a declared encoding follows (``decode``)."""
     try:
         # unbuffered: the file is read whole, in one call, with no buffer object between
         with open(path, "rb", buffering=0) as f:
@@ -37,7 +38,7 @@ def read_text(path: str) -> str | ParseProblem:
                 data = _read_up_to(f, MAX_BYTES + 1)
                 if len(data) > MAX_BYTES:
                     return _problem(path, f"not a regular file, and longer than {MAX_BYTES} bytes")
-                return decode(path, data)
+                return decode(path, data, coding)
             if st.st_size > MAX_BYTES:
                 return _problem(
                     path, f"file is too large to check ({st.st_size} bytes; the limit is {MAX_BYTES})"
@@ -45,7 +46,7 @@ def read_text(path: str) -> str | ParseProblem:
             data = f.readall()
     except OSError as exc:
         return _problem(path, f"cannot read file: {exc.strerror or exc}")
-    return decode(path, data)
+    return decode(path, data, coding)
 
 
 def _read_up_to(f: BinaryIO, limit: int) -> bytes:
@@ -56,10 +57,115 @@ def _read_up_to(f: BinaryIO, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def decode(path: str, data: bytes) -> str | ParseProblem:
-    """Bytes as text the way pip and the TOML/YAML readers take them: UTF-8 (BOM or not), or UTF-16."""
+# The tools that read a file honour an encoding it declares, and so must fa-lint, or a pin they see can
+# hide in what it reads as a comment (UTF-7's "+AAo-" is a line break). CODINGS: whose rule each format
+# follows; the rest (TOML, YAML, JSON, shell) declare none.
+# - "pip": pip's requirements files (pip 23.2.1 src/pip/_internal/utils/encoding.py:7-36, ``BOMS``,
+#   ``ENCODING_RE`` and ``auto_decode``; pip-requirements-parser 32.0.1 copies it, line 677): a byte
+#   order mark (UTF-8, UTF-16, UTF-32, in that order), else ``coding[:=]\s*([-\w.]+)`` on one of the
+#   first two lines (split at "\n") that starts with "#", whose codec then decodes the whole file.
+# - "python": PEP 263, as CPython's tokenizer reads it (``tokenize.detect_encoding``: a UTF-8 BOM, or a
+#   coding comment on line 1, or on line 2 after a blank or comment line).
+CODINGS = {"requirements": "pip", "setup.py": "python", "nox": "python", "python-app": "python"}
+_PIP_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF32, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+)
+_PIP_CODING = re.compile(rb"coding[:=]\s*([-\w.]+)")
+# Names of UTF-8 itself: a declaration of one changes nothing (one of ASCII is read as declared: pip and
+# CPython refuse a byte above 127 then).
+_UTF8 = frozenset({"utf-8", "utf_8", "utf8", "u8", "utf", "cp65001"})
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def declared(data: bytes, coding: str) -> tuple[str, int] | None:
+    """The encoding a file declares by ``coding``'s rule (see CODINGS), and the line that says so; None
+    where it declares none, or one that reads as UTF-8 (what fa-lint reads by default)."""
+    if coding == "pip":
+        if data.startswith(tuple(bom for bom, _ in _PIP_BOMS)):
+            return None  # the byte order marks, as decode reads them
+        for n, line in enumerate(data.split(b"\n", 2)[:2], 1):
+            m = _PIP_CODING.search(line) if line[:1] == b"#" else None
+            if m is not None:
+                name = m.group(1).decode("ascii")
+                return None if name.lower() in _UTF8 else (name, n)
+        return None
+    if coding == "python":
+        if data.startswith(codecs.BOM_UTF8):
+            return None
+        import io
+        import tokenize
+
+        try:
+            name, lines = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError as exc:
+            # "unknown encoding: x" is CPython's refusal of the file; any other (a first line that is not
+            # UTF-8) declares nothing, and the UTF-8 reading reports the byte
+            message = str(exc)
+            if not message.startswith("unknown encoding"):
+                return None
+            return message.rpartition(": ")[2].strip(), _declaration_line(data)
+        if name.lower() in _UTF8:
+            return None
+        return name, len(lines)
+    return None
+
+
+def _first_two_lines(data: bytes) -> bytes:
+    first = data.find(b"\n")
+    second = data.find(b"\n", first + 1) if first >= 0 else -1
+    return data if second < 0 else data[:second]
+
+
+def _declaration_line(data: bytes) -> int:
+    head = data.split(b"\n", 2)[:2]
+    return next((n for n, line in enumerate(head, 1) if b"coding" in line), 1)
+
+
+def _decode_declared(path: str, data: bytes, name: str, line: int, tool: str) -> str | ParseProblem:
+    """The whole file decoded by the codec it declares, as ``tool`` decodes it."""
+    try:
+        text = data.decode(name)
+    except LookupError:  # no such codec, or one of bytes to bytes ("hex", "zlib")
+        return _problem(
+            path, f"file declares encoding {name!r}, which is no text encoding {tool} can read it with", line
+        )
+    except UnicodeDecodeError as exc:
+        at = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return _problem(path, f"file is not valid {name} (the encoding it declares)", at, column)
+    except UnicodeError as exc:
+        return _problem(path, f"file declares encoding {name!r}, which does not decode it: {exc}", line)
+    lone = _SURROGATE.search(text)  # UTF-7 and unicode_escape decode to one; no parser or writer takes it
+    if lone is not None:
+        at = text.count("\n", 0, lone.start()) + 1
+        column = lone.start() - (text.rfind("\n", 0, lone.start()) + 1) + 1
+        return _problem(path, f"file decodes ({name}) to a lone surrogate, which is no character", at, column)
+    return text
+
+
+def decode(path: str, data: bytes, coding: str | None = None) -> str | ParseProblem:
+    """Bytes as text the way pip and the TOML/YAML readers take them: UTF-8 (BOM or not), or UTF-16;
+    with ``coding`` (see CODINGS), in the encoding the file declares, as its tool decodes it."""
     if len(data) > MAX_BYTES:
         return _problem(path, f"file is too large to check ({len(data)} bytes; the limit is {MAX_BYTES})")
+    if coding == "pip" and data.startswith(codecs.BOM_UTF32_BE):  # the one mark below pip reads alone
+        return _decode_declared(path, data[len(codecs.BOM_UTF32_BE) :], "utf-32-be", 1, "pip")
+    if coding is not None and b"coding" in _first_two_lines(data):
+        found = declared(data, coding)
+        if found is not None:
+            if b"\0" in data:
+                line = data.count(b"\n", 0, data.index(b"\0")) + 1
+                return _problem(
+                    path, "file is binary (it contains NUL bytes), not a text dependency file", line
+                )
+            tool = "pip" if coding == "pip" else "Python"
+            return _decode_declared(path, data, *found, tool)
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         try:
             return data.decode("utf-16")
@@ -128,7 +234,8 @@ def _kept(records: Iterable[Parsed], steps: set[tuple[int, str]]) -> Iterator[Pa
 
 def parse_file(path: str, source: str, data: bytes | None = None) -> FileResult:
     """One file's records; ``data`` stands in for the file's bytes (text piped to --stdin-filename)."""
-    text = read_text(path) if data is None else decode(path, data)
+    coding = CODINGS.get(source)
+    text = read_text(path, coding) if data is None else decode(path, data, coding)
     if isinstance(text, ParseProblem):
         return FileResult(path, source, None, (text,))
     try:

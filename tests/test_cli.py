@@ -658,3 +658,26 @@ def test_show_fixes_needs_a_text_format(project: Any, fmt: str) -> None:
     project({"requirements.txt": OLD})
     r = run("--show-fixes", "--format", fmt)
     assert r.code == 2 and "--show-fixes" in r.err
+
+
+def test_an_argument_that_names_a_file_is_a_path_never_an_option(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ../shared/reliability/47, the class: a name pre-commit passes may start with "-"; argparse would
+    # read "-o../x.sh" as -o ../x.sh and "--select=X.sh" as --select X.sh. Named files are paths.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in").mkdir()
+    monkeypatch.chdir(tmp_path / "in")
+    for name in ("-o..", "--select=FAL9"):
+        os.mkdir(name)
+        Path(name, "install.sh").write_text("pip install --no-build-isolation torch flash-attn==2.4.2\n")
+    out = io.StringIO()
+    code = cli.main(["--format", "concise", "-o..", "-o../install.sh", "--select=FAL9/install.sh"], out=out)
+    assert code == 1, out.getvalue()
+    assert "-o../install.sh:1:" in out.getvalue() and "--select=FAL9/install.sh:1:" in out.getvalue()
+    assert os.listdir(tmp_path) == ["in"]  # no report beside the folder
+    # the value of an option stays its value, and an option naming no file is still an option
+    Path("report.txt").write_text("")
+    assert cli.main(["-o", "report.txt", "--select", "FAL001", "-o../install.sh"], out=io.StringIO()) == 1
+    assert "-o../install.sh:1:" in Path("report.txt").read_text()
+    assert "FAL012" not in Path("report.txt").read_text()

@@ -8,10 +8,12 @@ fraction of a second; speed itself is measured in benchmarks/ (scaling.py, scali
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -731,3 +733,527 @@ def test_error_free_text_never_meets_the_bound(project: Any, monkeypatch: pytest
     project({"install.sh": "set -e\n" + "echo ok && true\n" * 500 + "pip install flash-attn==2.4.2\n"})
     found = [f[:3] for f in run("--format", "json", "install.sh").codes()]
     assert found == [("install.sh", 502, "FAL001"), ("install.sh", 502, "FAL012")]
+
+
+# --- issue 33, round 4: the sandbox (35, 37, 44) and suppression comments (43) --------------------------
+
+
+def _tree_object(entries: list[tuple[bytes, bytes, str]]) -> str:
+    """A tree object written as given (git mktree refuses ".." and ".git"; clone and fetch take them)."""
+    import binascii
+
+    data = b"".join(mode + b" " + name + b"\0" + binascii.unhexlify(sha) for mode, name, sha in entries)
+    return _object("tree", data)
+
+
+def _object(kind: str, data: bytes) -> str:
+    proc = subprocess.run(
+        ["git", "hash-object", "-t", kind, "-w", "--literally", "--stdin"],
+        input=data,
+        capture_output=True,
+        check=True,
+        env={**os.environ, **ENV},
+    )
+    return proc.stdout.decode().strip()
+
+
+def _hostile_rev(name: str = "evil") -> None:
+    """A branch whose tree holds "..", ".git", a link and a path below that link (35): each entry
+    is a requirements file with an old pin, which fa-lint must never write where the path points."""
+    base = git("rev-parse", "HEAD:requirements.txt").strip()
+    blob = _object("blob", OLD.encode())
+    inner = _tree_object([(b"100644", b"requirements.txt", blob)])
+    up = _tree_object([(b"40000", b"escaped", inner)])
+    link = _object("blob", b"..")
+    top = _tree_object(
+        [
+            (b"40000", b"..", up),
+            (b"40000", b".git", inner),
+            (b"40000", b".GIT.", inner),
+            (b"120000", b"out", link),
+            (b"40000", b"out", inner),  # "out/requirements.txt", through the link: "../requirements.txt"
+            (b"100644", b"requirements.txt", base),
+        ]
+    )
+    commit = git("commit-tree", top, "-m", "evil").strip()
+    git("update-ref", f"refs/heads/{name}", commit)
+
+
+@needs_git
+def test_new_from_rev_writes_nothing_outside_its_temporary_folder(
+    project: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # ../shared/reliability/35: a tree entry ".." made _materialise write $TMPDIR/escaped/...; one named
+    # ".git" ended the run (exit 2, FileExistsError).
+    root = project({"repo/requirements.txt": "torch==2.3.1\n"})
+    monkeypatch.chdir(root / "repo")
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    _hostile_rev()
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    r = run("--format", "json", "--new-from-rev", "evil", ".")
+    assert r.code == 0 and r.json["findings"] == [], r.out + r.err
+    assert sorted(p.name for p in root.iterdir()) == ["repo", "temp"]  # no "escaped" beside them
+    assert list(temp.iterdir()) == []  # fa-lint's own folder, removed
+
+
+@needs_git
+@pytest.mark.parametrize(
+    "config",
+    [
+        "filter.evil.clean=touch RAN-CLEAN; cat",
+        "filter.evil.process=touch RAN-PROCESS",  # not git's protocol: git died, exit 2
+        "filter.e=vil.clean=touch RAN-ODD; cat",  # a name -c cannot spell
+    ],
+)
+def test_new_from_rev_runs_no_filter_driver(project: Any, config: str) -> None:
+    # ../shared/reliability/37: git diff ran the clean (or process) filter that the repository's own
+    # .git/config defines and its committed .gitattributes selects, on each work-tree file it read.
+    project({"requirements.txt": "flash-attn==2.5.8\n", ".gitattributes": "*.txt filter=evil\n"})
+    git("init", "-q")
+    git("-c", "core.fsmonitor=", "add", "-A")
+    git("-c", "core.fsmonitor=", "commit", "-qm", "base")
+    key, value = config.rsplit("=", 1) if config.count("=") > 1 else config.split("=", 1)
+    if "e=vil" in config:
+        key, value = "filter.e=vil.clean", "touch RAN-ODD; cat"
+        Path(".gitattributes").write_text("*.txt filter=e=vil\n")
+    git("config", key, value)
+    git("config", key.rsplit(".", 1)[0] + ".required", "true")  # a filter that fails ends git's run
+    Path("requirements.txt").write_text("flash-attn==2.6.3\n")
+    r = run("--format", "json", "--new-from-rev", "HEAD", ".")
+    ran = [p.name for p in Path().iterdir() if p.name.startswith("RAN")]
+    assert ran == [], ran
+    if "e=vil" in config:  # refused with the reason, never run
+        assert r.code == 2 and "filter git cannot be told to skip" in r.err, r.err
+    else:
+        assert r.code == 0 and r.json["findings"] == [], r.out + r.err
+
+
+@needs_git
+def test_new_from_rev_runs_no_filter_of_a_submodule(project: Any, tmp_path: Path) -> None:
+    # The class of 37: with diff.submodule=diff, git diff starts a git in each submodule, whose own
+    # configuration defines filters the top repository's does not name.
+    root = project(
+        {"sub/requirements.txt": "flash-attn==2.5.8\n", "sub/.gitattributes": "*.txt filter=sub\n"}
+    )
+    git("init", "-q", cwd=root / "sub")
+    git("add", "-A", cwd=root / "sub")
+    git("commit", "-qm", "s", cwd=root / "sub")
+    repo = root / "repo"
+    repo.mkdir()
+    (repo / "requirements.txt").write_text("torch\n")
+    git("init", "-q", cwd=repo)
+    git("add", "-A", cwd=repo)
+    git("-c", "protocol.file.allow=always", "submodule", "-q", "add", "../sub", "sub", cwd=repo)
+    git("commit", "-qm", "base", cwd=repo)
+    git("config", "diff.submodule", "diff", cwd=repo)
+    git("config", "filter.sub.clean", f"touch {tmp_path}/RAN-SUB; cat", cwd=repo / "sub")
+    (repo / "sub/requirements.txt").write_text("flash-attn==2.6.3\n")
+    (repo / "requirements.txt").write_text("torch\nnumpy\n")
+    os.chdir(repo)
+    r = run("--new-from-rev", "HEAD", ".")
+    assert r.code == 0, r.err
+    assert not (tmp_path / "RAN-SUB").exists()
+
+
+def test_git_is_run_with_every_program_the_checkout_names_turned_off() -> None:
+    # The class of 37: each setting that makes git start a program is overridden on the command line or
+    # in the environment, for every git fa-lint runs (the filters by name, test above).
+    settings = dict(zip(fa_git.SAFE[2::2], fa_git.SAFE[2::2], strict=True))
+    keys = {s.split("=", 1)[0] for s in settings}
+    assert {"core.fsmonitor", "core.hooksPath", "protocol.allow"} <= keys
+    assert "protocol.allow=never" in settings  # no transport: ssh, ext::, askpass, credential helpers
+    assert fa_git.QUIET["GIT_OPTIONAL_LOCKS"] == "0"  # git diff writes no index back
+    assert fa_git.QUIET["GIT_NO_LAZY_FETCH"] == "1"
+
+
+@needs_git
+@pytest.mark.parametrize(
+    ("url", "allow"),
+    [
+        ("ssh://example.invalid/x.git", "protocol.ssh.allow"),
+        ("ext::sh -c touch% {ran}/RAN-EXT", "protocol.ext.allow"),  # ext:: is never allowed by default
+    ],
+)
+def test_a_partial_clone_fetches_nothing_and_runs_no_transport(
+    project: Any, tmp_path: Path, url: str, allow: str
+) -> None:
+    # A missing object in a repository that says it is a partial clone: git would fetch it from the
+    # promisor remote, with the ssh program the repository's own configuration names, or the command
+    # of an ext:: URL it allows (protocol.<name>.allow outranks a protocol.allow given with -c).
+    project({"requirements.txt": OLD})
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    blob = git("rev-parse", "HEAD:requirements.txt").strip()
+    git("config", "extensions.partialClone", "origin")
+    git("config", "remote.origin.url", url.format(ran=tmp_path))
+    git("config", "remote.origin.promisor", "true")
+    git("config", allow, "always")
+    git("config", "core.sshCommand", f"touch {tmp_path}/RAN-SSH; false")
+    obj = Path(".git/objects", blob[:2], blob[2:])
+    obj.chmod(0o644)
+    obj.unlink()
+    Path("requirements.txt").write_text(OLD + "torch\n")
+    r = run("--format", "json", "--new-from-rev", "HEAD", ".")
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("RAN")] == []
+    assert "internal error" not in r.err, r.err
+
+
+def test_a_configuration_that_links_out_of_the_repository_is_not_read(project: Any) -> None:
+    # ../shared/reliability/44: a committed fa-lint.toml linking to ../outside/fa-lint.toml (ignore =
+    # ["FAL001"]) was read and applied: exit 0. Not read, reported where the link is, defaults apply.
+    root = project({"outside/fa-lint.toml": 'ignore = ["FAL001"]\n', "repo/requirements.txt": OLD})
+    (root / "outside/bad.toml").write_text("secret line\n")
+    (root / "repo/.git").mkdir()
+    os.chdir(root / "repo")
+    for name, target in (
+        ("fa-lint.toml", "../outside/fa-lint.toml"),
+        (".fa-lint.toml", "../outside/bad.toml"),
+    ):
+        os.symlink(target, name)
+        found = codes(".")
+        assert (name, 1, "FAL900") in found and ("requirements.txt", 1, "FAL001") in found, found
+        assert "secret" not in run(".").out and "invalid TOML" not in run(".").out
+        os.unlink(name)
+    Path("sub").mkdir()
+    os.symlink("../../outside/fa-lint.toml", "sub/pyproject.toml")
+    Path("sub/requirements.txt").write_text(OLD)
+    assert ("sub/requirements.txt", 1, "FAL001") in codes(".")
+    # a link that stays inside the repository is a configuration like any other
+    Path("shared.toml").write_text('ignore = ["FAL001"]\n')
+    os.symlink("shared.toml", "fa-lint.toml")
+    os.unlink("sub/pyproject.toml")
+    assert not any(code == "FAL001" for *_, code in codes("."))
+
+
+def test_a_gitignore_that_is_a_link_is_not_read(project: Any) -> None:
+    # git 2.32 and later read no .gitignore through a symbolic link; nor does fa-lint (44, the class)
+    root = project({"outside/ignore": "*.txt\n", "repo/requirements.txt": OLD})
+    os.chdir(root / "repo")
+    os.symlink("../outside/ignore", ".gitignore")
+    assert ("requirements.txt", 1, "FAL001") in codes(".")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "suppressed"),
+    [
+        # 43: pip's comment starts at "#" opening the line or after a blank: this is the URL's fragment
+        (
+            "requirements.txt",
+            "flash-attn @ https://github.com/Dao-AILab/flash-attention/releases/download/v2.4.2/"
+            "flash_attn-2.4.2+cu122torch2.1cxx11abiFALSE-cp310-cp310-linux_x86_64.whl#noqa\n",
+            False,
+        ),
+        ("requirements.txt", "flash-attn==2.4.2 #noqa\n", True),
+        ("requirements.txt", "flash-attn==2.4.2\t# noqa: FAL001\n", True),
+        # 43: inside a quoted shell word
+        ("Dockerfile", "FROM x\nRUN pip install flash-attn==2.4.2 && echo 'build #noqa'\n", False),
+        ("Dockerfile", "FROM x\nRUN pip install flash-attn==2.4.2  # noqa\n", True),
+        ("install.sh", 'pip install flash-attn==2.4.2 && echo "a # noqa"\n', False),
+        ("install.sh", "pip install flash-attn==2.4.2 && echo a\\ #noqa\n", False),  # an escaped "#"
+        ("install.sh", "pip install flash-attn==2.4.2 # noqa\n", True),
+        # a here-document's body is text: its apostrophe opens no quote that would swallow the comment
+        (
+            "install.sh",
+            "cat > notes <<'EOF'\nit's the GPU build\nEOF\npip install flash-attn==2.4.2 # noqa\n",
+            True,
+        ),
+        ("install.sh", "cat > notes <<EOF\npip install flash-attn==2.4.2 # noqa\nEOF\n", None),
+        # another entry's string on the same line
+        (
+            "pyproject.toml",
+            '[project]\nname = "x"\ndependencies = ["flash-attn==2.4.2", "a # noqa"]\n',
+            False,
+        ),
+        ("pyproject.toml", '[project]\nname = "x"\ndependencies = ["flash-attn==2.4.2"]  # noqa\n', True),
+        (
+            "setup.py",
+            'from setuptools import setup\nsetup(install_requires=["flash-attn==2.4.2", "a # noqa"])\n',
+            False,
+        ),
+        (
+            "setup.py",
+            'from setuptools import setup\nsetup(install_requires=["flash-attn==2.4.2"])  # noqa\n',
+            True,
+        ),
+        (
+            ".github/workflows/ci.yml",
+            "on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n"
+            "      - run: pip install flash-attn==2.4.2 && echo '#noqa'\n",
+            False,
+        ),
+        (
+            ".github/workflows/ci.yml",
+            "on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: pip install flash-attn==2.4.2  # noqa\n",
+            True,
+        ),
+    ],
+)
+def test_only_a_comment_of_the_files_own_syntax_suppresses(
+    project: Any, name: str, text: str, suppressed: bool | None
+) -> None:
+    project({name: text})
+    r = run("--format", "json", "--select", "FAL001", name)
+    found = [f["code"] for f in r.json["findings"]]
+    if suppressed is None:  # no install: nothing to find or suppress either way
+        assert found == [] and r.json["summary"]["suppressed"] == 0, r.out
+        return
+    assert (found == [], r.json["summary"]["suppressed"]) == (suppressed, int(suppressed)), r.out
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    text=st.text(alphabet=st.sampled_from("#'\"\\\n\r\t <-(){}[]:,=$`;&|aEOF"), max_size=60),
+    style=st.sampled_from(["pip", "toml", "yaml", "shell", "python", "none"]),
+)
+def test_a_comment_column_always_points_at_a_hash(text: str, style: str) -> None:
+    from fa_lint.syntax.comments import starts
+
+    lines = text.split("\n")
+    for line, col in starts(text, style).items():
+        assert lines[line - 1][col] == "#", (line, col)
+
+
+def test_every_format_says_where_its_comments_are() -> None:
+    from fa_lint.decide import STYLES
+    from fa_lint.sources import SOURCES
+    from fa_lint.syntax.comments import STYLES as KNOWN
+
+    assert set(STYLES) == set(SOURCES)  # a new format gets its comment rule here
+    assert set(STYLES.values()) <= set(KNOWN)
+
+
+# --- 32: a file's declared encoding, read as the tool that consumes it reads it -------------------------
+
+_UTF7_REQUIREMENTS = (
+    b"# -*- coding: utf-7 -*-\ntorch==2.3.1\n# CUDA build of the kernels +AAo-flash-attn==2.4.2\n"
+)
+_UTF7_SETUP = (
+    b"# -*- coding: utf-7 -*-\nfrom setuptools import setup\n\n"
+    b'reqs = ["torch==2.3.1"]  # GPU extras: +AAo-reqs.append("flash-attn==2.4.2")\n'
+    b'setup(name="demo", version="0.1", install_requires=reqs)\n'
+)
+
+
+def _pip_reads(path: str) -> list[str]:
+    """What pip itself reads from a requirements file (the reference for the cases below)."""
+    import warnings
+
+    with warnings.catch_warnings():  # pip's own use of pkg_resources
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from pip._internal.network.session import PipSession
+        from pip._internal.req.req_file import parse_requirements
+
+        return [r.requirement for r in parse_requirements(path, session=PipSession())]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _UTF7_REQUIREMENTS,  # the reproducer: pip decodes UTF-7, "+AAo-" is a line break
+        b"#!/usr/bin/env pip\n# vim: set fileencoding=utf-7 :\n# x +AAo-flash-attn==2.4.2\n",  # line 2
+        b"# -*- coding: latin-1 -*-\nflash-attn==2.4.2  # caf\xe9\n",  # not UTF-8: read as pip reads it
+        b"\n\n# -*- coding: utf-7 -*-\n# x +AAo-flash-attn==2.4.2\n",  # line 3: pip reads no declaration
+        b" # coding: utf-7\n# x +AAo-flash-attn==2.4.2\n",  # not at the line's start: none either
+        b"# coding: utf-8\nflash-attn==2.4.2\n",
+    ],
+)
+def test_a_requirements_file_is_decoded_as_pip_decodes_it(project: Any, data: bytes) -> None:
+    project({"requirements.txt": data})
+    pinned = "flash-attn==2.4.2" in _pip_reads("requirements.txt")
+    found = codes("requirements.txt")
+    assert not any(code == "FAL900" for *_, code in found), found
+    assert any(code == "FAL001" for *_, code in found) == pinned, (found, pinned)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _UTF7_SETUP,  # the reproducer
+        b"#!/usr/bin/env python\n# vim: set fileencoding=utf-7 :\nfrom setuptools import setup\n"
+        b"reqs = []  # +AAo-reqs.append('flash-attn==2.4.2')\nsetup(install_requires=reqs)\n",  # line 2
+        b"\n\n# -*- coding: utf-7 -*-\nfrom setuptools import setup\n"
+        b"setup(install_requires=[])  # +AAo-setup(install_requires=['flash-attn==2.4.2'])\n",  # line 3: none
+    ],
+)
+def test_a_setup_py_is_decoded_as_python_decodes_it(project: Any, data: bytes) -> None:
+    import ast
+
+    project({"setup.py": data})
+    # CPython honours PEP 263 on bytes: the reference for what setuptools runs
+    calls = [ast.unparse(n) for n in ast.walk(ast.parse(data)) if isinstance(n, ast.Call)]
+    runs_pin = any("flash-attn==2.4.2" in c for c in calls)
+    found = codes("setup.py")
+    assert not any(code == "FAL900" for *_, code in found), found
+    assert any(code == "FAL001" for *_, code in found) == runs_pin, (found, calls)
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "where"),
+    [
+        ("requirements.txt", b"# coding: nonesuch\nflash-attn==2.6.3\n", 1),
+        ("requirements.txt", b"torch\n# coding=hex\nflash-attn==2.6.3\n", 2),  # bytes to bytes: no text
+        ("setup.py", b"# -*- coding: nonesuch -*-\nfrom setuptools import setup\n", 1),
+        ("setup.py", b"#!/usr/bin/python\n# coding: rot13\nfrom setuptools import setup\n", 2),
+        ("requirements.txt", b"# coding: utf-7\nflash-attn==2.6.3  # +2AA-\n", 2),  # a lone surrogate
+        (
+            "requirements.txt",
+            b"# coding: ascii\nflash-attn==2.6.3  # caf\xc3\xa9\n",
+            2,
+        ),  # pip: UnicodeDecodeError
+    ],
+)
+def test_an_encoding_no_tool_can_decode_with_is_a_located_problem(
+    project: Any, name: str, data: bytes, where: int
+) -> None:
+    project({name: data})
+    found = codes(name)
+    assert [(path, line, code) for path, line, code in found if code == "FAL900"] == [(name, where, "FAL900")]
+
+
+def test_fix_leaves_a_file_that_declares_another_encoding_alone(project: Any) -> None:
+    project({"requirements.txt": _UTF7_REQUIREMENTS})
+    r = run("--fix", "--unsafe-fixes", "requirements.txt")
+    assert "declares an encoding other than UTF-8" in r.err, r.err
+    assert Path("requirements.txt").read_bytes() == _UTF7_REQUIREMENTS
+
+
+# --- the sandbox invariant (issue 33): whatever a repository holds and configures, a run writes no file
+# but the output the user named (-o, and the files --fix is asked to rewrite) and its own temporary
+# folder (gone when it ends), and runs no program the repository names.
+
+# Every setting of a repository's own .git/config that names a program git may start.
+_PROGRAMS = (
+    "filter.evil.clean",
+    "filter.evil.smudge",
+    "filter.evil.process",
+    "diff.evil.textconv",
+    "diff.evil.command",
+    "diff.external",
+    "core.fsmonitor",
+    "core.pager",
+    "pager.diff",
+    "pager.ls-files",
+    "core.sshCommand",
+    "core.askPass",
+    "core.editor",
+    "sequence.editor",
+    "gpg.program",
+    "core.alternateRefsCommand",
+)
+_HOOKS = ("post-index-change", "post-checkout", "pre-commit", "reference-transaction", "pre-auto-gc")
+
+
+def _snapshot(root: Path) -> dict[str, tuple[str, bytes]]:
+    """Every path under ``root`` (links not followed): its kind and its bytes (a link: its target)."""
+    out: dict[str, tuple[str, bytes]] = {}
+    for folder, dirs, names in os.walk(root):
+        for name in dirs + names:
+            p = os.path.join(folder, name)
+            rel = os.path.relpath(p, root)
+            if os.path.islink(p):
+                out[rel] = ("link", os.fsencode(os.readlink(p)))
+            elif os.path.isdir(p):
+                out[rel] = ("dir", b"")
+            else:
+                with open(p, "rb") as f:
+                    out[rel] = ("file", f.read())
+    return out
+
+
+def _hostile_repository(root: Path) -> Path:
+    """repo/ under ``root``: links out of it, a REV with ".." and ".git" entries, "-"-names, a filter
+    and diff driver its .gitattributes selects, and every program setting and hook pointing at a
+    script that leaves a RAN-<name> file in root/ran."""
+    ran, bin_ = root / "ran", root / "bin"
+    ran.mkdir()
+    bin_.mkdir()
+
+    def script(name: str) -> str:
+        path = bin_ / name.replace("/", "_")
+        path.write_text(f"#!/bin/sh\ntouch '{ran}/RAN-{path.name}'\ncat\n")
+        path.chmod(0o755)
+        return str(path)
+
+    (root / "outside").mkdir()
+    (root / "outside/fa-lint.toml").write_text('ignore = ["FAL"]\n')
+    (root / "outside/reqs.txt").write_text("flash-attn>=2.0\n")
+    (root / "outside/ignore").write_text("*\n")
+    repo = root / "repo"
+    (repo / "-o..").mkdir(parents=True)
+    (repo / "-o../install.sh").write_text("pip install --no-build-isolation flash-attn==2.4.2\n")
+    (repo / "--output-file=..").mkdir()
+    (repo / "--output-file=../x.sh").write_text("pip install flash-attn>=2.0\n")
+    (repo / "requirements.txt").write_text("flash-attn>=2.0\n-r ../outside/reqs.txt\n")
+    (repo / ".gitattributes").write_text("* filter=evil diff=evil\n")
+    os.symlink("../outside/fa-lint.toml", repo / "fa-lint.toml")
+    os.symlink("../outside/reqs.txt", repo / "dev-requirements.txt")
+    os.symlink("../outside/ignore", repo / ".gitignore")
+    git("init", "-q", cwd=repo)
+    git("-c", "core.fsmonitor=", "add", "-A", cwd=repo)
+    git("-c", "core.fsmonitor=", "commit", "-qm", "base", cwd=repo)
+    cwd = os.getcwd()
+    os.chdir(repo)
+    try:
+        _hostile_rev()
+    finally:
+        os.chdir(cwd)
+    for key in _PROGRAMS:
+        git("config", key, script(key), cwd=repo)
+    git("config", "filter.evil.required", "true", cwd=repo)
+    git("config", "log.showSignature", "true", cwd=repo)
+    git("config", "credential.helper", "!" + script("credential.helper"), cwd=repo)
+    hooks = root / "hooks"
+    hooks.mkdir()
+    for hook in _HOOKS:
+        os.symlink(script("hook-" + hook), hooks / hook)
+        os.symlink(script("git-hook-" + hook), repo / ".git/hooks" / hook)
+    git("config", "core.hooksPath", str(hooks), cwd=repo)
+    (repo / "requirements.txt").write_text("flash-attn>=2.0\ntorch\n-r ../outside/reqs.txt\n")  # a change
+    return repo
+
+
+@needs_git
+def test_no_run_writes_outside_its_output_or_runs_what_the_repository_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    repo = _hostile_repository(root)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.chdir(repo)
+    names = ["-o../install.sh", "--output-file=../x.sh", "requirements.txt", "dev-requirements.txt"]
+    fixable = ("requirements.txt", "-o../install.sh", "--output-file=../x.sh")  # the repository's own
+    report = tmp_path / "report.json"
+    runs: list[tuple[list[str], tuple[str, ...]]] = [
+        (["."], ()),
+        (names, ()),
+        (["--format", "json", "-o", str(report), "."], ()),
+        (["--new-from-rev", "evil", "."], ()),
+        (["--new-from-rev", "HEAD", *names], ()),
+        (["--diff", "--unsafe-fixes", *names], ()),
+        (["--fix", "--unsafe-fixes", "--new-from-rev", "HEAD", *names], fixable),
+        (["--fix", "--unsafe-fixes", "--isolated", "."], fixable),
+    ]
+    for argv, written in runs:
+        before = _snapshot(root)
+        r = run(*argv)
+        assert "internal error" not in r.err and r.code in (0, 1), (argv, r.code, r.err)
+        after = _snapshot(root)
+        changed = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+        assert changed <= {os.path.join("repo", w) for w in written}, (argv, sorted(changed))
+        assert list(temp.iterdir()) == [], argv  # its own folder, removed
+        assert [p.name for p in (root / "ran").iterdir()] == [], argv  # no program ran
+        assert {p.name for p in tmp_path.iterdir()} <= {"root", "temp", "report.json"}, argv
+        if argv == names:  # the "-"-names were checked as files, not read as -o / --output-file
+            assert "-o../install.sh:1:" in r.out and "--output-file=../x.sh:1:" in r.out, r.out
+    assert json.loads(report.read_text())["findings"], "the named output holds the report"
+    # a link out of the repository is neither configuration (FAL900, not "ignore everything") nor fixed
+    assert Path("../outside/reqs.txt").read_text() == "flash-attn>=2.0\n"
+    assert "fa-lint.toml:1:1: FAL900" in run(".").out

@@ -236,3 +236,36 @@ def test_a_commit_that_adds_an_old_pin_to_a_makefile_fails(tmp_path: Path, hook:
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out
     assert "Makefile:3:14: FAL001 [error]" in out and "justfile:3:17: FAL001 [error]" in out, out
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="pre-commit needs git")
+def test_a_committed_file_name_that_reads_as_an_option_is_a_path(tmp_path: Path, hook: Hook) -> None:
+    # ../shared/reliability/47: pre-commit appends file names with no "--" before them (its `args` come
+    # first), so a committed folder "-o.." made "-o../install.sh" the option -o: the report went to a
+    # file outside the repository and the pin inside was never read. Every glued value is the same:
+    # "--exclude=*" as a folder turned the hook's own exclude list against the check.
+    hook_repo, rev, env = hook
+    proj = tmp_path / "proj"
+    for folder in ("-o..", "--exclude=*", "--config=x"):
+        (proj / folder).mkdir(parents=True)
+        (proj / folder / "install.sh").write_text("pip install --no-build-isolation flash-attn==2.4.2\n")
+    (proj / "requirements.txt").write_text("flash-attn==2.5.8\n")
+    (proj / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hook_repo.as_uri()}\n    rev: {rev}\n    hooks:\n      - id: fa-lint\n"
+        "        args: [--format, concise]\n"
+    )
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "start", "--no-verify"]):
+        subprocess.run(["git", *args], cwd=proj, check=True, env=env)
+    proc = subprocess.run(
+        [*PRE_COMMIT, "run", "--all-files", "--verbose"],
+        cwd=proj,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    for folder in ("-o..", "--exclude=*", "--config=x"):
+        assert f"{folder}/install.sh:1:34: FAL001 [error]" in out, out  # checked, as a path
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["proj"], out  # nothing written beside it

@@ -15,7 +15,17 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from fa_lint import config
-from fa_lint.cli.args import EXIT_OK, EXIT_USAGE, FORMATS, UsageError, bot_parser, parser, rule_parser, say
+from fa_lint.cli.args import (
+    EXIT_OK,
+    EXIT_USAGE,
+    FORMATS,
+    UsageError,
+    bot_parser,
+    parser,
+    paths_named,
+    rule_parser,
+    say,
+)
 from fa_lint.cli.commands import bot_config, list_rules, rule, version
 from fa_lint.cli.lint import lint
 
@@ -67,7 +77,8 @@ def _main(argv: Sequence[str] | None, out: TextIO | None, err: TextIO | None) ->
 
             out.write(script(completion_parser().parse_args(argv[1:]).shell))
             return EXIT_OK
-        args = parser().parse_args(argv)
+        lint_parser = parser()
+        args = lint_parser.parse_args(paths_named(argv, lint_parser))
         if args.version:
             out.write(version() + "\n")
             return EXIT_OK

@@ -78,6 +78,45 @@ class UsageError(Exception):
     pass
 
 
+def paths_named(argv: list[str], p: argparse.ArgumentParser) -> list[str]:
+    """``argv`` with every argument that names an existing file or folder moved after ``--``: a path,
+    never an option. pre-commit appends the changed files' names to the hook's command line with no
+    ``--`` before them (its ``args`` come first, so the hook cannot end the options itself), and
+    argparse reads a committed ``-o../x.sh`` as ``-o ../x.sh`` (the report written outside the
+    checkout, the file never checked), ``--exclude=*/x.sh`` as an option, and so on for every option
+    with its value glued on. A name pre-commit passes always exists; an option a person types never
+    does, unless the folder holds a file of that very name, which git resolves the same way (a
+    revision or a path: the file is the path). The value of an option that takes one stays its value.
+    """
+    takes_value = {
+        option
+        for action in p._actions  # (argparse has no public list of its options)
+        if action.nargs != 0
+        for option in action.option_strings
+    }
+    options: list[str] = []
+    paths: list[str] = []
+    moved = False
+    value_next = False
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            paths += argv[i + 1 :]
+            break
+        if value_next:
+            value_next = False
+            options.append(arg)
+        elif arg.startswith("-") and arg != "-" and os.path.lexists(arg):
+            paths.append(arg)
+            moved = True
+        elif arg.startswith("-") and arg != "-":
+            value_next = arg in takes_value
+            options.append(arg)
+        else:
+            paths.append(arg)
+    # argparse takes the paths in one run: all of them after "--", in the order given
+    return [*options, "--", *paths] if moved else argv
+
+
 def codes(values: list[str] | None) -> tuple[str, ...]:
     return tuple(c.strip().upper() for v in values or () for c in v.split(",") if c.strip())
 

@@ -698,6 +698,25 @@ def documents(source: str) -> st.SearchStrategy[str]:
     )
 
 
+# PEP 263 / pip coding declarations: codecs that move line breaks (utf-7's "+AAo-", unicode_escape's
+# "\\n"), ones of another family, of bytes to bytes, or none at all; on the first line or the second.
+CODECS = ["utf-7", "unicode_escape", "latin-1", "cp1252", "utf-16", "hex", "rot13", "nonesuch", "utf-8"]
+_DECLARATION = st.sampled_from(
+    ["# -*- coding: {} -*-\n", "#!/bin/sh\n# vim: set fileencoding={} :\n", "#coding={}\n"]
+)
+
+
+def _declared(text: str, codec: str, declaration: str) -> bytes:
+    """The text under a declaration of ``codec``, encoded with it where it can be (else UTF-8)."""
+    head = declaration.format(codec).encode("ascii")
+    try:
+        return head + text.encode(codec)
+    except (LookupError, UnicodeError, TypeError):
+        return head + text.encode("utf-8", "surrogatepass")
+
+
 def files(source: str) -> st.SearchStrategy[tuple[str, bytes]]:
-    """(file name, bytes) for ``source``."""
-    return st.tuples(st.just(name_for(source)), st.builds(_bytes, documents(source), _ENCODING))
+    """(file name, bytes) for ``source``; one in eight declares its encoding on a first line."""
+    plain = st.builds(_bytes, documents(source), _ENCODING)
+    declared = st.builds(_declared, documents(source), st.sampled_from(CODECS), _DECLARATION)
+    return st.tuples(st.just(name_for(source)), st.one_of(*[plain] * 7, declared))
