@@ -39,7 +39,7 @@ def hooks() -> str:
   description: Find flash-attn pins too old for paged-KV attention (block_table) before they reach a GPU.
   # pre-commit names every changed file: --force-exclude keeps [tool.fa-lint] exclude in force for them.
   # It appends them after the hook's args, with no "--" before them (one here would make args paths):
-  # fa-lint takes an argument that names an existing file as a path, never an option ("-o../x.sh").
+  # under pre-commit (PRE_COMMIT=1) fa-lint takes an argument naming an existing file as a path ("-o../x.sh").
   entry: fa-lint --force-exclude
   language: python
   files: '{pattern_regex()}'

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -665,6 +666,7 @@ def test_an_argument_that_names_a_file_is_a_path_never_an_option(
 ) -> None:
     # ../shared/reliability/47, the class: a name pre-commit passes may start with "-"; argparse would
     # read "-o../x.sh" as -o ../x.sh and "--select=X.sh" as --select X.sh. Named files are paths.
+    monkeypatch.setenv("PRE_COMMIT", "1")  # what pre-commit sets for every hook it runs
     monkeypatch.chdir(tmp_path)
     (tmp_path / "in").mkdir()
     monkeypatch.chdir(tmp_path / "in")
@@ -681,3 +683,19 @@ def test_an_argument_that_names_a_file_is_a_path_never_an_option(
     assert cli.main(["-o", "report.txt", "--select", "FAL001", "-o../install.sh"], out=io.StringIO()) == 1
     assert "-o../install.sh:1:" in Path("report.txt").read_text()
     assert "FAL012" not in Path("report.txt").read_text()
+
+
+def test_outside_pre_commit_a_committed_file_named_like_an_option_changes_no_option(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A pull request that commits a file named "--format" (or "--select") must not turn a CI job's own
+    # "--format sarif" into two paths: only pre-commit's appended file names are read as paths.
+    monkeypatch.delenv("PRE_COMMIT", raising=False)
+    monkeypatch.chdir(tmp_path)
+    Path("requirements.txt").write_text("flash-attn==2.4.2\n")
+    for name in ("--format", "--select", "sarif"):
+        Path(name).write_text("")
+    out = io.StringIO()
+    assert cli.main(["--format", "sarif", "--select", "FAL001", "requirements.txt"], out=out) == 1
+    doc = json.loads(out.getvalue())
+    assert [r["ruleId"] for r in doc["runs"][0]["results"]] == ["FAL001"]

@@ -1228,6 +1228,9 @@ def test_no_run_writes_outside_its_output_or_runs_what_the_repository_names(
     temp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
     monkeypatch.chdir(repo)
+    # the file names as pre-commit passes them, with the variable it sets for every hook it runs (typed
+    # by a person outside pre-commit, "-o../install.sh" is an option naming that person's output)
+    monkeypatch.setenv("PRE_COMMIT", "1")
     names = ["-o../install.sh", "--output-file=../x.sh", "requirements.txt", "dev-requirements.txt"]
     fixable = ("requirements.txt", "-o../install.sh", "--output-file=../x.sh")  # the repository's own
     report = tmp_path / "report.json"

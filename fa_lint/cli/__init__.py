@@ -78,7 +78,10 @@ def _main(argv: Sequence[str] | None, out: TextIO | None, err: TextIO | None) ->
             out.write(script(completion_parser().parse_args(argv[1:]).shell))
             return EXIT_OK
         lint_parser = parser()
-        args = lint_parser.parse_args(paths_named(argv, lint_parser))
+        # only in a hook pre-commit runs (it sets PRE_COMMIT=1, pre_commit/commands/run.py): elsewhere a
+        # committed file named "--format" must not turn a CI job's own "--format sarif" into two paths
+        hooked = os.environ.get("PRE_COMMIT") == "1"
+        args = lint_parser.parse_args(paths_named(argv, lint_parser) if hooked else argv)
         if args.version:
             out.write(version() + "\n")
             return EXIT_OK

@@ -87,6 +87,8 @@ def paths_named(argv: list[str], p: argparse.ArgumentParser) -> list[str]:
     with its value glued on. A name pre-commit passes always exists; an option a person types never
     does, unless the folder holds a file of that very name, which git resolves the same way (a
     revision or a path: the file is the path). The value of an option that takes one stays its value.
+    Applied only under pre-commit (``PRE_COMMIT=1``): on any other command line the options are the
+    user's, and a file the checkout commits must not change how they are read.
     """
     takes_value = {
         option
