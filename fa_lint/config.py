@@ -197,6 +197,26 @@ def _from(path: str, doc: TomlDoc, unknown_codes: Codes | None) -> Config:
     )
 
 
+def overrides(texts: Iterable[str], unknown_codes: Codes | None = None) -> dict[str, Any]:
+    """``--config 'key = value'`` (ruff's inline override): the Config fields the given TOML sets, checked
+    as a configuration file's keys are; each wins over that key of every file's configuration."""
+    from fa_lint.model import ParseProblem
+    from fa_lint.syntax import tomldoc
+
+    fields: dict[str, Any] = {}
+    for text in texts:
+        doc = tomldoc.load("--config", text)
+        if isinstance(doc, ParseProblem):
+            raise ConfigError(f"--config {text!r} is neither a file nor a TOML 'key = value' ({doc.message})")
+        given = _from("--config", doc, unknown_codes)
+        tool = doc.data.get("tool")
+        table = tool.get("fa-lint", {}) if isinstance(tool, dict) else doc.data
+        for key in table:  # _from has refused any key not in KEYS
+            field = key.replace("-", "_")
+            fields[field] = getattr(given, field)
+    return fields
+
+
 def unknown_selectors(bad: list[str]) -> str:
     """ruff's wording for a code that selects no rule."""
     plural = "s" if len(bad) > 1 else ""
@@ -210,8 +230,15 @@ class Resolver:
     the run to report as findings of those files.
     """
 
-    def __init__(self, unknown_codes: Codes | None = None, *, read: bool = True) -> None:
+    def __init__(
+        self,
+        unknown_codes: Codes | None = None,
+        *,
+        read: bool = True,
+        overrides: dict[str, Any] | None = None,
+    ) -> None:
         self._unknown = unknown_codes
+        self._overrides = overrides or {}  # --config 'key = value': over every configuration found
         self._read = read  # False: only find the files (their paths), never read nor judge their keys
         self._folders: dict[str, Config] = {}  # real folder -> the configuration that governs it
         self._named: dict[str, Config] = {}  # the same, by the folder's name as the run gives it
@@ -247,6 +274,8 @@ class Resolver:
                 found = DEFAULT
                 break
             here = parent
+        if self._overrides and found is not cached:  # a cached one has them already
+            found = found._replace(**self._overrides)
         for folder_passed in passed:
             self._folders[folder_passed] = found
         self._named[folder] = found

@@ -51,6 +51,35 @@ def suppressions(line: str) -> set[str] | None:
     return codes
 
 
+# A file-level exemption: ruff's file-level noqa comment with fa-lint's name (``fa-lint: noqa`` after a
+# ``#``, with ``: CODES`` or without) on a line of its own, anywhere in the file. ruff's own spelling
+# counts too when it names codes; a bare one (ruff's or flake8's) silences those tools in a setup.py,
+# and is not read as an order to stop checking flash-attn there.
+_FILE = re.compile(
+    r"^[ \t]*#[ \t]*(?P<who>fa-lint|ruff):[ \t]*noqa\b"
+    r"(?::[ \t]*(?P<codes>[A-Za-z]+[0-9]+(?:[ \t]*,?[ \t]*[A-Za-z]+[0-9]+)*))?",
+    re.I | re.M,
+)
+
+
+def file_suppressions(text: str) -> set[str] | None:
+    """Codes a file-level ``# fa-lint: noqa: CODES`` exempts the whole file from; an empty set: every
+    code (``# fa-lint: noqa``); None: no exemption."""
+    codes: set[str] | None = None
+    for m in _FILE.finditer(text):
+        listed = m.group("codes")
+        if not listed:
+            if m.group("who").lower() == "fa-lint":
+                return set()
+            continue
+        codes = (codes or set()) | {c.upper() for c in re.findall(r"[A-Za-z]+[0-9]+", listed)}
+    return codes
+
+
+def _exempt(code: str, codes: set[str] | None) -> bool:
+    return codes is not None and (not codes or any(code.startswith(c) for c in codes))
+
+
 def suppressed(finding: Finding, lines: list[str]) -> bool:
     loc = finding.location
     for n in range(loc.line, min(loc.end_line, len(lines)) + 1):
@@ -69,6 +98,7 @@ def apply(
     root: str = ".",
 ) -> tuple[list[Finding], int]:
     lines: dict[str, list[str]] = {}  # split only for files with findings
+    exempt: dict[str, set[str] | None] = {}  # file-level noqa, read only for files with findings
     ignore = tuple(ignore)
     ignored: dict[str, tuple[str, ...]] = {}  # per file, computed once
     kept, dropped = [], 0
@@ -82,7 +112,8 @@ def apply(
         seen.add((f.code, f.location))
         if path not in lines:
             lines[path] = texts[path].split("\n") if path in texts else []
-        if suppressed(f, lines[path]):
+            exempt[path] = file_suppressions(texts[path]) if path in texts else None
+        if _exempt(f.code, exempt[path]) or suppressed(f, lines[path]):
             dropped += 1
         else:
             kept.append(f)
