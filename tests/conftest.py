@@ -80,6 +80,23 @@ def _no_forced_colour(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """tests/node_tools.py's lines (the npm install the first run makes) go to the terminal, past the
+    capture that holds collection's output."""
+    from tests import node_tools
+
+    def announce(line: str) -> None:
+        terminal = config.pluginmanager.get_plugin("terminalreporter")
+        capture = config.pluginmanager.get_plugin("capturemanager")
+        if terminal is None or capture is None:
+            node_tools._stderr(line)
+            return
+        with capture.global_and_fixture_disabled():
+            terminal.write_line(f"node_tools: {line}")
+
+    node_tools.announce = announce
+
+
 @pytest.fixture(autouse=True)
 def _needs_tool(request: pytest.FixtureRequest) -> None:
     """A test marked ``needs_tool(reason)`` (tests/node_tools.py) skips for the reason a tool is missing;

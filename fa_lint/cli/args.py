@@ -292,6 +292,14 @@ def rule_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("code", nargs="?", metavar="CODE", help="a rule code (FAL001) or name (paged-kv-missing)")
     p.add_argument("--all", action="store_true", help="explain every rule")
+    p.add_argument(
+        "--output-format",
+        "--format",
+        dest="output_format",
+        choices=("text", "json"),
+        default="text",
+        help="text: the rule's page (default); json: its code, name, severity, summary, URL and page",
+    )
     return p
 
 
@@ -301,7 +309,9 @@ def known(selectors: tuple[str, ...], option: str) -> tuple[str, ...]:
 
     bad = unknown(selectors)
     if bad:
-        raise UsageError(f"{option}: {config.unknown_selectors(bad)}")
+        from fa_lint.cli.commands import nearest
+
+        raise UsageError(f"{option}: {config.unknown_selectors(bad)}{nearest(bad[0])}")
     return selectors
 
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+import json
+from typing import TYPE_CHECKING, TextIO
 
 from fa_lint import __version__
 from fa_lint.cli.args import EXIT_OK, UsageError, configuration, min_version, write
+
+if TYPE_CHECKING:
+    from fa_lint.rules import Rule
 
 
 def rule(args: argparse.Namespace, out: TextIO) -> int:
@@ -19,10 +23,45 @@ def rule(args: argparse.Namespace, out: TextIO) -> int:
     else:
         found = [r.code for r in RULES.values() if args.code.upper() == r.code or args.code.lower() == r.name]
         if not found:
-            raise UsageError(f"unknown rule {args.code!r}; 'fa-lint --list-rules' lists them")
+            raise UsageError(
+                f"unknown rule {args.code!r}{nearest(args.code)}; 'fa-lint --list-rules' lists them"
+            )
         codes = found
+    if args.output_format == "json":  # ruff's `rule --output-format json`: an object, a list with --all
+        shown = [_rule_json(RULES[code], page(code)) for code in codes]
+        out.write(json.dumps(shown if args.all else shown[0], indent=2) + "\n")
+        return EXIT_OK
     out.write("\n".join(page(code) for code in codes))
     return EXIT_OK
+
+
+def _rule_json(r: Rule, text: str) -> dict[str, object]:
+    return {
+        "code": r.code,
+        "name": r.name,
+        "severity": r.severity.value,
+        "severities": [s.value for s in r.severities],
+        "summary": r.summary,
+        "url": r.url,
+        "explanation": text,
+    }
+
+
+def nearest(given: str) -> str:
+    """ruff's "did you mean": the rule code or name closest to a mistyped one, as a clause ('' if none)."""
+    import difflib
+
+    from fa_lint.rules import RULES
+
+    upper = given.strip().upper()
+    prefixed = [code for code in RULES if code.startswith(upper)]
+    if prefixed:  # a prefix (which --select takes) where one code is wanted
+        return f" (the codes starting with it: {', '.join(prefixed)})"
+    close = difflib.get_close_matches(upper, list(RULES), n=1, cutoff=0.6)
+    if not close:
+        names = {r.name: r.code for r in RULES.values()}
+        close = [f"{n} ({names[n]})" for n in difflib.get_close_matches(given.strip().lower(), names, n=1)]
+    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def version() -> str:
