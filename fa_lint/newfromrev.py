@@ -141,6 +141,10 @@ def _materialise(sha: str, top: str, into: str, named: Collection[str] = ()) -> 
     os.mkdir(os.path.join(into, ".git"))  # where .gitignore lookups stop, as in the real repository
 
 
+# The diff is read by hand, not with unidiff (PyPI): what is wanted is the added lines' numbers from the
+# hunk headers of a -U0 diff, a few lines, and unidiff 1.0.1 would get the names wrong here: it decodes
+# the diff as UTF-8 (a file name that is no UTF-8 fails the parse) and keeps git's C-quoted names quoted,
+# octal escapes and all (unidiff/patch.py:375-383), where _unquote gives the file's real bytes.
 _HUNK = re.compile(rb"^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
