@@ -361,3 +361,53 @@ def test_the_options_complete_in_the_shell(project: Any) -> None:
     for option in ("--extend-select", "--per-file-ignores", "--show-settings", "--fix-only", "--no-fix"):
         assert option in script, option
     assert "full" in script  # --output-format's values
+
+
+# --- --add-noqa --------------------------------------------------------------------------------------
+
+
+def test_add_noqa_suppresses_each_line_and_nothing_else_changes(project: Any) -> None:
+    docker = (
+        'FROM python:3.12\nRUN pip install "flash-attn==2.4.2"\nRUN pip install \\\n  flash-attn==2.4.2\n'
+    )
+    root = project({"requirements.txt": OLD + "torch\r\n" + LOOSE, "Dockerfile": docker})
+    before = run("--format", "json").json
+    lines = {(f["path"], f["line"]) for f in before["findings"]}
+    r = run("--add-noqa")
+    assert r.code == 0 and r.out == ""  # ruff's: the findings are suppressed, the run passes
+    assert f"added {len(lines)} noqa comments to 2 files" in r.err
+    assert (root / "requirements.txt").read_bytes() == (
+        b"flash-attn==2.4.2  # noqa: FAL001\ntorch\r\nflash-attn>=2.0  # noqa: FAL002\n"
+    )
+    codes = sorted({f["code"] for f in before["findings"] if f["path"] == "Dockerfile" and f["line"] == 2})
+    assert (root / "Dockerfile").read_text().splitlines()[1] == (
+        f'RUN pip install "flash-attn==2.4.2"  # noqa: {", ".join(codes)}'
+    )
+    assert (root / "Dockerfile").read_text().splitlines()[3] == "  flash-attn==2.4.2  # noqa: FAL001"
+    after = run("--format", "json").json
+    assert after["findings"] == [] and after["summary"]["suppressed"] == len(before["findings"])
+    assert run("--add-noqa").err.endswith("added 0 noqa comments to 0 files\n")  # nothing left to add
+
+
+def test_add_noqa_leaves_a_line_that_goes_on_and_a_file_without_comments(project: Any) -> None:
+    continued = "flash-attn==2.4.2 \\\n    --hash=sha256:" + "0" * 64 + "\n"
+    lock = '{"default": {"flash-attn": {"version": "==2.4.2"}}, "develop": {}, "_meta": {}}\n'
+    root = project({"requirements.txt": continued, "Pipfile.lock": lock})
+    assert {f["path"] for f in run("--format", "json").json["findings"]} == {
+        "requirements.txt",
+        "Pipfile.lock",
+    }
+    r = run("--add-noqa")
+    assert r.code == 0
+    assert "no noqa added: requirements.txt:1: the line goes on with a '\\'" in r.err
+    assert "no noqa added: Pipfile.lock:1: fa-lint would read the file differently" in r.err
+    assert (root / "requirements.txt").read_text() == continued and (
+        root / "Pipfile.lock"
+    ).read_text() == lock
+
+
+def test_add_noqa_refuses_to_fix_too(project: Any) -> None:
+    project({"requirements.txt": OLD})
+    for other in ("--fix", "--diff"):
+        r = run("--add-noqa", other)
+        assert r.code == 2 and "--add-noqa" in r.err

@@ -187,6 +187,11 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change no file")
     p.add_argument(
+        "--add-noqa",
+        action="store_true",
+        help="add a '# noqa: CODES' comment to each line with a finding, where the file reads the same after",
+    )
+    p.add_argument(
         "--show-fixes",
         action="store_true",
         help="list each edit --fix makes (with --fix) or would make, before the summary",

@@ -269,12 +269,14 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             )
         if args.paths not in ([], ["-"]):
             raise UsageError("--stdin-filename checks standard input: give no other paths")
-        if args.fix or args.diff or args.show_fixes:
+        if args.fix or args.diff or args.show_fixes or args.add_noqa:
             raise UsageError(
-                "--fix, --diff and --show-fixes work on files; they cannot work on standard input"
+                "--fix, --diff, --show-fixes and --add-noqa work on files; they cannot work on standard input"
             )
         paths = [args.stdin_filename or "-"]
         given = {paths[0]: _stdin()}
+    if args.add_noqa and (args.fix or args.diff):
+        raise UsageError("--add-noqa suppresses the findings; it cannot also fix them (--fix, --diff)")
     if args.show_fixes and args.format not in LISTING:
         raise UsageError("--show-fixes lists fixes in the text output: use --format text or concise")
     if args.statistics and args.format not in (*LISTING, "json"):
@@ -314,6 +316,8 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             say(err, line)
     if args.diff:
         return _diff(report, args.unsafe_fixes, io.StringIO() if args.silent else out, err, quiet)
+    if args.add_noqa:
+        return _add_noqa(report, settings, err, quiet)
     shown = None
     # --exit-non-zero-on-fix (ruff's): a changed file fails the run, for a hook or CI job that must
     # not pass with fixes nobody has looked at (--exit-zero still wins, as in ruff)
@@ -354,6 +358,24 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if changed_fails:
         return EXIT_FINDINGS
     return EXIT_FINDINGS if any(_fails(f, args, cfg, found) for f in report.findings) else EXIT_OK
+
+
+def _add_noqa(report: Report, settings: Settings, err: TextIO, quiet: bool) -> int:
+    """``--add-noqa``: ruff's, and like ruff's it exits 0: the findings are suppressed, not fixed."""
+    from fa_lint import engine, fix
+    from fa_lint.cli.addnoqa import add
+    from fa_lint.report.text import plural
+
+    def recheck(path: str, data: bytes) -> Report:
+        return engine.check([path], settings, {path: data})
+
+    added = add(report.findings, recheck, fix.write)
+    for path, line, why in added.refused:
+        say(err, f"no noqa added: {path}:{line}: {why}")
+    if not quiet:
+        comments = "1 noqa comment" if added.comments == 1 else f"{added.comments} noqa comments"
+        err.write(f"fa-lint: added {comments} to {plural(added.files, 'file')}\n")
+    return EXIT_OK
 
 
 def _fails(f: Finding, args: argparse.Namespace, cfg: config.Config, found: config.Resolver | None) -> bool:
