@@ -7,7 +7,7 @@ import json
 from typing import TYPE_CHECKING, TextIO
 
 from fa_lint import __version__
-from fa_lint.cli.args import EXIT_OK, UsageError, configuration, min_version, write
+from fa_lint.cli.args import EXIT_OK, UsageError, configuration, min_version, nearest, write
 
 if TYPE_CHECKING:
     from fa_lint.rules import Rule
@@ -45,23 +45,6 @@ def _rule_json(r: Rule, text: str) -> dict[str, object]:
         "url": r.url,
         "explanation": text,
     }
-
-
-def nearest(given: str) -> str:
-    """ruff's "did you mean": the rule code or name closest to a mistyped one, as a clause ('' if none)."""
-    import difflib
-
-    from fa_lint.rules import RULES
-
-    upper = given.strip().upper()
-    prefixed = [code for code in RULES if code.startswith(upper)]
-    if prefixed:  # a prefix (which --select takes) where one code is wanted
-        return f" (the codes starting with it: {', '.join(prefixed)})"
-    close = difflib.get_close_matches(upper, list(RULES), n=1, cutoff=0.6)
-    if not close:
-        names = {r.name: r.code for r in RULES.values()}
-        close = [f"{n} ({names[n]})" for n in difflib.get_close_matches(given.strip().lower(), names, n=1)]
-    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def version() -> str:
