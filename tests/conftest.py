@@ -75,8 +75,9 @@ def run(*argv: str) -> Run:
 @pytest.fixture(autouse=True)
 def _no_forced_colour(monkeypatch: pytest.MonkeyPatch) -> None:
     """A terminal's colour settings never reach a test: FORCE_COLOR in a CI's environment would colour
-    every text report a test reads (the tests that need them set them)."""
-    for name in ("FORCE_COLOR", "CLICOLOR_FORCE", "CLICOLOR"):
+    every text report a test reads, and TERM=dumb (an Emacs shell) none (the tests that need them set
+    them)."""
+    for name in ("FORCE_COLOR", "CLICOLOR_FORCE", "CLICOLOR", "TERM"):
         monkeypatch.delenv(name, raising=False)
 
 
