@@ -211,6 +211,8 @@ def overrides(texts: Iterable[str], unknown_codes: Codes | None = None) -> dict[
         given = _from("--config", doc, unknown_codes)
         tool = doc.data.get("tool")
         table = tool.get("fa-lint", {}) if isinstance(tool, dict) else doc.data
+        if not table:
+            raise ConfigError(f"--config {text!r} sets no [tool.fa-lint] key")
         for key in table:  # _from has refused any key not in KEYS
             field = key.replace("-", "_")
             fields[field] = getattr(given, field)

@@ -139,6 +139,7 @@ def test_config_key_value_with_a_config_file_and_isolated(project: Any) -> None:
     ]
     with_key = _codes("--config", "other.toml", "--config", 'per-file-ignores = {"sub/*" = ["FAL001"]}')
     assert with_key == [("requirements.txt", "FAL001")]
+    assert _codes("--config", 'tool.fa-lint.ignore = ["FAL002"]') == _codes("--config", 'ignore = ["FAL002"]')
     assert _codes("--isolated", "--config", 'ignore = ["FAL001"]') == [
         ("requirements.txt", "FAL002"),
         ("sub/requirements.txt", "FAL002"),
@@ -154,6 +155,7 @@ def test_config_key_value_with_a_config_file_and_isolated(project: Any) -> None:
         ("min-version = 'two'", "'two' is not a version"),
         ("select = [", "neither a file nor a TOML 'key = value'"),
         ("missing.toml", "--config missing.toml: no such file"),
+        ("tool.ruff.line-length = 100", "sets no [tool.fa-lint] key"),
     ],
 )
 def test_a_bad_config_value_is_a_usage_error(project: Any, value: str, message: str) -> None:
