@@ -180,6 +180,12 @@ def test_fix_only_fixes_and_reports_nothing_else(project: Any) -> None:
     assert (root / "requirements.txt").read_text() == OLD + "flash-attn>=2.5.0\n"
     assert "fixed 1 finding in 1 file" in r.err
     (root / "requirements.txt").write_text(OLD + LOOSE)
+    shown = run("--fix-only", "--show-fixes")  # the fixes made, and still nothing of what is left
+    assert (
+        shown.out
+        == "Fixed 1 finding (1 more fix with --unsafe-fixes):\n  requirements.txt:2:1: FAL002 `flash-attn>=2.0` -> `flash-attn>=2.5.0`\n"
+    )
+    (root / "requirements.txt").write_text(OLD + LOOSE)
     assert run("--fix-only", "--exit-non-zero-on-fix").code == 1  # a file changed
     assert run("--fix-only", "--exit-non-zero-on-fix").code == 0  # nothing left to fix
 

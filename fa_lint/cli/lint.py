@@ -326,6 +326,10 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         report, shown = _fix(report, check, args.unsafe_fixes, err, quiet)
         changed_fails = bool(shown.edits) and args.exit_non_zero_on_fix and not args.exit_zero
         if args.fix_only:  # ruff's: the fixes are the whole report, and what is left fails nothing
+            if args.show_fixes and not args.silent:
+                from fa_lint.report.text import shown_fixes
+
+                write("".join(f"{line}\n" for line in shown_fixes(shown)), args.output_file, out)
             return EXIT_FINDINGS if changed_fails else EXIT_OK
     elif args.show_fixes:
         shown = _would_fix(report, args.unsafe_fixes, err)
