@@ -213,17 +213,17 @@ def _settings(args: argparse.Namespace, cfg: config.Config, prune: bool) -> Sett
     extend = known(codes(args.extend_select), "--extend-select")
     ignore = known(codes(args.ignore), "--ignore")
     per_file = cfg.per_file_ignores if args.per_file_ignores is None else _per_file(args.per_file_ignores)
+    # --exclude and --extend-exclude hold for every file (the walk applies them); a configuration's,
+    # relative to its folder
+    if prune:
+        exclude: tuple[str, ...] = (*(args.exclude or ()), *(args.extend_exclude or ()))
+    else:
+        exclude = () if args.exclude else cfg.exclude
     return engine.Settings(
         select=select + extend if select else (),  # none selected: every rule already is
         ignore=ignore or cfg.ignore,
         min_version=min_version(args, cfg),
-        # --exclude and --extend-exclude hold for every file (the walk applies them); a configuration's,
-        # relative to its folder
-        exclude=(*(args.exclude or ()), *(args.extend_exclude or ()))
-        if prune
-        else ()
-        if args.exclude
-        else cfg.exclude,
+        exclude=exclude,
         force_exclude=cfg.force_exclude if args.force_exclude is None else args.force_exclude,
         respect_gitignore=cfg.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore,
         per_file_ignores=per_file + _per_file(args.extend_per_file_ignores or []),
