@@ -419,3 +419,34 @@ def test_add_noqa_refuses_to_fix_too(project: Any) -> None:
     for other in ("--fix", "--diff"):
         r = run("--add-noqa", other)
         assert r.code == 2 and "--add-noqa" in r.err
+
+
+# --- the first test run's npm install says what it is doing ------------------------------------------
+
+
+def test_the_npm_install_says_when_it_starts_and_when_it_is_done(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import stat
+
+    from tests import node_tools
+
+    bin_dir, tools = tmp_path / "bin", tmp_path / "tools"
+    bin_dir.mkdir()
+    npm = bin_dir / "npm"
+    npm.write_text("#!/bin/sh\nexit 0\n")  # an npm that installs nothing, quickly
+    npm.chmod(npm.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("FA_LINT_TOOLS", str(tools))
+    monkeypatch.delenv("FA_LINT_NO_NPM", raising=False)
+    said: list[str] = []
+    monkeypatch.setattr(node_tools, "announce", said.append)
+    assert node_tools._ensured.__wrapped__() == ""  # the uncached function: this run's install
+    assert len(said) == 2, said
+    assert said[0].startswith(f"installing the npm tools some tests run into {tools}")
+    assert said[1].startswith("the npm tools are installed (")
+    npm.write_text("#!/bin/sh\necho 'E404 not found' >&2\nexit 1\n")
+    said.clear()
+    assert node_tools._ensured.__wrapped__().startswith("npm install failed: E404")
+    assert said[1] == "npm install failed: E404 not found"
