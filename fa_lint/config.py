@@ -220,9 +220,29 @@ def overrides(texts: Iterable[str], unknown_codes: Codes | None = None) -> dict[
 
 
 def unknown_selectors(bad: list[str]) -> str:
-    """ruff's wording for a code that selects no rule."""
+    """ruff's wording for a code that selects no rule, with the code nearest the first."""
     plural = "s" if len(bad) > 1 else ""
-    return f"unknown rule selector{plural} {', '.join(bad)} ('fa-lint --list-rules' lists the codes)"
+    hint = suggestion(bad[0])
+    listed = "'fa-lint --list-rules' lists the codes"
+    return f"unknown rule selector{plural} {', '.join(bad)} ({f'{hint} ' if hint else ''}{listed})"
+
+
+def suggestion(given: str) -> str:
+    """ruff's "did you mean": the rule code or name nearest a mistyped one, as a sentence ('' if none).
+    Only an error asks, so the rule registry is loaded only then."""
+    import difflib
+
+    from fa_lint.rules import RULES
+
+    upper = given.strip().upper()
+    prefixed = [code for code in RULES if code.startswith(upper)]
+    if prefixed:  # a prefix (which --select takes) where one code is wanted
+        return f"the codes starting with it: {', '.join(prefixed)}."
+    close = difflib.get_close_matches(upper, list(RULES), n=1, cutoff=0.6)
+    if not close:
+        names = {r.name: r.code for r in RULES.values()}
+        close = [f"{n} ({names[n]})" for n in difflib.get_close_matches(given.strip().lower(), names, n=1)]
+    return f"did you mean {close[0]}?" if close else ""
 
 
 class Resolver:

@@ -335,6 +335,12 @@ def test_a_mistyped_rule_suggests_the_nearest(given: str, hint: str) -> None:
     assert "did you mean" not in run("rule", "XYZZY").err
 
 
+def test_a_mistyped_code_in_a_configuration_file_suggests_the_nearest(project: Any) -> None:
+    project({"requirements.txt": OLD, "fa-lint.toml": 'ignore = ["FAL0011"]\n'})
+    r = run()
+    assert r.code == 2 and "fa-lint.toml:1:1: " in r.err and "(did you mean FAL011? " in r.err, r.err
+
+
 # --- TERM=dumb ---------------------------------------------------------------------------------------
 
 

@@ -314,25 +314,8 @@ def known(selectors: tuple[str, ...], option: str) -> tuple[str, ...]:
 
     bad = unknown(selectors)
     if bad:
-        raise UsageError(f"{option}: {config.unknown_selectors(bad)}{nearest(bad[0])}")
+        raise UsageError(f"{option}: {config.unknown_selectors(bad)}")
     return selectors
-
-
-def nearest(given: str) -> str:
-    """ruff's "did you mean": the rule code or name closest to a mistyped one, as a clause ('' if none)."""
-    import difflib
-
-    from fa_lint.rules import RULES
-
-    upper = given.strip().upper()
-    prefixed = [code for code in RULES if code.startswith(upper)]
-    if prefixed:  # a prefix (which --select takes) where one code is wanted
-        return f" (the codes starting with it: {', '.join(prefixed)})"
-    close = difflib.get_close_matches(upper, list(RULES), n=1, cutoff=0.6)
-    if not close:
-        names = {r.name: r.code for r in RULES.values()}
-        close = [f"{n} ({names[n]})" for n in difflib.get_close_matches(given.strip().lower(), names, n=1)]
-    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def config_file(args: argparse.Namespace) -> str | None:

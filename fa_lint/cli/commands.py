@@ -6,8 +6,8 @@ import argparse
 import json
 from typing import TYPE_CHECKING, TextIO
 
-from fa_lint import __version__
-from fa_lint.cli.args import EXIT_OK, UsageError, configuration, min_version, nearest, write
+from fa_lint import __version__, config
+from fa_lint.cli.args import EXIT_OK, UsageError, configuration, min_version, write
 
 if TYPE_CHECKING:
     from fa_lint.rules import Rule
@@ -23,8 +23,9 @@ def rule(args: argparse.Namespace, out: TextIO) -> int:
     else:
         found = [r.code for r in RULES.values() if args.code.upper() == r.code or args.code.lower() == r.name]
         if not found:
+            hint = config.suggestion(args.code)
             raise UsageError(
-                f"unknown rule {args.code!r}{nearest(args.code)}; 'fa-lint --list-rules' lists them"
+                f"unknown rule {args.code!r} ({f'{hint} ' if hint else ''}'fa-lint --list-rules' lists them)"
             )
         codes = found
     if args.output_format == "json":  # ruff's `rule --output-format json`: an object, a list with --all
