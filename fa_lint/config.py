@@ -197,10 +197,52 @@ def _from(path: str, doc: TomlDoc, unknown_codes: Codes | None) -> Config:
     )
 
 
+def overrides(texts: Iterable[str], unknown_codes: Codes | None = None) -> dict[str, Any]:
+    """``--config 'key = value'`` (ruff's inline override): the Config fields the given TOML sets, checked
+    as a configuration file's keys are; each wins over that key of every file's configuration."""
+    from fa_lint.model import ParseProblem
+    from fa_lint.syntax import tomldoc
+
+    fields: dict[str, Any] = {}
+    for text in texts:
+        doc = tomldoc.load("--config", text)
+        if isinstance(doc, ParseProblem):
+            raise ConfigError(f"--config {text!r} is neither a file nor a TOML 'key = value' ({doc.message})")
+        given = _from("--config", doc, unknown_codes)
+        tool = doc.data.get("tool")
+        table = tool.get("fa-lint", {}) if isinstance(tool, dict) else doc.data
+        if not table:
+            raise ConfigError(f"--config {text!r} sets no [tool.fa-lint] key")
+        for key in table:  # _from has refused any key not in KEYS
+            field = key.replace("-", "_")
+            fields[field] = getattr(given, field)
+    return fields
+
+
 def unknown_selectors(bad: list[str]) -> str:
-    """ruff's wording for a code that selects no rule."""
+    """ruff's wording for a code that selects no rule, with the code nearest the first."""
     plural = "s" if len(bad) > 1 else ""
-    return f"unknown rule selector{plural} {', '.join(bad)} ('fa-lint --list-rules' lists the codes)"
+    hint = suggestion(bad[0])
+    listed = "'fa-lint --list-rules' lists the codes"
+    return f"unknown rule selector{plural} {', '.join(bad)} ({f'{hint} ' if hint else ''}{listed})"
+
+
+def suggestion(given: str) -> str:
+    """ruff's "did you mean": the rule code or name nearest a mistyped one, as a sentence ('' if none).
+    Only an error asks, so the rule registry is loaded only then."""
+    import difflib
+
+    from fa_lint.rules import RULES
+
+    upper = given.strip().upper()
+    prefixed = [code for code in RULES if code.startswith(upper)]
+    if prefixed:  # a prefix (which --select takes) where one code is wanted
+        return f"the codes starting with it: {', '.join(prefixed)}."
+    close = difflib.get_close_matches(upper, list(RULES), n=1, cutoff=0.6)
+    if not close:
+        names = {r.name: r.code for r in RULES.values()}
+        close = [f"{n} ({names[n]})" for n in difflib.get_close_matches(given.strip().lower(), names, n=1)]
+    return f"did you mean {close[0]}?" if close else ""
 
 
 class Resolver:
@@ -210,8 +252,15 @@ class Resolver:
     the run to report as findings of those files.
     """
 
-    def __init__(self, unknown_codes: Codes | None = None, *, read: bool = True) -> None:
+    def __init__(
+        self,
+        unknown_codes: Codes | None = None,
+        *,
+        read: bool = True,
+        overrides: dict[str, Any] | None = None,
+    ) -> None:
         self._unknown = unknown_codes
+        self._overrides = overrides or {}  # --config 'key = value': over every configuration found
         self._read = read  # False: only find the files (their paths), never read nor judge their keys
         self._folders: dict[str, Config] = {}  # real folder -> the configuration that governs it
         self._named: dict[str, Config] = {}  # the same, by the folder's name as the run gives it
@@ -247,6 +296,8 @@ class Resolver:
                 found = DEFAULT
                 break
             here = parent
+        if self._overrides and found is not cached:  # a cached one has them already
+            found = found._replace(**self._overrides)
         for folder_passed in passed:
             self._folders[folder_passed] = found
         self._named[folder] = found

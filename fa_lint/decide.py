@@ -83,6 +83,39 @@ def suppressions(line: str) -> set[str] | None:
     return codes
 
 
+# A file-level exemption: ruff's file-level noqa comment with fa-lint's name (``fa-lint: noqa`` after a
+# ``#``, with ``: CODES`` or without) on a line of its own, anywhere in the file. ruff's own spelling
+# counts too when it names codes; a bare one (ruff's or flake8's) silences those tools in a setup.py,
+# and is not read as an order to stop checking flash-attn there.
+_FILE = re.compile(
+    r"^[ \t]*#[ \t]*(?P<who>fa-lint|ruff):[ \t]*noqa\b"
+    r"(?::[ \t]*(?P<codes>[A-Za-z]+[0-9]+(?:[ \t]*,?[ \t]*[A-Za-z]+[0-9]+)*))?",
+    re.I | re.M,
+)
+
+
+def file_suppressions(text: str, starts: dict[int, int]) -> set[str] | None:
+    """Codes a file-level ``# fa-lint: noqa: CODES`` exempts the whole file from; an empty set: every
+    code (``# fa-lint: noqa``); None: no exemption. ``starts``: where each line's comment begins
+    (``syntax.comments.starts``): a "#" inside a string or a URL is no comment, so it exempts nothing."""
+    codes: set[str] | None = None
+    for m in _FILE.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if starts.get(text.count("\n", 0, m.start()) + 1) != text.index("#", line_start) - line_start:
+            continue
+        listed = m.group("codes")
+        if not listed:
+            if m.group("who").lower() == "fa-lint":
+                return set()
+            continue
+        codes = (codes or set()) | {c.upper() for c in re.findall(r"[A-Za-z]+[0-9]+", listed)}
+    return codes
+
+
+def _exempt(code: str, codes: set[str] | None) -> bool:
+    return codes is not None and (not codes or any(code.startswith(c) for c in codes))
+
+
 def suppressed(finding: Finding, lines: list[str], starts: dict[int, int]) -> bool:
     """Whether a comment on a line of the finding's span suppresses it. ``starts``: where each line's
     comment begins (``syntax.comments.starts``); text before it is never read as a comment."""
@@ -109,6 +142,7 @@ def apply(
     YAML rule (a "#" after a blank, outside a quoted value), the strictest of them."""
     lines: dict[str, list[str]] = {}  # split only for files with findings
     starts: dict[str, dict[int, int]] = {}  # the same files' comment columns
+    exempt: dict[str, set[str] | None] = {}  # file-level noqa, read only for files with findings
     ignore = tuple(ignore)
     ignored: dict[str, tuple[str, ...]] = {}  # per file, computed once
     kept, dropped = [], 0
@@ -125,7 +159,8 @@ def apply(
             lines[path] = text.split("\n") if text is not None else []
             style = STYLES.get((formats or {}).get(path, ""), "yaml")
             starts[path] = comments.starts(text, style) if text is not None and "#" in text else {}
-        if suppressed(f, lines[path], starts[path]):
+            exempt[path] = file_suppressions(text, starts[path]) if text and "noqa" in text else None
+        if _exempt(f.code, exempt[path]) or suppressed(f, lines[path], starts[path]):
             dropped += 1
         else:
             kept.append(f)

@@ -97,9 +97,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     base = kb.load()
     policy = _policy(settings, base)
     ignored = GitIgnore() if settings.respect_gitignore else None
-    targets = list(discover(paths, settings.exclude, ignored, settings.force_exclude))
-    if settings.scoped is not None:
-        targets = [t for t in targets if not _scope_excludes(t, settings.scoped(t.path))]
+    targets = _targets(paths, settings, ignored)
     context = companions(targets, ignored)
     named = [t for t in targets if t.explicit and t.path != "-"]  # a bare "-" is stdin, no file
     parsed: dict[str, FileResult] = {}
@@ -176,6 +174,19 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     kept, suppressed = decide.apply(found, texts, select, ignore, per_file, settings.root, formats)
     checked = tuple(p for p in files if p not in hidden)
     return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths))
+
+
+def _targets(paths: list[str], settings: Settings, ignored: GitIgnore | None) -> list[Target]:
+    targets = list(discover(paths, settings.exclude, ignored, settings.force_exclude))
+    if settings.scoped is not None:
+        targets = [t for t in targets if not _scope_excludes(t, settings.scoped(t.path))]
+    return targets
+
+
+def targets(paths: list[str], settings: Settings) -> list[str]:
+    """The files a run over ``paths`` checks (``--show-files``): found, not read."""
+    ignored = GitIgnore() if settings.respect_gitignore else None
+    return [t.path for t in _targets(paths, settings, ignored) if t.path != "-"]
 
 
 def _policy(settings: Settings, base: kb.KnowledgeBase) -> Policy:

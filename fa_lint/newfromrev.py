@@ -176,6 +176,10 @@ def _create(path: str) -> BinaryIO:
     return os.fdopen(os.open(path, flags, 0o600), "wb")
 
 
+# The diff is read by hand, not with unidiff (PyPI): what is wanted is the added lines' numbers from the
+# hunk headers of a -U0 diff, a few lines, and unidiff 1.0.1 would get the names wrong here: it decodes
+# the diff as UTF-8 (a file name that is no UTF-8 fails the parse) and keeps git's C-quoted names quoted,
+# octal escapes and all (unidiff/patch.py:375-383), where _unquote gives the file's real bytes.
 _HUNK = re.compile(rb"^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 

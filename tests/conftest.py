@@ -75,9 +75,27 @@ def run(*argv: str) -> Run:
 @pytest.fixture(autouse=True)
 def _no_forced_colour(monkeypatch: pytest.MonkeyPatch) -> None:
     """A terminal's colour settings never reach a test: FORCE_COLOR in a CI's environment would colour
-    every text report a test reads (the tests that need them set them)."""
-    for name in ("FORCE_COLOR", "CLICOLOR_FORCE", "CLICOLOR"):
+    every text report a test reads, and TERM=dumb (an Emacs shell) none (the tests that need them set
+    them)."""
+    for name in ("FORCE_COLOR", "CLICOLOR_FORCE", "CLICOLOR", "TERM"):
         monkeypatch.delenv(name, raising=False)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """tests/node_tools.py's lines (the npm install the first run makes) go to the terminal, past the
+    capture that holds collection's output."""
+    from tests import node_tools
+
+    def announce(line: str) -> None:
+        terminal = config.pluginmanager.get_plugin("terminalreporter")
+        capture = config.pluginmanager.get_plugin("capturemanager")
+        if terminal is None or capture is None:
+            node_tools._stderr(line)
+            return
+        with capture.global_and_fixture_disabled():
+            terminal.write_line(f"node_tools: {line}")
+
+    node_tools.announce = announce
 
 
 @pytest.fixture(autouse=True)

@@ -24,6 +24,8 @@ import re
 import shutil
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -83,11 +85,28 @@ def _ensured() -> str:
     target = folder()
     target.mkdir(parents=True, exist_ok=True)
     cmd = [npm, "install", "--prefix", str(target), "--no-audit", "--no-fund", "--loglevel=error", *PACKAGES]
+    # A minute of silence in the first test run looks like a hang: say what it is, and when it is over.
+    announce(
+        f"installing the npm tools some tests run into {target} (about 640 MB, once; FA_LINT_NO_NPM=1 skips)"
+    )
+    started = time.monotonic()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
+        announce(f"installing the npm tools failed: {exc}")
         return f"npm install failed: {exc}"
-    return "" if proc.returncode == 0 else f"npm install failed: {proc.stderr.strip()[-300:]}"
+    why = "" if proc.returncode == 0 else f"npm install failed: {proc.stderr.strip()[-300:]}"
+    announce(why or f"the npm tools are installed ({time.monotonic() - started:.0f} s)")
+    return why
+
+
+def _stderr(line: str) -> None:
+    print(f"node_tools: {line}", file=sys.stderr, flush=True)
+
+
+# How a line reaches the person running the tests: stderr, which pytest captures while it collects;
+# tests/conftest.py points this at pytest's terminal, past the capture.
+announce: Callable[[str], None] = _stderr
 
 
 def node(minimum: int = 24) -> str:

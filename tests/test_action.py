@@ -72,7 +72,8 @@ def test_actionlint_passes_the_workflows(tmp_path: Path) -> None:
     # A workflow that uses the action from this checkout, so actionlint checks its inputs too.
     (tmp_path / ".github" / "workflows").mkdir(parents=True)
     shutil.copy(ACTION, tmp_path / "action.yml")
-    local = PRESET.read_text().replace(f"fa-lint/fa-lint@v{__version__}", "./")
+    local = re.sub(r"fa-lint/fa-lint@\S+(  #.*)?", "./", PRESET.read_text())
+    assert "uses: ./\n" in local
     files = [tmp_path / ".github" / "workflows" / "local.yml"]
     files[0].write_text(local)
     for w in WORKFLOWS:
@@ -107,25 +108,22 @@ ZIZMOR = _zizmor()
 
 
 @pytest.mark.skipif(isinstance(ZIZMOR, str), reason=f"{ZIZMOR} (pip install -e '.[test]' installs it)")
-def test_zizmor_finds_nothing_but_the_documented_own_action_tag(tmp_path: Path) -> None:
+@pytest.mark.parametrize("persona", ["regular", "pedantic", "auditor"])
+def test_zizmor_finds_nothing_with_any_persona(tmp_path: Path, persona: str) -> None:
     assert not isinstance(ZIZMOR, str)
+    zizmor = [*ZIZMOR[:-4], "--persona", persona, *ZIZMOR[-2:]]
     # Dependabot's file is audited where Dependabot reads it; the preset is what bot-config prints.
     (tmp_path / ".github").mkdir()
     shutil.copy(REPO / "presets" / "dependabot.yml", tmp_path / ".github" / "dependabot.yml")
     files = [ACTION, *WORKFLOWS, tmp_path / ".github" / "dependabot.yml"]
-    r = subprocess.run([*ZIZMOR, *map(str, files)], capture_output=True, text=True, timeout=300)
-    found = [
-        (f["ident"], f["locations"][0]["concrete"]["feature"].split("\n", 1)[0].strip())
-        for f in json.loads(r.stdout)
-    ]
-    # The one finding: the preset names fa-lint's tag, since no file in the tag can name the tag's own
-    # commit (docs/pull-requests.md says to pin it).
-    assert found == [("unpinned-uses", f"uses: fa-lint/fa-lint@v{__version__}")], r.stdout + r.stderr
-    # It really audits: the checkout without persist-credentials: false is a finding again.
+    r = subprocess.run([*zizmor, *map(str, files)], capture_output=True, text=True, timeout=300)
+    assert json.loads(r.stdout) == [], r.stdout + r.stderr
+    # It really audits: a tag where the commit was, and a checkout that keeps its credentials.
     careless = tmp_path / "careless.yml"
-    careless.write_text(PRESET.read_text().replace("persist-credentials: false", "fetch-depth: 1"))
-    r = subprocess.run([*ZIZMOR, str(careless)], capture_output=True, text=True, timeout=300)
-    assert "artipacked" in {f["ident"] for f in json.loads(r.stdout)}
+    text = re.sub(r"fa-lint/fa-lint@\S+  # (\S+)", r"fa-lint/fa-lint@\1", PRESET.read_text())
+    careless.write_text(text.replace("persist-credentials: false", "fetch-depth: 1"))
+    r = subprocess.run([*zizmor, str(careless)], capture_output=True, text=True, timeout=300)
+    assert {"artipacked", "unpinned-uses"} <= {f["ident"] for f in json.loads(r.stdout)}, r.stdout
 
 
 def test_the_preset_keeps_no_credentials_and_the_action_fetches_with_its_token() -> None:
@@ -151,9 +149,6 @@ def test_every_action_is_pinned_to_a_commit_with_its_version_beside_it(path: Pat
     uses = _uses(path)
     assert uses, "every file here runs other actions"
     for m in uses:
-        if m["action"] == "fa-lint/fa-lint":
-            assert m["ref"] == f"v{__version__}"  # this release: its tag's commit is known once it is cut
-            continue
         assert re.fullmatch(r"[0-9a-f]{40}", m["ref"]), m.group(0)
         assert m["comment"] and re.match(r"v\d+\.\d+\.\d+$", m["comment"]), m.group(0)
 
@@ -165,7 +160,7 @@ def test_workflow_preset_permissions_and_the_action() -> None:
     assert job["permissions"] == {"contents": "read", "security-events": "write", "actions": "read"}
     steps = job["steps"]
     assert steps[0]["uses"].startswith("actions/checkout@")
-    assert steps[1]["uses"] == f"fa-lint/fa-lint@v{__version__}"
+    assert re.fullmatch(r"fa-lint/fa-lint@[0-9a-f]{40}", steps[1]["uses"])
     assert set(steps[1].get("with", {})) <= set(_load(ACTION)["inputs"])
     assert "continue-on-error" not in PRESET.read_text() + ACTION.read_text()
 
@@ -409,3 +404,49 @@ def test_sdist_and_wheel_build_and_pass_twine_check(tmp_path: Path) -> None:
     assert "fa_lint/py.typed" in names and any(
         n.startswith("fa_lint/kb/") and n.endswith(".json") for n in names
     )
+
+
+# --- fa-lint's own pin, kept current by the release workflow -------------------------------------------
+
+
+def _pin_action() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("pin_action", REPO / "scripts" / "pin_action.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_preset_and_the_docs_pin_one_commit_with_its_tag() -> None:
+    pin_action = _pin_action()
+    assert pin_action.check() == []
+    (ref, comment), *_ = pin_action.pins(PRESET.read_text())
+    assert re.fullmatch(r"[0-9a-f]{40}", ref) and re.fullmatch(r"v\d+\.\d+\.\d+", comment)
+    for name in pin_action.FILES:  # the README and docs show the same pin as the preset
+        assert pin_action.pins((REPO / name).read_text()) == [(ref, comment)], name
+
+
+def test_the_release_workflow_re_pins_them_to_the_tags_commit(tmp_path: Path) -> None:
+    pin_action = _pin_action()
+    for name in pin_action.FILES:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / name, tmp_path / name)
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    preset = tmp_path / pin_action.FILES[0]
+    before = preset.read_text()
+    preset.write_text(pin_action.pin(before, "v9.8.7", sha))
+    assert "pin different commits" in pin_action.check(tmp_path)[0]  # the preset alone moved
+    for name in pin_action.FILES:
+        path = tmp_path / name
+        path.write_text(pin_action.pin(path.read_text(), "v9.8.7", sha))
+    assert pin_action.check(tmp_path) == []
+    pinned = preset.read_text()
+    assert f"      - uses: fa-lint/fa-lint@{sha}  # v9.8.7\n" in pinned
+    changed = [(a, b) for a, b in zip(before.splitlines(), pinned.splitlines(), strict=True) if a != b]
+    assert [b for _, b in changed] == [f"      - uses: fa-lint/fa-lint@{sha}  # v9.8.7"]  # that line alone
+    (job,) = [j for name, j in _load(RELEASE)["jobs"].items() if name == "pin-presets"]
+    run = "\n".join(s.get("run", "") for s in job["steps"])
+    assert 'python scripts/pin_action.py "$TAG" "$COMMIT"' in run and "gh pr create" in run
+    assert job["needs"] == "publish" and job["permissions"] == {"contents": "write", "pull-requests": "write"}

@@ -389,3 +389,22 @@ def test_bump_leaves_a_strict_floor_alone(renovate: Probe) -> None:
         "newValue", currentValue=">2.3", rangeStrategy="bump", currentVersion="2.3.1", newVersion=newest
     )
     assert bumped == ">2.3"
+
+
+@needs_renovate
+def test_renovate_keeps_the_workflow_presets_pin_current(renovate: Probe) -> None:
+    """The workflow preset pins fa-lint's action to a commit with the tag in a comment: Renovate's
+    github-actions manager reads both and would write the next release as the same pair."""
+    workflow = REPO / "presets" / "github-workflow.yml"
+    deps = renovate("workflow", file=".github/workflows/fa-lint.yml", content=workflow.read_text())
+    (dep,) = [d for d in deps if d["depName"] == "fa-lint/fa-lint"]
+    m = re.search(r"fa-lint/fa-lint@([0-9a-f]{40})  # (v\S+)", workflow.read_text())
+    assert m is not None
+    assert (dep["currentDigest"], dep["currentValue"]) == (m[1], m[2])
+    assert dep["datasource"] == "github-tags" and "skipReason" not in dep
+    # how an update is written: the new commit, and its tag in the comment
+    assert dep["autoReplaceStringTemplate"].startswith(
+        "{{depName}}@{{#if newDigest}}{{newDigest}}{{#if newValue}}  # {{newValue}}"
+    )
+    # every other action of the preset is pinned the same way
+    assert all(d.get("currentDigest") for d in deps if d["depType"] == "action"), deps

@@ -409,3 +409,114 @@ def test_the_sarif_multitool_with_githubs_rules_reports_no_error_or_warning(
         found[name] = sorted({f"{x['ruleId']} {x['level']}" for x in results})
     assert found["demo.sarif"] == [] and found["every-rule.sarif"] == [], found
     assert found["broken.sarif"] == ["GH2012 error"]  # it really applies GitHub's rules
+
+
+# --- SARIF for every code-scanning host (GitHub, GitHub Advanced Security for Azure DevOps) -------------
+
+# Azure Pipelines' predefined variables for one run (learn.microsoft.com, "Use predefined variables"),
+# made up: an organization "contoso", a project and a job (phase) of their GUID form.
+AZURE = {
+    "TF_BUILD": "True",
+    "SYSTEM_COLLECTIONURI": "https://dev.azure.com/contoso/",
+    "SYSTEM_TEAMPROJECTID": "11111111-1111-1111-1111-111111111111",
+    "BUILD_DEFINITIONID": "1234",
+    "BUILD_DEFINITIONNAME": "Nightly Build",
+    "BUILD_BUILDID": "98765",
+    "SYSTEM_PHASEID": "22222222-2222-2222-2222-222222222222",
+    "SYSTEM_PHASENAME": "Build",
+    "BUILD_SOURCEBRANCH": "refs/heads/main",
+}
+
+
+def _sarif_run(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> dict[str, Any]:
+    for name in AZURE:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    doc: dict[str, Any] = json.loads(run("--format", "sarif", "--isolated").out)["runs"][0]
+    return doc
+
+
+def test_sarif_names_the_tool_in_full_and_leaves_the_category_to_github(
+    project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project({"requirements.txt": "flash-attn==2.4.2\n"})
+    sarif = _sarif_run(monkeypatch, {})
+    from fa_lint import __version__
+
+    assert sarif["tool"]["driver"]["fullName"] == f"fa-lint {__version__}"
+    # upload-sarif fills in its category (the workflow and job, or its input) only where a run has no
+    # automationDetails: outside Azure Pipelines fa-lint writes none
+    assert "automationDetails" not in sarif
+
+
+def test_sarif_in_an_azure_pipeline_names_the_run_as_azure_devops_wants(
+    project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project({"requirements.txt": "flash-attn==2.4.2\n"})
+    details = _sarif_run(monkeypatch, AZURE)["automationDetails"]
+    # azuredevops/pipeline/build/<org>/<projectId>/<buildDefinitionId>/<phaseId>/<branch>/<buildId>
+    assert details["id"] == (
+        "azuredevops/pipeline/build/contoso/11111111-1111-1111-1111-111111111111/1234/"
+        "22222222-2222-2222-2222-222222222222/refs/heads/main/98765"
+    )
+    assert details["properties"] == {
+        "azuredevops/pipeline/build/buildDefinitionId": "1234",
+        "azuredevops/pipeline/build/buildDefinitionName": "Nightly Build",
+        "azuredevops/pipeline/build/phaseId": "22222222-2222-2222-2222-222222222222",
+        "azuredevops/pipeline/build/phaseName": "Build",
+    }
+    old_host = _sarif_run(monkeypatch, {**AZURE, "SYSTEM_COLLECTIONURI": "https://contoso.visualstudio.com/"})
+    assert old_host["automationDetails"]["id"] == details["id"]
+    # a partial or made-up pipeline identity is worse than none
+    for broken in ({"SYSTEM_PHASEID": "build"}, {"BUILD_BUILDID": ""}, {"TF_BUILD": "False"}):
+        assert "automationDetails" not in _sarif_run(monkeypatch, {**AZURE, **broken}), broken
+
+
+def test_a_finding_at_a_point_shows_its_line_in_sarif(project: Any) -> None:
+    text = "name: broken\ndependencies:\n  - pip:\n    - flash-attn>=2.5\n   - torch\n"
+    project({"environment.yml": text})
+    concise = run("--format", "concise", "--isolated").out
+    assert concise.startswith("environment.yml:5:4: FAL900")  # where the YAML parser stopped: a point
+    (result,) = [r for r in json.loads(run("--format", "sarif", "--isolated").out)["runs"][0]["results"]]
+    region = result["locations"][0]["physicalLocation"]["region"]
+    assert region == {
+        "startLine": 5,
+        "startColumn": 1,
+        "endLine": 5,
+        "endColumn": len("   - torch") + 1,
+        "snippet": {"text": "   - torch"},
+    }
+
+
+@node_tools.needs(MULTITOOL)
+def test_the_sarif_multitool_with_azure_devops_rules_reports_no_error_in_a_pipeline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+
+    assert not isinstance(MULTITOOL, str)
+    monkeypatch.chdir(REPO)
+    logs = {"every-rule.sarif": AZURE, "outside.sarif": {}}
+    found = {}
+    for name, env in logs.items():
+        for key in AZURE:
+            monkeypatch.delenv(key, raising=False)
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        (tmp_path / name).write_text(run("--format", "sarif", "--isolated", "tests/golden/every-rule").out)
+        out = tmp_path / f"{name}.validation"
+        kinds = ["--rule-kind", "GHAzDO;Gh;Sarif", "--level", "Error;Warning;Note"]
+        r = subprocess.run(
+            [*MULTITOOL[:2], *kinds, "-o", str(out), str(tmp_path / name)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert r.returncode == 0, r.stdout + r.stderr
+        results = json.loads(out.read_text())["runs"][0]["results"]
+        found[name] = sorted(
+            {x["ruleId"] for x in results if x["level"] != "note" or x["ruleId"] == "SARIF2010"}
+        )
+    assert found["every-rule.sarif"] == [], found  # no error, no warning, and a snippet for every region
+    assert found["outside.sarif"] == ["GHAzDO1014"]  # it really applies Azure DevOps' rules

@@ -12,6 +12,7 @@ from packaging.version import Version
 from fa_lint import config
 
 FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab")
+ALIASES = {"full": "text"}  # ruff's name for the format fa-lint calls text
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 LISTING = ("text", "concise")  # the formats --statistics and --show-fixes print in (json: --statistics too)
 
@@ -139,15 +140,33 @@ def parser() -> argparse.ArgumentParser:
         "--format",
         "--output-format",  # ruff's name
         dest="format",
-        choices=FORMATS,
+        choices=(*FORMATS, *ALIASES),
         default="text",
         metavar="FORMAT",
         help=f"output format: {', '.join(FORMATS)} (default: text, a finding with its source, notes and "
-        "fix; concise: a line each)",
+        "fix, also named full as in ruff; concise: a line each)",
     )
     p.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
     p.add_argument("--select", action="append", metavar="CODES", help="only these rule codes or prefixes")
+    p.add_argument(
+        "--extend-select",
+        action="append",
+        metavar="CODES",
+        help="these rule codes or prefixes too, beside --select or the configuration's select",
+    )
     p.add_argument("--ignore", action="append", metavar="CODES", help="skip these rule codes or prefixes")
+    p.add_argument(
+        "--per-file-ignores",
+        action="append",
+        metavar="GLOB:CODES",
+        help="skip these codes in files matching GLOB (replaces the configuration's per-file-ignores)",
+    )
+    p.add_argument(
+        "--extend-per-file-ignores",
+        action="append",
+        metavar="GLOB:CODES",
+        help="as --per-file-ignores, beside the configuration's",
+    )
     p.add_argument(
         "--min-version",
         metavar="VERSION",
@@ -155,6 +174,12 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--exclude", action="append", metavar="GLOB", help="skip matching paths when walking folders"
+    )
+    p.add_argument(
+        "--extend-exclude",
+        action="append",
+        metavar="GLOB",
+        help="skip these too, beside --exclude or the configuration's exclude",
     )
     p.add_argument(
         "--force-exclude",
@@ -181,7 +206,20 @@ def parser() -> argparse.ArgumentParser:
         "(e.g. origin/main in a pull request)",
     )
     p.add_argument(
-        "--fix", action="store_true", help="apply safe fixes in place (only the fixed spans change)"
+        "--fix",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="apply safe fixes in place (only the fixed spans change); --no-fix: do not (the last wins)",
+    )
+    p.add_argument(
+        "--fix-only",
+        action="store_true",
+        help="apply the fixes and report nothing else: exit 0 whatever is left (ruff's)",
+    )
+    p.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="with --fix or --fix-only, exit 1 when a file was changed, even with nothing left to report",
     )
     p.add_argument(
         "--unsafe-fixes",
@@ -189,6 +227,11 @@ def parser() -> argparse.ArgumentParser:
         help="with --fix, --diff or --show-fixes, also move exact pins to another release",
     )
     p.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change no file")
+    p.add_argument(
+        "--add-noqa",
+        action="store_true",
+        help="add a '# noqa: CODES' comment to each line with a finding, where the file reads the same after",
+    )
     p.add_argument(
         "--show-fixes",
         action="store_true",
@@ -200,13 +243,13 @@ def parser() -> argparse.ArgumentParser:
         help="print how often each rule was found, with its name, most frequent first",
     )
     p.add_argument("--strict", action="store_true", default=None, help="exit 1 on warnings too")
-    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    p.add_argument("-e", "--exit-zero", action="store_true", help="exit 0 even when there are findings")
     p.add_argument(
         "--color",
         choices=("auto", "always", "never"),
         default="auto",
         help="colour text output (auto: on a terminal, or where FORCE_COLOR or CLICOLOR_FORCE is set; "
-        "never where NO_COLOR is)",
+        "never where NO_COLOR is, nor on a TERM=dumb terminal)",
     )
     quiet = p.add_mutually_exclusive_group()
     quiet.add_argument(
@@ -217,10 +260,27 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--config",
-        metavar="FILE",
-        help="use this configuration for every file (a pyproject.toml's [tool.fa-lint], or a fa-lint.toml)",
+        action="append",
+        metavar="FILE|KEY=VALUE",
+        help="use this configuration file for every file (a pyproject.toml's [tool.fa-lint], or a "
+        "fa-lint.toml); or, as a TOML 'key = value', override that key of every file's configuration "
+        "(repeatable)",
     )
     p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="say on stderr which configuration governs each file checked",
+    )
+    p.add_argument(
+        "--show-files", action="store_true", help="print the files that would be checked, and exit"
+    )
+    p.add_argument(
+        "--show-settings",
+        action="store_true",
+        help="print each configuration the files checked use, resolved with the command line, and exit",
+    )
     p.add_argument(
         "--list-rules", action="store_true", help="print every rule and exit ('fa-lint rule' explains one)"
     )
@@ -278,6 +338,14 @@ def rule_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("code", nargs="?", metavar="CODE", help="a rule code (FAL001) or name (paged-kv-missing)")
     p.add_argument("--all", action="store_true", help="explain every rule")
+    p.add_argument(
+        "--output-format",
+        "--format",
+        dest="output_format",
+        choices=("text", "json"),
+        default="text",
+        help="text: the rule's page (default); json: its code, name, severity, summary, URL and page",
+    )
     return p
 
 
@@ -291,28 +359,62 @@ def known(selectors: tuple[str, ...], option: str) -> tuple[str, ...]:
     return selectors
 
 
+def config_file(args: argparse.Namespace) -> str | None:
+    """``--config``'s file: the one value that is no ``key = value`` override (ruff tells them apart
+    the same way: an existing path is a file)."""
+    given = args.config
+    if given is None or isinstance(given, str):  # bot-config's --config is a file alone
+        return given
+    files = [v for v in given if not _inline(v)]
+    for v in files:
+        if not os.path.exists(v):
+            raise UsageError(
+                f"--config {v}: no such file; a TOML 'key = value' overrides one key instead "
+                """(e.g. --config 'ignore = ["FAL002"]')"""
+            )
+    if len(files) > 1:
+        raise UsageError(f"--config: one configuration file, not {len(files)} (the others can be KEY=VALUE)")
+    return files[0] if files else None
+
+
+def _inline(value: str) -> bool:
+    return "=" in value and not os.path.exists(value)
+
+
+def overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The configuration keys ``--config 'key = value'`` sets, over every file's configuration."""
+    given = args.config
+    if given is None or isinstance(given, str):
+        return {}
+    from fa_lint.rules import unknown
+
+    return config.overrides([v for v in given if _inline(v)], unknown)
+
+
 def resolver(args: argparse.Namespace) -> config.Resolver | None:
     """Where each file's configuration comes from: None when one file (``--config``) or none
     (``--isolated``) governs them all."""
-    if args.isolated or args.config:
+    if args.isolated or config_file(args):
         return None
     from fa_lint.rules import unknown
 
-    return config.Resolver(unknown)
+    return config.Resolver(unknown, overrides=overrides(args))
 
 
 def configuration(
     args: argparse.Namespace, paths: list[str] | None = None, found: config.Resolver | None = None
 ) -> config.Config:
     """The run's configuration: ``--config``'s, or the nearest to the paths checked (their common
-    folder), which sets what applies to the whole run (``new-from-rev``, ``respect-gitignore``)."""
+    folder), which sets what applies to the whole run (``new-from-rev``, ``respect-gitignore``);
+    with the ``--config 'key = value'`` overrides over it."""
     from fa_lint.rules import unknown
 
     if args.isolated:
-        return config.Config()
-    if args.config:
-        return config.load(args.config, unknown)
-    found = found or config.Resolver(unknown)
+        return config.Config()._replace(**overrides(args))
+    file = config_file(args)
+    if file:
+        return config.load(file, unknown)._replace(**overrides(args))
+    found = found or config.Resolver(unknown, overrides=overrides(args))
     where = [os.path.abspath(p) for p in paths or ["."] if p != "-"] or [os.getcwd()]
     return found.nearest(os.path.commonpath(where))
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+import json
+from typing import TYPE_CHECKING, TextIO
 
-from fa_lint import __version__
+from fa_lint import __version__, config
 from fa_lint.cli.args import EXIT_OK, UsageError, configuration, min_version, write
+
+if TYPE_CHECKING:
+    from fa_lint.rules import Rule
 
 
 def rule(args: argparse.Namespace, out: TextIO) -> int:
@@ -19,10 +23,29 @@ def rule(args: argparse.Namespace, out: TextIO) -> int:
     else:
         found = [r.code for r in RULES.values() if args.code.upper() == r.code or args.code.lower() == r.name]
         if not found:
-            raise UsageError(f"unknown rule {args.code!r}; 'fa-lint --list-rules' lists them")
+            hint = config.suggestion(args.code)
+            raise UsageError(
+                f"unknown rule {args.code!r} ({f'{hint} ' if hint else ''}'fa-lint --list-rules' lists them)"
+            )
         codes = found
+    if args.output_format == "json":  # ruff's `rule --output-format json`: an object, a list with --all
+        shown = [_rule_json(RULES[code], page(code)) for code in codes]
+        out.write(json.dumps(shown if args.all else shown[0], indent=2) + "\n")
+        return EXIT_OK
     out.write("\n".join(page(code) for code in codes))
     return EXIT_OK
+
+
+def _rule_json(r: Rule, text: str) -> dict[str, object]:
+    return {
+        "code": r.code,
+        "name": r.name,
+        "severity": r.severity.value,
+        "severities": [s.value for s in r.severities],
+        "summary": r.summary,
+        "url": r.url,
+        "explanation": text,
+    }
 
 
 def version() -> str:

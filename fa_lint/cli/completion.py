@@ -65,7 +65,8 @@ def _commands() -> list[_Command]:
                     _Option(
                         tuple(action.option_strings),
                         choices if takes else None,
-                        takes and not choices and metavar.upper() in _PATHS,
+                        # "FILE|KEY=VALUE" (--config) completes as a file too
+                        takes and not choices and metavar.upper().split("|")[0] in _PATHS,
                         (action.help or "").split(" (")[0].replace("%%", "%"),
                     )
                 )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from fa_lint import config
 from fa_lint.cli.args import (
+    ALIASES,
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
@@ -37,7 +38,11 @@ def _use_color(choice: str, stream: TextIO) -> bool:
     """--color always/never decide; else NO_COLOR turns colour off (no-color.org; it wins, as in
     CPython's own colouring), FORCE_COLOR (any value) or CLICOLOR_FORCE (not 0) turn it on where there
     is no terminal, a CI log that shows colour (force-color.org, bixense.com/clicolors), CLICOLOR=0
-    turns it off, and then a terminal decides."""
+    and TERM=dumb (Emacs' shell, a terminal that prints escapes as they are; CPython's own colouring
+    checks it too) turn it off, and then a terminal decides.
+
+    Written out rather than taken from a library: colorama and rich decide colour for Windows consoles
+    and their own markup, and neither reads the same variables in this order; the rule is these lines."""
     if choice != "auto":
         return choice == "always"
     env = os.environ
@@ -45,7 +50,7 @@ def _use_color(choice: str, stream: TextIO) -> bool:
         return False
     if env.get("FORCE_COLOR") or env.get("CLICOLOR_FORCE", "0") not in ("", "0"):
         return True
-    if env.get("CLICOLOR") == "0":
+    if env.get("CLICOLOR") == "0" or env.get("TERM") == "dumb":  # a terminal that shows no colour
         return False
     return hasattr(stream, "isatty") and stream.isatty()
 
@@ -204,19 +209,37 @@ def _settings(args: argparse.Namespace, cfg: config.Config, prune: bool) -> Sett
     """The settings of the files ``cfg`` governs: the command line's options win over it."""
     from fa_lint import engine
 
-    select = known(codes(args.select), "--select")
+    select = known(codes(args.select), "--select") or cfg.select
+    extend = known(codes(args.extend_select), "--extend-select")
     ignore = known(codes(args.ignore), "--ignore")
+    per_file = cfg.per_file_ignores if args.per_file_ignores is None else _per_file(args.per_file_ignores)
+    # --exclude and --extend-exclude hold for every file (the walk applies them); a configuration's,
+    # relative to its folder
+    if prune:
+        exclude: tuple[str, ...] = (*(args.exclude or ()), *(args.extend_exclude or ()))
+    else:
+        exclude = () if args.exclude else cfg.exclude
     return engine.Settings(
-        select=select or cfg.select,
+        select=select + extend if select else (),  # none selected: every rule already is
         ignore=ignore or cfg.ignore,
         min_version=min_version(args, cfg),
-        # --exclude holds for every file (the walk applies it); a configuration's, relative to its folder
-        exclude=tuple(args.exclude or ()) if prune else () if args.exclude else cfg.exclude,
+        exclude=exclude,
         force_exclude=cfg.force_exclude if args.force_exclude is None else args.force_exclude,
         respect_gitignore=cfg.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore,
-        per_file_ignores=cfg.per_file_ignores,
+        per_file_ignores=per_file + _per_file(args.extend_per_file_ignores or []),
         root=cfg.root,
     )
+
+
+def _per_file(given: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``--per-file-ignores GLOB:CODES`` (ruff's form), as the configuration's key holds them."""
+    out = []
+    for value in given:
+        glob, colon, listed = value.rpartition(":")
+        if not colon or not glob.strip():
+            raise UsageError(f"--per-file-ignores {value!r}: give GLOB:CODES, e.g. 'docker/*:FAL012'")
+        out.append((glob.strip(), known(codes([listed]), "--per-file-ignores")))
+    return tuple(out)
 
 
 def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -224,6 +247,8 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from fa_lint.report import renderer
 
     paths = args.paths or ["."]
+    args.format = ALIASES.get(args.format, args.format)
+    args.fix = args.fix or args.fix_only
     quiet = args.quiet or args.silent  # the findings alone; --silent: not even those
     found = resolver(args)
     cfg = configuration(args, paths, found)
@@ -232,7 +257,7 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # the current folder; every file's own configuration is applied to it after (Settings.scoped).
     here = found is None or cfg.path is None or cfg.root == os.path.realpath(os.getcwd())
     if not args.exclude and here:
-        settings = settings._replace(exclude=cfg.exclude)
+        settings = settings._replace(exclude=(*cfg.exclude, *(args.extend_exclude or ())))
     if found is not None:
         settings = settings._replace(scoped=_Scopes(found, lambda c: _settings(args, c, prune=False)))
     given = None
@@ -244,12 +269,14 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             )
         if args.paths not in ([], ["-"]):
             raise UsageError("--stdin-filename checks standard input: give no other paths")
-        if args.fix or args.diff or args.show_fixes:
+        if args.fix or args.diff or args.show_fixes or args.add_noqa:
             raise UsageError(
-                "--fix, --diff and --show-fixes work on files; they cannot work on standard input"
+                "--fix, --diff, --show-fixes and --add-noqa work on files; they cannot work on standard input"
             )
         paths = [args.stdin_filename or "-"]
         given = {paths[0]: _stdin()}
+    if args.add_noqa and (args.fix or args.diff):
+        raise UsageError("--add-noqa suppresses the findings; it cannot also fix them (--fix, --diff)")
     if args.show_fixes and args.format not in LISTING:
         raise UsageError("--show-fixes lists fixes in the text output: use --format text or concise")
     if args.statistics and args.format not in (*LISTING, "json"):
@@ -258,6 +285,17 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if missing:
         say(err, f"no such file or folder: {', '.join(missing)}")
         return EXIT_USAGE
+    if args.show_files or args.show_settings:
+        from fa_lint.cli.show import files, settings_of
+
+        listed = list(given) if given else engine.targets(paths, settings)
+        if args.show_files:
+            out.write(files(listed))
+        else:
+            out.write(
+                settings_of(listed, cfg, found, lambda c: _settings(args, c, prune=found is None), args)
+            )
+        return EXIT_OK
     base = _baseline(rev, paths, settings) if rev else None
     hidden = 0
 
@@ -271,11 +309,28 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return kept.report
 
     report = check()
+    if args.verbose:
+        from fa_lint.cli.show import governing
+
+        for line in governing(report.files, cfg, found):
+            say(err, line)
     if args.diff:
         return _diff(report, args.unsafe_fixes, io.StringIO() if args.silent else out, err, quiet)
+    if args.add_noqa:
+        return _add_noqa(report, settings, err, quiet)
     shown = None
+    # --exit-non-zero-on-fix (ruff's): a changed file fails the run, for a hook or CI job that must
+    # not pass with fixes nobody has looked at (--exit-zero still wins, as in ruff)
+    changed_fails = False
     if args.fix:
         report, shown = _fix(report, check, args.unsafe_fixes, err, quiet)
+        changed_fails = bool(shown.edits) and args.exit_non_zero_on_fix and not args.exit_zero
+        if args.fix_only:  # ruff's: the fixes are the whole report, and what is left fails nothing
+            if args.show_fixes and not args.silent:
+                from fa_lint.report.text import shown_fixes
+
+                write("".join(f"{line}\n" for line in shown_fixes(shown)), args.output_file, out)
+            return EXIT_FINDINGS if changed_fails else EXIT_OK
     elif args.show_fixes:
         shown = _would_fix(report, args.unsafe_fixes, err)
     if not report.files and (args.format not in LISTING or args.statistics) and not quiet:  # listings say so
@@ -287,14 +342,44 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         text = _statistics(report, args.format, args.unsafe_fixes, fixable)
     else:
         color = not args.output_file and _use_color(args.color, out)
+        extra = {}
+        if args.format == "sarif":  # the pipeline it runs in, for Azure DevOps' code scanning
+            from fa_lint.report.sarif import azure_pipeline
+
+            extra = {"automation": azure_pipeline(os.environ)}
         text = renderer(args.format)(
-            report, color=color, fixable=fixable, fixes=shown if args.show_fixes else None, quiet=quiet
+            report,
+            color=color,
+            fixable=fixable,
+            fixes=shown if args.show_fixes else None,
+            quiet=quiet,
+            **extra,
         )
     if args.output_file or not args.silent:
         write(text, args.output_file, out)
     if args.exit_zero:
         return EXIT_OK
+    if changed_fails:
+        return EXIT_FINDINGS
     return EXIT_FINDINGS if any(_fails(f, args, cfg, found) for f in report.findings) else EXIT_OK
+
+
+def _add_noqa(report: Report, settings: Settings, err: TextIO, quiet: bool) -> int:
+    """``--add-noqa``: ruff's, and like ruff's it exits 0: the findings are suppressed, not fixed."""
+    from fa_lint import engine, fix
+    from fa_lint.cli.addnoqa import add
+    from fa_lint.report.text import plural
+
+    def recheck(path: str, data: bytes) -> Report:
+        return engine.check([path], settings, {path: data})
+
+    added = add(report.findings, recheck, fix.write)
+    for path, line, why in added.refused:
+        say(err, f"no noqa added: {path}:{line}: {why}")
+    if not quiet:
+        comments = "1 noqa comment" if added.comments == 1 else f"{added.comments} noqa comments"
+        err.write(f"fa-lint: added {comments} to {plural(added.files, 'file')}\n")
+    return EXIT_OK
 
 
 def _fails(f: Finding, args: argparse.Namespace, cfg: config.Config, found: config.Resolver | None) -> bool:

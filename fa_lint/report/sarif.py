@@ -5,15 +5,22 @@ folder fa-lint ran in, outside any repository), which is what code scanning reso
 wherever in the checkout fa-lint ran. Every rule carries what GitHub's ingestion asks of one (a short
 and a full description, help as text and Markdown, a help URI); every result its source lines, as a
 snippet of its region and of a context region around it.
+
+Written as plain dicts and ``json.dumps``, not with a SARIF library: sarif-om (Microsoft's generated
+classes, 1.0.4 on PyPI) is the same tree as classes to fill in, which another package (jschema-to-python)
+then turns into this JSON; it checks nothing the schema does not. What is checked instead is the output,
+where it counts: against the OASIS schema, and by Microsoft's SARIF multitool with GitHub's and Azure
+DevOps' rules (tests/test_report.py).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from fa_lint.model import Finding, Location, Severity
 from fa_lint.report._common import (
@@ -63,6 +70,14 @@ class _Paths:
         return self._lines.get(path)
 
     def location(self, loc: Location, message: str | None = None) -> dict[str, Any]:
+        lines = self.lines(loc.path)
+        count = len(lines) - (lines[-1] == "") if lines is not None else 0  # a last "\n" ends a line
+        point = (loc.end_line, loc.end_column) <= (loc.line, loc.column)
+        if point and lines is not None and 1 <= loc.line <= count and lines[loc.line - 1]:
+            # A point (where a parser stopped) has no text to show: a viewer shows no snippet and the
+            # multitool asks for one (SARIF2010). The region becomes its line, which is what a viewer
+            # marks anyway; the text output still points at the column.
+            loc = loc._replace(column=1, end_line=loc.line, end_column=len(lines[loc.line - 1]) + 1)
         end_line = max(loc.end_line, loc.line)
         region: dict[str, Any] = {
             "startLine": loc.line,
@@ -71,8 +86,6 @@ class _Paths:
             "endColumn": max(loc.end_column, 1),
         }
         physical: dict[str, Any] = {"artifactLocation": self.artifact(loc.path), "region": region}
-        lines = self.lines(loc.path)
-        count = len(lines) - (lines[-1] == "") if lines is not None else 0  # a last "\n" ends a line
         if lines is not None and 1 <= loc.line <= count:
             last = min(end_line, count)
             span = lines[loc.line - 1 : last]  # the region's own text: its first column to its last
@@ -91,6 +104,50 @@ class _Paths:
         if message:
             out["message"] = {"text": message}
         return out
+
+
+# Azure Pipelines' predefined variables that name a run, as GitHub Advanced Security for Azure DevOps
+# wants them in run.automationDetails (the SARIF multitool's rules GHAzDO1014, 1019 and 1020, and its
+# AdoPipelineContext, which builds the same id from the same variables).
+_ADO = "azuredevops/pipeline/build/"
+_GUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def azure_pipeline(env: Mapping[str, str]) -> dict[str, Any] | None:
+    """``run.automationDetails`` for a run inside an Azure DevOps pipeline (``TF_BUILD``), else None.
+
+    Outside one the key is left out on purpose: GitHub's upload-sarif fills in its own category (the
+    workflow and job, or its ``category`` input) only where a log has none, so a fixed id would make
+    every fa-lint upload of a repository replace the others'.
+    """
+
+    def get(*names: str) -> str:
+        return next((env[n].strip() for n in names if env.get(n, "").strip()), "")
+
+    if get("TF_BUILD").lower() not in ("true", "1"):
+        return None
+    collection = urlsplit(get("SYSTEM_COLLECTIONURI"))
+    host = collection.hostname or ""
+    if host in ("dev.azure.com", "vsrm.dev.azure.com"):
+        org = collection.path.strip("/").split("/")[0]
+    else:
+        org = host.removesuffix(".visualstudio.com").removesuffix(".vsrm") if "." in host else ""
+    project, phase = get("SYSTEM_TEAMPROJECTID"), get("SYSTEM_PHASEID", "SYSTEM_JOBID")
+    definition, build = get("BUILD_DEFINITIONID", "SYSTEM_DEFINITIONID"), get("BUILD_BUILDID")
+    name, phase_name = get("BUILD_DEFINITIONNAME"), get("SYSTEM_PHASENAME", "SYSTEM_JOBNAME")
+    branch = get("BUILD_SOURCEBRANCH")
+    complete = org and name and phase_name and branch and definition.isdigit() and build.isdigit()
+    if not complete or not _GUID.fullmatch(project) or not _GUID.fullmatch(phase):
+        return None  # not the pipeline's own variables: no identity is better than a wrong one
+    return {
+        "id": f"{_ADO}{org}/{project.lower()}/{int(definition)}/{phase.lower()}/{branch}/{int(build)}",
+        "properties": {
+            f"{_ADO}buildDefinitionId": str(int(definition)),
+            f"{_ADO}buildDefinitionName": name,
+            f"{_ADO}phaseId": phase.lower(),
+            f"{_ADO}phaseName": phase_name,
+        },
+    }
 
 
 def _lines(lines: list[str], *, ended: bool) -> str:
@@ -208,18 +265,21 @@ def _unmarked(markdown: str) -> str:
     return re.sub(r"(\*{1,2})(?=\S)([^*]+?)(?<=\S)\1", r"\2", text)
 
 
-def render(report: Report, **_: object) -> str:
+def render(report: Report, *, automation: dict[str, Any] | None = None, **_: object) -> str:
+    """The SARIF log; ``automation``: the run's ``automationDetails`` (``azure_pipeline``), or None."""
     index = {code: i for i, code in enumerate(RULES)}
     paths = _Paths(report)
     run = {
         "tool": {
             "driver": {
                 **tool(),
+                "fullName": f"fa-lint {tool()['version']}",  # GitHub Advanced Security for Azure DevOps
                 "semanticVersion": tool()["version"],
                 "informationUri": HOME,
                 "rules": _rules(),
             }
         },
+        **({"automationDetails": automation} if automation else {}),
         "invocations": [{"executionSuccessful": True}],
         "originalUriBaseIds": {
             ROOT: {

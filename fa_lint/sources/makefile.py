@@ -1,4 +1,10 @@
-"""Makefiles, when named explicitly: recipe lines that install, with ``$(VAR)`` from the file."""
+"""Makefiles, when named explicitly: recipe lines that install, with ``$(VAR)`` from the file.
+
+Read by hand: no Python library parses a Makefile (the packages named for it on PyPI run make, or
+generate Makefiles), and only GNU make itself knows the whole language. What is needed is narrow and
+stable across makes: tab-led recipe lines with their ``\\`` continuations, and simple ``VAR = value``
+definitions for ``$(VAR)``; a recipe is then read as the shell script it is, with the shell parser.
+"""
 
 from __future__ import annotations
 

@@ -7,6 +7,12 @@ A testenv without ``deps`` of its own takes ``[testenv]``'s, and likewise for ``
 those factors; ``{[testenv]deps}`` brings in another section's lines; ``{toxinidir}`` is the file's
 folder, ``{env:NAME:default}`` its default. Environment names come from ``envlist`` (with its
 ``py{310,311}-{cpu,gpu}`` braces) and the ``[testenv:NAME]`` sections.
+
+The factor expansion and conditions are written here, not taken from tox: tox does them inside its
+configuration loader (tox.config.loader.ini.factor), which is not a public API, changes between majors
+(tox 3 and 4 differ), and importing tox would bring its plugin system and virtualenv into a linter that
+only reads the file. The rules are tox's documented ones ("Generative environment lists", "Factors and
+factor-conditional settings"), small enough to state in the two functions below.
 """
 
 from __future__ import annotations

@@ -1,0 +1,94 @@
+"""``--add-noqa`` (ruff's): a ``# noqa: CODES`` comment at the end of each line with a finding, so a
+project can adopt fa-lint (or a new rule) and fix the old findings one at a time.
+
+A comment is added only where it changes nothing but the suppression: never after a line that goes on
+with a ``\\`` (the comment would end the continuation: pip would read the next line as another
+requirement, the shell as another command), and each file is written only when fa-lint reads it the
+same way afterwards: the same findings, less those the comments suppress. A file whose format has no
+comments (a JSON lock) fails that test and is left alone, as a file that is not UTF-8 is. Each file is
+replaced atomically, as ``--fix`` replaces it.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from fa_lint._records import NamedTuple
+
+if TYPE_CHECKING:
+    from fa_lint.engine import Report
+    from fa_lint.model import Finding
+
+Recheck = Callable[[str, bytes], "Report"]  # a file's findings with its text replaced by these bytes
+
+
+class Added(NamedTuple):
+    comments: int  # lines that got a comment
+    files: int
+    refused: tuple[tuple[str, int, str], ...]  # (path, line, why)
+
+
+def _wanted(findings: Iterable[Finding]) -> dict[str, dict[int, set[str]]]:
+    by_path: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for f in findings:
+        if f.location.path != "-":
+            by_path[f.location.path][f.location.line].add(f.code)
+    return by_path
+
+
+def _comment(line: str, codes: set[str]) -> str:
+    """The line with the comment before its line ending (a CRLF file keeps its ``\\r``)."""
+    body, cr = (line[:-1], "\r") if line.endswith("\r") else (line, "")
+    return f"{body}  # noqa: {', '.join(sorted(codes))}{cr}"
+
+
+def _seen(report: Report, path: str) -> set[tuple[str, int, str]]:
+    return {(f.code, f.location.line, f.message) for f in report.findings if f.location.path == path}
+
+
+def add(findings: Iterable[Finding], recheck: Recheck, write: Callable[[str, bytes], None]) -> Added:
+    comments = files = 0
+    refused: list[tuple[str, int, str]] = []
+    for path, lines in _wanted(findings).items():
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            refused += [(path, n, f"cannot read the file: {exc.strerror or exc}") for n in sorted(lines)]
+            continue
+        bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
+        try:
+            text = data[len(bom) :].decode("utf-8")
+        except UnicodeDecodeError:
+            refused += [(path, n, "the file is not UTF-8") for n in sorted(lines)]
+            continue
+        split = text.split("\n")
+        added: dict[int, set[str]] = {}
+        for n, codes in sorted(lines.items()):
+            if not 1 <= n <= len(split):
+                continue
+            if split[n - 1].rstrip(" \t\r").endswith("\\"):
+                refused.append((path, n, "the line goes on with a '\\': a comment would end it"))
+                continue
+            split[n - 1] = _comment(split[n - 1], codes)
+            added[n] = codes
+        if not added:
+            continue
+        new = bom + "\n".join(split).encode("utf-8")
+        before, after = recheck(path, data), recheck(path, new)
+        hidden = {(c, n, m) for c, n, m in _seen(before, path) if c in added.get(n, ())}
+        if _seen(after, path) != _seen(before, path) - hidden:
+            why = "fa-lint would read the file differently with the comment (a format without comments?)"
+            refused += [(path, n, why) for n in sorted(added)]
+            continue
+        try:
+            write(path, new)
+        except OSError as exc:
+            refused += [(path, n, f"cannot write the file: {exc.strerror or exc}") for n in sorted(added)]
+            continue
+        comments += len(added)
+        files += 1
+    return Added(comments, files, tuple(refused))
