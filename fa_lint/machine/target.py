@@ -44,6 +44,15 @@ class GpuTarget(NamedTuple):
     remote: bool = False  # said by another file (a Kubernetes manifest): the install may not run there
 
 
+class UnknownGpu(NamedTuple):
+    """A GPU a file names that gpus.json cannot map to one compute capability (a name it lacks, or one
+    several GPUs share): the machine rules say they did not judge it, never nothing."""
+
+    value: str  # "RTX2070"
+    where: str
+    remote: bool = False
+
+
 class Platform(NamedTuple):
     name: str  # "windows", "macos", "linux"
     where: str
@@ -66,6 +75,7 @@ class Target(NamedTuple):
     # runner; True on a machine the files name a GPU for; None where nothing says
     build_gpu: bool | None = None
     build_where: str = ""
+    unknown_gpus: tuple[UnknownGpu, ...] = ()  # GPU names no gpus.json row maps (kind "gpu" settings)
 
     @property
     def glibc(self) -> Known | None:
@@ -149,9 +159,13 @@ class Machines:
         gpus = tuple(_gpu_targets(own)) or tuple(
             t._replace(possible=True, remote=True) for t in _gpu_targets(self.repository)
         )
+        unknown = tuple(_unknown_gpus(own)) or tuple(
+            u._replace(remote=True) for u in _unknown_gpus(self.repository)
+        )
         conda = tuple(r for r in env.members if r.name in CONDA_NVCC and r.tool == "conda")
         build_gpu, build_where = _build_gpu(scope, own, gpus)
-        return Target(gpus, tuple(_platforms(own)), host, where, settings, conda, build_gpu, build_where)
+        platforms = tuple(_platforms(own))
+        return Target(gpus, platforms, host, where, settings, conda, build_gpu, build_where, unknown)
 
     def _stages(self, path: str, scope: str) -> list[str]:
         """A stage and the stages it is built ``FROM``, oldest first."""
@@ -217,6 +231,15 @@ def _gpu_targets(settings: Iterable[Setting]) -> Iterable[GpuTarget]:
             continue
         if gpu is not None:
             yield GpuTarget(gpu, f"{s.location} ({s.name}: {s.value})", s.possible)
+
+
+def _unknown_gpus(settings: Iterable[Setting]) -> Iterable[UnknownGpu]:
+    """GPU names gpus.json does not map. Only settings that certainly name a GPU (SkyPilot accelerators,
+    a GPU node label, a Slurm GPU type, Modal's gpu=): a runner label or an instance type need not
+    name one at all (``self-hosted``, ``m5.large``)."""
+    for s in settings:
+        if s.kind == "gpu" and _gpus.named(s.value) is None:
+            yield UnknownGpu(s.value, f"{s.location} ({s.name}: {s.value})")
 
 
 _WINDOWS = re.compile(r"^(?:windows(?:-.*)?|win-?\d*|win32|win-64|win-arm64)$", re.I)
