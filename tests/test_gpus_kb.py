@@ -168,3 +168,30 @@ def test_runner_labels_are_not_gpu_names(project: Any) -> None:
         "      - run: pip install flash-attn==2.6.3\n"
     )
     assert _fal013(project, {".github/workflows/t.yml": wf}) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "arch"),
+    [
+        # Google Cloud: A2 is A100, A3 High/Mega/Edge H100, A3 Ultra H200, A4 B200, A4X GB200 (Grace: Arm), G2 L4
+        ("a2-highgpu-1g", "NVIDIA A100", None),
+        ("a2-ultragpu-8g", "NVIDIA A100", None),
+        ("a3-megagpu-8g", "NVIDIA H100", None),
+        ("a3-ultragpu-8g", "NVIDIA H200", None),
+        ("a4-highgpu-8g", "NVIDIA B200", None),
+        ("a4x-highgpu-4g", "NVIDIA GB200", "aarch64"),
+        ("g2-standard-4", "NVIDIA L4", None),
+        # AWS: G6e is L40S; G5g is Graviton2 (Arm) with T4G (Turing, 7.5)
+        ("g6e.xlarge", "NVIDIA L40S", None),
+        ("g5g.2xlarge", "NVIDIA T4", "aarch64"),
+    ],
+)
+def test_cloud_instance_families(text: str, name: str, arch: str | None) -> None:
+    gpu = gpus.instance(text)
+    assert gpu is not None and gpu.name == name
+    assert gpus.instance_arch(text) == arch
+
+
+@pytest.mark.parametrize("text", ["n1-standard-4", "e2-medium", "m5.large", "g2-standard"])
+def test_instance_types_without_a_gpu(text: str) -> None:
+    assert gpus.instance(text) is None
