@@ -13,6 +13,7 @@ from fa_lint.rules import (
     files,
     gpu,
     install,
+    ngc,
     nvcc,
     platform,
     shell,
@@ -36,6 +37,7 @@ FAMILIES = (
     fa4,
     torch_conflict,
     fa3,
+    ngc,
 )
 CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)
 RULES: dict[str, Rule] = dict(sorted((r.code, r) for f in FAMILIES for r in f.RULES))
