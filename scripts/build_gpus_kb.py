@@ -79,6 +79,9 @@ def problems(doc: dict[str, Any]) -> list[str]:
             hits = [r["name"] for r in rows if _matches(r, text)]
             if hits != [name]:
                 out.append(f"{name}: {text!r} matches {hits or 'no row'}")
+    for row in rows:
+        if "cpu" in row and row.get("cpu_source") not in doc["sources"]:
+            out.append(f"{row['name']}: its cpu has no source")
     for row in doc["instances"] + doc.get("runner_tags", []):
         if row["source"] not in doc["sources"]:
             out.append(f"{row}: unknown source")

@@ -16,6 +16,7 @@ class Gpu(NamedTuple):
     name: str  # "NVIDIA A100"
     cc: Capability  # (8, 0)
     source: str  # where the capability is stated
+    cpu: str = ""  # "aarch64": it only comes with an Arm host CPU (Grace); "" where nothing says
 
     @property
     def capability(self) -> str:
@@ -36,7 +37,7 @@ def _patterns() -> tuple[tuple[re.Pattern[str], Gpu], ...]:
     out = []
     for row in doc["gpus"]:
         major, minor = row["cc"].split(".")
-        gpu = Gpu(row["name"], (int(major), int(minor)), doc["sources"][row["source"]])
+        gpu = Gpu(row["name"], (int(major), int(minor)), doc["sources"][row["source"]], row.get("cpu", ""))
         for m in row["match"]:
             out.append((re.compile(rf"(?<![a-z0-9])(?:{m})(?![a-z0-9])"), gpu))
     return tuple(out)

@@ -30,6 +30,7 @@ from fa_lint.kb import gpus as _gpus
 from fa_lint.kb import images as _images
 from fa_lint.kb.gpus import Gpu
 from fa_lint.kb.images import Host
+from fa_lint.machine.cpu import Cpu, cpus
 from fa_lint.machine.toolchain import Known
 from fa_lint.model import CONDA_NVCC, Image, Requirement, Setting
 
@@ -76,6 +77,7 @@ class Target(NamedTuple):
     build_gpu: bool | None = None
     build_where: str = ""
     unknown_gpus: tuple[UnknownGpu, ...] = ()  # GPU names no gpus.json row maps (kind "gpu" settings)
+    cpus: tuple[Cpu, ...] = ()  # what the files say of the host CPU (aarch64), from machine/cpu.py
 
     @property
     def glibc(self) -> Known | None:
@@ -165,7 +167,8 @@ class Machines:
         conda = tuple(r for r in env.members if r.name in CONDA_NVCC and r.tool == "conda")
         build_gpu, build_where = _build_gpu(scope, own, gpus)
         platforms = tuple(_platforms(own))
-        return Target(gpus, platforms, host, where, settings, conda, build_gpu, build_where, unknown)
+        cpu = cpus(own, chain, ((t.gpu, t.where, t.possible or t.remote) for t in gpus))
+        return Target(gpus, platforms, host, where, settings, conda, build_gpu, build_where, unknown, cpu)
 
     def _stages(self, path: str, scope: str) -> list[str]:
         """A stage and the stages it is built ``FROM``, oldest first."""

@@ -22,18 +22,19 @@ PLATFORM_UNSUPPORTED = Rule(
     "platform-unsupported",
     Severity.ERROR,
     "flash-attn installs where it cannot import or build: a prebuilt wheel built on a newer glibc than "
-    "the machine has, or a Windows or macOS target.",
-    also=(
-        Severity.WARNING,
-    ),  # a declared platform, a Windows job with a toolkit, a glibc above the reported one
+    "the machine has, a Windows or macOS target, or an Arm (aarch64) host its wheels do not cover.",
+    # a declared platform, a Windows job with a toolkit, a glibc above the reported one; an Arm host
+    # that compiles (warning), or only may be Arm (info)
+    also=(Severity.WARNING, Severity.INFO),
 )
 RULES = (PLATFORM_UNSUPPORTED,)
 PACKAGES = frozenset(SUBDIRECTORIES.values()) | toolchain.PACKAGES
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    if not ctx.settings:
+    if not ctx.settings and not any(r.marker and "platform_machine" in r.marker for r in ctx.requirements):
         return  # nothing read about platforms and C libraries: the checks and their knowledge stay unimported
-    from fa_lint.rules import _platform
+    from fa_lint.rules import _arm, _platform
 
     yield from _platform.check(ctx)
+    yield from _arm.check(ctx)
