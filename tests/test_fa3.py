@@ -178,3 +178,11 @@ def test_a_beta_wheel_may_lack_page_table(project: Any) -> None:
 def test_what_the_pinned_transformers_does(project: Any, pin: str, says: str) -> None:
     found = _found(project, {"requirements.txt": f"flash-attn-3==3.0.0\ntransformers=={pin}\n"})
     assert any(says in n for n in found[0]["notes"]), found[0]["notes"]
+
+
+def test_the_refused_flash_attn_note_says_fa3_comes_first(project: Any) -> None:
+    # transformers 5.24.0 refuses flash-attn < 2.3.3 and loads the Hub kernel; its continuous batching
+    # tries FA3 before FA2 (continuous_api.py from 5.15.0)
+    project({"requirements.txt": "flash-attn==2.3.0\ntransformers==5.24.0\nkernels==0.18.2\n"})
+    notes = [n for f in run("--format", "json", "--isolated", ".").json["findings"] for n in f["notes"]]
+    assert any("tries flash_attention_3 first, then flash_attention_2" in n for n in notes)

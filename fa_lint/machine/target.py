@@ -84,7 +84,8 @@ class Target(NamedTuple):
         if self.host is None or self.host.libc is None:
             return None
         value = self.host.glibc if self.host.libc == "glibc" else self.host.libc
-        return Known(value, f"{self.host_where}: {self.host.distro}") if value else None
+        what = self.host.source if self.host.floating else self.host.distro  # a moving tag says so
+        return Known(value, f"{self.host_where}: {what}") if value else None
 
     def variable(self, name: str, step: int) -> Known | None:
         """The value of a build variable for the install command ``step`` (the last one set before it);
