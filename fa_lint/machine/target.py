@@ -31,6 +31,7 @@ from fa_lint.kb import images as _images
 from fa_lint.kb.gpus import Gpu
 from fa_lint.kb.images import Host
 from fa_lint.machine.cpu import Cpu, cpus
+from fa_lint.machine.driver import Driver, drivers
 from fa_lint.machine.toolchain import Known
 from fa_lint.model import CONDA_NVCC, Image, Requirement, Setting
 
@@ -78,6 +79,7 @@ class Target(NamedTuple):
     build_where: str = ""
     unknown_gpus: tuple[UnknownGpu, ...] = ()  # GPU names no gpus.json row maps (kind "gpu" settings)
     cpus: tuple[Cpu, ...] = ()  # what the files say of the host CPU (aarch64), from machine/cpu.py
+    drivers: tuple[Driver, ...] = ()  # the driver CUDA a file declares (pixi), from machine/driver.py
 
     @property
     def glibc(self) -> Known | None:
@@ -169,7 +171,10 @@ class Machines:
         build_gpu, build_where = _build_gpu(scope, own, gpus)
         platforms = tuple(_platforms(own))
         cpu = cpus(own, chain, ((t.gpu, t.where, t.possible or t.remote) for t in gpus))
-        return Target(gpus, platforms, host, where, settings, conda, build_gpu, build_where, unknown, cpu)
+        declared = drivers(own)
+        return Target(
+            gpus, platforms, host, where, settings, conda, build_gpu, build_where, unknown, cpu, declared
+        )
 
     def _stages(self, path: str, scope: str) -> list[str]:
         """A stage and the stages it is built ``FROM``, oldest first."""

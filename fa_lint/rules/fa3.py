@@ -201,6 +201,13 @@ def _where(req: Requirement, kb: Fa3KnowledgeBase, origin: str, version: Version
                 )
         return text
     if origin == "source":
+        ref = re.search(r"@([^@#/]+)(?:#|$)", (req.url or "").split("://", 1)[-1])
+        if ref is not None:
+            return (
+                f"built from flash-attention's hopper/ at {ref.group(1)}: FA3 has no release tags, and "
+                f"fa-lint (its history read up to {kb.head} of {kb.head_date}) does not date a commit it "
+                "is given, so which of the facts below hold there is not judged"
+            )
         return (
             f"built from flash-attention's hopper/ (its default branch, read up to {kb.head} of "
             f"{kb.head_date}): FA3 has no release tags, so what a checkout builds depends on its commit"

@@ -25,10 +25,10 @@ from packaging.version import InvalidVersion, Version
 from fa_lint.kb import PAGED_KV
 from fa_lint.model import FLASH_ATTN, Finding, Image, Kind, Severity
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._installs import Install, installs
 
 if TYPE_CHECKING:
     from fa_lint.kb.ngc import NgcFacts, NgcRelease
+    from fa_lint.rules._installs import Install
 
 NGC_CONTAINER = Rule(
     "FAL023",
@@ -47,6 +47,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     if not any(isinstance(s, Image) and "nvidia/pytorch:" in s.reference for s in ctx.settings):
         return  # no NGC PyTorch base image: nothing to read
     from fa_lint.kb import ngc
+    from fa_lint.rules._installs import installs  # the machine's knowledge, only for an NGC image
 
     facts = ngc.load()
     images = {(s.location.path, s.scope): s for s in ctx.settings if isinstance(s, Image)}

@@ -34,7 +34,8 @@ PACKAGES = frozenset(SUBDIRECTORIES.values()) | toolchain.PACKAGES
 def check(ctx: Context) -> Iterator[Finding]:
     if not ctx.settings and not any(r.marker and "platform_machine" in r.marker for r in ctx.requirements):
         return  # nothing read about platforms and C libraries: the checks and their knowledge stay unimported
-    from fa_lint.rules import _arm, _platform
+    from fa_lint.rules import _arm, _driver, _platform
 
     yield from _platform.check(ctx)
     yield from _arm.check(ctx)
+    yield from _driver.check(ctx)
