@@ -33,6 +33,8 @@ def test_rows() -> None:
     assert facts.release("23.12").torch == "2.2.0a0+81ea7a4"
     assert facts.release("24.10").torch == "2.5.0a0+e000cf0"
     assert (facts.release("25.12").torch, facts.release("25.12").cuda) == ("2.10.0a0+b4e4ee81d3", "13.1.0")
+    assert facts.release("25.02").torch == "2.7.0a0+6c54963f75"
+    assert facts.release("25.10").cuda == "13.0.2"
     assert facts.release("24.05").torch is None  # no source read: unknown, never guessed
     assert ngc.tag("nvcr.io/nvidia/pytorch:24.10-py3") == "24.10"
     assert ngc.tag("nvcr.io/nvidia/pytorch:24.10-py3-igpu") == "24.10"
