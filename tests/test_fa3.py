@@ -186,3 +186,30 @@ def test_the_refused_flash_attn_note_says_fa3_comes_first(project: Any) -> None:
     project({"requirements.txt": "flash-attn==2.3.0\ntransformers==5.24.0\nkernels==0.18.2\n"})
     notes = [n for f in run("--format", "json", "--isolated", ".").json["findings"] for n in f["notes"]]
     assert any("tries flash_attention_3 first, then flash_attention_2" in n for n in notes)
+
+
+def _lock(version: str, registry: str) -> str:
+    return (
+        'version = 1\nrequires-python = ">=3.10"\n\n[[package]]\nname = "flash-attn-3"\n'
+        f'version = "{version}"\nsource = {{ registry = "{registry}" }}\n\n'
+        '[[package]]\nname = "p"\nversion = "1"\nsource = { editable = "." }\n'
+        'dependencies = [\n    { name = "flash-attn-3" },\n]\n'
+    )
+
+
+PYPROJECT = (
+    '[project]\nname = "p"\nversion = "1"\nrequires-python = ">=3.10"\ndependencies = ["flash-attn-3"]\n'
+)
+
+
+def test_a_lock_of_the_placeholder_and_of_a_real_release(project: Any) -> None:
+    found = _found(
+        project, {"pyproject.toml": PYPROJECT, "uv.lock": _lock("0.0.0", "https://pypi.org/simple")}
+    )
+    assert _brief(found) == [("uv.lock", 5, "error")]
+    found = _found(
+        project,
+        {"pyproject.toml": PYPROJECT, "uv.lock": _lock("3.0.0", "https://download.pytorch.org/whl/cu128")},
+    )
+    assert _brief(found) == [("uv.lock", 5, "info")]
+    assert any("not on PyPI" in n for n in found[0]["notes"])

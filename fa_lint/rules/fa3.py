@@ -92,8 +92,11 @@ def _judge(ctx: Context, req: Requirement, kb: Fa3KnowledgeBase) -> Finding:
         template.replace("flash-attn", FA3) if template.startswith(("locked", "flash-attn")) else template
     )
     origin = _origin(req)
-    if origin == "pypi":
-        return _pypi(ctx, req, kb, template, parts, fields)
+    locked = req.kind is Kind.LOCK and req.version is not None
+    if origin == "pypi" or (
+        locked and any(r.version == str(req.version) and not r.ships_code for r in kb.pypi)
+    ):
+        return _pypi(ctx, req, kb, template, parts, fields)  # a lock of 0.0.0 pins PyPI's placeholder
     version = req.version or _wheel_version(req.url or "")
     notes = [_where(req, kb, origin, version), *_paged(kb, version), _archs(kb)]
     notes.append(_transformers(ctx, req, ctx.transformers, kb))
@@ -147,7 +150,9 @@ def _pypi(
         )
     r = placeholders[-1]
     notes = [
-        f"this install command names no index, so pip and uv read PyPI, where {FA3} has only {held}",
+        f"this install command names no index, so pip and uv read PyPI, where {FA3} has only {held}"
+        if req.kind is not Kind.LOCK
+        else f"the lock pins {req.version}, PyPI's only {FA3}",
         f"{FA3} {r.version} ({r.evidence}) ships an empty `flash_attn_interface`: `from flash_attn_interface "
         "import flash_attn_func` fails with ImportError",
     ]
@@ -211,6 +216,12 @@ def _where(req: Requirement, kb: Fa3KnowledgeBase, origin: str, version: Version
         return (
             f"built from flash-attention's hopper/ (its default branch, read up to {kb.head} of "
             f"{kb.head_date}): FA3 has no release tags, so what a checkout builds depends on its commit"
+        )
+    if req.kind is Kind.LOCK and req.version is not None:
+        return (
+            f"the lock pins {req.version}, which is not on PyPI (it has only "
+            f"{', '.join(r.version for r in kb.pypi)}, an empty placeholder): it comes from the index the "
+            "lock names"
         )
     if req.options is not None and req.options.index_urls:
         return (
