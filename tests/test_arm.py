@@ -123,3 +123,13 @@ def test_an_x86_64_wheel_on_arm_does_not_install(project: Any) -> None:
 )
 def test_nothing_says_arm(project: Any, files: dict[str, str]) -> None:
     assert [m for *_, m in _found(project, files) if "Arm" in m] == []
+
+
+def test_an_x86_64_fa3_wheel_on_arm(project: Any) -> None:
+    wheel = "https://download.pytorch.org/whl/cu128/flash_attn_3-3.0.0-cp39-abi3-manylinux_2_28_x86_64.whl"
+    found = _found(
+        project, {"Dockerfile": f"FROM --platform=linux/arm64 python:3.12\nRUN pip install {wheel}\n"}
+    )
+    assert [(p, s) for p, _, s, m in found if "flash-attn-3 wheel is built for x86_64" in m] == [
+        ("Dockerfile", "error")
+    ]

@@ -14,13 +14,16 @@ from collections.abc import Iterator
 from fa_lint.machine.cpu import ARM, ARM_MARKER, Cpu
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Severity
 from fa_lint.rules._base import Context
-from fa_lint.rules._installs import Install, installs
+from fa_lint.rules._installs import FA3, Install, installs
 from fa_lint.rules.platform import PLATFORM_UNSUPPORTED
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     for inst in installs(ctx):
-        if inst.req.name != FLASH_ATTN or inst.req.kind is Kind.LOCK or not _cpus(inst):
+        # flash-attn, and flash-attn-3's wheel files (PyTorch's index serves x86_64 ones)
+        if inst.req.name not in (FLASH_ATTN, FA3) or inst.req.kind is Kind.LOCK or not _cpus(inst):
+            continue
+        if inst.req.name == FA3 and inst.path != "wheel":
             continue
         if _not_on_arm(inst.req.marker):
             continue  # `; platform_machine == 'x86_64'`: the requirement does not install on Arm
@@ -76,7 +79,7 @@ def _wheel_file(inst: Install) -> Finding | None:
     where, certain = _where(inst)
     return PLATFORM_UNSUPPORTED.finding(
         inst.req.location,
-        "this flash-attn wheel is built for x86_64, and the machine is Arm (aarch64): pip refuses it",
+        f"this {inst.req.name} wheel is built for x86_64, and the machine is Arm (aarch64): pip refuses it",
         severity=Severity.ERROR if certain else Severity.WARNING,
         package=inst.req.name,
         requirement=inst.req.raw,
