@@ -1,4 +1,4 @@
-"""FAL014 on Arm (aarch64) hosts, and what says a host is Arm (fa_lint/machine/cpu.py).
+"""Arm (aarch64) hosts: FAL011 (pip compiles) and FAL014 (an x86_64 wheel does not install), and what says a host is Arm (fa_lint/machine/cpu.py).
 
 Expectations come from the facts, not from fa-lint: flash-attn's setup.py asks for a wheel named
 ``linux_{platform.uname().machine}`` (``get_platform()``, v2.8.3:setup.py:73-78); the release workflow
@@ -21,7 +21,7 @@ INSTALL = "pip install torch==2.4.1 && pip install flash-attn==2.6.3 --no-build-
 
 def _found(project: Any, files: dict[str, str]) -> list[tuple[str, int, str, str]]:
     project(files)
-    r = run("--format", "json", "--isolated", "--select", "FAL014", ".")
+    r = run("--format", "json", "--isolated", "--select", "FAL011,FAL014", ".")
     return [(f["path"], f["line"], f["severity"], f["message"]) for f in r.json["findings"]]
 
 
@@ -133,3 +133,11 @@ def test_an_x86_64_fa3_wheel_on_arm(project: Any) -> None:
     assert [(p, s) for p, _, s, m in found if "flash-attn-3 wheel is built for x86_64" in m] == [
         ("Dockerfile", "error")
     ]
+
+
+def test_the_compile_is_fal011_and_the_refused_wheel_fal014(project: Any) -> None:
+    wf = f"jobs:\n  t:\n    runs-on: ubuntu-24.04-arm\n    steps:\n      - run: {INSTALL}\n"
+    project({".github/workflows/t.yml": wf})
+    found = run("--format", "json", "--isolated", "--select", "FAL011,FAL014", ".").json["findings"]
+    assert [(f["code"], f["severity"]) for f in found] == [("FAL011", "warning")]
+    assert any("os: [ubuntu-20.04]" in n or "ubuntu-20.04" in n for n in found[0]["notes"])  # 2.6.3's runners

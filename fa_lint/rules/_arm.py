@@ -1,4 +1,5 @@
-"""FAL014 on an Arm (aarch64) host: flash-attn's release wheels are x86_64 only, per release.
+"""An Arm (aarch64) host: flash-attn's release wheels are x86_64 only, per release (FAL011: pip compiles;
+FAL014: an x86_64 wheel file does not install).
 
 setup.py asks for ``...-linux_{platform.uname().machine}.whl`` (``get_platform()``), and the release
 workflow's matrix (``publish.yml``, ``os:``) names the runners its wheels are built on: x86_64 GitHub
@@ -15,6 +16,7 @@ from fa_lint.machine.cpu import ARM, ARM_MARKER, Cpu
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Severity
 from fa_lint.rules._base import Context
 from fa_lint.rules._installs import FA3, Install, installs
+from fa_lint.rules.install import NO_PREBUILT_WHEEL
 from fa_lint.rules.platform import PLATFORM_UNSUPPORTED
 
 
@@ -96,9 +98,11 @@ def _index(inst: Install) -> Finding | None:
     facts, release = inst.facts, inst.release
     if facts is None or release is None or facts.wheels is None or _arm_runners(facts.wheels.runners):
         return None  # no release workflow read, or one that builds Arm wheels: nothing to say
+    if inst.compiles:
+        return None  # FAL011 already says pip compiles it (no wheel for this torch, or forced)
     where, certain = _where(inst)
     ev = facts.wheels.evidence
-    return PLATFORM_UNSUPPORTED.finding(
+    return NO_PREBUILT_WHEEL.finding(
         inst.req.location,
         f"flash-attn {release} has no wheel for Arm (aarch64): on this machine pip compiles it from source",
         severity=Severity.WARNING if certain else Severity.INFO,

@@ -22,10 +22,11 @@ PLATFORM_UNSUPPORTED = Rule(
     "platform-unsupported",
     Severity.ERROR,
     "flash-attn installs where it cannot import or build: a prebuilt wheel built on a newer glibc than "
-    "the machine has, a Windows or macOS target, or an Arm (aarch64) host its wheels do not cover.",
-    # a declared platform, a Windows job with a toolkit, a glibc above the reported one; an Arm host
-    # that compiles (warning), or only may be Arm (info)
-    also=(Severity.WARNING, Severity.INFO),
+    "the machine has, a Windows or macOS target, an x86_64 wheel on an Arm host, or a driver older than "
+    "torch's CUDA.",
+    # a declared platform, a Windows job with a toolkit, a glibc above the reported one, a declared
+    # driver older than torch's CUDA; an x86_64 wheel on a host that may be Arm
+    also=(Severity.WARNING,),
 )
 RULES = (PLATFORM_UNSUPPORTED,)
 PACKAGES = frozenset(SUBDIRECTORIES.values()) | toolchain.PACKAGES
