@@ -281,6 +281,7 @@ BUILD_VARIABLES = frozenset(
         "NVCC_THREADS",
         "CUDA_HOME",
         "CUDA_PATH",
+        "CONDA_OVERRIDE_CUDA",  # conda's __cuda: the driver CUDA conda solves for (machine/driver.py)
     }
 )
 

@@ -190,6 +190,31 @@ def xpu_block_table(files: Files) -> Evidence:
     return _grep(files, r"continuous_batching", r"is_flash_attention_requested\(config, version=2\) and xpu")
 
 
+def fa3_supported(files: Files) -> Evidence:
+    """attn_implementation="flash_attention_3" exists: ``is_flash_attn_3_available`` is defined."""
+    return _grep(files, r"utils/import_utils\.py$", r"def is_flash_attn_3_available\(")
+
+
+def fa3_by_distribution(files: Files) -> Evidence:
+    """FA3 counts as available only when ``flash_attn_interface`` belongs to the flash-attn-3 distribution:
+    a copy of the module under another distribution's name is not FA3 to transformers."""
+    return _grep(files, r"utils/import_utils\.py$", r"\"flash-attn-3\" in \[")
+
+
+def fa3_page_table(files: Files) -> Evidence:
+    """The block table goes to a kernel as ``page_table`` when its function has no ``block_table`` (FA3's
+    flash_attn_with_kvcache, read by signature)."""
+    return _grep(
+        files, r"modeling_flash_attention_utils\.py$", r"flash_kwargs\[\"page_table\"\] = block_table"
+    )
+
+
+def cb_fa3_first(files: Files) -> Evidence:
+    """Continuous batching switches an eager/SDPA model to flash_attention_3 when FA3 (or its Hub kernel)
+    is available, before it tries flash_attention_2."""
+    return _grep(files, r"continuous_batching", r"is_flash_attn_3_available\(kernels_fallback_ok=True\)")
+
+
 FACTS: dict[str, Callable[[Files], Evidence]] = {
     "continuous_batching": continuous_batching,
     "block_table_key_check": block_table_key_check,
@@ -203,6 +228,10 @@ FACTS: dict[str, Callable[[Files], Evidence]] = {
     "block_table_switch": block_table_switch,
     "block_table_on_by_default": block_table_on_by_default,
     "xpu_block_table": xpu_block_table,
+    "fa3_supported": fa3_supported,
+    "fa3_by_distribution": fa3_by_distribution,
+    "fa3_page_table": fa3_page_table,
+    "cb_fa3_first": cb_fa3_first,
 }
 # Facts with a value that can change from release to release: the value, and since when it holds.
 STEPS: dict[str, Callable[[Files], tuple[str, Evidence] | None]] = {

@@ -404,6 +404,11 @@ def test_transformers_facts_from_released_source() -> None:
         "block_table_switch",
         "block_table_on_by_default",
         "xpu_block_table",
+        # FA3 (tests/test_fa3.py has their boundaries)
+        "fa3_supported",
+        "fa3_by_distribution",
+        "fa3_page_table",
+        "cb_fa3_first",
     }
     # every release 4.52.4-5.24.0 was read, so each boundary is exact
     assert (

@@ -38,7 +38,7 @@ from tests.conftest import run
         ("flash-attn==2.5.0", None),
         ("flash-attn>=2.5.0,<3", None),
         ("flash_attn~=2.6.3", None),
-        ("flash-attn-3==3.0.0b1", None),  # other distributions are not flash-attn
+        ("flash-attn-3==3.0.0b1", "FAL022"),  # FA3, judged on its own facts (info), never as flash-attn
         ("vllm-flash-attn==2.4.0", None),
         ("flash-attention==1.0.0", None),
     ],

@@ -16,6 +16,7 @@ class Gpu(NamedTuple):
     name: str  # "NVIDIA A100"
     cc: Capability  # (8, 0)
     source: str  # where the capability is stated
+    cpu: str = ""  # "aarch64": it only comes with an Arm host CPU (Grace); "" where nothing says
 
     @property
     def capability(self) -> str:
@@ -36,7 +37,7 @@ def _patterns() -> tuple[tuple[re.Pattern[str], Gpu], ...]:
     out = []
     for row in doc["gpus"]:
         major, minor = row["cc"].split(".")
-        gpu = Gpu(row["name"], (int(major), int(minor)), doc["sources"][row["source"]])
+        gpu = Gpu(row["name"], (int(major), int(minor)), doc["sources"][row["source"]], row.get("cpu", ""))
         for m in row["match"]:
             out.append((re.compile(rf"(?<![a-z0-9])(?:{m})(?![a-z0-9])"), gpu))
     return tuple(out)
@@ -54,17 +55,34 @@ def named(text: str) -> Gpu | None:
     return found.pop() if len(found) == 1 else None
 
 
+def _instance_row(text: str) -> dict[str, Any] | None:
+    text = text.strip().lower()
+    aws = re.fullmatch(r"(?:ml\.)?([a-z0-9-]+)\.[a-z0-9]+", text)
+    gcp = re.fullmatch(r"([a-z][a-z0-9]*-[a-z]+)-\d+g?", text)  # a2-highgpu-1g, g2-standard-4
+    rows = _doc()["instances"]
+    if aws is not None:
+        return next((r for r in rows if r["family"] == aws.group(1) and "cloud" not in r), None)
+    if gcp is not None:
+        return next((r for r in rows if r["family"] == gcp.group(1) and r.get("cloud") == "gcp"), None)
+    return None
+
+
 def instance(text: str) -> Gpu | None:
-    """The GPU of an AWS instance type (``g5.2xlarge``, SageMaker's ``ml.p4d.24xlarge``)."""
-    m = re.fullmatch(r"(?:ml\.)?([a-z0-9-]+)\.[a-z0-9]+", text.strip().lower())
-    if m is None:
-        return None
-    doc = _doc()
-    row = next((r for r in doc["instances"] if r["family"] == m.group(1)), None)
+    """The GPU of an AWS instance type (``g5.2xlarge``, SageMaker's ``ml.p4d.24xlarge``) or a GCP machine
+    type (``a2-highgpu-1g``, ``g2-standard-4``)."""
+    row = _instance_row(text)
     if row is None:
         return None
+    doc = _doc()
     gpu = next(g for p, g in _patterns() if g.name == row["gpu"])
     return gpu._replace(source=f"{gpu.source}; {doc['sources'][row['source']]}")
+
+
+def instance_arch(text: str) -> str | None:
+    """The CPU architecture of an instance type whose family gpus.json marks (``g5g.xlarge``: aarch64)."""
+    row = _instance_row(text)
+    arch = row.get("arch") if row is not None else None
+    return str(arch) if arch else None
 
 
 def runner_tag(text: str) -> Gpu | None:

@@ -24,6 +24,7 @@ class Host(NamedTuple):
     nvcc: bool | None = None  # whether it ships nvcc
     cuda: str | None = None  # the toolkit's CUDA, "12.1", where the tag says
     source: str = ""  # where these facts come from, for messages
+    floating: bool = False  # a tag that names no fixed release (``debian:stable``): its facts move
 
 
 @functools.cache
@@ -69,10 +70,16 @@ def image(reference: str) -> Host | None:
     tags = doc["tags"].get(name)
     if tags is None:
         return None
-    distro = tags.get(tag) or _suite(name, tag)
-    return distro_host(
-        distro, f"{name}:{tag} is {distro or 'an unknown release'}", nvcc=doc["official_nvcc"]["nvcc"]
-    )
+    distro = tags.get(tag) or _suite(name, tag) or _alias(name, tag)
+    where = f"{name}:{tag} is {distro or 'an unknown release'}"
+    if distro and floating(name, tag):  # say when the tag named it: it will name another
+        read = doc.get("official_images") or {}
+        where += (
+            f", a floating tag: that is what it named when fa-lint's knowledge base read official-images "
+            f"({read.get('commit', '?')}, {read.get('date', '?')}), and it moves to each new release"
+        )
+    moves = bool(distro) and floating(name, tag)
+    return distro_host(distro, where, nvcc=doc["official_nvcc"]["nvcc"], floating=moves)
 
 
 @functools.cache
@@ -96,6 +103,33 @@ def modal(base: str) -> Host | None:
         nvcc=row["nvcc"],
         source=f"Modal's Image.{base}() ({', '.join(distros)} by builder version; {row['source']})",
     )
+
+
+# Debian's suite aliases, counted back from the current stable release: docker-library/debian tags
+# the current stable codename's entry `latest`, so `stable` names what `latest` names (same read).
+_DEBIAN_ALIASES = {"stable": 0, "oldstable": 1, "oldoldstable": 2}
+# tags that name no release of their distribution: what they name changes with each release
+_MOVING = re.compile(r"^(?:latest|stable|oldstable|oldoldstable|testing|unstable|sid|rolling|devel)(?:-|$)")
+
+
+def floating(name: str, tag: str) -> bool:
+    """A tag that names no fixed release (``debian:stable-slim``, ``ubuntu:latest``, ``python:3.11``:
+    its Debian base moves from bookworm to trixie), so what it is depends on when it is pulled."""
+    if name in ("debian", "ubuntu"):
+        return bool(_MOVING.match(tag))
+    if name == "python":
+        return _suite(name, tag) is None and tag not in ("windowsservercore", "nanoserver")
+    return bool(_MOVING.match(tag))
+
+
+def _alias(name: str, tag: str) -> str | None:
+    """``debian:stable``, ``debian:oldstable-slim``: counted back from what ``latest`` names."""
+    m = re.match(r"^(stable|oldstable|oldoldstable)(?:-slim|-backports)?$", tag)
+    if name != "debian" or m is None:
+        return None
+    latest = (_doc()["tags"].get("debian") or {}).get("latest")
+    n = re.fullmatch(r"debian-(\d+)", latest or "")
+    return f"debian-{int(n.group(1)) - _DEBIAN_ALIASES[m.group(1)]}" if n else None
 
 
 def _suite(name: str, tag: str) -> str | None:

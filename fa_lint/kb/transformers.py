@@ -48,6 +48,12 @@ class TransformersFacts(NamedTuple):
     xpu_block_table: Version | None = None  # FA2 on XPU (the Hub kernel) takes the block-table path
     fa4_supported: Version | None = None  # attn_implementation="flash_attention_4" imports flash_attn.cute
     fa4_no_kvcache: Version | None = None  # ... with `flash_attn_with_kvcache = None  # not supported yet`
+    fa3_supported: Version | None = (
+        None  # attn_implementation="flash_attention_3" (is_flash_attn_3_available)
+    )
+    fa3_by_distribution: Version | None = None  # FA3 counts only as the flash-attn-3 distribution
+    fa3_page_table: Version | None = None  # flash_kwargs["page_table"] = block_table, by signature
+    cb_fa3_first: Version | None = None  # continuous batching switches to FA3 first, then FA2
 
     def minimum_flash_attn(self, transformers: Version) -> Version | None:
         found = [minimum for since, minimum in self.fa2_minimum if transformers >= since]
@@ -110,6 +116,10 @@ def from_dict(doc: dict[str, Any]) -> TransformersFacts:
         xpu_block_table=maybe("xpu_block_table"),
         fa4_supported=maybe("fa4_supported"),
         fa4_no_kvcache=maybe("fa4_no_kvcache"),
+        fa3_supported=maybe("fa3_supported"),
+        fa3_by_distribution=maybe("fa3_by_distribution"),
+        fa3_page_table=maybe("fa3_page_table"),
+        cb_fa3_first=maybe("cb_fa3_first"),
     )
 
 

@@ -30,6 +30,8 @@ from fa_lint.kb import gpus as _gpus
 from fa_lint.kb import images as _images
 from fa_lint.kb.gpus import Gpu
 from fa_lint.kb.images import Host
+from fa_lint.machine.cpu import Cpu, cpus
+from fa_lint.machine.driver import Driver, drivers
 from fa_lint.machine.toolchain import Known
 from fa_lint.model import CONDA_NVCC, Image, Requirement, Setting
 
@@ -42,6 +44,15 @@ class GpuTarget(NamedTuple):
     where: str  # "ci.yml:12:15 (runs-on: a100)"
     possible: bool  # one of several the files allow
     remote: bool = False  # said by another file (a Kubernetes manifest): the install may not run there
+
+
+class UnknownGpu(NamedTuple):
+    """A GPU a file names that gpus.json cannot map to one compute capability (a name it lacks, or one
+    several GPUs share): the machine rules say they did not judge it, never nothing."""
+
+    value: str  # "RTX2070"
+    where: str
+    remote: bool = False
 
 
 class Platform(NamedTuple):
@@ -66,13 +77,17 @@ class Target(NamedTuple):
     # runner; True on a machine the files name a GPU for; None where nothing says
     build_gpu: bool | None = None
     build_where: str = ""
+    unknown_gpus: tuple[UnknownGpu, ...] = ()  # GPU names no gpus.json row maps (kind "gpu" settings)
+    cpus: tuple[Cpu, ...] = ()  # what the files say of the host CPU (aarch64), from machine/cpu.py
+    drivers: tuple[Driver, ...] = ()  # the driver CUDA a file declares (pixi), from machine/driver.py
 
     @property
     def glibc(self) -> Known | None:
         if self.host is None or self.host.libc is None:
             return None
         value = self.host.glibc if self.host.libc == "glibc" else self.host.libc
-        return Known(value, f"{self.host_where}: {self.host.distro}") if value else None
+        what = self.host.source if self.host.floating else self.host.distro  # a moving tag says so
+        return Known(value, f"{self.host_where}: {what}") if value else None
 
     def variable(self, name: str, step: int) -> Known | None:
         """The value of a build variable for the install command ``step`` (the last one set before it);
@@ -149,9 +164,17 @@ class Machines:
         gpus = tuple(_gpu_targets(own)) or tuple(
             t._replace(possible=True, remote=True) for t in _gpu_targets(self.repository)
         )
+        unknown = tuple(_unknown_gpus(own)) or tuple(
+            u._replace(remote=True) for u in _unknown_gpus(self.repository)
+        )
         conda = tuple(r for r in env.members if r.name in CONDA_NVCC and r.tool == "conda")
         build_gpu, build_where = _build_gpu(scope, own, gpus)
-        return Target(gpus, tuple(_platforms(own)), host, where, settings, conda, build_gpu, build_where)
+        platforms = tuple(_platforms(own))
+        cpu = cpus(own, chain, ((t.gpu, t.where, t.possible or t.remote) for t in gpus))
+        declared = drivers(own)
+        return Target(
+            gpus, platforms, host, where, settings, conda, build_gpu, build_where, unknown, cpu, declared
+        )
 
     def _stages(self, path: str, scope: str) -> list[str]:
         """A stage and the stages it is built ``FROM``, oldest first."""
@@ -217,6 +240,15 @@ def _gpu_targets(settings: Iterable[Setting]) -> Iterable[GpuTarget]:
             continue
         if gpu is not None:
             yield GpuTarget(gpu, f"{s.location} ({s.name}: {s.value})", s.possible)
+
+
+def _unknown_gpus(settings: Iterable[Setting]) -> Iterable[UnknownGpu]:
+    """GPU names gpus.json does not map. Only settings that certainly name a GPU (SkyPilot accelerators,
+    a GPU node label, a Slurm GPU type, Modal's gpu=): a runner label or an instance type need not
+    name one at all (``self-hosted``, ``m5.large``)."""
+    for s in settings:
+        if s.kind == "gpu" and _gpus.named(s.value) is None:
+            yield UnknownGpu(s.value, f"{s.location} ({s.name}: {s.value})")
 
 
 _WINDOWS = re.compile(r"^(?:windows(?:-.*)?|win-?\d*|win32|win-64|win-arm64)$", re.I)

@@ -8,10 +8,12 @@ from collections.abc import Iterable
 from fa_lint.model import SUBDIRECTORIES
 from fa_lint.rules import (
     environment,
+    fa3,
     fa4,
     files,
     gpu,
     install,
+    ngc,
     nvcc,
     platform,
     shell,
@@ -22,13 +24,27 @@ from fa_lint.rules import (
 from fa_lint.rules._base import DOCS, Check, Context, Rule
 from fa_lint.rules._fixes import settle
 
-FAMILIES = (versions, environment, wheel, install, gpu, platform, nvcc, shell, files, fa4, torch_conflict)
+FAMILIES = (
+    versions,
+    environment,
+    wheel,
+    install,
+    gpu,
+    platform,
+    nvcc,
+    shell,
+    files,
+    fa4,
+    torch_conflict,
+    fa3,
+    ngc,
+)
 CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)
 RULES: dict[str, Rule] = dict(sorted((r.code, r) for f in FAMILIES for r in f.RULES))
 # The packages some rule reads. The engine keeps the requirement records of these only, so memory
 # follows what can be found, not the size of the files (a 16 MB requirements file of other packages).
 # A family that does not declare PACKAGES reads every package, and then every record is kept. The
-# flash-attn family's records (flash-attn-3 too, which no rule judges yet; flash-attn-4 is FAL017's)
+# flash-attn family's records (flash-attn-3 is FAL022's, flash-attn-4 FAL017's)
 # are always kept: they show that every mention of flash-attn was read.
 PACKAGES: frozenset[str] | None = (
     frozenset(SUBDIRECTORIES.values()).union(*(f.PACKAGES for f in FAMILIES))

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from fa_lint.kb import builds as _builds
 from fa_lint.kb.builds import Capability
 from fa_lint.machine import target as _target
+from fa_lint.machine.target import UnknownGpu
 from fa_lint.model import Finding, Severity
 from fa_lint.rules._base import Context
 from fa_lint.rules._installs import FA3, FA4, Install, installs
@@ -23,7 +24,10 @@ class _Gpu:
 def check(ctx: Context) -> Iterator[Finding]:
     for inst in installs(ctx):
         found = [(gpu, p) for gpu in _gpus(inst) if (p := _problem(inst, gpu)) is not None]
+        unknown = inst.target.unknown_gpus
         if not found:
+            if unknown:
+                yield _not_judged(inst, unknown)
             continue
         # one finding per install: the most certain GPU leads, the others follow in the notes
         found.sort(key=lambda gp: (gp[0].possible, not gp[1][3]))
@@ -42,13 +46,44 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"the GPU: {gpu.label} from {gpu.where}",
                 *notes,
                 *(f"also {g.label} from {g.where}: {p[0]}" for g, p in rest),
+                *(f"not judged: {_unnamed(u)}" for u in unknown),
             ),
             help=help_,
         )
 
 
+def _unnamed(u: UnknownGpu) -> str:
+    return f"`{u.value}` from {u.where} names no GPU in fa-lint's table (or several)"
+
+
+def _not_judged(inst: Install, unknown: tuple[UnknownGpu, ...]) -> Finding:
+    """A GPU name gpus.json cannot map: said as not judged (info), never passed in silence."""
+    first = unknown[0]
+    which = inst.release or inst.version
+    return GPU_ARCH_UNSUPPORTED.finding(
+        inst.req.location,
+        f"whether {inst.req.name}{f' {which}' if which else ''} runs on GPU `{first.value}` is not judged: "
+        "fa-lint does not know its compute capability",
+        severity=Severity.INFO,
+        package=inst.req.name,
+        requirement=inst.req.raw,
+        environment=inst.env.name,
+        notes=(
+            *(_unnamed(u) for u in unknown),
+            "fa_lint/kb/gpus.json maps GPU names to NVIDIA's compute capabilities "
+            "(https://developer.nvidia.com/cuda-gpus); a name missing there, or one that fits several GPUs "
+            "(a bare `RTX 6000` is a Quadro RTX 6000 (7.5) or an RTX 6000 Ada (8.9)), is not judged",
+        ),
+        help="name the GPU as NVIDIA does (`RTX2070`, `A100-80GB`, `nvidia-tesla-t4`), or set "
+        "TORCH_CUDA_ARCH_LIST to its compute capability",
+    )
+
+
 def _every(inst: Install, found: list[tuple[_Gpu, Problem]]) -> bool:
-    """Every GPU the files allow fails, each certainly: the target is certain to fail, whichever it is."""
+    """Every GPU the files allow fails, each certainly: the target is certain to fail, whichever it is
+    (a GPU it cannot name may be one that works)."""
+    if inst.target.unknown_gpus:
+        return False
     return len(found) == len(_gpus(inst)) and all(p[3] and not g.remote for g, p in found)
 
 

@@ -300,6 +300,12 @@ def _refused(
         if facts.cb_counts_kernels is not None and version >= facts.cb_counts_kernels
         else ""
     )
+    if auto and facts.cb_fa3_first is not None and version >= facts.cb_fa3_first:
+        # continuous_api.py from 5.15.0: is_flash_attn_3_available(...) first, then FA2
+        auto = (
+            " (continuous batching switches to it by itself too, `kernels_fallback_ok=True`, unless FA3 or "
+            "its Hub kernel is available: it tries flash_attention_3 first, then flash_attention_2)"
+        )
     hub = (
         f"loads the Hub kernel `{kernel.repo}`{rocm} instead and runs that{auto}, never this flash-attn: "
         "whether it decodes with a block table is that kernel's, not this release's"

@@ -26,7 +26,8 @@ GPU_ARCH_UNSUPPORTED = Rule(
     Severity.ERROR,
     "flash-attn cannot run on a GPU the files target: the release refuses its compute capability, or "
     "no kernel for its architecture was compiled.",
-    also=(Severity.WARNING,),  # one of several GPUs, a branch, a manifest elsewhere in the repository
+    # one of several GPUs, a branch, a manifest elsewhere in the repository; a GPU name it cannot judge
+    also=(Severity.WARNING, Severity.INFO),
 )
 RULES = (GPU_ARCH_UNSUPPORTED,)
 PACKAGES = frozenset(SUBDIRECTORIES.values()) | toolchain.PACKAGES | CONDA_NVCC

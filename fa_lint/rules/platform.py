@@ -22,18 +22,21 @@ PLATFORM_UNSUPPORTED = Rule(
     "platform-unsupported",
     Severity.ERROR,
     "flash-attn installs where it cannot import or build: a prebuilt wheel built on a newer glibc than "
-    "the machine has, or a Windows or macOS target.",
-    also=(
-        Severity.WARNING,
-    ),  # a declared platform, a Windows job with a toolkit, a glibc above the reported one
+    "the machine has, a Windows or macOS target, an x86_64 wheel on an Arm host, or a driver older than "
+    "torch's CUDA.",
+    # a declared platform, a Windows job with a toolkit, a glibc above the reported one, a declared
+    # driver older than torch's CUDA; an x86_64 wheel on a host that may be Arm
+    also=(Severity.WARNING,),
 )
 RULES = (PLATFORM_UNSUPPORTED,)
 PACKAGES = frozenset(SUBDIRECTORIES.values()) | toolchain.PACKAGES
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    if not ctx.settings:
+    if not ctx.settings and not any(r.marker and "platform_machine" in r.marker for r in ctx.requirements):
         return  # nothing read about platforms and C libraries: the checks and their knowledge stay unimported
-    from fa_lint.rules import _platform
+    from fa_lint.rules import _arm, _driver, _platform
 
     yield from _platform.check(ctx)
+    yield from _arm.check(ctx)
+    yield from _driver.check(ctx)

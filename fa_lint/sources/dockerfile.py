@@ -217,6 +217,11 @@ def _instruction(index: TextIndex, ins: Instruction, state: _State, scanner: Sca
             start = ins.args + ref.start(1)
             expanded = expand(ref.group(1), state.variables).text
             yield image(expanded, index.location(start, ins.args + ref.end(1)), state.stage)
+        platform = re.search(r"--platform=(\S+)", args)
+        if platform:  # the stage's CPU (linux/arm64): the machine layer reads it (machine/cpu.py)
+            start, end = ins.args + platform.start(1), ins.args + platform.end(1)
+            value = expand(platform.group(1), state.variables).text
+            yield Setting(index.location(start, end), "platform", "FROM --platform", value, state.stage)
     elif ins.keyword in ("ARG", "ENV"):
         yield from _assign(index, ins, args, state, scanner)
     elif ins.keyword == "WORKDIR":

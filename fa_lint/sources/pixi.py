@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fa_lint.model import Group, Parsed, ParseProblem, Requirement
+from fa_lint.model import Group, Parsed, ParseProblem, Requirement, Setting
 from fa_lint.sources.pipfile import versioned
 from fa_lint.syntax import matchspec, tomldoc
 from fa_lint.syntax.tables import (
@@ -47,13 +47,32 @@ def tables(doc: TomlDoc, base: TomlPath, default: str, source: str) -> Iterator[
     """Every dependency table of a pixi manifest under ``base``; the default feature is ``default``.
     The ``platforms`` each solves for are settings of the machine (a feature's own, scoped to it)."""
     yield from _feature(doc, base, default, source)
+    yield from _system_cuda(doc, base, "")
     for top in ("workspace", "project"):
         yield from settings(doc, (*base, top, "platforms"), "platform", "pixi platforms")
     yield from _not_a_table(doc, (*base, "feature"))
     for feature in table(doc, (*base, "feature")):
         yield from _feature(doc, (*base, "feature", feature), f"feature:{feature}", source)
+        yield from _system_cuda(doc, (*base, "feature", feature), f"feature:{feature}")
         where = (*base, "feature", feature, "platforms")
         yield from settings(doc, where, "platform", "pixi platforms", f"feature:{feature}")
+
+
+def _system_cuda(doc: TomlDoc, base: TomlPath, scope: str) -> Iterator[Setting]:
+    """``[system-requirements] cuda = "12"``: the CUDA the machine's driver is declared to provide (pixi's
+    ``__cuda`` virtual package); a feature's own is one of the machines its environments run on."""
+    path = (*base, "system-requirements", "cuda")
+    value = get(doc.data, path)
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        start, end = doc.value_location(path)
+        yield Setting(
+            doc.index.location(start, end),
+            "driver",
+            "pixi system-requirements",
+            str(value),
+            "",
+            possible=bool(scope),
+        )
 
 
 def _feature(doc: TomlDoc, base: TomlPath, scope: str, source: str) -> Iterator[Parsed]:

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Regenerate fa_lint/kb/fa3.json: what FlashAttention 3 (``flash-attn-3``, flash-attention's ``hopper/``)
+is at each point of its history, and what PyPI holds under its name.
+
+Maintainer script; fa-lint never runs it. FA3 has no release tags: its version is ``hopper/__init__.py``'s
+``__version__`` (3.0.0.b1 from the first commit, 3.0.0 from 2026-02-05), and its code changed under
+one version string for a year and a half. So the script walks every commit of flash-attention's
+default branch that touched ``hopper/flash_attn_interface.py``, ``hopper/setup.py`` or
+``hopper/__init__.py``, oldest first, and records where each fact first holds (commit, date, file,
+line, text), reading the files with ``ast`` and plain text (never importing or running them):
+
+* ``kvcache``: ``flash_attn_interface.flash_attn_with_kvcache`` exists;
+* ``kvcache_page_table``: it takes ``page_table`` (FA3's name for FA2's ``block_table``: paged KV);
+* ``kvcache_block_table`` / ``varlen_page_table``: it takes ``block_table``; ``flash_attn_varlen_func``
+  takes ``page_table`` (None when never);
+* ``sm80``: ``setup.py`` compiles ``arch=compute_80,code=sm_80`` kernels beside sm_90a (before: Hopper only);
+* ``abi3``: the extension is built with ``py_limited_api=True`` (one wheel for every later CPython);
+* ``torch_stable_abi``: ``setup.py`` builds against torch's stable ABI (``TORCH_TARGET_VERSION``), so
+  one wheel serves every torch from that version on.
+
+With ``--wheels DIR`` it also reads every ``flash_attn_3-*.whl`` there (``pip download --no-deps
+flash-attn-3 -d DIR``: PyPI's releases) and records each one's version and whether its
+``flash_attn_interface.py`` holds any code.
+
+    python scripts/build_fa3_kb.py --repo ../flash-attention [--wheels DIR] [--output fa_lint/kb/fa3.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import datetime as dt
+import json
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+API = "hopper/flash_attn_interface.py"
+SETUP = "hopper/setup.py"
+INIT = "hopper/__init__.py"
+OUTPUT = Path(__file__).resolve().parent.parent / "fa_lint" / "kb" / "fa3.json"
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+
+def show(repo: Path, commit: str, path: str) -> str | None:
+    r = subprocess.run(
+        ["git", "-C", str(repo), "show", f"{commit}:{path}"], check=False, capture_output=True, text=True
+    )
+    return r.stdout if r.returncode == 0 else None
+
+
+def _line(text: str, pattern: str) -> tuple[int, str] | None:
+    """The first line (1-based) that matches ``pattern``, and its text."""
+    for i, line in enumerate(text.splitlines(), 1):
+        if re.search(pattern, line):
+            return i, line.strip()
+    return None
+
+
+def _params(text: str, function: str) -> tuple[int, list[str]] | None:
+    """The line and parameter names of a module-level function, read with ``ast``."""
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef) and node.name == function:
+            args = node.args
+            return node.lineno, [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    return None
+
+
+def facts_at(repo: Path, commit: str) -> dict[str, tuple[str, int, str] | None]:
+    """Each fact at one commit: (path, line, text) where it holds, None where it does not."""
+    api = show(repo, commit, API) or ""
+    setup = show(repo, commit, SETUP) or ""
+    init = show(repo, commit, INIT) or ""
+    out: dict[str, tuple[str, int, str] | None] = {}
+    version = _line(init, r"^__version__\s*=")
+    out["version"] = (INIT, *version) if version else None
+    for key, function, param in (
+        ("kvcache", "flash_attn_with_kvcache", None),
+        ("kvcache_page_table", "flash_attn_with_kvcache", "page_table"),
+        ("kvcache_block_table", "flash_attn_with_kvcache", "block_table"),
+        ("varlen_page_table", "flash_attn_varlen_func", "page_table"),
+    ):
+        found = _params(api, function) if api else None
+        if found is None or (param is not None and param not in found[1]):
+            out[key] = None
+            continue
+        line, _ = found
+        if param is not None:
+            hit = _line("\n".join(api.splitlines()[line - 1 :]), rf"\b{param}\b")
+            assert hit is not None
+            line = line + hit[0] - 1
+        out[key] = (API, line, api.splitlines()[line - 1].strip())
+    for key, pattern in (
+        ("sm90a", r"arch=compute_90a,code=sm_90a"),
+        ("sm80", r"arch=compute_80,code=sm_80"),
+        ("abi3", r"py_limited_api\s*=\s*True"),
+        ("torch_stable_abi", r"-DTORCH_TARGET_VERSION=0x[0-9a-fA-F]+"),
+        ("nvcc_floor", r"bare_metal_version < Version\(\"\d+\.\d+\"\)"),
+    ):
+        hit = _line(setup, pattern)
+        out[key] = (SETUP, *hit) if hit else None
+    return out
+
+
+def _fact(commit: str, date: str, where: tuple[str, int, str]) -> dict[str, Any]:
+    return {"commit": commit, "date": date, "at": f"{commit}:{where[0]}:{where[1]}", "text": where[2]}
+
+
+def history(repo: Path) -> dict[str, Any]:
+    log = git(repo, "log", "--reverse", "--format=%h %cs", "--", API, SETUP, INIT).split("\n")
+    commits = [tuple(line.split()) for line in log if line.strip()]
+    since: dict[str, dict[str, Any] | None] = {}
+    versions: list[dict[str, Any]] = []
+    last: dict[str, tuple[str, int, str] | None] = {}
+    for commit, date in commits:
+        now = facts_at(repo, commit)
+        for key, where in now.items():
+            if key == "version":
+                continue
+            if where is None:
+                since[key] = None  # lost again (or never held): only the latest holding run counts
+            elif last.get(key) is None:
+                since[key] = _fact(commit, date, where)
+        version = now["version"]
+        if version is not None:
+            value = ast.literal_eval(version[2].split("=", 1)[1].strip())
+            if not versions or versions[-1]["version"] != value:
+                versions.append({"version": value, **_fact(commit, date, version)})
+        last = now
+    head = commits[-1][0]
+    stable = since.get("torch_stable_abi")
+    if stable is not None:
+        m = re.search(r"0x([0-9a-fA-F]{2})([0-9a-fA-F]{2})", stable["text"])
+        assert m is not None
+        stable["torch"] = f"{int(m.group(1), 16)}.{int(m.group(2), 16)}"
+    floor = since.get("nvcc_floor")
+    if floor is not None:
+        head_setup = show(repo, head, SETUP) or ""
+        hit = _line(head_setup, r"bare_metal_version < Version\(\"\d+\.\d+\"\)")
+        assert hit is not None
+        floor = _fact(head, commits[-1][1], (SETUP, *hit))
+        floor["version"] = re.search(r"\"(\d+\.\d+)\"", hit[1]).group(1)  # type: ignore[union-attr]
+        since["nvcc_floor"] = floor
+    return {"head": head, "head_date": commits[-1][1], "versions": versions, "since": since}
+
+
+def pypi(wheels: Path) -> list[dict[str, Any]]:
+    out = []
+    for whl in sorted(wheels.glob("flash_attn_3-*.whl")):
+        with zipfile.ZipFile(whl) as z:
+            names = z.namelist()
+            api = next((n for n in names if n.endswith("flash_attn_interface.py")), None)
+            code = bool(api and z.read(api).strip())
+            meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
+            version = re.search(r"^Version: (.+)$", z.read(meta).decode(), re.M)
+        assert version is not None
+        out.append(
+            {
+                "version": version.group(1).strip(),
+                "wheel": whl.name,
+                "ships_code": code,
+                "evidence": f"{whl.name}:{api}: {'code' if code else 'empty (0 bytes of code)'}",
+            }
+        )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repo", type=Path, required=True, help="a flash-attention checkout or mirror")
+    parser.add_argument("--wheels", type=Path, help="a folder of flash_attn_3-*.whl from PyPI")
+    parser.add_argument("--output", type=Path, default=OUTPUT)
+    args = parser.parse_args(argv)
+    doc: dict[str, Any] = {
+        "schema": 1,
+        "generator": "scripts/build_fa3_kb.py",
+        "generated": dt.date.today().isoformat(),
+        "repository": "https://github.com/Dao-AILab/flash-attention",
+        **history(args.repo),
+    }
+    if args.wheels is not None:
+        doc["pypi"] = pypi(args.wheels)
+    elif args.output.exists():
+        doc["pypi"] = json.loads(args.output.read_text(encoding="utf-8")).get("pypi", [])
+    args.output.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
