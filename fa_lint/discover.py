@@ -6,11 +6,13 @@ import fnmatch
 import functools
 import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
 
 from fa_lint._records import NamedTuple
+from fa_lint.code import prefilter
 from fa_lint.gitignore import GitIgnore
-from fa_lint.sources import SNIFFED, SOURCES
+from fa_lint.sources import SNIFFED, SOURCES, python_app
 
 __all__ = ["GitIgnore", "Target", "classify", "detect", "discover", "walk"]
 
@@ -86,8 +88,31 @@ def candidate(path: str) -> str | None:
 SNIFF_BYTES = 8192
 
 
+# Python files larger than this are never searched whole for the code layer's words (a generated
+# module, a vendored bundle): fa-lint would not read them (fa_lint.read.MAX_BYTES) anyway.
+CODE_BYTES = 16 * 1024 * 1024
+
+
+def _sniff_python(path: str) -> bool:
+    """Whether a ``*.py`` is worth parsing: its head imports an app framework (``python-app``), or its
+    bytes hold a word one of the code layer's uses needs (``fa_lint.code.prefilter``). Read once, as
+    bytes, never decoded here: most of a repository's files are Python, and most say nothing."""
+    try:
+        with open(path, "rb", buffering=0) as f:
+            # read(n) sets n bytes aside first: ask for the file's own size (a device: its head only)
+            st = os.fstat(f.fileno())
+            data = f.read(min(st.st_size, CODE_BYTES) + 1 if stat.S_ISREG(st.st_mode) else SNIFF_BYTES)
+    except OSError:
+        return False
+    if python_app.IMPORTS_BYTES.search(data, 0, python_app.HEAD) is not None:
+        return True
+    return len(data) <= CODE_BYTES and prefilter.wanted(data)
+
+
 def sniff(path: str, fmt: str) -> bool:
     """Whether the head of a candidate file shows it is the format its name suggests."""
+    if fmt == python_app.NAME:
+        return _sniff_python(path)
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             head = f.read(SNIFF_BYTES)

@@ -12,6 +12,9 @@ from packaging.version import Version
 from fa_lint import decide, kb
 from fa_lint._gc import fewer_collections
 from fa_lint._records import NamedTuple
+from fa_lint.code.commands import stale_lock
+from fa_lint.code.files import uses_of
+from fa_lint.code.uses import Use
 from fa_lint.discover import GitIgnore, Target, discover, excluded
 from fa_lint.environments import build
 from fa_lint.model import (
@@ -24,7 +27,8 @@ from fa_lint.model import (
     Requirement,
     Setting,
 )
-from fa_lint.project import companions, includers, load, project_root, reached
+from fa_lint.project import companions, includers, load, off_limits, project_root, reached
+from fa_lint.read import read_text
 from fa_lint.resolve import Policy
 from fa_lint.rules import CHECKS, Context, settle
 from fa_lint.syntax.text import TextIndex
@@ -141,6 +145,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
             elif isinstance(rec, NotRun):
                 not_run.append(rec)
     environments = build(files, {t.path for t in (*targets, *context)})
+    uses = _uses(files, hidden, roots)
     # Each file is judged by its own configuration's min-version: the rules run once per one in force.
     scoped = settings.scoped
     by_file = {path: _policy(scoped(path), base) for path in files} if scoped is not None else {}
@@ -157,6 +162,8 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
             builds=tuple(configs),
             settings=tuple(machine),
             not_run=tuple(not_run),
+            uses=uses,
+            code_read=any(os.path.isdir(p) for p in paths),
         )
         return (f for c in CHECKS for f in c(ctx) if _involves(f, hidden))
 
@@ -175,6 +182,23 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     kept, suppressed = decide.apply(found, texts, select, ignore, per_file, settings.root)
     checked = tuple(p for p in files if p not in hidden)
     return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths))
+
+
+def _uses(files: Mapping[str, FileResult], hidden: set[str], roots: set[str]) -> tuple[Use, ...]:
+    """What the checked files' code does (fa_lint.code): Python read with ast, command lines as text,
+    and each ``[tool.kernels.dependencies]`` against the ``kernels.lock`` beside it."""
+    found: list[Use] = []
+    for path, f in files.items():
+        if path in hidden or f.text is None:
+            continue
+        found += uses_of(path, f.source, f.text)
+        if f.source == "pyproject" and "[tool.kernels" in f.text:
+            lock = os.path.join(os.path.dirname(path), "kernels.lock")
+            if os.path.isfile(lock) and off_limits(lock, [os.path.realpath(r) for r in roots]) is None:
+                text = read_text(lock)
+                if isinstance(text, str):
+                    found += stale_lock(path, f.text, lock, text)
+    return tuple(found)
 
 
 def _policy(settings: Settings, base: kb.KnowledgeBase) -> Policy:

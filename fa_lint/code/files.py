@@ -1,0 +1,23 @@
+"""Which reader each file's uses come from: Python through ``ast``, command lines as text."""
+
+from __future__ import annotations
+
+from fa_lint.code.commands import command_uses
+from fa_lint.code.python import read
+from fa_lint.code.prefilter import wanted
+from fa_lint.code.uses import Use
+
+# Formats whose text holds command lines (scripts, Dockerfile RUN/CMD/ENTRYPOINT, CI steps).
+COMMAND_FORMATS = frozenset({"dockerfile", "shell", "workflow", "gitlab-ci", "makefile", "justfile"})
+PYTHON_FORMATS = frozenset({"python-app"})
+
+
+def uses_of(path: str, source: str, text: str) -> list[Use]:
+    """What one file's code does that matters, in file order; nothing for other formats. The byte
+    search runs first here too: a file read for its installs is parsed for uses only if it can hold one."""
+    if source not in PYTHON_FORMATS and source not in COMMAND_FORMATS:
+        return []
+    if not wanted(text.encode("utf-8", "surrogatepass")):
+        return []
+    found = read(path, text) if source in PYTHON_FORMATS else command_uses(path, text)
+    return sorted(found, key=lambda u: (u.location, u.kind))

@@ -1,0 +1,78 @@
+"""Joining what the code runs (fa_lint.code) with the installs that serve it, and the note FAL001 and
+FAL002 give on where the code stands.
+
+A use is served by the nearest install above it: the environments whose file is in the deepest
+folder that holds both (a requirements file or Dockerfile beside or above the code). Code with no
+install above it is joined with none, and nothing that needs an install is said of it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from fa_lint.code.uses import NOT_PAGED, PAGED, Use
+from fa_lint.environments import Environment
+from fa_lint.model import Requirement
+from fa_lint.rules._base import Context
+
+_SHOWN = 1  # paged-path uses a note names; the rest are counted
+
+
+def folder(path: str) -> str:
+    return os.path.dirname(os.path.normpath(path))
+
+
+def _under(path: str, top: str) -> bool:
+    return top in ("", ".") or path == top or path.startswith(top + os.sep)
+
+
+def env_folder(env: Environment) -> str:
+    return folder(env.name.split(" [", 1)[0])
+
+
+def nearest(ctx: Context, use: Use) -> list[Environment]:
+    """The environments of the deepest folder above the use's file that has any."""
+    here = folder(use.location.path)
+    key = ("nearest environments", here)
+    if key not in ctx.memo:
+        above = [(env_folder(e), e) for e in ctx.environments if _under(here, env_folder(e))]
+        deepest = max((len(f) for f, _ in above), default=-1)
+        ctx.memo[key] = [e for f, e in above if len(f) == deepest]
+    found: list[Environment] = ctx.memo[key]
+    return found
+
+
+def paged(ctx: Context, top: str = "") -> tuple[list[Use], list[Use]]:
+    """The uses that take the paged path under ``top``, and those that keep it off the block table."""
+    on = [u for u in ctx.uses if u.kind == PAGED and _under(folder(u.location.path), top)]
+    off = [u for u in ctx.uses if u.kind == NOT_PAGED and _under(folder(u.location.path), top)]
+    return on, off
+
+
+def certain(on: list[Use], off: list[Use]) -> list[Use]:
+    """Paged-path uses in files with nothing that keeps them off the block table."""
+    held = {u.location.path for u in off}
+    return [u for u in on if u.location.path not in held]
+
+
+def code_note(ctx: Context, req: Requirement) -> list[str]:
+    """Where the code stands: the file:line that takes the paged path, or that none does (only when a
+    folder was walked, so the code was searched; a file named alone says nothing of the code)."""
+    top = folder(req.location.path)
+    on, off = paged(ctx, top)
+    if on:
+        first = on[0]
+        more = f" (and {len(on) - _SHOWN} more)" if len(on) > _SHOWN else ""
+        note = f"the code takes the paged path: {first.detail} at {first.location}{more}"
+        held = [u for u in off if u.location.path == first.location.path]
+        if held and not certain(on, off):
+            note += f", though {held[0].detail} at {held[0].location} may keep it off the block table"
+        return [note]
+    if ctx.code_read:
+        where = f"under {top}/" if top not in ("", ".") else "in this project"
+        return [
+            f"no code {where} takes the paged path (continuous batching: generate_batch, "
+            'cache_implementation="paged", transformers serve --continuous-batching); the pin is still '
+            "wrong: the next script that does fails"
+        ]
+    return []
