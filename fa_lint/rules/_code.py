@@ -57,9 +57,11 @@ def certain(on: list[Use], off: list[Use]) -> list[Use]:
 
 def code_note(ctx: Context, req: Requirement) -> list[str]:
     """Where the code stands: the file:line that takes the paged path, or that none does (only when a
-    folder was walked, so the code was searched; a file named alone says nothing of the code)."""
-    top = folder(req.location.path)
-    on, off = paged(ctx, top)
+    folder was walked, so the code was searched; a file named alone says nothing of the code).
+
+    Every use the run read counts, not only those beside the requirement: a workflow or a Dockerfile
+    installs for code that lives elsewhere in the repository."""
+    on, off = paged(ctx)
     if on:
         first = on[0]
         more = f" (and {len(on) - _SHOWN} more)" if len(on) > _SHOWN else ""
@@ -69,10 +71,8 @@ def code_note(ctx: Context, req: Requirement) -> list[str]:
             note += f", though {held[0].detail} at {held[0].location} may keep it off the block table"
         return [note]
     if ctx.code_read:
-        where = f"under {top}/" if top not in ("", ".") else "in this project"
         return [
-            f"no code {where} takes the paged path (continuous batching: generate_batch, "
-            'cache_implementation="paged", transformers serve --continuous-batching); the pin is still '
-            "wrong: the next script that does fails"
+            "none of the code read takes the paged path (transformers' continuous batching); the pin is "
+            "still wrong: the next script that takes it fails"
         ]
     return []

@@ -20,7 +20,7 @@ from fa_lint.environments import Environment
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import Context, Rule, exact
 from fa_lint.rules._code import certain, folder, nearest, paged
-from fa_lint.rules._text import KERNELS, TRANSFORMERS
+from fa_lint.rules._text import KERNELS, TRANSFORMERS, fit
 
 CALL_KEYWORD = Rule(
     "FAL018",
@@ -112,8 +112,11 @@ def _call(ctx: Context, use: Use) -> Iterator[Finding]:
                 what = f"flash-attn {admitted[0]}" if len(admitted) == 1 else f"`{req.raw}`"
                 yield CALL_KEYWORD.finding(
                     use.location,
-                    f"`{use.name}(..., {keyword}=...)` fails with TypeError: {what} has no `{keyword}` "
-                    f"(it ships in {first}); require flash-attn>={first}",
+                    fit(
+                        f"`{use.name}({keyword}=...)` raises TypeError: {{what}} has no `{keyword}`; "
+                        f"require flash-attn>={first}",
+                        what=what,
+                    ),
                     package=FLASH_ATTN,
                     requirement=req.raw,
                     environment=env.name,
@@ -184,8 +187,8 @@ def _custom(ctx: Context, use: Use) -> Iterator[Finding]:
         notes.append("no code read takes the paged path for certain; the next script that does reaches it")
     yield CUSTOM_KERNEL.finding(
         use.location,
-        "this `flash_attn_with_kvcache` takes neither `block_table` nor `page_table`; the paged path "
-        "cannot run on it: add a `block_table` parameter",
+        "this `flash_attn_with_kvcache` takes no `block_table` or `page_table`: paged decode fails on it; "
+        "add `block_table`",
         severity=Severity.ERROR if sure else Severity.WARNING,
         related=tuple(u.location for u in put[:1]),
         notes=tuple(notes),
@@ -205,7 +208,7 @@ def _kernel(use: Use) -> Iterator[Finding]:
     if use.kind == STALE_LOCK:
         yield UNPINNED_KERNEL.finding(
             use.location,
-            f"kernels.lock is stale: `{use.name}` ({use.detail}); run `kernels lock .`",
+            fit("kernels.lock is stale: `{repo}` ({detail}); run `kernels lock .`", repo=use.name, detail=use.detail),
             notes=("get_locked_kernel loads what kernels.lock pins: a kernel it does not pin fails to load",),
             help="run `kernels lock .` and commit both files",
         )
@@ -218,7 +221,7 @@ def _kernel(use: Use) -> Iterator[Finding]:
     )
     yield UNPINNED_KERNEL.finding(
         use.location,
-        f"`{how}` loads whatever the Hub holds at run time; pin a version or a revision",
+        fit("`{how}` loads whatever the Hub holds at run time; pin a version or a revision", how=how),
         notes=(
             "the `kernels` documentation asks for a `version` or `revision` on every Hub kernel: an "
             "unpinned one can change (lose `block_table`, drop a GPU) between two runs of the same code",
@@ -245,8 +248,10 @@ def _unavailable(ctx: Context, use: Use) -> Iterator[Finding]:
         complete = bool(env.locked)
         yield ATTN_UNAVAILABLE.finding(
             use.location,
-            f'attn_implementation="{use.name}" needs the `{needed}` distribution, which this environment '
-            f"does not install; install {needed}",
+            fit(
+                f'attn_implementation="{{name}}" needs `{needed}`, which this install lacks; install {needed}',
+                name=use.name,
+            ),
             severity=Severity.ERROR if complete else Severity.WARNING,
             environment=env.name,
             related=(others[0].location,),
