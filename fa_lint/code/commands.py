@@ -24,7 +24,9 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 _SERVE = re.compile(r"\btransformers\s+serve\b")
 _CB_FLAG = re.compile(r"\s--continuous[-_]batching\b(?![-=]\s*(?:false|0)\b)", re.I)
-_TRL_PAGED = re.compile(r"\s--use[-_]transformers[-_]paged\b(?:[= ]+(?:true|1)\b|(?![= ]*(?:false|0)\b))", re.I)
+_TRL_PAGED = re.compile(
+    r"\s--use[-_]transformers[-_]paged\b(?:[= ]+(?:true|1)\b|(?![= ]*(?:false|0)\b))", re.I
+)
 _TRL = re.compile(r"\btrl\b|\btrain\w*\.py\b|\baccelerate\s+launch\b")
 _ATTN_FLAG = re.compile(r"\s--attn[-_]implementation[= ]+[\"']?(?P<name>[\w|/@:.-]+)")
 # the programs that read an --attn_implementation flag: transformers' and TRL's scripts, accelerate
@@ -76,7 +78,10 @@ def stale_lock(pyproject: str, pyproject_text: str, lock: str, lock_text: str) -
         return []
     if not isinstance(wanted, dict) or not isinstance(pinned, list):
         return []
-    locked = {e.get("repo_id") for e in pinned if isinstance(e, dict)}
+    # kernels' own lock names each entry's repo_id; kernel-builder's (for a kernel's build.toml) nests it
+    locked = {
+        e.get("repo_id") or (e.get("dependency") or {}).get("repo-id") for e in pinned if isinstance(e, dict)
+    }
     found = []
     for repo in sorted(set(wanted) - locked):
         found.append(_at(pyproject, pyproject_text, repo, f"{lock} does not pin it"))

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from fa_lint.code.commands import command_uses
-from fa_lint.code.python import read
 from fa_lint.code.prefilter import wanted
+from fa_lint.code.python import read
 from fa_lint.code.uses import Use
 
 # Formats whose text holds command lines (scripts, Dockerfile RUN/CMD/ENTRYPOINT, CI steps).

@@ -31,7 +31,9 @@ KVCACHE = "flash_attn_with_kvcache"
 VARLEN = "flash_attn_varlen_func"
 # Methods only transformers' models and generation classes have under these names (in a file that
 # imports transformers or TRL): each decodes through continuous batching.
-_PAGED_METHODS = frozenset({"generate_batch", "init_continuous_batching", "continuous_batching_context_manager"})
+_PAGED_METHODS = frozenset(
+    {"generate_batch", "init_continuous_batching", "continuous_batching_context_manager"}
+)
 _PAGED_CLASSES = frozenset({"ContinuousBatchingManager"})
 # Devices on which transformers never takes the block-table path (it needs CUDA; XPU is a fact of
 # the release, judged by the rule): a model loaded onto one of these decodes without a block table.
@@ -44,10 +46,13 @@ _LOCAL_LOADERS = frozenset({"get_local_kernel", "LocalLayerRepository"})
 
 def read(path: str, text: str) -> list[Use]:
     index = PythonIndex(path, text)
-    tree = pyast.parse(index, "Python file")
+    try:
+        tree = pyast.parse(index, "Python file")
+    except ValueError:  # a NUL byte, on the Pythons whose parser says so with ValueError
+        return []
     if isinstance(tree, ParseProblem):
         return []
-    return list(_Reader(index, tree).uses())
+    return sorted(_Reader(index, tree).uses(), key=lambda u: (u.location, u.kind))
 
 
 class _Reader:
@@ -56,6 +61,7 @@ class _Reader:
         self.tree = tree
         self.aliases = _aliases(tree)
         self.strings = _strings(tree)
+        self.defaults = _option_defaults(tree, self.strings)
         roots = {q.split(".")[0] for q in self.aliases.values()}
         self.transformers = bool(roots & {"transformers", "trl"})
 
@@ -91,9 +97,15 @@ class _Reader:
         func = node.func
         qualified = _qualified(func, self.aliases)
         # the function or method's own name, whatever it is called on (a model, a local class)
-        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        last = (
+            func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        )
         keywords = {k.arg: k.value for k in node.keywords if k.arg is not None}
-        if qualified and qualified.split(".")[0] == "flash_attn" and not qualified.startswith("flash_attn.cute"):
+        if (
+            qualified
+            and qualified.split(".")[0] == "flash_attn"
+            and not qualified.startswith("flash_attn.cute")
+        ):
             function = qualified.rsplit(".", 1)[-1]
             if function in (KVCACHE, VARLEN):
                 yield self.at(node)._replace(kind=CALL, name=function, keywords=tuple(keywords))
@@ -104,18 +116,18 @@ class _Reader:
             if target and target.split(".")[0] == "flash_attn" and self.value(node.args[1]) == KVCACHE:
                 yield self.at(node)._replace(kind=SUBSTITUTE, name=f"{target}.{KVCACHE}")
         if "attn_implementation" in keywords:
-            name = self.value(keywords["attn_implementation"])
+            given = keywords["attn_implementation"]
+            name, detail = self.value(given), "attn_implementation="
+            if name is None and isinstance(given, ast.Attribute) and given.attr in self.defaults:
+                # attn_implementation=args.attn: the default of the script's own --attn option
+                name, flag = self.defaults[given.attr]
+                detail = f"attn_implementation= (the default of {flag})"
             if name is not None:
-                yield self.at(node)._replace(kind=ATTN, name=name, detail="attn_implementation=")
+                yield self.at(node)._replace(kind=ATTN, name=name, detail=detail)
         if isinstance(func, ast.Attribute) and func.attr == "set_attn_implementation" and node.args:
             name = self.value(node.args[0])
             if name is not None:
                 yield self.at(node)._replace(kind=ATTN, name=name, detail="set_attn_implementation()")
-        if isinstance(func, ast.Attribute) and func.attr == "add_argument" and node.args:
-            flag = self.value(node.args[0]) or ""
-            default = self.value(keywords["default"]) if "default" in keywords else None
-            if flag.lstrip("-").replace("-", "_") == "attn_implementation" and default is not None:
-                yield self.at(node)._replace(kind=ATTN, name=default, detail=f"the default of {flag}")
         if not self.transformers:
             return
         if isinstance(func, ast.Attribute) and func.attr in _PAGED_METHODS:
@@ -144,8 +156,10 @@ class _Reader:
             return
         if last not in _HUB_LOADERS or repo is None:
             return  # a repository named by a variable: which one, and whether pinned, is not read
-        pinned = last in _LOCKED or len(node.args) > 1 or any(
-            k in keywords and not _is_none(keywords[k]) for k in ("revision", "version")
+        pinned = (
+            last in _LOCKED
+            or len(node.args) > 1
+            or any(k in keywords and not _is_none(keywords[k]) for k in ("revision", "version"))
         )
         yield self.at(node)._replace(kind=KERNEL, name=repo, pinned=pinned, detail=f"{last}()")
 
@@ -172,6 +186,33 @@ class _Reader:
                 name = self.value(value)
                 if name is not None and isinstance(node, ast.AnnAssign):
                     yield self.at(node)._replace(kind=ATTN, name=name, detail="a field's default")
+
+
+def _option_defaults(tree: ast.Module, strings: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """argparse options with a string default: their ``args`` attribute -> (default, flag)."""
+    found: dict[str, tuple[str, str]] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if node.func.attr != "add_argument" or not node.args:
+            continue
+        flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        default = keywords.get("default")
+        value = (
+            default.value
+            if isinstance(default, ast.Constant) and isinstance(default.value, str)
+            else strings.get(default.id)
+            if isinstance(default, ast.Name)
+            else None
+        )
+        long = [f for f in flags if f.startswith("--")] or flags
+        if value is None or not long:
+            continue
+        dest = keywords.get("dest")
+        attr = dest.value if isinstance(dest, ast.Constant) and isinstance(dest.value, str) else None
+        found[attr or long[0].lstrip("-").replace("-", "_")] = (value, long[0])
+    return found
 
 
 def _is_field(func: ast.expr, aliases: dict[str, str]) -> bool:

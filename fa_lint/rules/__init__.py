@@ -23,7 +23,20 @@ from fa_lint.rules import (
 from fa_lint.rules._base import DOCS, Check, Context, Rule
 from fa_lint.rules._fixes import settle
 
-FAMILIES = (versions, environment, wheel, install, gpu, platform, nvcc, shell, files, fa4, torch_conflict, code)
+FAMILIES = (
+    versions,
+    environment,
+    wheel,
+    install,
+    gpu,
+    platform,
+    nvcc,
+    shell,
+    files,
+    fa4,
+    torch_conflict,
+    code,
+)
 CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)
 RULES: dict[str, Rule] = dict(sorted((r.code, r) for f in FAMILIES for r in f.RULES))
 # The packages some rule reads. The engine keeps the requirement records of these only, so memory

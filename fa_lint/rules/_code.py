@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from fa_lint.code.uses import NOT_PAGED, PAGED, Use
+from fa_lint.code.uses import CALL, NOT_PAGED, PAGED, Use
 from fa_lint.environments import Environment
 from fa_lint.model import Requirement
 from fa_lint.rules._base import Context
@@ -70,6 +70,9 @@ def code_note(ctx: Context, req: Requirement) -> list[str]:
         if held and not certain(on, off):
             note += f", though {held[0].detail} at {held[0].location} may keep it off the block table"
         return [note]
+    calls = [u for u in ctx.uses if u.kind == CALL and "block_table" in u.keywords]
+    if calls:
+        return [f"the code calls `{calls[0].name}(block_table=...)` itself at {calls[0].location}"]
     if ctx.code_read:
         return [
             "none of the code read takes the paged path (transformers' continuous batching); the pin is "

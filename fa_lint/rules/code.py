@@ -72,7 +72,11 @@ KEYWORDS = {
 }
 # attn_implementation -> the distribution transformers detects it by (FA3: only "flash-attn-3", the
 # name hopper/setup.py builds; transformers/utils/import_utils.py is_flash_attn_3_available)
-PROVIDERS = {"flash_attention_2": FLASH_ATTN, "flash_attention_3": "flash-attn-3", "flash_attention_4": "flash-attn-4"}
+PROVIDERS = {
+    "flash_attention_2": FLASH_ATTN,
+    "flash_attention_3": "flash-attn-3",
+    "flash_attention_4": "flash-attn-4",
+}
 FAMILY = frozenset(PROVIDERS.values())
 _HUB = re.compile(r"^[\w.-]+/[\w.-]+(?:@[^:]+)?(?::\w+)?$")
 
@@ -113,7 +117,7 @@ def _call(ctx: Context, use: Use) -> Iterator[Finding]:
                 yield CALL_KEYWORD.finding(
                     use.location,
                     fit(
-                        f"`{use.name}({keyword}=...)` raises TypeError: {{what}} has no `{keyword}`; "
+                        f"`{use.name}({keyword}=...)`: {{what}} lacks `{keyword}` (TypeError); "
                         f"require flash-attn>={first}",
                         what=what,
                     ),
@@ -161,12 +165,17 @@ def _custom(ctx: Context, use: Use) -> Iterator[Finding]:
     if put:
         notes.append(f"{put[0].location} puts it in flash-attn's place ({put[0].detail or put[0].name})")
     else:
-        notes.append("it is a kernel's source (torch-ext/): transformers loads it for attn_implementation='org/repo'")
-    if pinned is not None and facts.key_check <= pinned and (
-        facts.key_check_until is None or pinned < facts.key_check_until
+        notes.append(
+            "it is a kernel's source (torch-ext/): transformers loads it for attn_implementation='org/repo'"
+        )
+    if (
+        pinned is not None
+        and facts.key_check <= pinned
+        and (facts.key_check_until is None or pinned < facts.key_check_until)
     ):
         notes.append(
-            f"transformers {pinned} raises ValueError: flash_attn_with_kvcache_fn does not have a block_table "
+            f"transformers {pinned} raises ValueError: flash_attn_with_kvcache_fn does not have a "
+            "block_table "
             "or page_table argument, at the first decode step"
         )
     elif pinned is not None and pinned >= facts.silent_drop:
@@ -178,7 +187,8 @@ def _custom(ctx: Context, use: Use) -> Iterator[Finding]:
         until = facts.key_check_until or facts.silent_drop
         notes.append(
             f"transformers {facts.key_check} to {until} raises ValueError: flash_attn_with_kvcache_fn does "
-            f"not have a block_table or page_table argument; {facts.silent_drop} and later drop the block table "
+            f"not have a block_table or page_table argument; {facts.silent_drop} and later drop the "
+            "block table "
             "and read the paged cache as if it were contiguous"
         )
     if sure:
@@ -192,7 +202,10 @@ def _custom(ctx: Context, use: Use) -> Iterator[Finding]:
         severity=Severity.ERROR if sure else Severity.WARNING,
         related=tuple(u.location for u in put[:1]),
         notes=tuple(notes),
-        help="give it a `block_table` (or `page_table`) parameter and use it, or load flash-attn>=2.5.0 instead",
+        help=(
+            "give it a `block_table` (or `page_table`) parameter and use it, or load flash-attn>=2.5.0 "
+            "instead"
+        ),
     )
 
 
@@ -208,7 +221,11 @@ def _kernel(use: Use) -> Iterator[Finding]:
     if use.kind == STALE_LOCK:
         yield UNPINNED_KERNEL.finding(
             use.location,
-            fit("kernels.lock is stale: `{repo}` ({detail}); run `kernels lock .`", repo=use.name, detail=use.detail),
+            fit(
+                "kernels.lock is stale: `{repo}` ({detail}); run `kernels lock .`",
+                repo=use.name,
+                detail=use.detail,
+            ),
             notes=("get_locked_kernel loads what kernels.lock pins: a kernel it does not pin fails to load",),
             help="run `kernels lock .` and commit both files",
         )
@@ -216,13 +233,13 @@ def _kernel(use: Use) -> Iterator[Finding]:
     if use.pinned or "@" in use.name:
         return
     repo = use.name.split(":", 1)[0]
-    how = (
-        f'attn_implementation="{use.name}"' if use.kind == ATTN else f'{use.detail[:-2]}("{use.name}")'
-    )
+    how = f'attn_implementation="{use.name}"' if use.kind == ATTN else f'{use.detail[:-2]}("{use.name}")'
+
     yield UNPINNED_KERNEL.finding(
         use.location,
-        fit("`{how}` loads whatever the Hub holds at run time; pin a version or a revision", how=how),
+        fit("Hub kernel `{repo}` is loaded without a version or revision; pin one", repo=repo),
         notes=(
+            f"{how} loads whatever the Hub holds at run time",
             "the `kernels` documentation asks for a `version` or `revision` on every Hub kernel: an "
             "unpinned one can change (lose `block_table`, drop a GPU) between two runs of the same code",
             "whether the kernel as it stands today has what the code needs cannot be judged offline",
@@ -230,7 +247,7 @@ def _kernel(use: Use) -> Iterator[Finding]:
         help=(
             f'use "{repo}@<revision>" (or a version), or `get_kernel("{repo}", version=...)`'
             if use.kind == ATTN
-            else f'pass version= or revision= to load `{repo}`, or lock it (get_locked_kernel)'
+            else f"pass version= or revision= to load `{repo}`, or lock it (get_locked_kernel)"
         ),
     )
 
@@ -249,7 +266,8 @@ def _unavailable(ctx: Context, use: Use) -> Iterator[Finding]:
         yield ATTN_UNAVAILABLE.finding(
             use.location,
             fit(
-                f'attn_implementation="{{name}}" needs `{needed}`, which this install lacks; install {needed}',
+                f'attn_implementation="{{name}}" needs `{needed}`, which this install lacks; '
+                f"install {needed}",
                 name=use.name,
             ),
             severity=Severity.ERROR if complete else Severity.WARNING,

@@ -13,8 +13,8 @@ from fa_lint.machine import toolchain
 from fa_lint.model import FLASH_ATTN, Finding, Fix, Kind, Requirement, Severity
 from fa_lint.resolve import Assessment, Policy, Verdict, assess_range, intersect
 from fa_lint.rules import _text
-from fa_lint.rules._code import code_note
 from fa_lint.rules._base import Context, Rule, exact
+from fa_lint.rules._code import code_note
 from fa_lint.rules._fixes import bump_pin, floor_for, raise_floor, target
 from fa_lint.rules._text import breaks, count, fit, fix, help_for, quoted, releases, subject
 
