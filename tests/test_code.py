@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
@@ -399,3 +400,141 @@ def test_fal001_says_when_no_code_takes_it_but_only_after_reading_the_code(tmp_p
 )
 def test_realworld(case: str, expected: list) -> None:
     assert findings(REALWORLD / case) == expected
+
+
+# --- the transformers facts the code layer reads (derived from the wheels by the script) -------------
+
+
+def test_transformers_facts_for_the_code_layer() -> None:
+    from packaging.version import Version
+
+    from fa_lint.kb.transformers import load
+
+    facts = load()
+    # read from each wheel: generation/continuous_batching.py `def generate_batch(` since 4.53.0;
+    # utils/import_utils.py `"flash-attn-3" in [` since 5.4.0; continuous_api.py's FA3-then-FA2 switch
+    assert (facts.generate_batch, facts.fa3_by_distribution, facts.cb_switches_to_fa3) == (
+        Version("4.53.0"),
+        Version("5.4.0"),
+        Version("5.15.0"),
+    )
+    assert facts.evidence["fa3_by_distribution"].startswith(
+        "transformers 5.4.0: transformers/utils/import_utils.py:"
+    )
+    # utils/generic.py at 5.24.0: re.match(r".*flash.*" + str(v), name) for v in [2, 3]
+    assert facts.block_table_name("flash_attention_2") is True
+    assert facts.block_table_name("kernels-community/flash-attn3") is True
+    assert facts.block_table_name("kernels-community/flash-attn") is False  # no digit
+    assert facts.block_table_name("flash_attention_4") is False
+    assert facts.block_table_name("paged|flash_attention_3") is True
+    assert facts.block_table_name("flash_attention_2", Version("5.12.1")) is None  # before FA2's block table
+
+
+def test_the_script_reads_the_name_rule_per_release(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import zipfile
+
+    generic = "transformers/utils/generic.py"
+    releases = {
+        "5.0.0": "def is_flash_attention_requested(config=None):\n    return 'flash' in name\n",
+        "5.13.0": (
+            "def is_flash_attention_requested(config=None, version=None):\n"
+            '    return any(re.match(r".*flash.*" + str(v), name) is not None for v in version)\n'
+        ),
+    }
+    for version, text in releases.items():
+        with zipfile.ZipFile(tmp_path / f"transformers-{version}-py3-none-any.whl", "w") as z:
+            z.writestr(generic, text)
+    out = tmp_path / "out.json"
+    script = str(REPO / "scripts/build_transformers_kb.py")
+    proc = subprocess.run([sys.executable, script, str(tmp_path), "--output", str(out)], capture_output=True)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text())["flash_request_rule"] == [
+        {"since": "5.0.0", "value": "flash substring", "evidence": f"{generic}:1"},
+        {"since": "5.13.0", "value": ".*flash.*{version}", "evidence": f"{generic}:2"},
+    ]
+
+
+def test_the_note_says_when_the_asked_implementation_never_gets_a_block_table(tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        {
+            "requirements.txt": "transformers==5.24.0\nflash-attn==2.4.2\n",
+            "serve.py": (
+                "from transformers import AutoModelForCausalLM\n"
+                "m = AutoModelForCausalLM.from_pretrained('m', attn_implementation='kernels-community/flash-attn')\n"
+                "m.generate_batch(x)\n"
+            ),
+        },
+    )
+    (note,) = [n for n in _notes(root, "FAL001") if n.startswith("the code takes the paged path")]
+    assert "no flash-attn 2 or 3 by transformers 5.24.0's rule" in note
+
+
+# --- the in-process startup check (fa_lint.verify.startup) ----------------------------------------
+
+
+def test_startup_check_imports_nothing_heavy() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, fa_lint.verify.startup\n"
+        "heavy = [m for m in ('torch', 'transformers', 'flash_attn') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_startup_check_on_a_function_and_a_module() -> None:
+    import types
+
+    from fa_lint.verify.startup import PagedKernelError, check_paged_kernel, paged_kernel_ok
+
+    def flash_attn_with_kvcache(q, k_cache, v_cache, cache_seqlens=None, block_table=None):
+        return q
+
+    def old(q, k_cache, v_cache, cache_seqlens=None, **kwargs):
+        return q
+
+    assert check_paged_kernel(flash_attn_with_kvcache) == "flash_attn_with_kvcache takes block_table"
+    kernel = types.ModuleType("org_kernel")
+    kernel.flash_attn_with_kvcache = old  # type: ignore[attr-defined]
+    with pytest.raises(PagedKernelError, match=r"takes neither block_table nor page_table.*flash-attn>=2\.5\.0"):
+        check_paged_kernel(kernel)
+    assert paged_kernel_ok(kernel) is False
+    assert paged_kernel_ok(types.ModuleType("empty")) is False  # no flash_attn_with_kvcache at all
+
+
+def test_startup_check_reads_the_installed_source_without_importing_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from fa_lint.verify import startup
+
+    interface = tmp_path / "flash_attn/flash_attn_interface.py"
+    interface.parent.mkdir()
+    interface.write_text("def flash_attn_with_kvcache(q, k_cache, v_cache, cache_seqlens=None):\n    pass\n")
+
+    class Dist:
+        files = ("flash_attn/flash_attn_interface.py",)
+        metadata = MappingProxyType({"Version": "2.4.2"})
+
+        def locate_file(self, rel: str) -> Path:
+            return tmp_path / rel
+
+    monkeypatch.delitem(sys.modules, "flash_attn", raising=False)
+    monkeypatch.setattr(startup, "_distribution", lambda name: Dist() if name == "flash-attn" else None)
+    with pytest.raises(startup.PagedKernelError, match=r"flash-attn 2\.4\.2 .* takes neither"):
+        startup.check_paged_kernel()
+    interface.write_text("def flash_attn_with_kvcache(q, k_cache, v_cache, block_table=None):\n    pass\n")
+    assert (
+        startup.check_paged_kernel()
+        == "flash-attn 2.4.2 (flash_attn.flash_attn_with_kvcache) takes block_table"
+    )
+    monkeypatch.setattr(startup, "_distribution", lambda name: None)
+    with pytest.raises(startup.PagedKernelError, match="no flash-attn distribution is installed"):
+        startup.check_paged_kernel()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from fa_lint.code.uses import CALL, NOT_PAGED, PAGED, Use
+from fa_lint.code.uses import ATTN, CALL, NOT_PAGED, PAGED, Use
 from fa_lint.environments import Environment
 from fa_lint.model import Requirement
 from fa_lint.rules._base import Context
@@ -55,6 +55,29 @@ def certain(on: list[Use], off: list[Use]) -> list[Use]:
     return [u for u in on if u.location.path not in held]
 
 
+# Implementations continuous batching switches away from (to FA3, then FA2, when one is installed).
+_SWITCHED = frozenset({"sdpa", "eager", "paged|eager", "paged|sdpa"})
+
+
+def _names(ctx: Context, req: Requirement) -> str:
+    """What the release's own rule says of the attention implementations the code asks for: when none
+    is a name the block-table path admits (at 5.24: ``.*flash.*2`` or ``.*flash.*3``), say so."""
+    asked = [u for u in ctx.uses if u.kind == ATTN and u.name not in _SWITCHED]
+    if not asked:
+        return ""
+    pin = ctx.pinned(req, "transformers")
+    version = pin[0] if pin else None
+    facts = ctx.transformers
+    if any(facts.block_table_name(u.name, version) is not False for u in asked):
+        return ""
+    which = f"transformers {version}" if version else f"transformers {facts.newest_read} (the newest read)"
+    first = asked[0]
+    return (
+        f'; but attn_implementation "{first.name}" ({first.location}) is no flash-attn 2 or 3 by {which}\'s '
+        "rule, so continuous batching decodes without a block table"
+    )
+
+
 def code_note(ctx: Context, req: Requirement) -> list[str]:
     """Where the code stands: the file:line that takes the paged path, or that none does (only when a
     folder was walked, so the code was searched; a file named alone says nothing of the code).
@@ -69,7 +92,7 @@ def code_note(ctx: Context, req: Requirement) -> list[str]:
         held = [u for u in off if u.location.path == first.location.path]
         if held and not certain(on, off):
             note += f", though {held[0].detail} at {held[0].location} may keep it off the block table"
-        return [note]
+        return [note + _names(ctx, req)]
     calls = [u for u in ctx.uses if u.kind == CALL and "block_table" in u.keywords]
     if calls:
         return [f"the code calls `{calls[0].name}(block_table=...)` itself at {calls[0].location}"]
