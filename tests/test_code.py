@@ -502,7 +502,9 @@ def test_startup_check_on_a_function_and_a_module() -> None:
     assert check_paged_kernel(flash_attn_with_kvcache) == "flash_attn_with_kvcache takes block_table"
     kernel = types.ModuleType("org_kernel")
     kernel.flash_attn_with_kvcache = old  # type: ignore[attr-defined]
-    with pytest.raises(PagedKernelError, match=r"takes neither block_table nor page_table.*flash-attn>=2\.5\.0"):
+    with pytest.raises(
+        PagedKernelError, match=r"takes neither block_table nor page_table.*flash-attn>=2\.5\.0"
+    ):
         check_paged_kernel(kernel)
     assert paged_kernel_ok(kernel) is False
     assert paged_kernel_ok(types.ModuleType("empty")) is False  # no flash_attn_with_kvcache at all
