@@ -62,16 +62,42 @@ def _tails(patterns: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(re.split(r"[*?\]]", p)[-1] for p in patterns)
 
 
+@functools.cache
+def _suffixes(patterns: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The suffixes that decide every pattern, when each is ``*`` and a plain suffix (``*.py``,
+    ``*.sh``): then a path matches exactly when it ends with one (its tail), and no regex is needed."""
+    plain = [p[1:] for p in patterns if p.startswith("*") and not any(c in p[1:] for c in "*?[/")]
+    return tuple(plain) if len(plain) == len(patterns) else None
+
+
 def _matches(patterns: tuple[str, ...], posix: str) -> bool:
     # The tails first: most (format, path) pairs differ there, and need no regex compiled or run.
-    return posix.endswith(_tails(patterns)) and _regex(patterns).search(posix) is not None
+    if not posix.endswith(_tails(patterns)):
+        return False
+    if _suffixes(patterns) is not None:  # the path ends with a suffix, which holds no "/": a match
+        return True
+    return _regex(patterns).search(posix) is not None
+
+
+@functools.lru_cache(maxsize=8192)
+def _could_be(base: str, sniffed: bool) -> tuple[str, ...]:
+    """The formats whose patterns (``sniffed``: candidate names) can match a file called ``base``: a
+    pattern's last segment must match the name itself. Asked once per distinct file name, not once per
+    file and format: a repository repeats its names (``__init__.py``, ``utils.py``), and most of its
+    files are names no format has, which then cost one look-up, not one test per format."""
+    found = []
+    for name, source in (SNIFFED if sniffed else SOURCES).items():
+        patterns = source.candidates if sniffed else source.patterns
+        if _matches(tuple(p.rsplit("/", 1)[-1] for p in patterns), base):
+            found.append(name)
+    return tuple(found)
 
 
 def detect(path: str) -> str | None:
     """The format a file's name says it is, or None when the catalogue does not know the name."""
     posix = _posix(path)
-    for name, source in SOURCES.items():
-        if _matches(source.patterns, posix):
+    for name in _could_be(posix.rsplit("/", 1)[-1], False):
+        if _matches(SOURCES[name].patterns, posix):
             return name
     return None
 
@@ -79,8 +105,8 @@ def detect(path: str) -> str | None:
 def candidate(path: str) -> str | None:
     """The format a file may be, by a name that needs a look at its head to be sure (``*.in``)."""
     posix = _posix(path)
-    for name, source in SNIFFED.items():
-        if _matches(source.candidates, posix):
+    for name in _could_be(posix.rsplit("/", 1)[-1], True):
+        if _matches(SNIFFED[name].candidates, posix):
             return name
     return None
 
@@ -93,19 +119,55 @@ SNIFF_BYTES = 8192
 CODE_BYTES = 16 * 1024 * 1024
 
 
+_CHUNK = 1 << 16
+_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _read_bytes(path: str) -> bytes | None:
+    """A file's bytes, up to CODE_BYTES + 1, or None when it cannot be read.
+
+    With the os calls, no file object: the Python files of a repository are read here by the thousand,
+    and io.open's object and buffer cost as much as reading a small file. A first read of 64 KiB
+    holds nearly every source file (no fstat to size it); a larger one is read on to the limit.
+    O_NONBLOCK: a FIFO named like a Python file must not stop the run (a regular file ignores it).
+    """
+    try:
+        fd = os.open(path, _FLAGS)
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, _CHUNK)
+        if len(data) == _CHUNK:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                return data[:SNIFF_BYTES]  # a device: its head only
+            chunks = [data]
+            size = len(data)
+            while size <= CODE_BYTES and (more := os.read(fd, min(CODE_BYTES + 1 - size, 1 << 20))):
+                chunks.append(more)
+                size += len(more)
+            data = b"".join(chunks)
+        return data
+    except OSError:  # a folder, a FIFO with no writer (EAGAIN), an I/O error
+        return None
+    finally:
+        os.close(fd)
+
+
 def _sniff_python(path: str) -> bool:
     """Whether a ``*.py`` is worth parsing: its head imports an app framework (``python-app``), or its
     bytes hold a word one of the code layer's uses needs (``fa_lint.code.prefilter``). Read once, as
     bytes, never decoded here: most of a repository's files are Python, and most say nothing."""
-    try:
-        with open(path, "rb", buffering=0) as f:
-            # read(n) sets n bytes aside first: ask for the file's own size (a device: its head only)
-            st = os.fstat(f.fileno())
-            data = f.read(min(st.st_size, CODE_BYTES) + 1 if stat.S_ISREG(st.st_mode) else SNIFF_BYTES)
-    except OSError:
+    data = _read_bytes(path)
+    if data is None:
         return False
-    if python_app.IMPORTS_BYTES.search(data, 0, python_app.HEAD) is not None:
-        return True
+    head = data[: python_app.HEAD]
+    # the app frameworks' names first, as plain substrings: the import pattern runs only where one is
+    for name in python_app.FRAMEWORKS:
+        if name in head:
+            if python_app.IMPORTS_BYTES.search(head):
+                return True
+            break
     return len(data) <= CODE_BYTES and prefilter.wanted(data)
 
 

@@ -12,7 +12,6 @@ from packaging.version import Version
 from fa_lint import decide, kb
 from fa_lint._gc import fewer_collections
 from fa_lint._records import NamedTuple
-from fa_lint.code.commands import stale_lock
 from fa_lint.code.files import uses_of
 from fa_lint.code.uses import Use
 from fa_lint.discover import GitIgnore, Target, discover, excluded
@@ -195,6 +194,8 @@ def _uses(files: Mapping[str, FileResult], hidden: set[str], roots: set[str]) ->
         if f.source == "pyproject" and "[tool.kernels" in f.text:
             lock = os.path.join(os.path.dirname(path), "kernels.lock")
             if os.path.isfile(lock) and off_limits(lock, [os.path.realpath(r) for r in roots]) is None:
+                from fa_lint.code.commands import stale_lock  # for projects that lock kernels only
+
                 text = read_text(lock)
                 if isinstance(text, str):
                     found += stale_lock(path, f.text, lock, text)

@@ -9,18 +9,11 @@ names a flag is the only kind of false match left (``#`` comments are skipped).
 
 from __future__ import annotations
 
-import json
 import re
-import sys
 from collections.abc import Iterator
 
 from fa_lint.code.uses import ATTN, PAGED, STALE_LOCK, Use
 from fa_lint.syntax.text import TextIndex
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 _SERVE = re.compile(r"\btransformers\s+serve\b")
 _CB_FLAG = re.compile(r"\s--continuous[-_]batching\b(?![-=]\s*(?:false|0)\b)", re.I)
@@ -71,6 +64,14 @@ def stale_lock(pyproject: str, pyproject_text: str, lock: str, lock_text: str) -
     """A ``kernels.lock`` that disagrees with ``[tool.kernels.dependencies]``: a kernel the project
     asks for and the lock does not pin (``get_locked_kernel`` fails on it), or one the lock pins that
     the project no longer asks for. Nothing when either file cannot be read as its format."""
+    import json  # for projects that lock kernels only
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
+
     try:
         wanted = tomllib.loads(pyproject_text).get("tool", {}).get("kernels", {}).get("dependencies")
         pinned = json.loads(lock_text)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from fa_lint.code.commands import command_uses
 from fa_lint.code.prefilter import wanted
-from fa_lint.code.python import read
 from fa_lint.code.uses import Use
 
 # Formats whose text holds command lines (scripts, Dockerfile RUN/CMD/ENTRYPOINT, CI steps).
@@ -19,5 +17,13 @@ def uses_of(path: str, source: str, text: str) -> list[Use]:
         return []
     if not wanted(text.encode("utf-8", "surrogatepass")):
         return []
-    found = read(path, text) if source in PYTHON_FORMATS else command_uses(path, text)
+    # the readers load ast and their patterns: only for a file the byte search kept
+    if source in PYTHON_FORMATS:
+        from fa_lint.code.python import read
+
+        found = read(path, text)
+    else:
+        from fa_lint.code.commands import command_uses
+
+        found = command_uses(path, text)
     return sorted(found, key=lambda u: (u.location, u.kind))

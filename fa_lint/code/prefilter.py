@@ -31,8 +31,23 @@ WORDS = (
     b"flash_attn_varlen_func",
 )
 TRIGGER = re.compile(b"|".join(map(re.escape, WORDS)))
+# Pieces one of which every word holds: a substring test each (the bytes type's own fast search, many
+# times quicker than the alternation above, which tries each word at each offset), and the exact
+# search only for a file that has a piece. Most files have none.
+PIECES = (
+    b"generate_batch",
+    b"ontinuous",
+    b"implementation",
+    b"paged",
+    b"_kernel",
+    b"LayerRepository",
+    b"flash_attn_",
+)
 
 
 def wanted(data: bytes) -> bool:
     """Whether the bytes hold a word some use needs."""
-    return TRIGGER.search(data) is not None
+    for piece in PIECES:
+        if piece in data:
+            return TRIGGER.search(data) is not None
+    return False
