@@ -540,3 +540,36 @@ def test_startup_check_reads_the_installed_source_without_importing_it(
     monkeypatch.setattr(startup, "_distribution", lambda name: None)
     with pytest.raises(startup.PagedKernelError, match="no flash-attn distribution is installed"):
         startup.check_paged_kernel()
+
+
+# --- hostile input (docs/reliability.md) -----------------------------------------------------------
+
+
+def test_a_python_file_past_the_limit_is_not_searched(tmp_path: Path) -> None:
+    from fa_lint import discover as discovering
+
+    big = tmp_path / "generated.py"
+    big.write_bytes(b"x = 1\n" * (discovering.CODE_BYTES // 6 + 1) + b"m.generate_batch(x)\n")
+    assert [t.path for t in discover([str(tmp_path)])] == []
+    r = run("--format", "json", "--isolated", str(tmp_path))
+    assert r.code == 0 and r.json["findings"] == []  # nothing read, nothing reported: no FAL900 either
+
+
+def test_a_long_continued_command_line_is_read_in_linear_time() -> None:
+    import time
+
+    def cost(n: int) -> float:
+        text = "transformers serve" + " \\\n  --x" * n + " \\\n  --continuous-batching\n"
+        start = time.perf_counter()
+        (use,) = commands.command_uses("run.sh", text)
+        assert use.kind == PAGED
+        return time.perf_counter() - start
+
+    cost(1000)  # warm
+    small, large = min(cost(20_000) for _ in range(3)), min(cost(200_000) for _ in range(3))
+    assert large < small * 30  # ten times the input: about ten times the time, not a hundred
+
+
+def test_many_lines_without_a_newline_at_the_end_and_lone_backslashes() -> None:
+    assert commands.command_uses("run.sh", "\\" * 10_000) == []
+    assert commands.command_uses("run.sh", "python x.py --attn_implementation") == []
