@@ -223,6 +223,19 @@ def test_command_lines() -> None:
     assert found == [(PAGED, 4, ""), (PAGED, 5, ""), (ATTN, 7, "flash_attention_3")]
 
 
+def test_a_dockerfile_exec_form() -> None:
+    text = (
+        "FROM python:3.11\n"
+        'CMD ["transformers", "serve", "--continuous-batching", "--attn-implementation", "flash_attention_3"]\n'
+        'ENTRYPOINT ["transformers", "serve", "--port", "8000"]\n'
+    )
+    found = [
+        (u.kind, u.location.line, u.location.column, u.name)
+        for u in commands.command_uses("Dockerfile", text)
+    ]
+    assert found == [(PAGED, 2, 32, ""), (ATTN, 2, 57, "flash_attention_3")]
+
+
 def test_a_stale_kernels_lock() -> None:
     pyproject = '[tool.kernels.dependencies]\n"org/a" = 1\n"org/b" = 1\n'
     lock = json.dumps([{"repo_id": "org/a", "sha": "0" * 40}, {"repo_id": "org/old", "sha": "1" * 40}])

@@ -15,13 +15,14 @@ from collections.abc import Iterator
 from fa_lint.code.uses import ATTN, PAGED, STALE_LOCK, Use
 from fa_lint.syntax.text import TextIndex
 
-_SERVE = re.compile(r"\btransformers\s+serve\b")
-_CB_FLAG = re.compile(r"\s--continuous[-_]batching\b(?![-=]\s*(?:false|0)\b)", re.I)
+# A word ends at a blank, or at the quote and comma of a Dockerfile's exec form (CMD ["a", "b"]).
+_SERVE = re.compile(r"\btransformers[\"']?(?:\s*,\s*[\"']|\s+)serve\b")
+_CB_FLAG = re.compile(r"[\s\"']--continuous[-_]batching\b(?![-=]\s*(?:false|0)\b)", re.I)
 _TRL_PAGED = re.compile(
-    r"\s--use[-_]transformers[-_]paged\b(?:[= ]+(?:true|1)\b|(?![= ]*(?:false|0)\b))", re.I
+    r"[\s\"']--use[-_]transformers[-_]paged\b(?:[= ]+(?:true|1)\b|(?![= ]*(?:false|0)\b))", re.I
 )
 _TRL = re.compile(r"\btrl\b|\btrain\w*\.py\b|\baccelerate\s+launch\b")
-_ATTN_FLAG = re.compile(r"\s--attn[-_]implementation[= ]+[\"']?(?P<name>[\w|/@:.-]+)")
+_ATTN_FLAG = re.compile(r"[\s\"']--attn[-_]implementation(?:[= ]+|[\"']\s*,\s*)[\"']?(?P<name>[\w|/@:.-]+)")
 # the programs that read an --attn_implementation flag: transformers' and TRL's scripts, accelerate
 _RUNS_PYTHON = re.compile(r"\b(?:python3?|accelerate|torchrun|deepspeed|trl|transformers)\b")
 
