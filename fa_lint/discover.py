@@ -183,13 +183,18 @@ def sniff(path: str, fmt: str) -> bool:
     return SNIFFED[fmt].sniff(head, complete=len(head) < SNIFF_BYTES)
 
 
+# A YAML file that no other format's head claims may still be a training config (fa_lint.code).
+_LAST_LOOK = "training-config"
+
+
 def classify(path: str) -> str | None:
     """The format of a file found by walking: its name, or its name and head; None for the rest."""
     fmt = detect(path)
     if fmt is None:
         fmt = candidate(path)
         if fmt is not None and not sniff(path, fmt):
-            return None
+            last = SNIFFED[_LAST_LOOK]
+            fmt = _LAST_LOOK if _matches(last.candidates, _posix(path)) and sniff(path, _LAST_LOOK) else None
     return fmt
 
 
@@ -266,7 +271,7 @@ def pattern_regex() -> str:
     every ``candidate`` (fa-lint looks at the head of those it is handed, as it does when walking)."""
     patterns = [p for source in SOURCES.values() for p in source.patterns]
     patterns += [p for source in SNIFFED.values() for p in source.candidates]
-    return _regex(tuple(patterns)).pattern
+    return _regex(tuple(dict.fromkeys(patterns))).pattern  # each once (*.yaml: two formats' candidate)
 
 
 def is_skipped_dir(entry: os.DirEntry[str]) -> bool:

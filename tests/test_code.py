@@ -236,6 +236,35 @@ def test_a_dockerfile_exec_form() -> None:
     assert found == [(PAGED, 2, 32, ""), (ATTN, 2, 57, "flash_attention_3")]
 
 
+def test_training_configs() -> None:
+    text = (
+        "model_name_or_path: Qwen/Qwen2.5-1.5B\n"
+        "attn_implementation: flash_attention_2  # FA2\n"
+        "use_transformers_paged: true\n"
+        "parallelism_config_sp_attn_implementation: flash_attention_2\n"  # another key, accelerate's
+        "  attn_implementation: null\n"
+        "use_transformers_paged: false\n"
+    )
+    found = [
+        (u.kind, u.location.line, u.location.column, u.name) for u in commands.config_uses("grpo.yaml", text)
+    ]
+    assert found == [(ATTN, 2, 22, "flash_attention_2"), (PAGED, 3, 1, "")]
+
+
+def test_a_training_config_is_found_by_its_head_and_joined_with_the_install(tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        {
+            "requirements.txt": "flash-attn==2.6.3\n",
+            "recipes/grpo.yaml": "attn_implementation: flash_attention_3\nuse_transformers_paged: true\n",
+            "recipes/other.yaml": "learning_rate: 1.0e-6\n",
+        },
+    )
+    found = sorted(Path(t.path).name for t in discover([str(root)]))
+    assert found == ["grpo.yaml", "requirements.txt"]
+    assert findings(root) == [("grpo.yaml", 1, "FAL021", "warning")]
+
+
 def test_a_stale_kernels_lock() -> None:
     pyproject = '[tool.kernels.dependencies]\n"org/a" = 1\n"org/b" = 1\n'
     lock = json.dumps([{"repo_id": "org/a", "sha": "0" * 40}, {"repo_id": "org/old", "sha": "1" * 40}])

@@ -48,6 +48,43 @@ def command_uses(path: str, text: str) -> list[Use]:
     return found
 
 
+# TRL's and transformers' HfArgumentParser configs: a key at the start of its line, its plain value
+_CONFIG_ATTN = re.compile(
+    r"^[ \t]*attn_implementation[ \t]*:[ \t]*[\"']?(?P<name>[\w|/@:.-]+)[\"']?[ \t]*(?:#|$)", re.M
+)
+_CONFIG_PAGED = re.compile(
+    r"^[ \t]*use_transformers_paged[ \t]*:[ \t]*(?:true|True|TRUE|yes|on)[ \t]*(?:#|$)", re.M
+)
+
+
+def config_uses(path: str, text: str) -> list[Use]:
+    """The uses a YAML config sets: ``attn_implementation: NAME`` and ``use_transformers_paged: true``.
+
+    Read line by line, not as YAML: the keys are plain scalars of one line wherever TRL's and
+    transformers' own examples set them, and a line is where a finding points. A value that is not a
+    plain word (``null``, a template, a list) is no implementation, and is passed over.
+    """
+    index: TextIndex | None = None
+    found = []
+    for m in _CONFIG_ATTN.finditer(text):
+        if m["name"] in ("null", "None", "~"):
+            continue
+        index = index or TextIndex(path, text)
+        found.append(
+            Use(
+                ATTN,
+                index.location(m.start("name"), m.end("name")),
+                name=m["name"],
+                detail="attn_implementation:",
+            )
+        )
+    for m in _CONFIG_PAGED.finditer(text):
+        index = index or TextIndex(path, text)
+        start = m.group().index("use_transformers_paged") + m.start()
+        found.append(Use(PAGED, index.location(start, m.end()), detail="use_transformers_paged: true"))
+    return found
+
+
 def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
     """(offset, text) of each logical line: a backslash before the newline continues it. By hand, not
     by a pattern: a repeat over characters keeps a backtracking frame for each (docs/reliability.md)."""

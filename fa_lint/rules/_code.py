@@ -35,7 +35,9 @@ def nearest(ctx: Context, use: Use) -> list[Environment]:
     here = folder(use.location.path)
     key = ("nearest environments", here)
     if key not in ctx.memo:
-        above = [(env_folder(e), e) for e in ctx.environments if _under(here, env_folder(e))]
+        # an environment that installs nothing (a file read for its code alone) serves no code
+        installs = [e for e in ctx.environments if e.members or e.locked or e.images]
+        above = [(env_folder(e), e) for e in installs if _under(here, env_folder(e))]
         deepest = max((len(f) for f, _ in above), default=-1)
         ctx.memo[key] = [e for f, e in above if len(f) == deepest]
     found: list[Environment] = ctx.memo[key]

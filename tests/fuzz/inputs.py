@@ -293,7 +293,23 @@ _CODE = st.tuples(
     st.lists(st.tuples(st.sampled_from(_CODE_LINES), st.sampled_from(_CODE_VALUES + HOSTILE)), max_size=8),
 ).map(lambda t: t[0] + "X = 'flash_attention_3'\n" + "".join(f"{line}{value})\n" for line, value in t[1]))
 LINE_FORMATS["python-app"] = st.one_of(LINE_FORMATS["python-app"], _CODE)
-NAMES = {"makefile": "Makefile", "cluster": "sky.yaml", "python-app": "modal_app.py"}
+LINE_FORMATS["training-config"] = st.lists(
+    st.tuples(
+        st.sampled_from(
+            ["attn_implementation:", "use_transformers_paged:", "  attn_implementation :", "model: "]
+        ),
+        st.sampled_from(
+            ["flash_attention_3", "'org/repo@v1'", "true", "null", "{{ x }}", "[a, b]", *HOSTILE]
+        ),
+    ).map(lambda t: f"{t[0]} {t[1]}\n"),
+    max_size=6,
+).map(lambda lines: "attn_implementation: sdpa\n" + "".join(lines))
+NAMES = {
+    "makefile": "Makefile",
+    "cluster": "sky.yaml",
+    "python-app": "modal_app.py",
+    "training-config": "grpo.yaml",
+}
 
 
 # --- structured formats: build the data, then write it as the format's tools do --------------------------
