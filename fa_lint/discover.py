@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from fa_lint._records import NamedTuple
 from fa_lint.code import prefilter
 from fa_lint.gitignore import GitIgnore
-from fa_lint.sources import SNIFFED, SOURCES, python_app
+from fa_lint.sources import SNIFFED, SOURCES
 
 __all__ = ["GitIgnore", "Target", "classify", "detect", "discover", "walk"]
 
@@ -114,6 +114,7 @@ def candidate(path: str) -> str | None:
 SNIFF_BYTES = 8192
 
 
+PYTHON_APP = "python-app"  # the format a *.py may be: its sniff reads the whole file (_sniff_python)
 # Python files larger than this are never searched whole for the code layer's words (a generated
 # module, a vendored bundle): fa-lint would not read them (fa_lint.read.MAX_BYTES) anyway.
 CODE_BYTES = 16 * 1024 * 1024
@@ -154,6 +155,15 @@ def _read_bytes(path: str) -> bytes | None:
         os.close(fd)
 
 
+@functools.cache
+def _python_app() -> tuple[int, tuple[bytes, ...], re.Pattern[bytes]]:
+    """What the app formats' sniff looks for, loaded with the first Python file (a run with none never
+    loads the module)."""
+    from fa_lint.sources import python_app
+
+    return python_app.HEAD, python_app.FRAMEWORKS, python_app.IMPORTS_BYTES
+
+
 def _sniff_python(path: str) -> bool:
     """Whether a ``*.py`` is worth parsing: its head imports an app framework (``python-app``), or its
     bytes hold a word one of the code layer's uses needs (``fa_lint.code.prefilter``). Read once, as
@@ -161,11 +171,12 @@ def _sniff_python(path: str) -> bool:
     data = _read_bytes(path)
     if data is None:
         return False
-    head = data[: python_app.HEAD]
+    head_size, frameworks, imports = _python_app()
+    head = data[:head_size]
     # the app frameworks' names first, as plain substrings: the import pattern runs only where one is
-    for name in python_app.FRAMEWORKS:
+    for name in frameworks:
         if name in head:
-            if python_app.IMPORTS_BYTES.search(head):
+            if imports.search(head):
                 return True
             break
     return len(data) <= CODE_BYTES and prefilter.wanted(data)
@@ -173,7 +184,7 @@ def _sniff_python(path: str) -> bool:
 
 def sniff(path: str, fmt: str) -> bool:
     """Whether the head of a candidate file shows it is the format its name suggests."""
-    if fmt == python_app.NAME:
+    if fmt == PYTHON_APP:
         return _sniff_python(path)
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
