@@ -422,9 +422,27 @@ def test_fal001_says_where_the_code_takes_the_paged_path(tmp_path: Path) -> None
     )
 
 
+def test_a_manifest_serves_its_own_folder_a_workflow_the_whole_repository(tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        {
+            "svc/a/requirements.txt": "flash-attn==2.4.2\n",
+            "svc/b/serve.py": "from transformers import AutoModel\nm.generate_batch(x)\n",
+            ".github/workflows/ci.yml": "on: push\njobs:\n  t:\n    runs-on: x\n    steps:\n"
+            "      - run: pip install flash-attn==2.4.2\n",
+        },
+    )
+    r = run("--format", "json", "--isolated", str(root))
+    notes = {Path(f["path"]).name: f["notes"][-1] for f in r.json["findings"] if f["code"] == "FAL001"}
+    assert notes["requirements.txt"].startswith(f"none of the code under {root / 'svc/a'}/ takes")
+    assert notes["ci.yml"].startswith("the code takes the paged path: generate_batch() at ")
+
+
 def test_fal001_says_when_no_code_takes_it_but_only_after_reading_the_code(tmp_path: Path) -> None:
     root = project(tmp_path, {"requirements.txt": "flash-attn==2.4.2\n", "main.py": "print('hi')\n"})
-    assert any(n.startswith("none of the code read takes the paged path") for n in _notes(root, "FAL001"))
+    assert any(
+        n.startswith(f"none of the code under {root}/ takes the paged path") for n in _notes(root, "FAL001")
+    )
     named = run("--format", "json", "--isolated", str(root / "requirements.txt"))
     notes = [n for f in named.json["findings"] for n in f["notes"]]
     assert not any("paged path" in n and "code" in n for n in notes)  # one file named: no code was read

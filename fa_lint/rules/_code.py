@@ -57,6 +57,8 @@ def certain(on: list[Use], off: list[Use]) -> list[Use]:
     return [u for u in on if u.location.path not in held]
 
 
+# Formats that install for code anywhere in the repository (what they run is found by path, not folder).
+_ANYWHERE = frozenset({"dockerfile", "workflow", "gitlab-ci", "shell", "makefile", "justfile", "cluster"})
 # Implementations continuous batching switches away from (to FA3, then FA2, when one is installed).
 _SWITCHED = frozenset({"sdpa", "eager", "paged|eager", "paged|sdpa"})
 
@@ -84,9 +86,11 @@ def code_note(ctx: Context, req: Requirement) -> list[str]:
     """Where the code stands: the file:line that takes the paged path, or that none does (only when a
     folder was walked, so the code was searched; a file named alone says nothing of the code).
 
-    Every use the run read counts, not only those beside the requirement: a workflow or a Dockerfile
-    installs for code that lives elsewhere in the repository."""
-    on, off = paged(ctx)
+    A manifest serves the code in its folder and below (a service's requirements file, its own
+    service); a script, Dockerfile or workflow installs for code anywhere in the repository, so every
+    use the run read counts for it."""
+    top = "" if req.source in _ANYWHERE else folder(req.location.path)
+    on, off = paged(ctx, top)
     if on:
         first = on[0]
         more = f" (and {len(on) - _SHOWN} more)" if len(on) > _SHOWN else ""
@@ -95,12 +99,17 @@ def code_note(ctx: Context, req: Requirement) -> list[str]:
         if held and not certain(on, off):
             note += f", though {held[0].detail} at {held[0].location} may keep it off the block table"
         return [note + _names(ctx, req)]
-    calls = [u for u in ctx.uses if u.kind == CALL and "block_table" in u.keywords]
+    calls = [
+        u
+        for u in ctx.uses
+        if u.kind == CALL and "block_table" in u.keywords and _under(folder(u.location.path), top)
+    ]
     if calls:
         return [f"the code calls `{calls[0].name}(block_table=...)` itself at {calls[0].location}"]
     if ctx.code_read:
+        where = f"under {top}{os.sep} " if top not in ("", ".") else "read "
         return [
-            "none of the code read takes the paged path (transformers' continuous batching); the pin is "
-            "still wrong: the next script that takes it fails"
+            f"none of the code {where}takes the paged path (transformers' continuous batching); the pin "
+            "is still wrong: the next script that takes it fails"
         ]
     return []

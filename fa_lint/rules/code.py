@@ -78,7 +78,8 @@ PROVIDERS = {
     "flash_attention_4": "flash-attn-4",
 }
 FAMILY = frozenset(PROVIDERS.values())
-_HUB = re.compile(r"^[\w.-]+/[\w.-]+(?:@[^:]+)?(?::\w+)?$")
+# "org/repo", "org/repo@rev", "org/repo:function": a Hub repository id (not "./folder", "/abs/path")
+_HUB = re.compile(r"^\w[\w.-]*/\w[\w.-]*(?:@[^:]+)?(?::\w+)?$")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
