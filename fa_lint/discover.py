@@ -320,12 +320,15 @@ def _kind(entry: os.DirEntry[str]) -> str | None:
         return "bad"
 
 
-def walk(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Iterator[Target]:
+def walk(
+    root: str, exclude: tuple[str, ...], ignored: GitIgnore | None, searched: list[int] | None = None
+) -> Iterator[Target]:
     """The dependency files under ``root``, by name, in sorted order, depth first.
 
     A loop of its own, not recursion: a committed tree may be thousands of folders deep. A link that
     cannot be followed is passed over, or, when its name is a dependency file's, handed on to be read
-    (it then costs its own FAL900 "cannot read file", never the run).
+    (it then costs its own FAL900 "cannot read file", never the run). ``searched[0]`` counts the Python
+    files the walk searched for the code layer's words (fa_lint.code), picked or not.
     """
     levels = [(iter(_entries(root)), _speaking(root, ignored))]
     while levels:
@@ -342,6 +345,8 @@ def walk(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Iter
             if not is_skipped_dir(entry) and not (here and here(entry.path, is_dir=True)):
                 levels.append((iter(_entries(entry.path)), _speaking(entry.path, ignored)))
         elif kind is not None:
+            if searched is not None and entry.name.endswith(".py"):
+                searched[0] += 1
             fmt = detect(rel) if kind == "bad" else classify(rel)
             if fmt is not None and not (here and here(entry.path)):
                 yield Target(rel, fmt, explicit=False)
@@ -357,16 +362,17 @@ def discover(
     exclude: tuple[str, ...] = (),
     ignored: GitIgnore | None = None,
     force_exclude: bool = False,
+    searched: list[int] | None = None,
 ) -> Iterator[Target]:
     """Files as given are checked (``force_exclude``: unless ``exclude`` matches them, as pre-commit
-    passes every file); folders are walked for the names the catalogue knows.
+    passes every file); folders are walked for the names the catalogue knows (``searched``: see walk).
 
     With ``ignored``, the walk leaves out what ``.gitignore`` leaves out, as ruff and black do.
     """
     seen: set[str] = set()
     for path in paths:
         if os.path.isdir(path):
-            found: Iterable[Target] = walk(path, exclude, ignored)
+            found: Iterable[Target] = walk(path, exclude, ignored, searched)
         elif force_exclude and excluded(path, exclude):
             continue
         elif detect(path) is None and candidate(path) is not None and os.path.isfile(path):

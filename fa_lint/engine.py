@@ -100,7 +100,8 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     base = kb.load()
     policy = _policy(settings, base)
     ignored = GitIgnore() if settings.respect_gitignore else None
-    targets = list(discover(paths, settings.exclude, ignored, settings.force_exclude))
+    searched = [0]  # the Python files the walk searched for the code layer's words
+    targets = list(discover(paths, settings.exclude, ignored, settings.force_exclude, searched))
     if settings.scoped is not None:
         targets = [t for t in targets if not _scope_excludes(t, settings.scoped(t.path))]
     context = companions(targets, ignored)
@@ -162,7 +163,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
             settings=tuple(machine),
             not_run=tuple(not_run),
             uses=uses,
-            code_read=any(os.path.isdir(p) for p in paths),
+            code_read=searched[0] > 0,
         )
         return (f for c in CHECKS for f in c(ctx) if _involves(f, hidden))
 

@@ -89,7 +89,7 @@ class Context:
         self.not_run = not_run  # installs the shell never runs (FAL007 says why; nothing judges them)
         self.settings = settings  # what the files say about the machines (fa_lint.machine.target)
         self.uses = uses  # what the project's code runs (fa_lint.code)
-        self.code_read = code_read  # a folder was walked, so its code was searched for uses
+        self.code_read = code_read  # a walk searched Python files for uses: "none takes it" means something
 
     @functools.cached_property
     def _machines(self) -> Machines:

@@ -84,7 +84,7 @@ def _names(ctx: Context, req: Requirement) -> str:
 
 def code_note(ctx: Context, req: Requirement) -> list[str]:
     """Where the code stands: the file:line that takes the paged path, or that none does (only when a
-    folder was walked, so the code was searched; a file named alone says nothing of the code).
+    walk searched Python files: a file named alone, or a tree without Python, says nothing of the code).
 
     A manifest serves the code in its folder and below (a service's requirements file, its own
     service); a script, Dockerfile or workflow installs for code anywhere in the repository, so every
