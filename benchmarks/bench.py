@@ -83,6 +83,23 @@ paths = [q for p in sys.argv[1:] for q in (walk(p) if os.path.isdir(p) else [p])
 parsed = [read(p) for p in paths]
 """
 TOMLLIB = "import sys, tomllib\ntomllib.loads(open(sys.argv[1], encoding='utf-8').read())"
+# The floor for a Python-heavy repository (issue 30): every file read whole, once, and searched for the
+# words the code layer needs (fa_lint/code/prefilter.py); the requirements file parsed as READ does.
+FLOOR = """
+import os, re, sys, packaging.requirements as pr
+WORDS = re.compile(b"|".join(map(re.escape, {words!r})))
+found = []
+for d, _, fs in os.walk(sys.argv[1]):
+    for f in sorted(fs):
+        path = os.path.join(d, f)
+        with open(path, "rb") as fh:
+            data = fh.read()
+        if f.endswith(".py"):
+            found.append(WORDS.search(data) is not None)
+        else:
+            lines = data.decode().splitlines()
+            found += [pr.Requirement(x) for x in lines if x and not x.startswith(("#", "-"))]
+"""
 # What pip writes as the console script: what pre-commit and a user run.
 SCRIPT = """#!{python}
 import re
@@ -101,6 +118,7 @@ class Commands:
     baseline: list[str]
     tomllib: list[str]
     bare: list[str]
+    floor: list[str]
 
 
 def install(folder: Path) -> Commands:
@@ -133,7 +151,10 @@ def install(folder: Path) -> Commands:
     script.write_text(SCRIPT.format(python=python, module=module, function=function), encoding="utf-8")
     script.chmod(0o755)
     py = str(python)
-    return Commands([str(script)], [py, "-c", IMPORTS + READ], [py, "-c", TOMLLIB], [py, "-c", "pass"])
+    from fa_lint.code.prefilter import WORDS
+
+    floor = [py, "-c", FLOOR.format(words=WORDS)]
+    return Commands([str(script)], [py, "-c", IMPORTS + READ], [py, "-c", TOMLLIB], [py, "-c", "pass"], floor)
 
 
 # ---- inputs ---------------------------------------------------------------------------------------
@@ -283,6 +304,62 @@ def dockerfile_cleaned(folder: Path) -> list[str]:
     return dockerfile_continued(folder, tail="rm -rf /root/.cache/pip")
 
 
+# A small module of a project's own, about nothing fa-lint reads (no word of the code layer's).
+MODULE = '''"""Helpers for the {name} pipeline."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Batch{n}:
+    ids: list[int]
+    scale: float = 1.0
+
+    def normalised(self) -> np.ndarray:
+        values = np.asarray(self.ids, dtype=np.float32)
+        return values / max(float(values.max(initial=1.0)), 1.0) * self.scale
+
+
+def collate_{n}(items: list[Batch{n}]) -> list[int]:
+    log.debug("collating %d items", len(items))
+    return [i for item in items for i in item.ids]
+'''
+# A file that takes transformers' paged path (and calls flash-attn itself): what the code layer parses.
+PAGED = """from flash_attn import flash_attn_with_kvcache
+from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained("org/model", attn_implementation="flash_attention_2")
+outputs = model.generate_batch(inputs=[[1, 2, 3]])
+
+
+def decode(q, k_cache, v_cache, lengths, blocks):
+    return flash_attn_with_kvcache(q, k_cache, v_cache, cache_seqlens=lengths, block_table=blocks)
+"""
+
+
+def python_repo(paged: int) -> Callable[[Path], list[str]]:
+    """5,000 small Python modules and one requirements file; ``paged`` of the modules take the paged path."""
+
+    def make(folder: Path) -> list[str]:
+        (folder / "requirements.txt").write_text("torch==2.4.0\ntransformers==5.14.0\nflash-attn==2.6.3\n")
+        for i in range(5000):
+            path = folder / "src" / f"pkg{i // 100:02d}" / f"mod{i % 100:02d}.py"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(
+                PAGED if i < paged else MODULE.format(name=f"pkg{i // 100}", n=i), encoding="utf-8"
+            )
+        return ["."]
+
+    return make
+
+
 def monorepo(copies: int) -> Callable[[Path], list[str]]:
     """``copies`` services, each the typical repository's ten files with pins of its own: walked, as
     ``fa-lint .`` does."""
@@ -363,6 +440,9 @@ RATIOS: dict[str, tuple[Callable[[Path], list[str]], float]] = {  # label: (inpu
     "Dockerfile, 500 RUNs of pip install ... && \\": (dockerfile_continued, 2.0),
     "Dockerfile, 500 RUNs of pip, pip, rm -rf": (dockerfile_cleaned, 2.0),
 }
+PYTHON = "5,000 .py + requirements"
+PYTHON_PAGED = "5,000 .py, 5 on the paged path"
+PYTHON_ROWS = {PYTHON: (python_repo(0), 1.5), PYTHON_PAGED: (python_repo(5), 1.5)}  # over FLOOR
 MONOREPO = "1,000-file monorepo"
 LINEAR = "10,000 vs 1,000 files"
 MEMORY = "peak memory, 750 KB uv.lock"
@@ -394,19 +474,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=9, help="runs of each command (default 9)")
     ap.add_argument("--only", default="", help="run only the rows whose label contains this")
     args = ap.parse_args(argv)
-    labels = [*RATIOS, MONOREPO, MEMORY]
+    labels = [*RATIOS, *PYTHON_ROWS, MONOREPO, MEMORY]
     wanted = [label for label in labels if args.only.lower() in label.lower()]
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp:
         run = install(Path(tmp) / "venv")
         inputs = {label: RATIOS[label][0] for label in wanted if label in RATIOS}
+        inputs |= {label: make for label, (make, _) in PYTHON_ROWS.items()}
         inputs |= {MONOREPO: monorepo(100), LINEAR: monorepo(1000), MEMORY: big_uv_lock}
         pairs: dict[str, tuple[list[str], Path]] = {"bare": (run.bare, Path(tmp))}
         for n, label in enumerate(wanted):
             folder = Path(tmp) / f"input{n}"
             folder.mkdir()
             named = inputs[label](folder)
-            reader = run.tomllib if label == MEMORY else run.baseline
+            reader = run.tomllib if label == MEMORY else run.floor if label in PYTHON_ROWS else run.baseline
             pairs[f"{label}/base"] = ([*reader, *named], folder)
             pairs[f"{label}/ours"] = ([*run.fa_lint, *named], folder)
         found = measure(pairs, args.repeat)
@@ -414,6 +495,11 @@ def main(argv: list[str] | None = None) -> int:
             ratio_row(label, found[f"{label}/base"], found[f"{label}/ours"], RATIOS[label][1])
             for label in wanted
             if label in RATIOS
+        ]
+        rows += [
+            ratio_row(label, found[f"{label}/base"], found[f"{label}/ours"], PYTHON_ROWS[label][1])
+            for label in wanted
+            if label in PYTHON_ROWS
         ]
         if MONOREPO in wanted:
             base, ours = found[f"{MONOREPO}/base"], found[f"{MONOREPO}/ours"]

@@ -159,7 +159,7 @@ def apply(
             lines[path] = text.split("\n") if text is not None else []
             style = STYLES.get((formats or {}).get(path, ""), "yaml")
             starts[path] = comments.starts(text, style) if text is not None and "#" in text else {}
-            exempt[path] = file_suppressions(text, starts[path]) if text and "noqa" in text else None
+            exempt[path] = file_suppressions(text, starts[path]) if text else None
         if _exempt(f.code, exempt[path]) or suppressed(f, lines[path], starts[path]):
             dropped += 1
         else:

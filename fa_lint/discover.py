@@ -6,9 +6,11 @@ import fnmatch
 import functools
 import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
 
 from fa_lint._records import NamedTuple
+from fa_lint.code import prefilter
 from fa_lint.gitignore import GitIgnore
 from fa_lint.sources import SNIFFED, SOURCES
 
@@ -60,16 +62,42 @@ def _tails(patterns: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(re.split(r"[*?\]]", p)[-1] for p in patterns)
 
 
+@functools.cache
+def _suffixes(patterns: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The suffixes that decide every pattern, when each is ``*`` and a plain suffix (``*.py``,
+    ``*.sh``): then a path matches exactly when it ends with one (its tail), and no regex is needed."""
+    plain = [p[1:] for p in patterns if p.startswith("*") and not any(c in p[1:] for c in "*?[/")]
+    return tuple(plain) if len(plain) == len(patterns) else None
+
+
 def _matches(patterns: tuple[str, ...], posix: str) -> bool:
     # The tails first: most (format, path) pairs differ there, and need no regex compiled or run.
-    return posix.endswith(_tails(patterns)) and _regex(patterns).search(posix) is not None
+    if not posix.endswith(_tails(patterns)):
+        return False
+    if _suffixes(patterns) is not None:  # the path ends with a suffix, which holds no "/": a match
+        return True
+    return _regex(patterns).search(posix) is not None
+
+
+@functools.lru_cache(maxsize=8192)
+def _could_be(base: str, sniffed: bool) -> tuple[str, ...]:
+    """The formats whose patterns (``sniffed``: candidate names) can match a file called ``base``: a
+    pattern's last segment must match the name itself. Asked once per distinct file name, not once per
+    file and format: a repository repeats its names (``__init__.py``, ``utils.py``), and most of its
+    files are names no format has, which then cost one look-up, not one test per format."""
+    found = []
+    for name, source in (SNIFFED if sniffed else SOURCES).items():
+        patterns = source.candidates if sniffed else source.patterns
+        if _matches(tuple(p.rsplit("/", 1)[-1] for p in patterns), base):
+            found.append(name)
+    return tuple(found)
 
 
 def detect(path: str) -> str | None:
     """The format a file's name says it is, or None when the catalogue does not know the name."""
     posix = _posix(path)
-    for name, source in SOURCES.items():
-        if _matches(source.patterns, posix):
+    for name in _could_be(posix.rsplit("/", 1)[-1], False):
+        if _matches(SOURCES[name].patterns, posix):
             return name
     return None
 
@@ -77,8 +105,8 @@ def detect(path: str) -> str | None:
 def candidate(path: str) -> str | None:
     """The format a file may be, by a name that needs a look at its head to be sure (``*.in``)."""
     posix = _posix(path)
-    for name, source in SNIFFED.items():
-        if _matches(source.candidates, posix):
+    for name in _could_be(posix.rsplit("/", 1)[-1], True):
+        if _matches(SNIFFED[name].candidates, posix):
             return name
     return None
 
@@ -86,8 +114,78 @@ def candidate(path: str) -> str | None:
 SNIFF_BYTES = 8192
 
 
+PYTHON_APP = "python-app"  # the format a *.py may be: its sniff reads the whole file (_sniff_python)
+# Python files larger than this are never searched whole for the code layer's words (a generated
+# module, a vendored bundle): fa-lint would not read them (fa_lint.read.MAX_BYTES) anyway.
+CODE_BYTES = 16 * 1024 * 1024
+
+
+_CHUNK = 1 << 16
+_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _read_bytes(path: str) -> bytes | None:
+    """A file's bytes, up to CODE_BYTES + 1, or None when it cannot be read.
+
+    With the os calls, no file object: the Python files of a repository are read here by the thousand,
+    and io.open's object and buffer cost as much as reading a small file. A first read of 64 KiB
+    holds nearly every source file (no fstat to size it); a larger one is read on to the limit.
+    O_NONBLOCK: a FIFO named like a Python file must not stop the run (a regular file ignores it).
+    """
+    try:
+        fd = os.open(path, _FLAGS)
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, _CHUNK)
+        if len(data) == _CHUNK:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                return data[:SNIFF_BYTES]  # a device: its head only
+            chunks = [data]
+            size = len(data)
+            while size <= CODE_BYTES and (more := os.read(fd, min(CODE_BYTES + 1 - size, 1 << 20))):
+                chunks.append(more)
+                size += len(more)
+            data = b"".join(chunks)
+        return data
+    except OSError:  # a folder, a FIFO with no writer (EAGAIN), an I/O error
+        return None
+    finally:
+        os.close(fd)
+
+
+@functools.cache
+def _python_app() -> tuple[int, tuple[bytes, ...], re.Pattern[bytes]]:
+    """What the app formats' sniff looks for, loaded with the first Python file (a run with none never
+    loads the module)."""
+    from fa_lint.sources import python_app
+
+    return python_app.HEAD, python_app.FRAMEWORKS, python_app.IMPORTS_BYTES
+
+
+def _sniff_python(path: str) -> bool:
+    """Whether a ``*.py`` is worth parsing: its head imports an app framework (``python-app``), or its
+    bytes hold a word one of the code layer's uses needs (``fa_lint.code.prefilter``). Read once, as
+    bytes, never decoded here: most of a repository's files are Python, and most say nothing."""
+    data = _read_bytes(path)
+    if data is None:
+        return False
+    head_size, frameworks, imports = _python_app()
+    head = data[:head_size]
+    # the app frameworks' names first, as plain substrings: the import pattern runs only where one is
+    for name in frameworks:
+        if name in head:
+            if imports.search(head):
+                return True
+            break
+    return len(data) <= CODE_BYTES and prefilter.wanted(data)
+
+
 def sniff(path: str, fmt: str) -> bool:
     """Whether the head of a candidate file shows it is the format its name suggests."""
+    if fmt == PYTHON_APP:
+        return _sniff_python(path)
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             head = f.read(SNIFF_BYTES)
@@ -96,13 +194,18 @@ def sniff(path: str, fmt: str) -> bool:
     return SNIFFED[fmt].sniff(head, complete=len(head) < SNIFF_BYTES)
 
 
+# A YAML file that no other format's head claims may still be a training config (fa_lint.code).
+_LAST_LOOK = "training-config"
+
+
 def classify(path: str) -> str | None:
     """The format of a file found by walking: its name, or its name and head; None for the rest."""
     fmt = detect(path)
     if fmt is None:
         fmt = candidate(path)
         if fmt is not None and not sniff(path, fmt):
-            return None
+            last = SNIFFED[_LAST_LOOK]
+            fmt = _LAST_LOOK if _matches(last.candidates, _posix(path)) and sniff(path, _LAST_LOOK) else None
     return fmt
 
 
@@ -179,7 +282,7 @@ def pattern_regex() -> str:
     every ``candidate`` (fa-lint looks at the head of those it is handed, as it does when walking)."""
     patterns = [p for source in SOURCES.values() for p in source.patterns]
     patterns += [p for source in SNIFFED.values() for p in source.candidates]
-    return _regex(tuple(patterns)).pattern
+    return _regex(tuple(dict.fromkeys(patterns))).pattern  # each once (*.yaml: two formats' candidate)
 
 
 def is_skipped_dir(entry: os.DirEntry[str]) -> bool:
@@ -217,12 +320,15 @@ def _kind(entry: os.DirEntry[str]) -> str | None:
         return "bad"
 
 
-def walk(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Iterator[Target]:
+def walk(
+    root: str, exclude: tuple[str, ...], ignored: GitIgnore | None, searched: list[int] | None = None
+) -> Iterator[Target]:
     """The dependency files under ``root``, by name, in sorted order, depth first.
 
     A loop of its own, not recursion: a committed tree may be thousands of folders deep. A link that
     cannot be followed is passed over, or, when its name is a dependency file's, handed on to be read
-    (it then costs its own FAL900 "cannot read file", never the run).
+    (it then costs its own FAL900 "cannot read file", never the run). ``searched[0]`` counts the Python
+    files the walk searched for the code layer's words (fa_lint.code), picked or not.
     """
     levels = [(iter(_entries(root)), _speaking(root, ignored))]
     while levels:
@@ -239,6 +345,8 @@ def walk(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Iter
             if not is_skipped_dir(entry) and not (here and here(entry.path, is_dir=True)):
                 levels.append((iter(_entries(entry.path)), _speaking(entry.path, ignored)))
         elif kind is not None:
+            if searched is not None and entry.name.endswith(".py"):
+                searched[0] += 1
             fmt = detect(rel) if kind == "bad" else classify(rel)
             if fmt is not None and not (here and here(entry.path)):
                 yield Target(rel, fmt, explicit=False)
@@ -254,16 +362,17 @@ def discover(
     exclude: tuple[str, ...] = (),
     ignored: GitIgnore | None = None,
     force_exclude: bool = False,
+    searched: list[int] | None = None,
 ) -> Iterator[Target]:
     """Files as given are checked (``force_exclude``: unless ``exclude`` matches them, as pre-commit
-    passes every file); folders are walked for the names the catalogue knows.
+    passes every file); folders are walked for the names the catalogue knows (``searched``: see walk).
 
     With ``ignored``, the walk leaves out what ``.gitignore`` leaves out, as ruff and black do.
     """
     seen: set[str] = set()
     for path in paths:
         if os.path.isdir(path):
-            found: Iterable[Target] = walk(path, exclude, ignored)
+            found: Iterable[Target] = walk(path, exclude, ignored, searched)
         elif force_exclude and excluded(path, exclude):
             continue
         elif detect(path) is None and candidate(path) is not None and os.path.isfile(path):

@@ -12,6 +12,8 @@ from packaging.version import Version
 from fa_lint import decide, kb
 from fa_lint._gc import fewer_collections
 from fa_lint._records import NamedTuple
+from fa_lint.code.files import uses_of
+from fa_lint.code.uses import Use
 from fa_lint.discover import GitIgnore, Target, discover, excluded
 from fa_lint.environments import build
 from fa_lint.model import (
@@ -24,7 +26,8 @@ from fa_lint.model import (
     Requirement,
     Setting,
 )
-from fa_lint.project import companions, includers, load, project_root, reached
+from fa_lint.project import companions, includers, load, off_limits, project_root, reached
+from fa_lint.read import read_text
 from fa_lint.resolve import Policy
 from fa_lint.rules import CHECKS, Context, settle
 from fa_lint.syntax.text import TextIndex
@@ -97,7 +100,8 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     base = kb.load()
     policy = _policy(settings, base)
     ignored = GitIgnore() if settings.respect_gitignore else None
-    targets = _targets(paths, settings, ignored)
+    searched = [0]  # the Python files the walk searched for the code layer's words
+    targets = _targets(paths, settings, ignored, searched)
     context = companions(targets, ignored)
     named = [t for t in targets if t.explicit and t.path != "-"]  # a bare "-" is stdin, no file
     parsed: dict[str, FileResult] = {}
@@ -139,6 +143,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
             elif isinstance(rec, NotRun):
                 not_run.append(rec)
     environments = build(files, {t.path for t in (*targets, *context)})
+    uses = _uses(files, hidden, roots)
     # Each file is judged by its own configuration's min-version: the rules run once per one in force.
     scoped = settings.scoped
     by_file = {path: _policy(scoped(path), base) for path in files} if scoped is not None else {}
@@ -155,6 +160,8 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
             builds=tuple(configs),
             settings=tuple(machine),
             not_run=tuple(not_run),
+            uses=uses,
+            code_read=searched[0] > 0,
         )
         return (f for c in CHECKS for f in c(ctx) if _involves(f, hidden))
 
@@ -176,8 +183,10 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths))
 
 
-def _targets(paths: list[str], settings: Settings, ignored: GitIgnore | None) -> list[Target]:
-    targets = list(discover(paths, settings.exclude, ignored, settings.force_exclude))
+def _targets(
+    paths: list[str], settings: Settings, ignored: GitIgnore | None, searched: list[int] | None = None
+) -> list[Target]:
+    targets = list(discover(paths, settings.exclude, ignored, settings.force_exclude, searched))
     if settings.scoped is not None:
         targets = [t for t in targets if not _scope_excludes(t, settings.scoped(t.path))]
     return targets
@@ -187,6 +196,25 @@ def targets(paths: list[str], settings: Settings) -> list[str]:
     """The files a run over ``paths`` checks (``--show-files``): found, not read."""
     ignored = GitIgnore() if settings.respect_gitignore else None
     return [t.path for t in _targets(paths, settings, ignored) if t.path != "-"]
+
+
+def _uses(files: Mapping[str, FileResult], hidden: set[str], roots: set[str]) -> tuple[Use, ...]:
+    """What the checked files' code does (fa_lint.code): Python read with ast, command lines as text,
+    and each ``[tool.kernels.dependencies]`` against the ``kernels.lock`` beside it."""
+    found: list[Use] = []
+    for path, f in files.items():
+        if path in hidden or f.text is None:
+            continue
+        found += uses_of(path, f.source, f.text)
+        if f.source == "pyproject" and "[tool.kernels" in f.text:
+            lock = os.path.join(os.path.dirname(path), "kernels.lock")
+            if os.path.isfile(lock) and off_limits(lock, [os.path.realpath(r) for r in roots]) is None:
+                from fa_lint.code.commands import stale_lock  # for projects that lock kernels only
+
+                text = read_text(lock)
+                if isinstance(text, str):
+                    found += stale_lock(path, f.text, lock, text)
+    return tuple(found)
 
 
 def _policy(settings: Settings, base: kb.KnowledgeBase) -> Policy:

@@ -215,6 +215,47 @@ def cb_fa3_first(files: Files) -> Evidence:
     return _grep(files, r"continuous_batching", r"is_flash_attn_3_available\(kernels_fallback_ok=True\)")
 
 
+def generate_batch(files: Files) -> Evidence:
+    """``model.generate_batch(...)`` exists: the plainest way code takes the paged path."""
+    return _grep(files, r"generation/continuous_batching", r"def generate_batch\(")
+
+
+def cache_implementation_paged(files: Files) -> Evidence:
+    """``generate(..., cache_implementation="paged")`` re-routes to continuous batching."""
+    return _grep(files, r"generation/utils\.py$", r'cache_implementation"\) == "paged"')
+
+
+def paged_prefix_deprecated(files: Files) -> Evidence:
+    """A ``"paged|NAME"`` attn_implementation (but ``paged|eager``) is deprecated and taken as ``NAME``
+    (before, ``paged|`` named the paged variant of an implementation)."""
+    return _grep(files, r"modeling_utils\.py$", r"The `paged\|` prefix is no longer needed")
+
+
+def flash_request_rule(files: Files) -> tuple[str, Evidence] | None:
+    """Which ``attn_implementation`` names count as flash-attn N (the block-table path admits 2 and 3):
+    the pattern ``is_flash_attention_requested`` matches, or the exact names compared before it."""
+    ev = _grep(files, r"utils/generic\.py$", r're\.match\(r"\.\*flash\.\*" \+ str\(v\)')
+    if ev is not None:
+        return ".*flash.*{version}", ev
+    ev = _grep(files, r"utils/generic\.py$", r"def is_flash_attention_requested\(")
+    if ev is not None:
+        return "flash substring", ev
+    return None
+
+
+def fa3_kernel(files: Files) -> tuple[str, Evidence] | None:
+    """The Hub kernel transformers loads for ``flash_attention_3`` when FA3 is not installed."""
+    path = "transformers/modeling_flash_attention_utils.py"
+    m = re.search(
+        r'"flash_attention_3":\s*\(?\s*(?:"(?P<rocm>[^"]+)" if is_rocm_platform\(\) else )?"(?P<repo>[^"]+)"',
+        files.get(path, ""),
+    )
+    if m is None:
+        return None
+    line = files[path][: m.start()].count("\n") + 1
+    return (f"{m['rocm']}|{m['repo']}" if m["rocm"] else m["repo"]), (path, line)
+
+
 FACTS: dict[str, Callable[[Files], Evidence]] = {
     "continuous_batching": continuous_batching,
     "block_table_key_check": block_table_key_check,
@@ -232,12 +273,17 @@ FACTS: dict[str, Callable[[Files], Evidence]] = {
     "fa3_by_distribution": fa3_by_distribution,
     "fa3_page_table": fa3_page_table,
     "cb_fa3_first": cb_fa3_first,
+    "generate_batch": generate_batch,
+    "cache_implementation_paged": cache_implementation_paged,
+    "paged_prefix_deprecated": paged_prefix_deprecated,
 }
 # Facts with a value that can change from release to release: the value, and since when it holds.
 STEPS: dict[str, Callable[[Files], tuple[str, Evidence] | None]] = {
     "fa2_minimum_on_cuda": fa2_minimum,
     "fa2_kernel_fallback": fa2_kernel,
     "kernels_range": kernels_range,
+    "flash_request_rule": flash_request_rule,
+    "fa3_kernel_fallback": fa3_kernel,
 }
 
 
@@ -250,7 +296,14 @@ def read_wheel(path: Path) -> Files:
             and (
                 "generation/" in n
                 or "integrations/" in n
-                or n.endswith(("modeling_flash_attention_utils.py", "import_utils.py", "modeling_utils.py"))
+                or n.endswith(
+                    (
+                        "modeling_flash_attention_utils.py",
+                        "import_utils.py",
+                        "modeling_utils.py",
+                        "utils/generic.py",
+                    )
+                )
             )
         }
 

@@ -50,6 +50,14 @@ LAYERS = {
     # one module per file format, and the catalogue
     "fa_lint.sources": 3,
     "fa_lint.resolve": 3,
+    # what the project's code runs (uses), read from Python and command lines: uses < prefilter <
+    # python, commands < files
+    "fa_lint.code": 3.5,
+    "fa_lint.code.uses": 3.1,
+    "fa_lint.code.prefilter": 3.1,
+    "fa_lint.code.python": 3.2,
+    "fa_lint.code.commands": 3.2,
+    "fa_lint.code.files": 3.3,
     # what installs (environments) and where (target); which files (discover)
     "fa_lint.gitignore": 4,
     "fa_lint.discover": 4,

@@ -310,7 +310,10 @@ def test_a_file_level_noqa_inside_a_string_exempts_nothing(project: Any) -> None
     setup = 'DOC = """\n# fa-lint: noqa\n"""\nfrom setuptools import setup\nsetup(install_requires=["flash-attn==2.4.2"])\n'
     pyproject = '[project]\nname = "x"\ndescription = """\n# fa-lint: noqa\n"""\ndependencies = ["flash-attn==2.4.2"]\n'
     project({"setup.py": setup, "pyproject.toml": pyproject})
-    assert {(p, c) for p, c in _codes() if c == "FAL001"} == {("setup.py", "FAL001"), ("pyproject.toml", "FAL001")}
+    assert {(p, c) for p, c in _codes() if c == "FAL001"} == {
+        ("setup.py", "FAL001"),
+        ("pyproject.toml", "FAL001"),
+    }
 
 
 # --- fa-lint rule ------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
@@ -54,6 +55,14 @@ class TransformersFacts(NamedTuple):
     fa3_by_distribution: Version | None = None  # FA3 counts only as the flash-attn-3 distribution
     fa3_page_table: Version | None = None  # flash_kwargs["page_table"] = block_table, by signature
     cb_fa3_first: Version | None = None  # continuous batching switches to FA3 first, then FA2
+    # What the code layer reads (fa_lint.code): the ways into the paged path, and which names reach it
+    generate_batch: Version | None = None  # model.generate_batch() exists
+    cache_paged: Version | None = (
+        None  # generate(cache_implementation="paged") re-routes to continuous batching
+    )
+    paged_prefix_deprecated: Version | None = None  # "paged|NAME" is taken as NAME (but paged|eager)
+    request_steps: Steps = ()  # (since, ".*flash.*{version}" or "flash substring"): which names are flash N
+    fa3_kernel_steps: Steps = ()  # the Hub kernel for flash_attention_3: "repo" or "rocm-repo|repo"
 
     def minimum_flash_attn(self, transformers: Version) -> Version | None:
         found = [minimum for since, minimum in self.fa2_minimum if transformers >= since]
@@ -71,6 +80,19 @@ class TransformersFacts(NamedTuple):
             s for s in (f">={bounds[0]}" if bounds[0] else "", f"<{bounds[1]}" if bounds[1] else "") if s
         )
         return Kernel(cuda, rocm or None, SpecifierSet(spec))
+
+    def block_table_name(self, name: str, transformers: Version | None = None) -> bool | None:
+        """Whether an attn_implementation name counts as flash-attn 2 or 3, the implementations the
+        block-table decode path admits on CUDA (``transformers``: the newest read when None); None when
+        the release has no such rule read (before the block-table path admitted FA2)."""
+        version = transformers or self.newest_read
+        if version < self.fa2_block_table_on_cuda:
+            return None
+        rule = _step(self.request_steps, version)
+        if rule != ".*flash.*{version}":
+            return None
+        name = name.removeprefix("paged|")
+        return any(re.match(r".*flash.*" + str(v), name) is not None for v in (2, 3))
 
 
 def _step(steps: Steps, version: Version) -> str | None:
@@ -95,7 +117,13 @@ def from_dict(doc: dict[str, Any]) -> TransformersFacts:
     evidence = {
         k: f"transformers {v['since']}: {v['evidence']}" for k, v in facts.items() if v.get("evidence")
     }
-    for name in ("fa2_minimum_on_cuda", "fa2_kernel_fallback", "kernels_range"):
+    for name in (
+        "fa2_minimum_on_cuda",
+        "fa2_kernel_fallback",
+        "kernels_range",
+        "flash_request_rule",
+        "fa3_kernel_fallback",
+    ):
         for s in doc.get(name, ()):
             evidence[f"{name} {s['since']}"] = f"transformers {s['since']}: {s['evidence']}"
     return TransformersFacts(
@@ -120,6 +148,11 @@ def from_dict(doc: dict[str, Any]) -> TransformersFacts:
         fa3_by_distribution=maybe("fa3_by_distribution"),
         fa3_page_table=maybe("fa3_page_table"),
         cb_fa3_first=maybe("cb_fa3_first"),
+        generate_batch=maybe("generate_batch"),
+        cache_paged=maybe("cache_implementation_paged"),
+        paged_prefix_deprecated=maybe("paged_prefix_deprecated"),
+        request_steps=steps("flash_request_rule"),
+        fa3_kernel_steps=steps("fa3_kernel_fallback"),
     )
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from fa_lint.model import SUBDIRECTORIES
 from fa_lint.rules import (
+    code,
     environment,
     fa3,
     fa4,
@@ -38,6 +39,7 @@ FAMILIES = (
     torch_conflict,
     fa3,
     ngc,
+    code,
 )
 CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)
 RULES: dict[str, Rule] = dict(sorted((r.code, r) for f in FAMILIES for r in f.RULES))

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from packaging.version import Version
 
 from fa_lint._records import NamedTuple
+from fa_lint.code.uses import Use
 from fa_lint.environments import SEQUENTIAL, Environment
 from fa_lint.kb import KnowledgeBase
 from fa_lint.machine import toolchain
@@ -75,6 +76,8 @@ class Context:
         builds: tuple[BuildConfig, ...] = (),
         settings: tuple[Setting | Image, ...] = (),
         not_run: tuple[NotRun, ...] = (),
+        uses: tuple[Use, ...] = (),
+        code_read: bool = False,
     ) -> None:
         self.kb = kb
         self.policy = policy
@@ -85,6 +88,8 @@ class Context:
         self.builds = builds  # [tool.uv], [tool.poetry]: how projects build sdists
         self.not_run = not_run  # installs the shell never runs (FAL007 says why; nothing judges them)
         self.settings = settings  # what the files say about the machines (fa_lint.machine.target)
+        self.uses = uses  # what the project's code runs (fa_lint.code)
+        self.code_read = code_read  # a walk searched Python files for uses: "none takes it" means something
 
     @functools.cached_property
     def _machines(self) -> Machines:

@@ -14,6 +14,7 @@ from fa_lint.model import FLASH_ATTN, Finding, Fix, Kind, Requirement, Severity
 from fa_lint.resolve import Assessment, Policy, Verdict, assess_range, intersect
 from fa_lint.rules import _text
 from fa_lint.rules._base import Context, Rule, exact
+from fa_lint.rules._code import code_note
 from fa_lint.rules._fixes import bump_pin, floor_for, raise_floor, target
 from fa_lint.rules._text import breaks, count, fit, fix, help_for, quoted, releases, subject
 
@@ -174,6 +175,7 @@ def _missing(
         notes.append(f"it admits {releases(a.bad)}")
     newest = a.bad[-1] if a.bad else None
     notes += breaks(ctx, req, newest) if old else [_policy(policy)]
+    notes += code_note(ctx, req)
     notes += [f"it builds {req.build}"] if req.build is not None else []
     notes += _better_manifest(req, ctx)
     fixed = bump_pin(req, to)
@@ -203,6 +205,7 @@ def _mixed(
         "resolver, the index and the rest of the environment"
     ]
     notes += breaks(ctx, req, a.bad[-1], "with an old one, ") if old else [_policy(policy)]
+    notes += code_note(ctx, req)
     locked = _locked(req, ctx)
     if locked and all(ctx.assessment(r).verdict in (Verdict.OK, Verdict.NEWER) for r in locked):
         where = ", ".join(f"{r.version} ({r.location})" for r in locked)

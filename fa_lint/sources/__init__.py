@@ -149,6 +149,9 @@ SOURCES: dict[str, Source] = {
         # SkyPilot tasks and Kubernetes manifests have any name: a YAML file no format above claims is
         # read when its head names accelerators, GPU node labels or instance types
         Source("cluster", "cluster", (), ("*.yaml", "*.yml")),
+        # TRL/transformers configs have any name: a YAML file no format above claims is read when its
+        # head sets attn_implementation or use_transformers_paged (for the code layer, fa_lint.code)
+        Source("training-config", "training_config", (), ("*.yaml", "*.yml")),
         # Modal apps, SageMaker jobs and Ray tasks have any name: a *.py whose head imports one is read
         Source("python-app", "python_app", (), ("*.py",)),
         Source("python-version", "python_version", (".python-version",)),

@@ -28,6 +28,13 @@ if TYPE_CHECKING:
 
 NAME = "python-app"
 _IMPORTS = re.compile(r"^[ \t]*(?:import|from)[ \t]+(modal|sagemaker|ray)\b", re.M)
+# The same, on bytes: discovery reads each *.py whole once for the code layer's words, and looks at
+# the head of those bytes for these imports without decoding them.
+IMPORTS_BYTES = re.compile(rb"^[ \t]*(?:import|from)[ \t]+(modal|sagemaker|ray)\b", re.M)
+# What IMPORTS_BYTES needs one of, as plain bytes: the module names, "ray" after the blank that
+# separates it from import/from (a bare b"ray" is in every "np.asarray").
+FRAMEWORKS = (b"modal", b"sagemaker", b" ray", b"\tray")
+HEAD = 8192  # the bytes whose imports make a file one of these (the rest is not looked at for them)
 
 
 def sniff(head: str, *, complete: bool) -> bool:
@@ -41,6 +48,8 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     from fa_lint.syntax import pyast
     from fa_lint.syntax.pyast import PythonIndex
 
+    if not _IMPORTS.search(text[:HEAD]):
+        return  # picked for the code layer's words (fa_lint.code), not as an app: nothing here
     index = PythonIndex(path, text)
     tree = pyast.parse(index, "Python file")
     if isinstance(tree, ParseProblem):

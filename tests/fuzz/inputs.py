@@ -249,7 +249,67 @@ LINE_FORMATS: dict[str, st.SearchStrategy[str]] = {
         )
     ),
 }
-NAMES = {"makefile": "Makefile", "cluster": "sky.yaml", "python-app": "modal_app.py"}
+# What the code layer reads (fa_lint/code, issue 30): the paged path, attention implementations, Hub
+# and local kernels, direct calls with their keywords, custom kernels and what substitutes them
+_CODE_IMPORTS = [
+    "from transformers import AutoModelForCausalLM, ContinuousBatchingConfig\n",
+    "import flash_attn as fa\nfrom flash_attn import flash_attn_with_kvcache as kv\n",
+    "from kernels import get_kernel, get_local_kernel, LayerRepository\nimport sys, argparse\n",
+]
+_CODE_LINES = [
+    "m = AutoModelForCausalLM.from_pretrained('x', attn_implementation=",
+    "m.generate_batch(",
+    "m.generate(x, cache_implementation=",
+    "ContinuousBatchingConfig(max_blocks_per_request=",
+    "kv(q, k, v, block_table=",
+    "fa.flash_attn_varlen_func(q, k, v, window_size=",
+    "get_kernel(",
+    "get_kernel('org/repo', revision=",
+    "get_local_kernel(",
+    "LayerRepository(repo_id=",
+    "sys.modules['flash_attn'] = (",
+    "setattr(fa, 'flash_attn_with_kvcache', ",
+    "p.add_argument('--attn', default=",
+    "m = AutoModelForCausalLM.from_pretrained('x', attn_implementation=args.attn, device_map=",
+    "def flash_attn_with_kvcache(q, k_cache, v_cache, block_table=None, *a, ",
+]
+_CODE_VALUES = [
+    "'flash_attention_2'",
+    "'paged|flash_attention_3'",
+    "'kernels-community/flash-attn3@v1:fn'",
+    "'org/repo'",
+    "'paged'",
+    "0",
+    "None",
+    "True",
+    "'cpu'",
+    "X",
+    "f'{X}'",
+    "**kw",
+    "'a' * 99",
+]
+_CODE = st.tuples(
+    st.sampled_from(_CODE_IMPORTS),
+    st.lists(st.tuples(st.sampled_from(_CODE_LINES), st.sampled_from(_CODE_VALUES + HOSTILE)), max_size=8),
+).map(lambda t: t[0] + "X = 'flash_attention_3'\n" + "".join(f"{line}{value})\n" for line, value in t[1]))
+LINE_FORMATS["python-app"] = st.one_of(LINE_FORMATS["python-app"], _CODE)
+LINE_FORMATS["training-config"] = st.lists(
+    st.tuples(
+        st.sampled_from(
+            ["attn_implementation:", "use_transformers_paged:", "  attn_implementation :", "model: "]
+        ),
+        st.sampled_from(
+            ["flash_attention_3", "'org/repo@v1'", "true", "null", "{{ x }}", "[a, b]", *HOSTILE]
+        ),
+    ).map(lambda t: f"{t[0]} {t[1]}\n"),
+    max_size=6,
+).map(lambda lines: "attn_implementation: sdpa\n" + "".join(lines))
+NAMES = {
+    "makefile": "Makefile",
+    "cluster": "sky.yaml",
+    "python-app": "modal_app.py",
+    "training-config": "grpo.yaml",
+}
 
 
 # --- structured formats: build the data, then write it as the format's tools do --------------------------

@@ -1,0 +1,136 @@
+"""Uses outside Python: command lines in scripts, Dockerfiles and workflows, and the ``kernels`` lock.
+
+Command lines are read as text, not through the shell model: the words that matter
+(``transformers serve --continuous-batching``, TRL's ``--use_transformers_paged``,
+``--attn_implementation NAME``) are flags of one logical line (backslash continuations joined), and a
+match needs the program's name and the flag on that line, so a comment or an ``echo`` that merely
+names a flag is the only kind of false match left (``#`` comments are skipped).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from fa_lint.code.uses import ATTN, PAGED, STALE_LOCK, Use
+from fa_lint.syntax.text import TextIndex
+
+# A word ends at a blank, or at the quote and comma of a Dockerfile's exec form (CMD ["a", "b"]).
+_SERVE = re.compile(r"\btransformers[\"']?(?:\s*,\s*[\"']|\s+)serve\b")
+_CB_FLAG = re.compile(r"[\s\"']--continuous[-_]batching\b(?![-=]\s*(?:false|0)\b)", re.I)
+_TRL_PAGED = re.compile(
+    r"[\s\"']--use[-_]transformers[-_]paged\b(?:[= ]+(?:true|1)\b|(?![= ]*(?:false|0)\b))", re.I
+)
+_TRL = re.compile(r"\btrl\b|\btrain\w*\.py\b|\baccelerate\s+launch\b")
+_ATTN_FLAG = re.compile(r"[\s\"']--attn[-_]implementation(?:[= ]+|[\"']\s*,\s*)[\"']?(?P<name>[\w|/@:.-]+)")
+# the programs that read an --attn_implementation flag: transformers' and TRL's scripts, accelerate
+_RUNS_PYTHON = re.compile(r"\b(?:python3?|accelerate|torchrun|deepspeed|trl|transformers)\b")
+
+
+def command_uses(path: str, text: str) -> list[Use]:
+    """The uses command lines in a script, Dockerfile or workflow make."""
+    index: TextIndex | None = None
+    found: list[Use] = []
+    for start, line in _logical_lines(text):
+        if "--" not in line or line.lstrip().startswith("#"):
+            continue
+        spans: list[tuple[str, str, str, int, int]] = []  # (kind, name, detail, start, end)
+        if _SERVE.search(line) and (cb := _CB_FLAG.search(line)):
+            spans.append((PAGED, "", "transformers serve --continuous-batching", cb.start() + 1, cb.end()))
+        if _TRL.search(line) and (trl := _TRL_PAGED.search(line)):
+            spans.append((PAGED, "", "--use_transformers_paged", trl.start() + 1, trl.end()))
+        if _RUNS_PYTHON.search(line):
+            for a in _ATTN_FLAG.finditer(line):
+                spans.append((ATTN, a["name"], "--attn_implementation", a.start() + 1, a.end()))
+        for kind, name, detail, s, e in spans:
+            index = index or TextIndex(path, text)
+            found.append(Use(kind, index.location(start + s, start + e), name=name, detail=detail))
+    return found
+
+
+# TRL's and transformers' HfArgumentParser configs: a key at the start of its line, its plain value
+_CONFIG_ATTN = re.compile(
+    r"^[ \t]*attn_implementation[ \t]*:[ \t]*[\"']?(?P<name>[\w|/@:.-]+)[\"']?[ \t]*(?:#|$)", re.M
+)
+_CONFIG_PAGED = re.compile(
+    r"^[ \t]*use_transformers_paged[ \t]*:[ \t]*(?:true|True|TRUE|yes|on)[ \t]*(?:#|$)", re.M
+)
+
+
+def config_uses(path: str, text: str) -> list[Use]:
+    """The uses a YAML config sets: ``attn_implementation: NAME`` and ``use_transformers_paged: true``.
+
+    Read line by line, not as YAML: the keys are plain scalars of one line wherever TRL's and
+    transformers' own examples set them, and a line is where a finding points. A value that is not a
+    plain word (``null``, a template, a list) is no implementation, and is passed over.
+    """
+    index: TextIndex | None = None
+    found = []
+    for m in _CONFIG_ATTN.finditer(text):
+        if m["name"] in ("null", "None", "~"):
+            continue
+        index = index or TextIndex(path, text)
+        found.append(
+            Use(
+                ATTN,
+                index.location(m.start("name"), m.end("name")),
+                name=m["name"],
+                detail="attn_implementation:",
+            )
+        )
+    for m in _CONFIG_PAGED.finditer(text):
+        index = index or TextIndex(path, text)
+        start = m.group().index("use_transformers_paged") + m.start()
+        found.append(Use(PAGED, index.location(start, m.end()), detail="use_transformers_paged: true"))
+    return found
+
+
+def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, text) of each logical line: a backslash before the newline continues it. By hand, not
+    by a pattern: a repeat over characters keeps a backtracking frame for each (docs/reliability.md)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        while end > 0 and text[end - 1] == "\\":
+            end = text.find("\n", end + 1)
+        end = len(text) if end < 0 else end
+        yield start, text[start:end]
+        start = end + 1
+
+
+def stale_lock(pyproject: str, pyproject_text: str, lock: str, lock_text: str) -> list[Use]:
+    """A ``kernels.lock`` that disagrees with ``[tool.kernels.dependencies]``: a kernel the project
+    asks for and the lock does not pin (``get_locked_kernel`` fails on it), or one the lock pins that
+    the project no longer asks for. Nothing when either file cannot be read as its format."""
+    import json  # for projects that lock kernels only
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
+
+    try:
+        wanted = tomllib.loads(pyproject_text).get("tool", {}).get("kernels", {}).get("dependencies")
+        pinned = json.loads(lock_text)
+    except (ValueError, RecursionError):
+        return []
+    if not isinstance(wanted, dict) or not isinstance(pinned, list):
+        return []
+    # kernels' own lock names each entry's repo_id; kernel-builder's (for a kernel's build.toml) nests it
+    locked = {
+        e.get("repo_id") or (e.get("dependency") or {}).get("repo-id") for e in pinned if isinstance(e, dict)
+    }
+    found = []
+    for repo in sorted(set(wanted) - locked):
+        found.append(_at(pyproject, pyproject_text, repo, f"{lock} does not pin it"))
+    for repo in sorted(r for r in locked - set(wanted) if isinstance(r, str)):
+        found.append(_at(lock, lock_text, repo, f"{pyproject} no longer asks for it"))
+    return found
+
+
+def _at(path: str, text: str, repo: str, detail: str) -> Use:
+    where = text.find(f'"{repo}"')
+    start = where + 1 if where >= 0 else 0
+    location = TextIndex(path, text).location(start, start + len(repo) if where >= 0 else 0)
+    return Use(STALE_LOCK, location, name=repo, detail=detail)

@@ -1,0 +1,34 @@
+"""Which reader each file's uses come from: Python through ``ast``, command lines as text."""
+
+from __future__ import annotations
+
+from fa_lint.code.prefilter import wanted
+from fa_lint.code.uses import Use
+
+# Formats whose text holds command lines (scripts, Dockerfile RUN/CMD/ENTRYPOINT, CI steps).
+COMMAND_FORMATS = frozenset({"dockerfile", "shell", "workflow", "gitlab-ci", "makefile", "justfile"})
+PYTHON_FORMATS = frozenset({"python-app"})
+CONFIG_FORMATS = frozenset({"training-config", "cluster"})  # YAML that can set transformers' own keys
+
+
+def uses_of(path: str, source: str, text: str) -> list[Use]:
+    """What one file's code does that matters, in file order; nothing for other formats. The byte
+    search runs first here too: a file read for its installs is parsed for uses only if it can hold one."""
+    if source not in PYTHON_FORMATS and source not in COMMAND_FORMATS and source not in CONFIG_FORMATS:
+        return []
+    if not wanted(text.encode("utf-8", "surrogatepass")):
+        return []
+    # the readers load ast and their patterns: only for a file the byte search kept
+    if source in PYTHON_FORMATS:
+        from fa_lint.code.python import read
+
+        found = read(path, text)
+    elif source in CONFIG_FORMATS:
+        from fa_lint.code.commands import config_uses
+
+        found = config_uses(path, text)
+    else:
+        from fa_lint.code.commands import command_uses
+
+        found = command_uses(path, text)
+    return sorted(found, key=lambda u: (u.location, u.kind))

@@ -1,0 +1,30 @@
+"""The located uses a project's code makes: the records the code layer yields (as the shell walk
+yields install events), and all that rules see of the code."""
+
+from __future__ import annotations
+
+from fa_lint._records import NamedTuple
+from fa_lint.model import Location
+
+# What a use is. The paged path: code that decodes through transformers' continuous batching.
+PAGED = "paged"
+# What keeps the paged path off the block table: max_blocks_per_request=0, a non-CUDA device.
+NOT_PAGED = "not-paged"
+ATTN = "attn"  # an attention implementation asked for (name: "flash_attention_2", "org/repo@rev:fn")
+KERNEL = "kernel"  # a Hub kernel loaded through ``kernels`` (name: "org/repo"; pinned or not)
+LOCAL_KERNEL = "local-kernel"  # a kernel loaded from a folder of this repository
+CALL = "call"  # a direct call into pip's flash-attn (name: the function; keywords: those passed)
+CUSTOM = "custom"  # a ``def flash_attn_with_kvcache`` of the project's own (keywords: its parameters)
+SUBSTITUTE = "substitute"  # a module or function put in flash-attn's place (sys.modules, setattr)
+STALE_LOCK = "stale-lock"  # a kernels.lock that disagrees with [tool.kernels.dependencies]
+
+
+class Use(NamedTuple):
+    """One thing the code does that matters to flash-attn, where it does it."""
+
+    kind: str  # one of the names above
+    location: Location
+    name: str = ""  # the function, implementation or kernel repository
+    keywords: tuple[str, ...] = ()  # a call's keywords; a custom kernel's parameters
+    pinned: bool = False  # a kernel loaded with a version, a revision or a lock
+    detail: str = ""  # how, in words for a note: "generate_batch()", "device='cpu'"
