@@ -8,9 +8,8 @@ from fa_lint.kb import builds as _builds
 from fa_lint.kb.builds import Capability
 from fa_lint.machine import target as _target
 from fa_lint.model import Finding, Severity
-from fa_lint.rules._base import Context
+from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._installs import FA3, FA4, Install, installs
-from fa_lint.rules.gpu import GPU_ARCH_UNSUPPORTED
 
 
 class _Gpu:
@@ -20,7 +19,8 @@ class _Gpu:
         self.cc, self.label, self.where, self.possible, self.remote = cc, label, where, possible, remote
 
 
-def check(ctx: Context) -> Iterator[Finding]:
+def check(ctx: Context, rule: Rule) -> Iterator[Finding]:
+    """FAL013's findings; ``rule`` is FAL013 itself, passed in so this module never imports its family's."""
     for inst in installs(ctx):
         found = [(gpu, p) for gpu in _gpus(inst) if (p := _problem(inst, gpu)) is not None]
         if not found:
@@ -31,7 +31,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         severity = (
             Severity.ERROR if (certain and not gpu.possible) or _every(inst, found) else Severity.WARNING
         )
-        yield GPU_ARCH_UNSUPPORTED.finding(
+        yield rule.finding(
             inst.req.location,
             headline,
             severity=severity,

@@ -11,10 +11,9 @@ from fa_lint.kb import builds as _builds
 from fa_lint.kb import images as _images
 from fa_lint.machine.target import Platform
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Severity
-from fa_lint.rules._base import Context
+from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._installs import FA3, Install, installs, suits
 from fa_lint.rules._wheels import fits
-from fa_lint.rules.platform import PLATFORM_UNSUPPORTED
 
 _ENVIRONMENTS = {
     "windows": {"sys_platform": "win32", "platform_system": "Windows", "os_name": "nt"},
@@ -22,13 +21,14 @@ _ENVIRONMENTS = {
 }
 
 
-def check(ctx: Context) -> Iterator[Finding]:
+def check(ctx: Context, rule: Rule) -> Iterator[Finding]:
+    """FAL014's findings; ``rule`` is FAL014 itself, passed in so this module never imports its family's."""
     for inst in installs(ctx):
         # CUDA extensions (flash-attn-4 is Python, on the CuTe DSL); a lock entry is for one platform
         if inst.req.name in (FLASH_ATTN, FA3) and inst.req.kind is not Kind.LOCK:
-            yield from _platforms(inst)
+            yield from _platforms(rule, inst)
         if inst.req.name == FLASH_ATTN:
-            found = _glibc(ctx, inst)
+            found = _glibc(rule, ctx, inst)
             if found is not None:
                 yield found
 
@@ -36,7 +36,7 @@ def check(ctx: Context) -> Iterator[Finding]:
 # --- Windows and macOS -----------------------------------------------------------------------------
 
 
-def _platforms(inst: Install) -> Iterator[Finding]:
+def _platforms(rule: Rule, inst: Install) -> Iterator[Finding]:
     """One finding for the Windows and macOS targets the install lands on, the certain runs first.
 
     macOS has no CUDA: the install cannot succeed. Windows builds where a CUDA toolkit and MSVC are
@@ -63,7 +63,7 @@ def _platforms(inst: Install) -> Iterator[Finding]:
     if any(p.name == "windows" for p, _ in found):
         notes.append("on Windows setup.py builds only with a CUDA toolkit and MSVC, for an hour or more")
     short, help_ = _advice(inst, [p for p, _ in found])
-    yield PLATFORM_UNSUPPORTED.finding(
+    yield rule.finding(
         inst.req.location,
         f"{inst.req.name} is installed on {labels}, which it has no wheels for; {short}",
         severity=Severity.ERROR if any(fails) and not inst.req.possible else Severity.WARNING,
@@ -159,7 +159,7 @@ def _runner_glibc(release: Release) -> tuple[Version, str, str] | None:
     return Version(host.glibc), runner, facts.wheels.evidence.at
 
 
-def _glibc(ctx: Context, inst: Install) -> Finding | None:
+def _glibc(rule: Rule, ctx: Context, inst: Install) -> Finding | None:
     release = inst.release
     machine = inst.target.glibc
     if (
@@ -175,7 +175,7 @@ def _glibc(ctx: Context, inst: Install) -> Finding | None:
     needs, runner, at = built
     if machine.value == "musl":
         return _finding(
-            ctx, inst, release, None, f"{machine.where}: musl, not glibc", needs, runner, at, True
+            rule, ctx, inst, release, None, f"{machine.where}: musl, not glibc", needs, runner, at, True
         )
     if not inst.official:
         return None  # a wheel built elsewhere: its glibc is not the release workflow's
@@ -184,10 +184,11 @@ def _glibc(ctx: Context, inst: Install) -> Finding | None:
         return None
     reported = [r for r in _images.glibc_reports() if r["built_on"] == runner]
     certain = any(have < Version(r["missing"]) for r in reported)
-    return _finding(ctx, inst, release, have, machine.where, needs, runner, at, certain, reported)
+    return _finding(rule, ctx, inst, release, have, machine.where, needs, runner, at, certain, reported)
 
 
 def _finding(
+    rule: Rule,
     ctx: Context,
     inst: Install,
     release: Release,
@@ -211,7 +212,7 @@ def _finding(
         notes.append(f"reported: {r['error']} on {r['seen_on']} ({', '.join(map(str, r['sources']))})")  # type: ignore[call-overload]
     if not near:
         notes.append("FLASH_ATTENTION_FORCE_BUILD=TRUE compiles it against this image's glibc (needs nvcc)")
-    return PLATFORM_UNSUPPORTED.finding(
+    return rule.finding(
         inst.req.location,
         f"flash-attn {release}'s wheel needs a newer glibc than the machine's {machine} to import; {fix}",
         severity=Severity.ERROR if certain else Severity.WARNING,

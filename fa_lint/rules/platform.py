@@ -36,4 +36,4 @@ def check(ctx: Context) -> Iterator[Finding]:
         return  # nothing read about platforms and C libraries: the checks and their knowledge stay unimported
     from fa_lint.rules import _platform
 
-    yield from _platform.check(ctx)
+    yield from _platform.check(ctx, PLATFORM_UNSUPPORTED)
