@@ -5,11 +5,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from packaging.ranges import VersionRange
+
 from fa_lint.environments import Environment
 from fa_lint.machine import final_torch, toolchain
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import fit
+from fa_lint.syntax import markers
 from fa_lint.syntax.pep508 import file_name, wheel_name
 
 WHEEL_ABI_MISMATCH = Rule(
@@ -68,9 +71,15 @@ def _problems(
 ) -> Iterator[Problem]:
     label = re.search(_LABEL, filename.split("+", 1)[1].split("-", 1)[0], re.I) if "+" in filename else None
     tools = ctx.toolchain(env)
-    if label and label["torch"]:
+    if not markers.holds_on(req.marker, "linux"):
+        # a wheel only another OS installs (``sys_platform == 'win32'``): the environment's torch is
+        # Linux's; only the torch lines that can be installed with it count, and the C++ ABI label
+        # (libstdc++'s) says nothing about a Windows build
+        if label and label["torch"]:
+            yield from _torch_beside(env, req, filename, label["torch"])
+    elif label and label["torch"]:
         yield from _torch_problem(env, req, filename, label["torch"], tools)
-    if label and label["abi"]:
+    if label and label["abi"] and markers.holds_on(req.marker, "linux"):
         wheel_abi = label["abi"].upper() == "TRUE"
         if tools.cxx11_abi is not None and tools.cxx11_abi != wheel_abi:
             want = re.sub(
@@ -164,6 +173,36 @@ def _torch_problem(
     else:
         help_ = f"pin torch {built} where it is installed, or use a build for the torch installed"
     yield headline, tuple(notes), help_
+
+
+def _torch_beside(env: Environment, req: Requirement, filename: str, built: str) -> Iterator[Problem]:
+    """The wheel's torch against the torch lines whose markers can hold together with its own (the
+    lines for another platform or Python are never installed with it)."""
+    beside = [
+        r
+        for r in env.members
+        if r.name in final_torch.TORCH
+        and r.kind in (Kind.INSTALL, Kind.OVERRIDE, Kind.CONSTRAINT)
+        and markers.together(r.marker, req.marker)
+    ]
+    rng = VersionRange.full()
+    for r in beside:
+        rng = rng.intersection(r.version_range)
+    minors = toolchain.minors(rng) if beside and not rng.is_empty else ()
+    if not minors or built in minors or rng.is_superset(VersionRange.full()):
+        return  # nothing said about torch there, or lines that cannot hold together (FAL016's)
+    have = final_torch.span(rng, minors)
+    where = ", ".join(f"'{r.raw}' ({r.location})" for r in beside)
+    yield (
+        fit(
+            "this wheel is built for torch {built}, but where its marker holds its environment allows only "
+            "torch {have}; pin the torch it is built for",
+            built=built,
+            have=have,
+        ),
+        (f"where '{req.marker}' holds, {env.name} installs torch {have} ({where})", _UNDEFINED),
+        f"pin torch {built} under the same marker, or use a build for torch {have}",
+    )
 
 
 def _built_then_moved(ctx: Context, env: Environment, req: Requirement) -> Finding | None:

@@ -1,0 +1,123 @@
+"""Issue 35, part B: every requirement judged in the environment it really lands in (markers, locks of
+URL requirements, uv's sources, release facts) and findings a person can read. Fixtures are written
+here; the real cases (excerpts of public files, with their sources) are in
+tests/data/realworld/precision/README.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fa_lint.syntax import markers
+from tests.conftest import run
+
+CASES = Path(__file__).parent / "data" / "realworld" / "precision"
+
+EXPECTED: dict[str, list[tuple[str, int, str]]] = {
+    "ace-step-markers": [("FAL002", 10, "warning")],
+}
+
+
+def test_every_case_is_listed() -> None:
+    assert sorted(p.name for p in CASES.iterdir() if p.is_dir()) == sorted(EXPECTED)
+    readme = (CASES / "README.md").read_text()
+    assert all(f"| {name} |" in readme for name in EXPECTED)
+
+
+@pytest.mark.parametrize("case", sorted(EXPECTED))
+def test_realworld(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(CASES / case)
+    found = run("--isolated", "--format", "json", ".").json["findings"]
+    assert sorted((f["code"], f["line"], f["severity"]) for f in found) == sorted(EXPECTED[case])
+
+
+def _findings(project: Any, files: dict[str, str], *args: str) -> list[dict[str, Any]]:
+    project(files)
+    found: list[dict[str, Any]] = run("--isolated", "--format", "json", *args, ".").json["findings"]
+    return found
+
+
+# --- 5. markers split an environment ---------------------------------------------------------------
+
+WIN_WHEEL = (
+    "flash-attn @ https://github.com/sdbds/flash-attention-for-windows/releases/download/2.8.2/"
+    "flash_attn-2.8.2+cu128torch2.7.1cxx11abiFALSEfullbackward-cp311-cp311-win_amd64.whl"
+    " ; sys_platform == 'win32' and python_version == '3.11'\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "together"),
+    [
+        ("sys_platform == 'win32'", "sys_platform != 'win32'", False),
+        ("sys_platform == 'win32'", "sys_platform == 'win32' and python_version == '3.11'", True),
+        ("python_version < '3.12'", "python_version >= '3.12'", False),
+        ("python_version < '3.12'", "python_version >= '3.11'", True),
+        ("sys_platform == 'linux' and platform_machine == 'x86_64'", "platform_machine == 'aarch64'", False),
+        ("extra == 'gpu'", "extra != 'gpu'", False),
+        ("extra == 'gpu'", "sys_platform == 'linux'", True),
+        (None, "sys_platform == 'darwin'", True),
+        ("not a marker ==", "sys_platform == 'darwin'", True),  # unreadable: holds everywhere
+    ],
+)
+def test_markers_hold_together(a: str | None, b: str, together: bool) -> None:
+    assert markers.together(a, b) is together
+    assert markers.together(b, a) is together
+
+
+def test_a_marker_holds_on_its_systems() -> None:
+    assert markers.holds_on("sys_platform == 'win32'", "windows")
+    assert not markers.holds_on("sys_platform == 'win32'", "linux")
+    assert markers.holds_on(None, "macos")
+
+
+def test_a_windows_wheel_is_judged_against_the_windows_torch(project: Any) -> None:
+    """torch 2.7.1 on Windows, 2.9 or newer elsewhere: the win32-marked torch 2.7 wheel fits."""
+    found = _findings(
+        project,
+        {
+            "requirements.txt": "torch==2.7.1; sys_platform == 'win32'\n"
+            "torch>=2.9.1; sys_platform != 'win32'\n" + WIN_WHEEL
+        },
+    )
+    assert not [f for f in found if f["code"] == "FAL005"]
+
+
+def test_a_windows_wheel_for_another_windows_torch_is_still_found(project: Any) -> None:
+    found = _findings(
+        project,
+        {
+            "requirements.txt": "torch==2.6.0; sys_platform == 'win32'\n"
+            "torch>=2.9.1; sys_platform != 'win32'\n" + WIN_WHEEL
+        },
+    )
+    (f,) = [f for f in found if f["code"] == "FAL005"]
+    assert (f["line"], f["severity"]) == (3, "error")
+    assert "built for torch 2.7" in f["message"] and "only torch 2.6" in f["message"]
+    assert "torch==2.6.0; sys_platform == 'win32'" in " ".join(f["notes"])
+
+
+def test_torch_pins_under_complementary_python_markers_do_not_conflict(project: Any) -> None:
+    """pip installs only the line whose marker holds on the Python it runs: never both."""
+    found = _findings(
+        project,
+        {
+            "requirements.txt": "torch==2.3.1; python_version < '3.12'\n"
+            "torch==2.5.1; python_version >= '3.12'\n"
+            "flash-attn @ https://github.com/Dao-AILab/flash-attention/releases/download/v2.6.3/"
+            "flash_attn-2.6.3+cu123torch2.3cxx11abiFALSE-cp311-cp311-linux_x86_64.whl"
+            " ; python_version == '3.11'\n"
+        },
+    )
+    assert not [f for f in found if f["code"] in ("FAL005", "FAL016")]
+
+
+def test_torch_pins_whose_markers_overlap_still_conflict(project: Any) -> None:
+    """On Python 3.12 and later both lines install: no torch is 2.3.1 and 2.5.1."""
+    found = _findings(
+        project,
+        {"requirements.txt": "torch==2.3.1\ntorch==2.5.1; python_version >= '3.12'\nflash-attn>=2.6.3\n"},
+    )
+    assert [(f["code"], f["line"]) for f in found if f["code"] == "FAL016"] == [("FAL016", 2)]
