@@ -17,6 +17,7 @@ CASES = Path(__file__).parent / "data" / "realworld" / "precision"
 
 EXPECTED: dict[str, list[tuple[str, int, str]]] = {
     "ace-step-markers": [("FAL002", 10, "warning")],
+    "vision-agent-tools-poetry-url": [],
 }
 
 
@@ -121,3 +122,63 @@ def test_torch_pins_whose_markers_overlap_still_conflict(project: Any) -> None:
         {"requirements.txt": "torch==2.3.1\ntorch==2.5.1; python_version >= '3.12'\nflash-attn>=2.6.3\n"},
     )
     assert [(f["code"], f["line"]) for f in found if f["code"] == "FAL016"] == [("FAL016", 2)]
+
+
+# --- 6. locks of URL requirements ------------------------------------------------------------------
+
+URL = (
+    "https://github.com/Dao-AILab/flash-attention/releases/download/v2.6.1/"
+    "flash_attn-2.6.1+cu118torch2.3cxx11abiFALSE-cp310-cp310-linux_x86_64.whl"
+)
+OLD_URL = URL.replace("2.6.1", "2.5.8")
+POETRY = f"""[tool.poetry]
+name = "demo"
+[tool.poetry.dependencies]
+python = ">=3.10,<3.11"
+flash-attn = {{ url = "{URL}" }}
+"""
+
+
+def _poetry_lock(version: str, url: str) -> str:
+    return (
+        f'[[package]]\nname = "flash-attn"\nversion = "{version}"\ndescription = ""\noptional = false\n'
+        f'python-versions = ">=3.8"\nfiles = []\n\n[package.source]\ntype = "url"\nurl = "{url}"\n\n'
+        '[metadata]\nlock-version = "2.0"\npython-versions = ">=3.10,<3.11"\ncontent-hash = "0"\n'
+    )
+
+
+def test_a_poetry_lock_of_the_url_the_manifest_asks_for_is_not_stale(project: Any) -> None:
+    """Poetry writes the wheel's public version (2.6.1) and keeps its URL in [package.source]."""
+    found = _findings(project, {"pyproject.toml": POETRY, "poetry.lock": _poetry_lock("2.6.1", URL)})
+    assert not [f for f in found if f["code"] == "FAL006"]
+
+
+def test_a_percent_encoded_url_is_the_same_file(project: Any) -> None:
+    lock = _poetry_lock("2.6.1", URL.replace("+", "%2B") + "#sha256=00")
+    found = _findings(project, {"pyproject.toml": POETRY, "poetry.lock": lock})
+    assert not [f for f in found if f["code"] == "FAL006"]
+
+
+def test_a_lock_of_another_url_is_stale(project: Any) -> None:
+    found = _findings(project, {"pyproject.toml": POETRY, "poetry.lock": _poetry_lock("2.5.8", OLD_URL)})
+    assert [(f["code"], f["line"]) for f in found if f["code"] == "FAL006"] == [
+        ("FAL006", 2)
+    ]  # the entry's name line
+
+
+def test_a_lock_of_the_old_url_with_the_same_version_is_stale(project: Any) -> None:
+    """The same version from another file (another torch build) is not what the manifest asks for."""
+    other = URL.replace("torch2.3", "torch2.2")
+    found = _findings(project, {"pyproject.toml": POETRY, "poetry.lock": _poetry_lock("2.6.1", other)})
+    assert [f["code"] for f in found if f["code"] == "FAL006"] == ["FAL006"]
+
+
+def test_a_uv_lock_of_the_url_is_not_stale(project: Any) -> None:
+    """uv keeps the wheel's local label in the version: it compares by PEP 440 on both sides."""
+    pyproject = f'[project]\nname = "demo"\nversion = "0"\ndependencies = ["flash-attn @ {URL}"]\n'
+    lock = (
+        'version = 1\nrequires-python = ">=3.10"\n\n[[package]]\nname = "flash-attn"\n'
+        f'version = "2.6.1+cu118torch2.3cxx11abifalse"\nsource = {{ url = "{URL}" }}\n'
+    )
+    found = _findings(project, {"pyproject.toml": pyproject, "uv.lock": lock})
+    assert not [f for f in found if f["code"] == "FAL006"]
