@@ -182,3 +182,25 @@ def test_a_uv_lock_of_the_url_is_not_stale(project: Any) -> None:
     )
     found = _findings(project, {"pyproject.toml": pyproject, "uv.lock": lock})
     assert not [f for f in found if f["code"] == "FAL006"]
+
+
+# --- 12. FAL016 names the two that conflict -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lines", "line", "this", "other"),
+    [
+        # vllm 0.6.5's metadata requires torch==2.5.1, torchvision 0.18.0's torch==2.3.0
+        (["vllm==0.6.5", "torchvision==0.18.0"], 2, "torchvision==0.18.0", "vllm==0.6.5 (line 1)"),
+        (["torchvision==0.18.0", "vllm==0.6.5"], 2, "vllm==0.6.5", "torchvision==0.18.0 (line 1)"),
+    ],
+)
+def test_a_conflict_between_two_packages_names_both(
+    project: Any, lines: list[str], line: int, this: str, other: str
+) -> None:
+    found = _findings(project, {"requirements.txt": "\n".join([*lines, "flash-attn==2.7.2.post1", ""])})
+    (f,) = [f for f in found if f["code"] == "FAL016"]
+    assert f["line"] == line
+    assert f["message"].startswith(f"{this} needs torch ")
+    assert f", but {other} needs " in f["message"]
+    assert [r["line"] for r in f["related_locations"]] == [1]
