@@ -204,3 +204,59 @@ def test_a_conflict_between_two_packages_names_both(
     assert f["message"].startswith(f"{this} needs torch ")
     assert f", but {other} needs " in f["message"]
     assert [r["line"] for r in f["related_locations"]] == [1]
+
+
+# --- 17. notes a person can read -------------------------------------------------------------------
+
+
+def test_a_moved_torch_is_a_span_not_a_list_of_minors(project: Any) -> None:
+    found = _findings(
+        project,
+        {
+            "Dockerfile": "FROM example/unknown:1\n"
+            "RUN pip install --no-build-isolation flash-attn==2.7.4.post1\n"
+            'RUN pip install "torch>=2.1"\n'
+        },
+    )
+    (f,) = [f for f in found if f["code"] == "FAL005"]
+    assert "unless the torch in place before was already a torch 2.1 or newer build" in f["notes"]
+    assert not any("2.1 or 2.2" in note for note in f["notes"])
+
+
+def test_a_build_for_another_arch_names_what_it_compiles(project: Any) -> None:
+    """FLASH_ATTN_CUDA_ARCHS=90: setup.py adds sm_90 when nvcc is 11.8 or newer (no nvcc is known in a
+    script), never "sm_(none)"."""
+    script = (
+        "#SBATCH --gres=gpu:a100:8\n"
+        "export FLASH_ATTN_CUDA_ARCHS=90\n"
+        "FLASH_ATTENTION_FORCE_BUILD=TRUE pip install flash-attn==2.8.3 --no-build-isolation\n"
+    )
+    (f,) = [f for f in _findings(project, {"build.sh": script}) if f["code"] == "FAL013"]
+    assert f["message"].endswith("(it compiles sm_90 with nvcc 11.8 or newer)")
+
+
+@pytest.mark.parametrize(
+    ("disable", "gpu", "expected"),
+    [
+        ("", "a100", None),  # hopper/setup.py compiles sm_80 kernels too
+        ("export FLASH_ATTENTION_DISABLE_SM80=TRUE\n", "a100", "it builds sm_90a (Hopper) kernels ("),
+        ("export FLASH_ATTENTION_DISABLE_SM80=TRUE\n", "h100", None),
+        ("", "b200", "it builds sm_90a (Hopper) and sm_80 kernels"),
+    ],
+)
+def test_fa3_without_its_sm80_kernels(project: Any, disable: str, gpu: str, expected: str | None) -> None:
+    script = (
+        f"#SBATCH --gres=gpu:{gpu}:8\n{disable}"
+        "git clone https://github.com/Dao-AILab/flash-attention.git\n"
+        "cd flash-attention/hopper\npython setup.py install\n"
+    )
+    found = [f["message"] for f in _findings(project, {"build.sh": script}) if f["code"] == "FAL013"]
+    assert [expected in m for m in found] == ([True] if expected else [])
+
+
+def test_a_skipped_entry_keeps_its_reason_whole(project: Any) -> None:
+    """pip's own words ("no such option"), not the parser library's name, and never cut mid-word."""
+    found = _findings(project, {"requirements.txt": "--frobnicate-everything-now yes\nflash-attn>=2.6.3\n"})
+    (f,) = [f for f in found if f["code"] == "FAL901"]
+    assert f["message"].endswith("no such option: --frobnicate-everything-now")
+    assert "pip_requirements_parser" not in f["message"]

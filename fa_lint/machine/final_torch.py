@@ -28,7 +28,7 @@ from packaging.version import Version
 from fa_lint._records import NamedTuple
 from fa_lint.environments import Environment
 from fa_lint.kb import torch as torch_kb
-from fa_lint.machine import images
+from fa_lint.machine import by_python, images
 from fa_lint.model import Image, Kind, Requirement, Uninstall
 
 TORCH = ("torch", "pytorch")  # pytorch: conda's name for it
@@ -289,42 +289,15 @@ def of(env: Environment, pythons: Sequence[str] = ()) -> FinalTorch | None:
     packages = [r for r in members if r.kind in _INSTALLS and kb.knows(r.name)]
     if not torches and not packages:
         return None
-    final, sources, conflict = _split(kb, torches, packages, pys)
+    final, sources, conflict = by_python.resolve_each(
+        lambda t, p, py: _resolve(kb, t, p, py, settle=False), torches, packages, pys
+    )
     if conflict is not None:
         return FinalTorch(final, tuple(sources), conflict=conflict)
     if not sources or final.is_superset(_ANY):
         return None
     installer = next((s.requirement for s in reversed(sources) if s.requirement is not None), None)
     return FinalTorch(final, tuple(sources), installer=installer)
-
-
-def _split(
-    kb: torch_kb.TorchKnowledge, torches: list[Requirement], packages: list[Requirement], pys: Sequence[str]
-) -> tuple[VersionRange, list[Source], tuple[Source, Source] | None]:
-    """One resolve per Python where markers split the requirements by Python
-    (``torch==2.3.1; python_version < '3.12'`` beside ``torch==2.5.1; python_version >= '3.12'``): each
-    Python installs only the lines whose markers hold there, so two lines that never hold on one Python
-    never conflict. The torch is every one some Python ends with; a conflict on any Python is one."""
-    marked = [r for r in (*torches, *packages) if r.marker and "python" in r.marker]
-    worlds = {py: tuple(r for r in marked if torch_kb.holds(r.marker, py, frozenset())) for py in pys}
-    if len(set(worlds.values())) < 2:
-        return _resolve(kb, torches, packages, pys, settle=False)
-    final = VersionRange.empty()
-    sources: dict[int, Source] = {}
-    split = set(map(id, marked))
-    for py in pys:
-        held = set(map(id, worlds[py]))
-        mine = [r for r in torches if id(r) not in split or id(r) in held]
-        theirs = [r for r in packages if id(r) not in split or id(r) in held]
-        if not mine and not theirs:
-            continue
-        got, said, conflict = _resolve(kb, mine, theirs, (py,), settle=False)
-        if conflict is not None:
-            return got, said, conflict
-        final = final.union(got)
-        for source in said:
-            sources.setdefault(id(source.requirement) if source.requirement else id(source), source)
-    return final, list(sources.values()), None
 
 
 def _sequential(env: Environment) -> bool:

@@ -171,7 +171,7 @@ def _built(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
         notes.append(f"nvcc {nvcc_known.value or '(version unknown)'} from {nvcc_known.where}")
     return (
         f"this build of flash-attn {release} compiles no kernel for compute capability {cc} "
-        f"(it compiles sm_{', sm_'.join(sorted(certain, key=_key)) or '(none)'})",
+        f"({_compiles(facts, certain, maybe)})",
         (*notes, *why[:4]),
         f"add sm_{gpu.cc[0]}{gpu.cc[1]} to the build"
         + (f" ({facts.variable.name})" if facts.variable else ", or use a release that compiles it"),
@@ -179,13 +179,29 @@ def _built(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
     )
 
 
+def _compiles(facts: _builds.BuildFacts, certain: frozenset[str], maybe: frozenset[str]) -> str:
+    """What a build compiles, for a headline: the archs it surely compiles, then those an nvcc fa-lint
+    does not know may add (never "sm_(none)" where FLASH_ATTN_CUDA_ARCHS=90 asks for sm_90)."""
+    parts = [f"sm_{sm}" for sm in sorted(certain, key=_key)]
+    needs = {a.sm: a.nvcc for a in facts.archs}
+    parts += [
+        f"sm_{sm} with nvcc {needs[sm]} or newer" if needs.get(sm) else f"sm_{sm}"
+        for sm in sorted(maybe, key=_key)
+    ]
+    return f"it compiles {', '.join(parts)}" if parts else "it compiles no kernel at all"
+
+
 def _fa3(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
     fa3 = _builds.load().fa3
-    if fa3.runtime.accepts(gpu.cc) and _builds.runs(fa3.sm, gpu.cc):
+    # hopper/setup.py leaves the sm_80 kernels out under FLASH_ATTENTION_DISABLE_SM80=TRUE
+    off = inst.compiles is not False and inst.variable(fa3.disable_sm80) == "TRUE"
+    sms = tuple(sm for sm in fa3.sm if not (off and sm == "80"))
+    if fa3.runtime.accepts(gpu.cc) and _builds.runs(sms, gpu.cc):
         return None
+    kernels = " and ".join(f"sm_{sm}{' (Hopper)' if sm.startswith('90') else ''}" for sm in sms)
     return (
-        f"FlashAttention 3 ({FA3}) has no kernel for compute capability {cc}: it builds sm_90a (Hopper) "
-        "and sm_80 kernels",
+        f"FlashAttention 3 ({FA3}) has no kernel for compute capability {cc}: it builds {kernels} kernels"
+        + (f" ({fa3.disable_sm80}=TRUE)" if off else ""),
         (
             f"{fa3.evidence.at}: {fa3.evidence.text}",
             f"{fa3.runtime.evidence.at}: {fa3.runtime.evidence.text}",

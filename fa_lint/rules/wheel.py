@@ -253,7 +253,9 @@ def _built_then_moved(ctx: Context, env: Environment, req: Requirement) -> Findi
             now=torch_now,
         )
         severity = Severity.WARNING
-        notes.append("unless the torch in place before was already a torch " + " or ".join(now) + " build")
+        # a span, not every minor: an open range lists dozens ("2.1 or 2.2 or ... or 3.39")
+        torch_then = final_torch.span(final.versions, now)
+        notes.append(f"unless the torch in place before was already a torch {torch_then} build")
     return WHEEL_ABI_MISMATCH.finding(
         req.location,
         headline,
