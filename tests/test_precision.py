@@ -260,3 +260,53 @@ def test_a_skipped_entry_keeps_its_reason_whole(project: Any) -> None:
     (f,) = [f for f in found if f["code"] == "FAL901"]
     assert f["message"].endswith("no such option: --frobnicate-everything-now")
     assert "pip_requirements_parser" not in f["message"]
+
+
+# --- 10. the ABI label of release wheels for torch 2.7 and later ------------------------------------
+
+RELEASE = "https://github.com/Dao-AILab/flash-attention/releases/download/"
+
+
+def _wheel(version: str, torch: str, abi: str, where: str = RELEASE) -> str:
+    return f"flash-attn @ {where}v{version}/flash_attn-{version}+cu12torch{torch}cxx11abi{abi}-cp311-cp311-linux_x86_64.whl"
+
+
+@pytest.mark.parametrize(
+    ("torch", "wheel", "mismatch"),
+    [
+        # setup.py forces the ABI only on; a FALSE build against torch 2.8 (new ABI from 2.7) is new-ABI
+        ("2.8.0", _wheel("2.8.3", "2.8", "FALSE"), False),
+        ("2.7.1", _wheel("2.8.1", "2.7", "FALSE"), False),
+        ("2.8.0", _wheel("2.8.3", "2.8", "TRUE"), False),
+        # before 2.7 PyPI's torch uses the old ABI: the label means what it says
+        ("2.6.0", _wheel("2.7.4.post1", "2.6", "FALSE"), False),
+        ("2.6.0", _wheel("2.7.4.post1", "2.6", "TRUE"), True),
+        # someone else's FALSE build for torch 2.8: its ABI is not known, so nothing is said
+        ("2.8.0", _wheel("2.8.3", "2.8", "FALSE", "https://example.org/wheels/"), False),
+    ],
+)
+def test_the_abi_a_release_wheel_is_built_with(project: Any, torch: str, wheel: str, mismatch: bool) -> None:
+    found = _findings(project, {"requirements.txt": f"torch=={torch}\n{wheel}\n"})
+    assert bool([f for f in found if f["code"] == "FAL005" and "C++ ABI" in f["message"]]) is mismatch
+
+
+def test_a_false_wheel_for_an_old_abi_torch_on_a_new_abi_image_is_still_found(project: Any) -> None:
+    """NGC's torch uses the new ABI; a cxx11abiFALSE wheel built for torch 2.6 (old ABI) does not fit."""
+    dockerfile = (
+        "FROM nvcr.io/nvidia/pytorch:25.03-py3\n"
+        f"RUN pip install {_wheel('2.7.4.post1', '2.6', 'FALSE').split(' @ ')[1]}\n"
+    )
+    (f,) = [f for f in _findings(project, {"Dockerfile": dockerfile}) if f["code"] == "FAL005"]
+    assert "cxx11abiFALSE" in f["message"] and "new C++ ABI" in f["message"]
+
+
+def test_the_abi_facts_are_read_from_every_tag() -> None:
+    """Every flash-attn 2.x tag's setup.py forces the ABI on or leaves it alone, never off."""
+    import json
+    from importlib import resources
+
+    doc = json.loads(resources.files("fa_lint.kb").joinpath("abi_label.json").read_text())
+    releases = doc["releases"]
+    assert {"2.4.2", "2.7.4.post1", "2.8.1", "2.8.3"} <= set(releases)
+    assert not [v for v, r in releases.items() if r["forces_off"]]
+    assert releases["2.8.1"]["forces_on"][0] == "v2.8.1:setup.py:197: torch._C._GLIBCXX_USE_CXX11_ABI = True"

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 
 from packaging.ranges import VersionRange
+from packaging.version import Version
 
 from fa_lint.environments import Environment
 from fa_lint.machine import final_torch, toolchain
@@ -27,6 +28,7 @@ PACKAGES = frozenset({FLASH_ATTN}) | toolchain.PACKAGES  # the requirements this
 
 # (A pattern, compiled on first use: only a wheel's file name has a label to read.)
 _LABEL = r"(?:cu(?P<cuda>\d+))?torch(?P<torch>\d+\.\d+)(?:\.\d+)?(?:cxx11abi(?P<abi>TRUE|FALSE))?"
+_RELEASES = "https://github.com/Dao-AILab/flash-attention/releases/download/"
 _UNDEFINED = "importing flash_attn fails with 'ImportError: ... flash_attn_2_cuda...: undefined symbol'"
 
 
@@ -80,8 +82,8 @@ def _problems(
     elif label and label["torch"]:
         yield from _torch_problem(env, req, filename, label["torch"], tools)
     if label and label["abi"] and markers.holds_on(req.marker, "linux"):
-        wheel_abi = label["abi"].upper() == "TRUE"
-        if tools.cxx11_abi is not None and tools.cxx11_abi != wheel_abi:
+        wheel_abi = _built_abi(req, filename, label["abi"].upper() == "TRUE", label["torch"])
+        if wheel_abi is not None and tools.cxx11_abi is not None and tools.cxx11_abi != wheel_abi:
             want = re.sub(
                 r"cxx11abi(TRUE|FALSE)", f"cxx11abi{str(tools.cxx11_abi).upper()}", filename, flags=re.I
             )
@@ -173,6 +175,29 @@ def _torch_problem(
     else:
         help_ = f"pin torch {built} where it is installed, or use a build for the torch installed"
     yield headline, tuple(notes), help_
+
+
+def _built_abi(req: Requirement, filename: str, labelled: bool, torch: str | None) -> bool | None:
+    """The C++ ABI a wheel was built with. A release wheel's ``cxx11abiFALSE`` is the workflow's matrix
+    value, and its setup.py only ever forces the ABI on, so a FALSE build against a torch that uses the
+    new ABI (torch 2.7 and later, fa_lint/kb/torch.json) is a new-ABI build. None: not known (a FALSE
+    wheel for such a torch that someone else built and named)."""
+    if labelled or torch is None:
+        return labelled
+    from fa_lint.kb import abi_label  # for FALSE-labelled wheels only
+    from fa_lint.kb import torch as torch_kb
+
+    first_new = torch_kb.load().abi_change
+    wheel = wheel_name(filename)
+    version = wheel.version if wheel is not None else None
+    if (
+        first_new is None
+        or version is None
+        or Version(torch) < Version(f"{first_new.major}.{first_new.minor}")
+    ):
+        return False
+    official = (req.url or "").startswith(_RELEASES)
+    return True if official and abi_label.follows_torch(version) is not None else None
 
 
 def _torch_beside(env: Environment, req: Requirement, filename: str, built: str) -> Iterator[Problem]:
