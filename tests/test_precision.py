@@ -310,3 +310,29 @@ def test_the_abi_facts_are_read_from_every_tag() -> None:
     assert {"2.4.2", "2.7.4.post1", "2.8.1", "2.8.3"} <= set(releases)
     assert not [v for v, r in releases.items() if r["forces_off"]]
     assert releases["2.8.1"]["forces_on"][0] == "v2.8.1:setup.py:197: torch._C._GLIBCXX_USE_CXX11_ABI = True"
+
+
+# --- 18. one floor, and why -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("files", "why"),
+    [
+        # nothing known about torch: the policy's floor
+        ({"requirements.txt": "flash-attn>=2.0\n"}, "why 2.5.0: the first release with paged KV"),
+        # torch 2.3.1: 2.5.0 has no torch 2.3 wheel; 2.5.1.post1-2.5.7 were built against a 2.3 nightly
+        (
+            {"requirements.txt": "torch==2.3.1\nflash-attn==2.4.2\n"},
+            "why 2.5.8: the first release with paged KV and a prebuilt wheel for the torch 2.3",
+        ),
+        # the rest of the install caps it: 2.5.6 is the first good release below 2.5.7
+        (
+            {"requirements.txt": "-c c.txt\nflash-attn\n", "c.txt": "flash-attn>2.5.5,<2.5.7\n"},
+            "why 2.5.6: the first release with paged KV that the install's other flash-attn requirements",
+        ),
+    ],
+)
+def test_a_fix_says_why_it_suggests_its_release(project: Any, files: dict[str, str], why: str) -> None:
+    found = [f for f in _findings(project, files) if f["code"] in ("FAL001", "FAL002")]
+    assert found
+    assert all(any(n.startswith(why) for n in f["notes"]) for f in found), [f["notes"] for f in found]

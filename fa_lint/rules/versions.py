@@ -14,7 +14,7 @@ from fa_lint.model import FLASH_ATTN, Finding, Fix, Kind, Requirement, Severity
 from fa_lint.resolve import Assessment, Policy, Verdict, assess_range, intersect
 from fa_lint.rules import _text
 from fa_lint.rules._base import Context, Rule, exact
-from fa_lint.rules._fixes import bump_pin, floor_for, raise_floor, target
+from fa_lint.rules._fixes import bump_pin, floor_for, raise_floor, target, why
 from fa_lint.rules._text import breaks, count, fit, fix, help_for, quoted, releases, subject
 
 PAGED_KV_MISSING = Rule(
@@ -176,6 +176,7 @@ def _missing(
     notes += breaks(ctx, req, newest) if old else [_policy(policy)]
     notes += [f"it builds {req.build}"] if req.build is not None else []
     notes += _better_manifest(req, ctx)
+    notes += [n for n in (why(req, to, ctx),) if n]
     fixed = bump_pin(req, to)
     return PAGED_KV_MISSING.finding(
         req.location,
@@ -209,6 +210,7 @@ def _mixed(
         has = "which has" if len(locked) == 1 else "all with"
         notes.append(f"the lock pins {where}, {has} paged KV, so installs from the lock are fine")
         fields["severity"] = Severity.INFO
+    notes += [n for n in (why(req, to, ctx, narrow=True),) if n]
     fixed = raise_floor(req, kb, policy, least)
     return PAGED_KV_NOT_GUARANTEED.finding(
         req.location,
