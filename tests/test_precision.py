@@ -336,3 +336,58 @@ def test_a_fix_says_why_it_suggests_its_release(project: Any, files: dict[str, s
     found = [f for f in _findings(project, files) if f["code"] in ("FAL001", "FAL002")]
     assert found
     assert all(any(n.startswith(why) for n in f["notes"]) for f in found), [f["notes"] for f in found]
+
+
+def test_a_lock_entry_from_the_index_does_not_hold_a_url_requirement(project: Any) -> None:
+    """uv.lock's `source = { registry = ... }` entry of the same version is not the URL's file."""
+    pyproject = f'[project]\nname = "demo"\nversion = "0"\ndependencies = ["flash-attn @ {URL}"]\n'
+    lock = (
+        'version = 1\nrequires-python = ">=3.10"\n\n[[package]]\nname = "flash-attn"\n'
+        'version = "2.6.1"\nsource = { registry = "https://pypi.org/simple" }\n'
+    )
+    found = _findings(project, {"pyproject.toml": pyproject, "uv.lock": lock})
+    assert [f["code"] for f in found if f["code"] == "FAL006"] == ["FAL006"]
+
+
+# --- 11. ROCm ---------------------------------------------------------------------------------------
+
+ROCM_INDEX = "--index-url https://download.pytorch.org/whl/rocm6.1\ntorch==2.4.1\n"
+ROCM_IMAGE = "FROM rocm/pytorch:rocm6.2_ubuntu22.04_py3.10_pytorch_release_2.3.0\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        # 2.6.3's ROCm build (Composable Kernel) binds no fwd_kvcache: paged KV reaches ROCm in 2.7.0
+        ({"requirements.txt": ROCM_INDEX + "flash-attn==2.6.3\n"}, [("FAL001", 3)]),
+        ({"requirements.txt": ROCM_INDEX + "flash-attn==2.7.4.post1\n"}, []),
+        ({"requirements.txt": ROCM_INDEX + "flash-attn>=2.5\n"}, [("FAL002", 3)]),
+        (
+            {"Dockerfile": ROCM_IMAGE + 'RUN pip install --no-build-isolation "flash-attn>=2.5"\n'},
+            [("FAL002", 2)],
+        ),
+        ({"Dockerfile": ROCM_IMAGE + 'RUN pip install --no-build-isolation "flash-attn>=2.7"\n'}, []),
+        # the same pin on CUDA has paged KV
+        ({"requirements.txt": "torch==2.4.1\nflash-attn==2.6.3\n"}, []),
+    ],
+)
+def test_the_paged_kv_floor_on_rocm(
+    project: Any, files: dict[str, str], expected: list[tuple[str, int]]
+) -> None:
+    found = _findings(project, files, "--select", "FAL001,FAL002")
+    assert [(f["code"], f["line"]) for f in found] == expected
+    for f in found:
+        assert f["message"].endswith("require flash-attn>=2.7.0")
+        assert "on ROCm" in f["message"]
+        notes = " ".join(f["notes"])
+        assert "v2.7.0:csrc/flash_attn_ck/flash_api.cpp:121" in notes
+        assert "on CUDA" not in notes and "unexpected keyword argument" not in notes
+
+
+def test_the_rocm_facts_are_read_from_the_tags() -> None:
+    from fa_lint.kb import rocm
+
+    facts = rocm.load()
+    assert str(facts.paged_kv_since) == "2.7.0"
+    assert [str(v) for v in facts.without] == ["2.6.2", "2.6.3"]
+    assert str(facts.first_build) == "2.6.2"

@@ -86,6 +86,21 @@ class Context:
         self.not_run = not_run  # installs the shell never runs (FAL007 says why; nothing judges them)
         self.settings = settings  # what the files say about the machines (fa_lint.machine.target)
 
+    def with_policy(self, policy: Policy) -> Context:
+        """The same files judged under another policy (a ROCm target's floor): its own caches, since
+        assessments and fixes depend on the policy."""
+        return Context(
+            self.kb,
+            policy,
+            self.requirements,
+            self.problems,
+            self.unfollowed,
+            self.environments,
+            builds=self.builds,
+            settings=self.settings,
+            not_run=self.not_run,
+        )
+
     @functools.cached_property
     def _machines(self) -> Machines:
         from fa_lint.machine.target import Machines  # only runs whose files say something build it

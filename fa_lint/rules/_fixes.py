@@ -168,7 +168,9 @@ def why(req: Requirement, to: Release | None, ctx: Context, narrow: bool = False
     if to is None or not good:
         return None
     first = "the first release with paged KV"
-    if ctx.policy.min_version != ctx.kb.first_with(PAGED_KV).version:
+    if ctx.policy.rocm:
+        first = "the first release with paged KV on ROCm"
+    elif ctx.policy.min_version != ctx.kb.first_with(PAGED_KV).version:
         first = f"the first release with paged KV at or above {ctx.policy.min_version}"
     if to.version == good[0].version:
         return f"why {to}: {first}"

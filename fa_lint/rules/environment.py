@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from packaging.ranges import VersionRange
-from packaging.version import Version
 
 from fa_lint.environments import Environment, source_applies
 from fa_lint.kb import PAGED_KV
@@ -172,15 +171,9 @@ def _same_file(url: str) -> str:
 def _from_url(entry: Requirement, urls: dict[str, Requirement]) -> bool:
     """Whether a lock entry is what a URL requirement of the manifest asks for: its source is that URL
     (Poetry records ``flash_attn-2.6.1+cu118torch2.3...whl`` as ``version = "2.6.1"`` with the URL in
-    ``[package.source]``). A locker that keeps no URL matches by version, the lock's local label
-    compared only where it wrote one: the public version of the URL's file is what it recorded."""
-    if entry.url:
-        return _same_file(entry.url) in urls
-    have = entry.version
-    wanted = [r.version for r in urls.values() if r.version is not None]
-    return have is not None and any(
-        have == v or (not have.local and have == Version(v.public)) for v in wanted
-    )
+    ``[package.source]``). An entry from an index (no URL: uv's ``source = { registry = ... }``) is not
+    the URL's file, whatever its version: the lock is stale."""
+    return entry.url is not None and _same_file(entry.url) in urls
 
 
 def _stale(env: Environment, entry: Requirement, manifest: list[Requirement]) -> Finding:
