@@ -391,3 +391,36 @@ def test_the_rocm_facts_are_read_from_the_tags() -> None:
     assert str(facts.paged_kv_since) == "2.7.0"
     assert [str(v) for v in facts.without] == ["2.6.2", "2.6.3"]
     assert str(facts.first_build) == "2.6.2"
+
+
+# --- 16. one problem, one block ---------------------------------------------------------------------
+
+SCRIPT = "#!/bin/bash\npip install torch==2.4.1\npip install flash-attn --no-build-isolation\n"
+
+
+def test_the_same_finding_in_near_identical_scripts_is_one_block(project: Any) -> None:
+    project({f"scripts/archived/run{i}.sh": SCRIPT for i in range(3)} | {"scripts/train.sh": SCRIPT})
+    out = run("--isolated", ".").out
+    headers = [line for line in out.splitlines() if ": FAL002 [warning]" in line]
+    assert len(headers) == 4  # every finding keeps its header line (editors and CI logs match it)
+    assert out.count("^^^^^^^^^^ FAL002") == 1  # one frame
+    assert out.count("= note: it admits 0.2.0") == 1  # one set of notes
+    assert out.count("= note: the same as scripts/archived/run0.sh:3:13 above") == 3
+    assert "Found 0 errors, 4 warnings" in out  # all counted
+    assert len(run("--isolated", "--format", "json", ".").json["findings"]) == 4
+
+
+def test_a_finding_whose_notes_differ_is_its_own_block(project: Any) -> None:
+    other = SCRIPT.replace("torch==2.4.1", "torch==2.8.0")  # another torch: another release to move to
+    project({"a.sh": SCRIPT, "b.sh": other})
+    out = run("--isolated", ".").out
+    assert out.count("^^^^^^^^^^ FAL002") == 2
+    assert "the same as" not in out
+
+
+def test_findings_on_one_span_share_its_frame(project: Any) -> None:
+    project({"install.sh": "#!/bin/sh\npip install -U pip\npip install flash-attn>=2.5.8\n"})
+    out = run("--isolated", ".").out
+    codes = [line.split()[1] for line in out.splitlines() if line.startswith("install.sh:3:13:")]
+    assert len(codes) >= 2, out  # FAL002, FAL007 (and FAL012) on the one word
+    assert out.count("3 | pip install flash-attn>=2.5.8") == 1
