@@ -424,3 +424,47 @@ def test_findings_on_one_span_share_its_frame(project: Any) -> None:
     codes = [line.split()[1] for line in out.splitlines() if line.startswith("install.sh:3:13:")]
     assert len(codes) >= 2, out  # FAL002, FAL007 (and FAL012) on the one word
     assert out.count("3 | pip install flash-attn>=2.5.8") == 1
+
+
+# --- 15. universal locks and Linux-only wheels ------------------------------------------------------
+
+LINUX_WHEEL = (
+    "https://github.com/Dao-AILab/flash-attention/releases/download/v2.7.4.post1/"
+    "flash_attn-2.7.4.post1+cu12torch2.6cxx11abiFALSE-cp311-cp311-linux_x86_64.whl"
+)
+
+
+def _uv_project(flash_attn: str, extra: str = "") -> str:
+    return (
+        '[project]\nname = "demo"\nversion = "0"\nrequires-python = "==3.11.*"\n'
+        f'dependencies = ["torch==2.6.0", "{flash_attn}"]\n'
+        "[tool.uv.sources]\ntorch = [\n"
+        '  { index = "pytorch-cpu", marker = "sys_platform == \'darwin\'" },\n'
+        '  { index = "pytorch-cu124", marker = "sys_platform == \'linux\'" },\n]\n' + extra
+    )
+
+
+@pytest.mark.parametrize(
+    ("pyproject", "expected"),
+    [
+        # uv locks for every platform; the project names macOS; the wheel installs on Linux x86_64 only
+        (_uv_project(f"flash-attn @ {LINUX_WHEEL}"), ["macOS"]),
+        (_uv_project(f"flash-attn @ {LINUX_WHEEL} ; sys_platform == 'linux'"), []),
+        (
+            _uv_project(
+                f"flash-attn @ {LINUX_WHEEL}", "[tool.uv]\nenvironments = [\"sys_platform == 'linux'\"]\n"
+            ),
+            [],
+        ),
+        # nothing names another OS: nothing says the project is meant for one
+        (_uv_project(f"flash-attn @ {LINUX_WHEEL}").replace("darwin", "linux"), []),
+        # an index requirement builds from the sdist: not this finding's case
+        (_uv_project("flash-attn==2.7.4.post1"), []),
+    ],
+)
+def test_a_linux_wheel_in_a_universal_uv_lock(project: Any, pyproject: str, expected: list[str]) -> None:
+    found = [f for f in _findings(project, {"pyproject.toml": pyproject}) if f["code"] == "FAL014"]
+    assert [f["message"].split("uv locks for ", 1)[1].split(" too")[0] for f in found] == expected
+    for f in found:
+        assert f["severity"] == "warning"
+        assert "the wheel is tagged linux_x86_64" in " ".join(f["notes"])
