@@ -369,6 +369,21 @@ ROCM_IMAGE = "FROM rocm/pytorch:rocm6.2_ubuntu22.04_py3.10_pytorch_release_2.3.0
         ({"Dockerfile": ROCM_IMAGE + 'RUN pip install --no-build-isolation "flash-attn>=2.7"\n'}, []),
         # the same pin on CUDA has paged KV
         ({"requirements.txt": "torch==2.4.1\nflash-attn==2.6.3\n"}, []),
+        # ROCm's own fork at its 2.6.3 tag is its own code, not upstream's 2.6.3
+        (
+            {
+                "Dockerfile": ROCM_IMAGE
+                + 'RUN pip install --no-build-isolation "git+https://github.com/ROCm/flash-attention@v2.6.3-cktile"\n'
+            },
+            [],
+        ),
+        (
+            {
+                "Dockerfile": ROCM_IMAGE
+                + 'RUN pip install --no-build-isolation "git+https://github.com/Dao-AILab/flash-attention@v2.6.3"\n'
+            },
+            [("FAL001", 2)],
+        ),
     ],
 )
 def test_the_paged_kv_floor_on_rocm(
@@ -377,7 +392,7 @@ def test_the_paged_kv_floor_on_rocm(
     found = _findings(project, files, "--select", "FAL001,FAL002")
     assert [(f["code"], f["line"]) for f in found] == expected
     for f in found:
-        assert f["message"].endswith("require flash-attn>=2.7.0")
+        assert f["message"].endswith(("require flash-attn>=2.7.0", "install flash-attn 2.7.0 or later"))
         assert "on ROCm" in f["message"]
         notes = " ".join(f["notes"])
         assert "v2.7.0:csrc/flash_attn_ck/flash_api.cpp:121" in notes

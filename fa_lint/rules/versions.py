@@ -74,7 +74,7 @@ def _rocm(req: Requirement, ctx: Context) -> Context | None:
     """The rules' context for a requirement every install of which lands on a ROCm torch: its floor is
     the release whose Composable Kernel backend has paged KV (fa_lint/kb/rocm.json), and so are its
     fixes. A source build (a fork's tag, a checkout) is its own code: judged as it is."""
-    if req.build is not None or req.checkout is not None:
+    if req.build is not None or req.checkout is not None or not _upstream(req.url):
         return None
     envs = ctx.environments_of(req)
     if not envs or not all(_on_rocm(ctx, env) for env in envs):
@@ -88,6 +88,14 @@ def _rocm(req: Requirement, ctx: Context) -> Context | None:
         ctx.memo["rocm context"] = ctx.with_policy(policy)
     found: Context = ctx.memo["rocm context"]
     return found
+
+
+def _upstream(url: str | None) -> bool:
+    """An index release, or flash-attention's own repository: not a fork (ROCm's ``v2.6.3-cktile`` has
+    its own code, judged as it is)."""
+    return url is None or any(
+        r in url.lower() for r in ("/dao-ailab/flash-attention", "/hazyresearch/flash-attention")
+    )
 
 
 def _on_rocm(ctx: Context, env: Environment) -> bool:
