@@ -277,6 +277,7 @@ BUILD_VARIABLES = frozenset(
         "TORCH_CUDA_ARCH_LIST",
         "FLASH_ATTENTION_FORCE_BUILD",
         "FLASH_ATTENTION_SKIP_CUDA_BUILD",
+        "FLASH_ATTENTION_DISABLE_SM80",  # FlashAttention 3's hopper/setup.py: no sm_80 kernels
         "MAX_JOBS",
         "NVCC_THREADS",
         "CUDA_HOME",

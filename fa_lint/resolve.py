@@ -22,6 +22,9 @@ class Policy(NamedTuple):
     """What counts as good enough: paged KV, and at least ``min_version``."""
 
     min_version: Version
+    # why min_version is above the first release with paged KV where a target needs it: on ROCm, the
+    # release whose Composable Kernel backend binds fwd_kvcache (fa_lint/kb/rocm.json), with its evidence
+    rocm: str = ""
 
     @classmethod
     def default(cls, kb: KnowledgeBase) -> Policy:

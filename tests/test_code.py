@@ -433,9 +433,11 @@ def test_a_manifest_serves_its_own_folder_a_workflow_the_whole_repository(tmp_pa
         },
     )
     r = run("--format", "json", "--isolated", str(root))
-    notes = {Path(f["path"]).name: f["notes"][-1] for f in r.json["findings"] if f["code"] == "FAL001"}
-    assert notes["requirements.txt"].startswith(f"none of the code under {root / 'svc/a'}/ takes")
-    assert notes["ci.yml"].startswith("the code takes the paged path: generate_batch() at ")
+    notes = {Path(f["path"]).name: f["notes"] for f in r.json["findings"] if f["code"] == "FAL001"}
+    assert any(
+        n.startswith(f"none of the code under {root / 'svc/a'}/ takes") for n in notes["requirements.txt"]
+    )
+    assert any(n.startswith("the code takes the paged path: generate_batch() at ") for n in notes["ci.yml"])
 
 
 def test_fal001_says_when_no_code_takes_it_but_only_after_reading_the_code(tmp_path: Path) -> None:

@@ -480,7 +480,7 @@ def test_notes_say_what_the_pinned_transformers_does(
         ]
         if today
         else []
-    )
+    ) + ["why 2.5.0: the first release with paged KV"]  # the fix's reason (issue 35)
 
 
 @pytest.mark.parametrize(
@@ -499,7 +499,8 @@ def test_notes_say_what_the_pinned_transformers_does(
 def test_a_refused_flash_attn_and_the_kernels_fallback(project: Any, extra: str, phrase: str) -> None:
     project({"requirements.txt": f"transformers==5.24.0\nflash-attn==2.3.2\n{extra}"})
     (f,) = by_code(findings(), "FAL001")
-    (note,) = f["notes"]
+    note, why = f["notes"]
+    assert why == "why 2.5.0: the first release with paged KV"  # the fix's reason (issue 35)
     assert note.startswith("transformers 5.24.0 (requirements.txt:1:1) refuses flash-attn older than 2.3.3")
     assert phrase in note
     fails = "fails as the model loads" in note
@@ -510,7 +511,8 @@ def test_kernels_does_not_save_a_flash_attn_transformers_accepts(project: Any) -
     # 2.4.2 passes 5.24.0's check (>= 2.3.3): pip's flash-attn runs, the Hub kernel is never loaded
     project({"requirements.txt": "transformers==5.24.0\nflash-attn==2.4.2\nkernels==0.18.2\n"})
     (f,) = by_code(findings(), "FAL001")
-    first, second = f["notes"]
+    first, second, why = f["notes"]
+    assert why == "why 2.5.0: the first release with paged KV"
     assert "loads its Hub kernel only for a flash-attn it refuses" in first
     assert "silently drops the block table when it takes the block-table path" in second
     assert "without sliding-window layers" in second and "max_blocks_per_request=0" in second

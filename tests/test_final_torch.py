@@ -277,8 +277,9 @@ def test_fal005_a_build_on_an_image_whose_torch_is_not_known(project: Any) -> No
         ),
         # torch 2.1.0 from PyPI: the old ABI
         ({"requirements.txt": "torch==2.1.0\n" + WHEEL.format(t="2.1", abi="TRUE") + "\n"}, 2, "old"),
-        # torch 2.7 and later: the new ABI
-        ({"requirements.txt": "torch==2.7.1\n" + WHEEL.format(t="2.7", abi="FALSE") + "\n"}, 2, "new"),
+        # torch 2.7 and later: the new ABI (a TRUE build of a release carries it whatever the torch; a
+        # FALSE release build for torch 2.7 is new-ABI too: test_fal005_a_false_release_wheel_for_torch_27)
+        ({"requirements.txt": "torch==2.6.0\n" + WHEEL.format(t="2.6", abi="TRUE") + "\n"}, 2, "old"),
         # torch 2.6's CUDA 12.6 builds on download.pytorch.org use the new ABI
         (
             {
@@ -298,6 +299,13 @@ def test_fal005_the_abi_of_the_torch_it_ends_with(
     project(files)
     (f,) = [f for f in findings() if f["code"] == "FAL005"]
     assert f["line"] == line and f"uses the {abi} C++ ABI" in f["message"], f["message"]
+
+
+def test_fal005_a_false_release_wheel_for_torch_27(project: Any) -> None:
+    # issue 35, class 10: the release workflow names the wheel by its matrix value and setup.py only forces
+    # the ABI on, so a FALSE build against torch 2.7 (new ABI) is a new-ABI build: it fits torch 2.7.1
+    project({"requirements.txt": "torch==2.7.1\n" + WHEEL.format(t="2.7", abi="FALSE") + "\n"})
+    assert [f for f in findings() if f["code"] == "FAL005"] == []
 
 
 def test_fal005_ngc_torch_replaced_by_pip_is_no_longer_the_images(project: Any) -> None:

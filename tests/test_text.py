@@ -291,12 +291,15 @@ CALLER = (
 def test_a_project_without_transformers_hears_about_the_kernel_not_transformers(project: Any) -> None:
     # flash-attn 2.4.2's flash_attn_with_kvcache has no block_table parameter (and no **kwargs)
     notes = _notes(project, {"requirements.txt": "torch==2.4.1\nflash-attn==2.4.2\n"})
-    assert notes == [CALLER]
+    assert notes[0] == CALLER
+    assert notes[1].startswith("why 2.6.3: ")  # the fix's reason (issue 35): 2.6.3's torch 2.4 wheel
+    assert len(notes) == 2
     assert not any("transformers" in n for n in notes)
 
 
 def test_before_2_2_there_is_no_kvcache_function_at_all(project: Any) -> None:
-    (note,) = _notes(project, {"requirements.txt": "flash-attn==2.1.1\n"})
+    note, why = _notes(project, {"requirements.txt": "flash-attn==2.1.1\n"})
+    assert why == "why 2.5.0: the first release with paged KV"
     assert note.startswith("flash-attn 2.1.1 has no `flash_attn_with_kvcache` at all (it ships in 2.2.0)")
 
 
@@ -345,7 +348,8 @@ def test_min_version_findings_do_not_claim_a_missing_block_table(project: Any) -
     (f,) = run("--format", "json", "--min-version", "2.6.0").json["findings"]
     assert f["message"] == "`flash-attn==2.5.8` is below the required 2.6.0; require flash-attn>=2.6.0"
     assert f["notes"] == [
-        "the project requires flash-attn 2.6.0 or later (`--min-version`, or `min-version` in [tool.fa-lint])"
+        "the project requires flash-attn 2.6.0 or later (`--min-version`, or `min-version` in [tool.fa-lint])",
+        "why 2.6.0.post1: the first release with paged KV at or above 2.6.0",
     ]
 
 

@@ -28,7 +28,7 @@ from packaging.version import Version
 from fa_lint._records import NamedTuple
 from fa_lint.environments import Environment
 from fa_lint.kb import torch as torch_kb
-from fa_lint.machine import images
+from fa_lint.machine import by_python, images
 from fa_lint.model import Image, Kind, Requirement, Uninstall
 
 TORCH = ("torch", "pytorch")  # pytorch: conda's name for it
@@ -239,13 +239,15 @@ def _resolve(
         if got is not None:
             picks.append((req, got))
     seen: set[int] = set()  # a large file repeats its requirements: each range is met once
+    met: list[Source] = []  # the packages met so far: a conflict may be with one of them, not a torch pin
     for req, got in picks:
         if id(got.accepts) in seen:
             continue
         seen.add(id(got.accepts))
         if allowed.is_disjoint(got.accepts):
-            return VersionRange.empty(), sources, _conflict(sources, req, got)
+            return VersionRange.empty(), sources, _conflict([*sources, *met], req, got)
         allowed = allowed.intersection(got.accepts)
+        met.append(Source(got.says, got.accepts, req, step=req.step))
     final = allowed
     seen.clear()
     for req, got in picks:
@@ -259,9 +261,11 @@ def _resolve(
 
 
 def _conflict(sources: list[Source], req: Requirement, got: _Package) -> tuple[Source, Source]:
+    """The two that cannot both hold: ``req`` and the first source whose torch it excludes (else, when
+    only all of them together exclude it, the last one met)."""
     mine = Source(got.says, got.accepts, req, step=req.step)
     other = next((s for s in sources if s.torch.intersection(got.accepts).is_empty), None)
-    if other is None:  # only all of them together exclude it
+    if other is None:
         other = sources[-1] if sources else mine
     return other, mine
 
@@ -285,7 +289,9 @@ def of(env: Environment, pythons: Sequence[str] = ()) -> FinalTorch | None:
     packages = [r for r in members if r.kind in _INSTALLS and kb.knows(r.name)]
     if not torches and not packages:
         return None
-    final, sources, conflict = _resolve(kb, torches, packages, pys, settle=False)
+    final, sources, conflict = by_python.resolve_each(
+        lambda t, p, py: _resolve(kb, t, p, py, settle=False), torches, packages, pys
+    )
     if conflict is not None:
         return FinalTorch(final, tuple(sources), conflict=conflict)
     if not sources or final.is_superset(_ANY):

@@ -115,8 +115,11 @@ def fingerprint(f: Finding) -> str:
     (``install.sh``, ``./install.sh`` or ``$PWD/install.sh``): the environment and message name them too.
     """
     path = relative(f.location.path) or f.location.path
-    # The notes belong to the identity: FAL004's headline is alike for different constraints.
-    key = "\0".join((f.code, path, f.requirement or "", f.environment or "", f.message, *f.notes))
+    # The notes belong to the identity: FAL004's headline is alike for different constraints. A fix's
+    # reason ("why 2.6.3: ...", rules/_fixes.why) does not: it follows the rest of the install, and a
+    # line added elsewhere must not make an old finding new (--new-from-rev, code scanning alerts).
+    notes = [n for n in f.notes if not n.startswith("why ")]
+    key = "\0".join((f.code, path, f.requirement or "", f.environment or "", f.message, *notes))
     key = re.sub(r"(?<![\w./-])\./", "", key.replace(os.getcwd() + os.sep, ""))
     key = re.sub(_POSITION, "", key)
     return _digest(encoded(key))

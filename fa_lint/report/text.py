@@ -58,6 +58,18 @@ def _help(f: Finding, fixable: bool) -> str:
     return f"[*] {text}" if f.fix.safe else f"{text}; `--fix --unsafe-fixes` applies it"
 
 
+# A location as notes write it ("requirements.txt:4:1"), left out when findings are compared: the same
+# finding in near-identical files names each file's own lines.
+_WHERE = r"[^\s()']+:\d+(?::\d+)?"
+
+
+def _same(f: Finding) -> tuple[object, ...]:
+    """What makes two findings the same problem for a reader: everything but where they are."""
+    import re  # the pattern compiles on the first finding only
+
+    return (f.code, f.severity, f.message, f.help, tuple(re.sub(_WHERE, "", n) for n in f.notes))
+
+
 def _full(f: Finding, source: list[str] | None, paint: _Paint, fixable: bool) -> list[str]:
     out = [_header(f, paint, fixable)]
     if source is not None:
@@ -88,7 +100,25 @@ def render(
     split: dict[str, list[str]] = {}  # each file split once, however many findings it has
     for path in {f.location.path for f in report.findings} & set(report.texts):
         split[path] = frame.lines(report.texts[path])
-    lines = [line for f in report.findings for line in _full(f, split.get(f.location.path), paint, fixable)]
+    lines: list[str] = []
+    first: dict[tuple[object, ...], Finding] = {}
+    previous: Finding | None = None
+    for f in report.findings:
+        same = first.setdefault(_same(f), f)
+        if same is not f:
+            # one problem, one block: a repeat (near-identical scripts, a copied Dockerfile) keeps its
+            # header line, which editors and CI logs match, and points at the block above
+            at = same.location
+            lines += [
+                _header(f, paint, fixable),
+                f"  {paint(_BOLD, '= note')}: the same as {printable(at.path)}:{at.line}:{at.column} above",
+                "",
+            ]
+        else:
+            # findings on the same span share its frame: it is drawn once, for the first
+            spanned = previous is not None and previous.location[:3] == f.location[:3]
+            lines += _full(f, None if spanned else split.get(f.location.path), paint, fixable)
+        previous = f
     return _end(lines, report, fixable, fixes, quiet)
 
 

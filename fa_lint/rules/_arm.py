@@ -14,13 +14,13 @@ from collections.abc import Iterator
 
 from fa_lint.machine.cpu import ARM, ARM_MARKER, Cpu
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Severity
-from fa_lint.rules._base import Context
+from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._installs import FA3, Install, installs
 from fa_lint.rules.install import NO_PREBUILT_WHEEL
-from fa_lint.rules.platform import PLATFORM_UNSUPPORTED
 
 
-def check(ctx: Context) -> Iterator[Finding]:
+def check(ctx: Context, unsupported: Rule) -> Iterator[Finding]:
+    """``unsupported``: FAL014's rule, handed in by rules.platform (which imports this module)."""
     for inst in installs(ctx):
         # flash-attn, and flash-attn-3's wheel files (PyTorch's index serves x86_64 ones)
         if inst.req.name not in (FLASH_ATTN, FA3) or inst.req.kind is Kind.LOCK or not _cpus(inst):
@@ -29,7 +29,10 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         if _not_on_arm(inst.req.marker):
             continue  # `; platform_machine == 'x86_64'`: the requirement does not install on Arm
-        found = _wheel_file(inst) if inst.path == "wheel" else _index(inst) if inst.path == "index" else None
+        if inst.path == "wheel":
+            found = _wheel_file(inst, unsupported)
+        else:
+            found = _index(inst) if inst.path == "index" else None
         if found is not None:
             yield found
 
@@ -74,12 +77,12 @@ def _where(inst: Install) -> tuple[str, bool]:
     return first.where, bool(certain) and not inst.req.possible
 
 
-def _wheel_file(inst: Install) -> Finding | None:
+def _wheel_file(inst: Install, unsupported: Rule) -> Finding | None:
     url = (inst.req.url or "").split("#", 1)[0].split("?", 1)[0]
     if not url.endswith("_x86_64.whl"):
         return None
     where, certain = _where(inst)
-    return PLATFORM_UNSUPPORTED.finding(
+    return unsupported.finding(
         inst.req.location,
         f"this {inst.req.name} wheel is built for x86_64, and the machine is Arm (aarch64): pip refuses it",
         severity=Severity.ERROR if certain else Severity.WARNING,

@@ -91,6 +91,21 @@ class Context:
         self.uses = uses  # what the project's code runs (fa_lint.code)
         self.code_read = code_read  # a walk searched Python files for uses: "none takes it" means something
 
+    def with_policy(self, policy: Policy) -> Context:
+        """The same files judged under another policy (a ROCm target's floor): its own caches, since
+        assessments and fixes depend on the policy."""
+        return Context(
+            self.kb,
+            policy,
+            self.requirements,
+            self.problems,
+            self.unfollowed,
+            self.environments,
+            builds=self.builds,
+            settings=self.settings,
+            not_run=self.not_run,
+        )
+
     @functools.cached_property
     def _machines(self) -> Machines:
         from fa_lint.machine.target import Machines  # only runs whose files say something build it

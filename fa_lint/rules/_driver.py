@@ -13,16 +13,16 @@ from collections.abc import Iterator
 
 from fa_lint.machine.driver import Driver
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Severity
-from fa_lint.rules._base import Context
+from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._installs import FA3, Install, installs
-from fa_lint.rules.platform import PLATFORM_UNSUPPORTED
 
 
-def check(ctx: Context) -> Iterator[Finding]:
+def check(ctx: Context, unsupported: Rule) -> Iterator[Finding]:
+    """``unsupported``: FAL014's rule, handed in by rules.platform (which imports this module)."""
     for inst in installs(ctx):
         if inst.req.name not in (FLASH_ATTN, FA3) or inst.req.kind is Kind.LOCK:
             continue
-        found = _judge(inst)
+        found = _judge(inst, unsupported)
         if found is not None:
             yield found
 
@@ -35,7 +35,7 @@ def _declared(inst: Install) -> list[Driver]:
     return out
 
 
-def _judge(inst: Install) -> Finding | None:
+def _judge(inst: Install, unsupported: Rule) -> Finding | None:
     cuda = inst.tools.cuda
     if cuda is None or not re.match(r"^\d+\.\d+", cuda.value):
         return None  # torch's CUDA not known (or a CPU/ROCm build): nothing to compare
@@ -44,7 +44,7 @@ def _judge(inst: Install) -> Finding | None:
     if not below:
         return None
     d = below[0]
-    return PLATFORM_UNSUPPORTED.finding(
+    return unsupported.finding(
         inst.req.location,
         f"torch here is a CUDA {cuda.value} build, newer than the CUDA {d.cuda} driver the files declare: "
         f"{inst.req.name} built for it needs a CUDA {major} driver",

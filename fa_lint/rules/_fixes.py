@@ -16,7 +16,7 @@ from packaging.version import Version
 
 from fa_lint._records import NamedTuple
 from fa_lint.environments import Environment
-from fa_lint.kb import KnowledgeBase, Release
+from fa_lint.kb import PAGED_KV, KnowledgeBase, Release
 from fa_lint.model import FLASH_ATTN, Fix, Kind, Requirement, pretty
 from fa_lint.resolve import Policy, Verdict, assess_range
 from fa_lint.rules import _wheels
@@ -158,6 +158,37 @@ def target(req: Requirement, ctx: Context, narrow: bool = False) -> Release | No
         ctx.memo[key] = _wheels.pick(good, tools) or good[0]
     found: Release = ctx.memo[key]
     return found
+
+
+def why(req: Requirement, to: Release | None, ctx: Context, narrow: bool = False) -> str | None:
+    """Why a fix for ``req`` suggests ``to``: the first release good enough, the first one the rest of
+    its install admits, or the first with a prebuilt wheel for its torch and CPython (one repository's
+    fixes then differ for a reason the finding says)."""
+    good = _good(ctx)
+    if to is None or not good:
+        return None
+    first = "the first release with paged KV"
+    if ctx.policy.rocm:
+        first = "the first release with paged KV on ROCm"
+    elif ctx.policy.min_version != ctx.kb.first_with(PAGED_KV).version:
+        first = f"the first release with paged KV at or above {ctx.policy.min_version}"
+    if to.version == good[0].version:
+        return f"why {to}: {first}"
+    allowed = req.version_range if narrow else VersionRange.full()
+    envs = ctx.environments_of(req)
+    for env in envs:
+        allowed = allowed.intersection(_others(req, env, ctx))
+    admitted = next((r for r in good if allowed.contains(r.version)), None)
+    if admitted is not None and admitted.version == to.version:
+        return f"why {to}: {first} that the install's other flash-attn requirements admit"
+    tools = next((t for t in map(ctx.toolchain, envs) if t.torch is not None), None)
+    if admitted is None or tools is None or tools.torch is None:
+        return None
+    python = f" and CPython {tools.python.value}" if tools.python is not None else ""
+    return (
+        f"why {to}: {first} and a prebuilt wheel for the torch {tools.torch.value}{python} this install "
+        f"has (from {admitted} on, the releases before it have none, or one built against a torch nightly)"
+    )
 
 
 def floor_for(to: Release | None, ctx: Context) -> Version | None:

@@ -9,9 +9,8 @@ from fa_lint.kb.builds import Capability
 from fa_lint.machine import target as _target
 from fa_lint.machine.target import UnknownGpu
 from fa_lint.model import Finding, Severity
-from fa_lint.rules._base import Context
+from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._installs import FA3, FA4, Install, installs
-from fa_lint.rules.gpu import GPU_ARCH_UNSUPPORTED
 
 
 class _Gpu:
@@ -21,13 +20,14 @@ class _Gpu:
         self.cc, self.label, self.where, self.possible, self.remote = cc, label, where, possible, remote
 
 
-def check(ctx: Context) -> Iterator[Finding]:
+def check(ctx: Context, rule: Rule) -> Iterator[Finding]:
+    """FAL013's findings; ``rule`` is FAL013 itself, passed in so this module never imports its family's."""
     for inst in installs(ctx):
         found = [(gpu, p) for gpu in _gpus(inst) if (p := _problem(inst, gpu)) is not None]
         unknown = inst.target.unknown_gpus
         if not found:
             if unknown:
-                yield _not_judged(inst, unknown)
+                yield _not_judged(inst, unknown, rule)
             continue
         # one finding per install: the most certain GPU leads, the others follow in the notes
         found.sort(key=lambda gp: (gp[0].possible, not gp[1][3]))
@@ -35,7 +35,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         severity = (
             Severity.ERROR if (certain and not gpu.possible) or _every(inst, found) else Severity.WARNING
         )
-        yield GPU_ARCH_UNSUPPORTED.finding(
+        yield rule.finding(
             inst.req.location,
             headline,
             severity=severity,
@@ -56,11 +56,11 @@ def _unnamed(u: UnknownGpu) -> str:
     return f"`{u.value}` from {u.where} names no GPU in fa-lint's table (or several)"
 
 
-def _not_judged(inst: Install, unknown: tuple[UnknownGpu, ...]) -> Finding:
+def _not_judged(inst: Install, unknown: tuple[UnknownGpu, ...], rule: Rule) -> Finding:
     """A GPU name gpus.json cannot map: said as not judged (info), never passed in silence."""
     first = unknown[0]
     which = inst.release or inst.version
-    return GPU_ARCH_UNSUPPORTED.finding(
+    return rule.finding(
         inst.req.location,
         f"whether {inst.req.name}{f' {which}' if which else ''} runs on GPU `{first.value}` is not judged: "
         "fa-lint does not know its compute capability",
@@ -206,7 +206,7 @@ def _built(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
         notes.append(f"nvcc {nvcc_known.value or '(version unknown)'} from {nvcc_known.where}")
     return (
         f"this build of flash-attn {release} compiles no kernel for compute capability {cc} "
-        f"(it compiles sm_{', sm_'.join(sorted(certain, key=_key)) or '(none)'})",
+        f"({_compiles(facts, certain, maybe)})",
         (*notes, *why[:4]),
         f"add sm_{gpu.cc[0]}{gpu.cc[1]} to the build"
         + (f" ({facts.variable.name})" if facts.variable else ", or use a release that compiles it"),
@@ -214,13 +214,29 @@ def _built(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
     )
 
 
+def _compiles(facts: _builds.BuildFacts, certain: frozenset[str], maybe: frozenset[str]) -> str:
+    """What a build compiles, for a headline: the archs it surely compiles, then those an nvcc fa-lint
+    does not know may add (never "sm_(none)" where FLASH_ATTN_CUDA_ARCHS=90 asks for sm_90)."""
+    parts = [f"sm_{sm}" for sm in sorted(certain, key=_key)]
+    needs = {a.sm: a.nvcc for a in facts.archs}
+    parts += [
+        f"sm_{sm} with nvcc {needs[sm]} or newer" if needs.get(sm) else f"sm_{sm}"
+        for sm in sorted(maybe, key=_key)
+    ]
+    return f"it compiles {', '.join(parts)}" if parts else "it compiles no kernel at all"
+
+
 def _fa3(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
     fa3 = _builds.load().fa3
-    if fa3.runtime.accepts(gpu.cc) and _builds.runs(fa3.sm, gpu.cc):
+    # hopper/setup.py leaves the sm_80 kernels out under FLASH_ATTENTION_DISABLE_SM80=TRUE
+    off = inst.compiles is not False and inst.variable(fa3.disable_sm80) == "TRUE"
+    sms = tuple(sm for sm in fa3.sm if not (off and sm == "80"))
+    if fa3.runtime.accepts(gpu.cc) and _builds.runs(sms, gpu.cc):
         return None
+    kernels = " and ".join(f"sm_{sm}{' (Hopper)' if sm.startswith('90') else ''}" for sm in sms)
     return (
-        f"FlashAttention 3 ({FA3}) has no kernel for compute capability {cc}: it builds sm_90a (Hopper) "
-        "and sm_80 kernels",
+        f"FlashAttention 3 ({FA3}) has no kernel for compute capability {cc}: it builds {kernels} kernels"
+        + (f" ({fa3.disable_sm80}=TRUE)" if off else ""),
         (
             f"{fa3.evidence.at}: {fa3.evidence.text}",
             f"{fa3.runtime.evidence.at}: {fa3.runtime.evidence.text}",

@@ -8,12 +8,12 @@ from fa_lint.kb import builds as _builds
 from fa_lint.machine import target as _target
 from fa_lint.machine import toolchain
 from fa_lint.model import FLASH_ATTN, Finding, Severity
-from fa_lint.rules._base import Context
+from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._installs import Install, installs
-from fa_lint.rules.nvcc import BUILD_TOOLCHAIN
 
 
-def check(ctx: Context) -> Iterator[Finding]:
+def check(ctx: Context, rule: Rule) -> Iterator[Finding]:
+    """FAL015's findings; ``rule`` is FAL015 itself, passed in so this module never imports its family's."""
     for inst in installs(ctx):
         if inst.req.name != FLASH_ATTN or inst.path not in ("index", "build") or inst.facts is None:
             continue
@@ -21,12 +21,12 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue  # no extension at all: FAL015 has nothing to say (the import will)
         nvcc = inst.target.nvcc(inst.step)
         if nvcc is not None and nvcc.value == "none":
-            yield _no_nvcc(inst, nvcc)  # it fails there, before any arch is chosen
+            yield _no_nvcc(rule, inst, nvcc)  # it fails there, before any arch is chosen
             continue
-        found = _no_archs(inst, nvcc)
+        found = _no_archs(rule, inst, nvcc)
         if found is not None:
             yield found
-        found = _version(inst, nvcc) if nvcc is not None else None
+        found = _version(rule, inst, nvcc) if nvcc is not None else None
         if found is not None:
             yield found
 
@@ -44,11 +44,13 @@ def memory_note(inst: Install) -> str | None:
     )
 
 
-def _finding(inst: Install, headline: str, notes: list[str], help_: str, severity: Severity) -> Finding:
+def _finding(
+    rule: Rule, inst: Install, headline: str, notes: list[str], help_: str, severity: Severity
+) -> Finding:
     if inst.compiles:
         note = memory_note(inst)
         notes = [*notes, note] if note else notes
-    return BUILD_TOOLCHAIN.finding(
+    return rule.finding(
         inst.req.location,
         headline,
         severity=severity,
@@ -60,7 +62,7 @@ def _finding(inst: Install, headline: str, notes: list[str], help_: str, severit
     )
 
 
-def _no_nvcc(inst: Install, nvcc: toolchain.Known) -> Finding:
+def _no_nvcc(rule: Rule, inst: Install, nvcc: toolchain.Known) -> Finding:
     facts = inst.facts
     assert facts is not None
     t = _builds.load().torch.facts
@@ -71,6 +73,7 @@ def _no_nvcc(inst: Install, nvcc: toolchain.Known) -> Finding:
     ]
     wheel = "" if inst.compiles else ", even to fetch its prebuilt wheel,"
     return _finding(
+        rule,
         inst,
         f"flash-attn's setup.py needs nvcc{wheel} and this stage has none: the install fails",
         [
@@ -84,7 +87,7 @@ def _no_nvcc(inst: Install, nvcc: toolchain.Known) -> Finding:
     )
 
 
-def _no_archs(inst: Install, nvcc: toolchain.Known | None) -> Finding | None:
+def _no_archs(rule: Rule, inst: Install, nvcc: toolchain.Known | None) -> Finding | None:
     """A compile whose ``FLASH_ATTN_CUDA_ARCHS`` selects none of the archs setup.py tests (``86``,
     ``8.6``, ``sm_80``, or ``100`` with an nvcc below 12.8): setup.py passes no ``-gencode``, so torch's
     cpp_extension chooses the archs, from ``TORCH_CUDA_ARCH_LIST`` or else the GPUs it sees while it
@@ -125,6 +128,7 @@ def _no_archs(inst: Install, nvcc: toolchain.Known | None) -> Finding | None:
     ]
     certain_fail = target.build_gpu is False and inst.compiles is True and not inst.req.possible
     return _finding(
+        rule,
         inst,
         f"{var.name}={value} selects no arch flash-attn {release}'s setup.py builds"
         + (
@@ -139,7 +143,7 @@ def _no_archs(inst: Install, nvcc: toolchain.Known | None) -> Finding | None:
     )
 
 
-def _version(inst: Install, nvcc: toolchain.Known) -> Finding | None:
+def _version(rule: Rule, inst: Install, nvcc: toolchain.Known) -> Finding | None:
     facts = inst.facts
     assert facts is not None
     have = _target.version(nvcc.value)
@@ -147,6 +151,7 @@ def _version(inst: Install, nvcc: toolchain.Known) -> Finding | None:
         return None
     if have < facts.floor:
         return _finding(
+            rule,
             inst,
             f"flash-attn {inst.release} needs nvcc {facts.floor} or newer; this stage's is {have}",
             [f"nvcc {have} from {nvcc.where}", f"{facts.floor_evidence.at}: {facts.floor_evidence.text}"],
@@ -161,6 +166,7 @@ def _version(inst: Install, nvcc: toolchain.Known) -> Finding | None:
     notes = [f"nvcc {have} from {nvcc.where}", f"torch's CUDA {cuda.value} from {cuda.where}"]
     if have.major != torch_cuda.major:
         return _finding(
+            rule,
             inst,
             f"compiling flash-attn with nvcc {have} for a torch built with CUDA {cuda.value}: torch refuses "
             "another CUDA major",
@@ -170,6 +176,7 @@ def _version(inst: Install, nvcc: toolchain.Known) -> Finding | None:
         )
     if (have.major, have.minor) != (torch_cuda.major, torch_cuda.minor):
         return _finding(
+            rule,
             inst,
             f"compiling flash-attn with nvcc {have} for a torch built with CUDA {cuda.value}: a minor "
             "mismatch torch only warns about",

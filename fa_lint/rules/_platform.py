@@ -10,11 +10,12 @@ from fa_lint.kb import Release
 from fa_lint.kb import builds as _builds
 from fa_lint.kb import images as _images
 from fa_lint.machine.target import Platform
-from fa_lint.model import FLASH_ATTN, Finding, Kind, Severity
-from fa_lint.rules._base import Context
+from fa_lint.model import FLASH_ATTN, Finding, Kind, Setting, Severity
+from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._installs import FA3, Install, installs, suits
 from fa_lint.rules._wheels import fits
-from fa_lint.rules.platform import PLATFORM_UNSUPPORTED
+from fa_lint.syntax import markers
+from fa_lint.syntax.pep508 import file_name
 
 _ENVIRONMENTS = {
     "windows": {"sys_platform": "win32", "platform_system": "Windows", "os_name": "nt"},
@@ -22,21 +23,85 @@ _ENVIRONMENTS = {
 }
 
 
-def check(ctx: Context) -> Iterator[Finding]:
+def check(ctx: Context, rule: Rule) -> Iterator[Finding]:
+    """FAL014's findings; ``rule`` is FAL014 itself, passed in so this module never imports its family's."""
     for inst in installs(ctx):
         # CUDA extensions (flash-attn-4 is Python, on the CuTe DSL); a lock entry is for one platform
         if inst.req.name in (FLASH_ATTN, FA3) and inst.req.kind is not Kind.LOCK:
-            yield from _platforms(inst)
+            yield from _platforms(rule, inst)
         if inst.req.name == FLASH_ATTN:
-            found = _glibc(ctx, inst)
+            found = _glibc(rule, ctx, inst)
             if found is not None:
                 yield found
+    yield from _universal(rule, ctx)
+
+
+# --- a uv project's universal lock ----------------------------------------------------------------
+
+
+def _universal(rule: Rule, ctx: Context) -> Iterator[Finding]:
+    """A uv project's main flash-attn dependency that is a Linux-only wheel URL with no marker, where the
+    project's own markers name Windows or macOS and no ``[tool.uv] environments`` limits it to Linux:
+    uv locks for every platform, and ``uv sync`` there fails ("can't be installed because it doesn't
+    have a source distribution or wheel for the current platform")."""
+    named: dict[str, list[Setting]] = {}
+    limits: dict[str, list[Setting]] = {}  # [tool.uv] environments, required-environments
+    for s in ctx.settings:
+        if isinstance(s, Setting) and s.kind == "marker" and s.name == "uv":
+            named.setdefault(s.location.path, []).append(s)
+        elif isinstance(s, Setting) and s.kind == "platform" and s.name.startswith("uv "):
+            limits.setdefault(s.location.path, []).append(s)
+    for req in ctx.requirements:
+        if req.name != FLASH_ATTN or req.kind is not Kind.INSTALL or req.scope != "project":
+            continue
+        if req.url is None or req.location.path not in named or not _linux_wheel(file_name(req.url)):
+            continue
+        limited = limits.get(req.location.path, [])
+        elsewhere: list[tuple[str, Setting]] = []
+        for label, system in (("Windows", "windows"), ("macOS", "macos")):
+            if not markers.holds_on(req.marker, system):
+                continue  # the requirement's own marker leaves that system out
+            if limited and not any(markers.holds_on(p.value, system) for p in limited):
+                continue  # uv resolves for the environments listed only
+            marker = next((m for m in named[req.location.path] if _only_on(m.value, system)), None)
+            if marker is not None:
+                elsewhere.append((label, marker))
+        if not elsewhere:
+            continue
+        labels = " and ".join(label for label, _ in elsewhere)
+        yield rule.finding(
+            req.location,
+            f"uv locks for {labels} too, where this Linux-only flash-attn wheel cannot install; "
+            "mark it `; sys_platform == 'linux'`",
+            severity=Severity.WARNING,
+            package=FLASH_ATTN,
+            requirement=req.raw,
+            notes=(
+                *(f"{label} is a target of this project: its marker {s.value!r}" for label, s in elsewhere),
+                "without `[tool.uv] environments`, uv resolves for every platform, and `uv sync` on "
+                f"{labels} fails: the wheel is tagged {_tag(file_name(req.url))}",
+            ),
+            help="add `; sys_platform == 'linux'` to the requirement, or set [tool.uv] environments to Linux",
+        )
+
+
+def _linux_wheel(filename: str) -> bool:
+    return filename.endswith(".whl") and ("-linux_" in filename or "-manylinux" in filename)
+
+
+def _tag(filename: str) -> str:
+    return filename.removesuffix(".whl").rsplit("-", 1)[-1]
+
+
+def _only_on(marker: str, system: str) -> bool:
+    """A marker that holds on ``system`` and not on Linux: one that names that system."""
+    return markers.holds_on(marker, system) and not markers.holds_on(marker, "linux")
 
 
 # --- Windows and macOS -----------------------------------------------------------------------------
 
 
-def _platforms(inst: Install) -> Iterator[Finding]:
+def _platforms(rule: Rule, inst: Install) -> Iterator[Finding]:
     """One finding for the Windows and macOS targets the install lands on, the certain runs first.
 
     macOS has no CUDA: the install cannot succeed. Windows builds where a CUDA toolkit and MSVC are
@@ -63,7 +128,7 @@ def _platforms(inst: Install) -> Iterator[Finding]:
     if any(p.name == "windows" for p, _ in found):
         notes.append("on Windows setup.py builds only with a CUDA toolkit and MSVC, for an hour or more")
     short, help_ = _advice(inst, [p for p, _ in found])
-    yield PLATFORM_UNSUPPORTED.finding(
+    yield rule.finding(
         inst.req.location,
         f"{inst.req.name} is installed on {labels}, which it has no wheels for; {short}",
         severity=Severity.ERROR if any(fails) and not inst.req.possible else Severity.WARNING,
@@ -159,7 +224,7 @@ def _runner_glibc(release: Release) -> tuple[Version, str, str] | None:
     return Version(host.glibc), runner, facts.wheels.evidence.at
 
 
-def _glibc(ctx: Context, inst: Install) -> Finding | None:
+def _glibc(rule: Rule, ctx: Context, inst: Install) -> Finding | None:
     release = inst.release
     machine = inst.target.glibc
     if (
@@ -175,7 +240,7 @@ def _glibc(ctx: Context, inst: Install) -> Finding | None:
     needs, runner, at = built
     if machine.value == "musl":
         return _finding(
-            ctx, inst, release, None, f"{machine.where}: musl, not glibc", needs, runner, at, True
+            rule, ctx, inst, release, None, f"{machine.where}: musl, not glibc", needs, runner, at, True
         )
     if not inst.official:
         return None  # a wheel built elsewhere: its glibc is not the release workflow's
@@ -184,10 +249,11 @@ def _glibc(ctx: Context, inst: Install) -> Finding | None:
         return None
     reported = [r for r in _images.glibc_reports() if r["built_on"] == runner]
     certain = any(have < Version(r["missing"]) for r in reported)
-    return _finding(ctx, inst, release, have, machine.where, needs, runner, at, certain, reported)
+    return _finding(rule, ctx, inst, release, have, machine.where, needs, runner, at, certain, reported)
 
 
 def _finding(
+    rule: Rule,
     ctx: Context,
     inst: Install,
     release: Release,
@@ -211,7 +277,7 @@ def _finding(
         notes.append(f"reported: {r['error']} on {r['seen_on']} ({', '.join(map(str, r['sources']))})")  # type: ignore[call-overload]
     if not near:
         notes.append("FLASH_ATTENTION_FORCE_BUILD=TRUE compiles it against this image's glibc (needs nvcc)")
-    return PLATFORM_UNSUPPORTED.finding(
+    return rule.finding(
         inst.req.location,
         f"flash-attn {release}'s wheel needs a newer glibc than the machine's {machine} to import; {fix}",
         severity=Severity.ERROR if certain else Severity.WARNING,

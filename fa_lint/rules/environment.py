@@ -14,6 +14,7 @@ from fa_lint.rules import _text
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import breaks, count, fit, quoted, releases, relock_all, subject
 from fa_lint.rules.versions import JUDGED
+from fa_lint.syntax.pep508 import unquote
 
 ENVIRONMENT_PAGED_KV_MISSING = Rule(
     "FAL004",
@@ -156,7 +157,23 @@ def _judged(env: Environment) -> tuple[list[Requirement], list[tuple[Requirement
     sources = [r for r in manifest if r.kind is Kind.SOURCE]
     asks = tuple(r for r in manifest if r.kind is not Kind.SOURCE)
     ranges = [_asked(participants(reqs), sources) for _, reqs in splits(asks)]
-    return manifest, [(e, any(rng.contains(e.version) for rng in ranges if e.version)) for e in locked]
+    urls = {_same_file(r.url): r for r in manifest if r.url}
+    return manifest, [
+        (e, _from_url(e, urls) or any(rng.contains(e.version) for rng in ranges if e.version)) for e in locked
+    ]
+
+
+def _same_file(url: str) -> str:
+    """A URL as lockers and manifests may both write it: ``%2B`` for ``+``, a ``#sha256=`` fragment."""
+    return unquote(url.split("#", 1)[0].strip()).rstrip("/")
+
+
+def _from_url(entry: Requirement, urls: dict[str, Requirement]) -> bool:
+    """Whether a lock entry is what a URL requirement of the manifest asks for: its source is that URL
+    (Poetry records ``flash_attn-2.6.1+cu118torch2.3...whl`` as ``version = "2.6.1"`` with the URL in
+    ``[package.source]``). An entry from an index (no URL: uv's ``source = { registry = ... }``) is not
+    the URL's file, whatever its version: the lock is stale."""
+    return entry.url is not None and _same_file(entry.url) in urls
 
 
 def _stale(env: Environment, entry: Requirement, manifest: list[Requirement]) -> Finding:

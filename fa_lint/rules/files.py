@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from fa_lint.model import Finding, ParseProblem, Severity, mentions_flash_attn
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import HEADLINE, clip, fit
+from fa_lint.syntax.text import excerpt
 
 UNREADABLE = Rule(
     "FAL900",
@@ -39,11 +40,14 @@ def check(ctx: Context) -> Iterator[Finding]:
     for problem in ctx.problems:
         whole = problem.message
         if skippable(problem):
-            headline = clip(f"skipped, not checked: {whole}", HEADLINE)
+            headline = _skipped(whole, problem.entry)
             yield SKIPPED_ENTRY.finding(
                 problem.location,
                 headline,
-                notes=("fa-lint judges flash-attn only, and this entry does not name it",),
+                notes=(
+                    *((whole,) if not headline.endswith(whole) else ()),
+                    "fa-lint judges flash-attn only, and this entry does not name it",
+                ),
                 help="write it the way every installer reads it, or ignore FAL901 for this file",
             )
             continue
@@ -62,6 +66,21 @@ def check(ctx: Context) -> Iterator[Finding]:
             notes=("the requirements in that file went unchecked", *(() if url else (_BOUNDED,))),
             help="check the included file on its own" + (", or vendor it into the repository" if url else ""),
         )
+
+
+def _skipped(message: str, entry: str) -> str:
+    """FAL901's headline: the entry quoted in the message is shortened before the reason is, so a long
+    entry leaves "no such option: --frobnicate" whole rather than "no such opt..."."""
+    quoted = excerpt(entry)
+    head, found, tail = message.partition(quoted)
+    if not found:
+        return clip(f"skipped, not checked: {message}", HEADLINE)
+    escape = str.maketrans({"{": "{{", "}": "}}"})
+    line = fit(
+        f"skipped, not checked: {head.translate(escape)}{{entry}}{tail.translate(escape)}", entry=quoted
+    )
+    # a reason too long for the headline even beside a shortened entry: the entry stays, the end goes
+    return line if len(line) <= HEADLINE else clip(f"skipped, not checked: {message}", HEADLINE)
 
 
 def skippable(problem: ParseProblem) -> bool:

@@ -38,4 +38,4 @@ def check(ctx: Context) -> Iterator[Finding]:
         return  # nothing read about the GPUs the files target: the checks and their knowledge stay unimported
     from fa_lint.rules import _gpu
 
-    yield from _gpu.check(ctx)
+    yield from _gpu.check(ctx, GPU_ARCH_UNSUPPORTED)

@@ -40,4 +40,4 @@ def check(ctx: Context) -> Iterator[Finding]:
         return  # nothing read about toolkits: the checks and their knowledge stay unimported
     from fa_lint.rules import _nvcc
 
-    yield from _nvcc.check(ctx)
+    yield from _nvcc.check(ctx, BUILD_TOOLCHAIN)

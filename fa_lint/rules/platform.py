@@ -37,6 +37,6 @@ def check(ctx: Context) -> Iterator[Finding]:
         return  # nothing read about platforms and C libraries: the checks and their knowledge stay unimported
     from fa_lint.rules import _arm, _driver, _platform
 
-    yield from _platform.check(ctx)
-    yield from _arm.check(ctx)
-    yield from _driver.check(ctx)
+    yield from _platform.check(ctx, PLATFORM_UNSUPPORTED)
+    yield from _arm.check(ctx, PLATFORM_UNSUPPORTED)
+    yield from _driver.check(ctx, PLATFORM_UNSUPPORTED)

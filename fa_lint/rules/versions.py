@@ -7,7 +7,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from fa_lint.environments import source_applies
+from fa_lint.environments import Environment, source_applies
 from fa_lint.kb import PAGED_KV, Release, versions
 from fa_lint.machine import toolchain
 from fa_lint.model import FLASH_ATTN, Finding, Fix, Kind, Requirement, Severity
@@ -15,7 +15,7 @@ from fa_lint.resolve import Assessment, Policy, Verdict, assess_range, intersect
 from fa_lint.rules import _text
 from fa_lint.rules._base import Context, Rule, exact
 from fa_lint.rules._code import code_note
-from fa_lint.rules._fixes import bump_pin, floor_for, raise_floor, target
+from fa_lint.rules._fixes import bump_pin, floor_for, raise_floor, target, why
 from fa_lint.rules._text import breaks, count, fit, fix, help_for, quoted, releases, subject
 
 PAGED_KV_MISSING = Rule(
@@ -65,9 +65,52 @@ def check(ctx: Context) -> Iterator[Finding]:
             earlier = ctx.satisfied_by(req)
             if earlier is not None and ctx.assessment(earlier).verdict in (Verdict.OK, Verdict.NEWER):
                 continue  # a no-op: the good version installed before it stays
-            finding = judge(req, ctx.assessment(req), ctx)
+            here = _rocm(req, ctx) or ctx
+            finding = judge(req, here.assessment(req), here)
             if finding is not None:
                 yield finding
+
+
+def _rocm(req: Requirement, ctx: Context) -> Context | None:
+    """The rules' context for a requirement every install of which lands on a ROCm torch: its floor is
+    the release whose Composable Kernel backend has paged KV (fa_lint/kb/rocm.json), and so are its
+    fixes. A source build (a fork's tag, a checkout) is its own code: judged as it is."""
+    if req.build is not None or req.checkout is not None or not _upstream(req.url):
+        return None
+    envs = ctx.environments_of(req)
+    if not envs or not all(_on_rocm(ctx, env) for env in envs):
+        return None
+    if "rocm context" not in ctx.memo:
+        from fa_lint.kb import rocm  # for ROCm installs only
+
+        facts = rocm.load()
+        floor = max(ctx.policy.min_version, facts.paged_kv_since)
+        policy = Policy(floor, rocm=f"{facts.paged_kv_since}: {facts.evidence}")
+        ctx.memo["rocm context"] = ctx.with_policy(policy)
+    found: Context = ctx.memo["rocm context"]
+    return found
+
+
+def _upstream(url: str | None) -> bool:
+    """An index release, or flash-attention's own repository: not a fork (ROCm's ``v2.6.3-cktile`` has
+    its own code, judged as it is)."""
+    return url is None or any(
+        r in url.lower() for r in ("/dao-ailab/flash-attention", "/hazyresearch/flash-attention")
+    )
+
+
+def _on_rocm(ctx: Context, env: Environment) -> bool:
+    """Whether the environment's torch is a ROCm build: its index (``/whl/rocm6.1``), or a
+    ``rocm/pytorch`` image whose torch nothing replaced."""
+    tools = ctx.toolchain(env)
+    if tools.cuda is not None and tools.cuda.value.startswith("rocm"):
+        return True
+    final = tools.final
+    source = toolchain.deciding(final) if final is not None else None
+    images = [source.image] if source is not None and source.image is not None else []
+    if final is None:
+        images = list(env.images)
+    return any("rocm/pytorch" in image.reference for image in images)
 
 
 def _sourced(req: Requirement, ctx: Context) -> bool:
@@ -161,6 +204,8 @@ def _missing(
     old = not a.bad or all(not r.has(PAGED_KV) for r in a.bad)
     lacks = f"has no paged KV (block_table ships in {kb.first_with(PAGED_KV)})"
     below = f"is below the required {policy.min_version}"
+    if policy.rocm:  # every release below the ROCm floor lacks paged KV there, 2.5.0 to 2.6.3 too
+        old, lacks = True, f"has no paged KV on ROCm (it ships there in {policy.min_version})"
     if a.exact is not None or exact(req) is not None:
         what = lacks if old else below
     elif len(a.bad) == 1:
@@ -174,10 +219,14 @@ def _missing(
     if len(a.bad) > 2:
         notes.append(f"it admits {releases(a.bad)}")
     newest = a.bad[-1] if a.bad else None
-    notes += breaks(ctx, req, newest) if old else [_policy(policy)]
+    if policy.rocm:
+        notes += [_policy(policy), _rocm_fails()]
+    else:
+        notes += breaks(ctx, req, newest) if old else [_policy(policy)]
     notes += code_note(ctx, req)
     notes += [f"it builds {req.build}"] if req.build is not None else []
     notes += _better_manifest(req, ctx)
+    notes += [n for n in (why(req, to, ctx),) if n]
     fixed = bump_pin(req, to)
     return PAGED_KV_MISSING.finding(
         req.location,
@@ -196,15 +245,19 @@ def _mixed(
     kb, policy = ctx.kb, ctx.policy
     least = floor_for(to, ctx)
     template, parts = subject(req)
-    old = all(not r.has(PAGED_KV) for r in a.bad)
+    old = all(not r.has(PAGED_KV) for r in a.bad) or bool(policy.rocm)
     without = "without paged KV" if old else f"below the required {policy.min_version}"
+    without += " on ROCm" if policy.rocm else ""
     headline = fit(f"{template} admits {count(a.bad)} {without}; {fix(req, policy, least)}", **parts)
     also = f"{releases(a.good)} with it" if a.good else "newer versions"
     notes = [
         f"it admits {releases(a.bad)} {without} as well as {also}: which one installs depends on the "
         "resolver, the index and the rest of the environment"
     ]
-    notes += breaks(ctx, req, a.bad[-1], "with an old one, ") if old else [_policy(policy)]
+    if policy.rocm:
+        notes += [_policy(policy), f"with an old one, {_rocm_fails()}"]
+    else:
+        notes += breaks(ctx, req, a.bad[-1], "with an old one, ") if old else [_policy(policy)]
     notes += code_note(ctx, req)
     locked = _locked(req, ctx)
     if locked and all(ctx.assessment(r).verdict in (Verdict.OK, Verdict.NEWER) for r in locked):
@@ -212,6 +265,7 @@ def _mixed(
         has = "which has" if len(locked) == 1 else "all with"
         notes.append(f"the lock pins {where}, {has} paged KV, so installs from the lock are fine")
         fields["severity"] = Severity.INFO
+    notes += [n for n in (why(req, to, ctx, narrow=True),) if n]
     fixed = raise_floor(req, kb, policy, least)
     return PAGED_KV_NOT_GUARANTEED.finding(
         req.location,
@@ -259,7 +313,25 @@ def _unknown(req: Requirement, ctx: Context, fields: dict[str, Any]) -> Finding:
     return VERSION_UNKNOWN.finding(req.location, headline, notes=notes, help=help, **fields)
 
 
+def _rocm_fails() -> str:
+    """What happens on ROCm below the floor (fa_lint/kb/rocm.json): the call fails, not its argument."""
+    from fa_lint.kb import rocm
+
+    first = rocm.load().first_build
+    before = f"; releases before {first} have no ROCm build at all" if first else ""
+    return (
+        f"`flash_attn_with_kvcache` fails at its first call (the ROCm build has no `fwd_kvcache`{before}), "
+        "so transformers' continuous batching fails at the first decode step where it takes that path "
+        "(`torch.cuda.is_available()` holds on ROCm)"
+    )
+
+
 def _policy(policy: Policy) -> str:
+    if policy.rocm:
+        return (
+            "on a ROCm torch flash-attn builds its Composable Kernel backend, and `flash_attn_with_kvcache` "
+            f"calls its `fwd_kvcache`, bound (with a block table) from {policy.rocm}"
+        )
     return (
         f"the project requires flash-attn {policy.min_version} or later (`--min-version`, or `min-version` "
         "in [tool.fa-lint])"

@@ -5,11 +5,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from packaging.ranges import VersionRange
+from packaging.version import Version
+
 from fa_lint.environments import Environment
 from fa_lint.machine import final_torch, toolchain
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import fit
+from fa_lint.syntax import markers
 from fa_lint.syntax.pep508 import file_name, wheel_name
 
 WHEEL_ABI_MISMATCH = Rule(
@@ -24,6 +28,7 @@ PACKAGES = frozenset({FLASH_ATTN}) | toolchain.PACKAGES  # the requirements this
 
 # (A pattern, compiled on first use: only a wheel's file name has a label to read.)
 _LABEL = r"(?:cu(?P<cuda>\d+))?torch(?P<torch>\d+\.\d+)(?:\.\d+)?(?:cxx11abi(?P<abi>TRUE|FALSE))?"
+_RELEASES = "https://github.com/Dao-AILab/flash-attention/releases/download/"
 _UNDEFINED = "importing flash_attn fails with 'ImportError: ... flash_attn_2_cuda...: undefined symbol'"
 
 
@@ -68,11 +73,17 @@ def _problems(
 ) -> Iterator[Problem]:
     label = re.search(_LABEL, filename.split("+", 1)[1].split("-", 1)[0], re.I) if "+" in filename else None
     tools = ctx.toolchain(env)
-    if label and label["torch"]:
+    if not markers.holds_on(req.marker, "linux"):
+        # a wheel only another OS installs (``sys_platform == 'win32'``): the environment's torch is
+        # Linux's; only the torch lines that can be installed with it count, and the C++ ABI label
+        # (libstdc++'s) says nothing about a Windows build
+        if label and label["torch"]:
+            yield from _torch_beside(env, req, filename, label["torch"])
+    elif label and label["torch"]:
         yield from _torch_problem(env, req, filename, label["torch"], tools)
-    if label and label["abi"]:
-        wheel_abi = label["abi"].upper() == "TRUE"
-        if tools.cxx11_abi is not None and tools.cxx11_abi != wheel_abi:
+    if label and label["abi"] and markers.holds_on(req.marker, "linux"):
+        wheel_abi = _built_abi(req, filename, label["abi"].upper() == "TRUE", label["torch"])
+        if wheel_abi is not None and tools.cxx11_abi is not None and tools.cxx11_abi != wheel_abi:
             want = re.sub(
                 r"cxx11abi(TRUE|FALSE)", f"cxx11abi{str(tools.cxx11_abi).upper()}", filename, flags=re.I
             )
@@ -166,6 +177,59 @@ def _torch_problem(
     yield headline, tuple(notes), help_
 
 
+def _built_abi(req: Requirement, filename: str, labelled: bool, torch: str | None) -> bool | None:
+    """The C++ ABI a wheel was built with. A release wheel's ``cxx11abiFALSE`` is the workflow's matrix
+    value, and its setup.py only ever forces the ABI on, so a FALSE build against a torch that uses the
+    new ABI (torch 2.7 and later, fa_lint/kb/torch.json) is a new-ABI build. None: not known (a FALSE
+    wheel for such a torch that someone else built and named)."""
+    if labelled or torch is None:
+        return labelled
+    from fa_lint.kb import abi_label  # for FALSE-labelled wheels only
+    from fa_lint.kb import torch as torch_kb
+
+    first_new = torch_kb.load().abi_change
+    wheel = wheel_name(filename)
+    version = wheel.version if wheel is not None else None
+    if (
+        first_new is None
+        or version is None
+        or Version(torch) < Version(f"{first_new.major}.{first_new.minor}")
+    ):
+        return False
+    official = (req.url or "").startswith(_RELEASES)
+    return True if official and abi_label.follows_torch(version) is not None else None
+
+
+def _torch_beside(env: Environment, req: Requirement, filename: str, built: str) -> Iterator[Problem]:
+    """The wheel's torch against the torch lines whose markers can hold together with its own (the
+    lines for another platform or Python are never installed with it)."""
+    beside = [
+        r
+        for r in env.members
+        if r.name in final_torch.TORCH
+        and r.kind in (Kind.INSTALL, Kind.OVERRIDE, Kind.CONSTRAINT)
+        and markers.together(r.marker, req.marker)
+    ]
+    rng = VersionRange.full()
+    for r in beside:
+        rng = rng.intersection(r.version_range)
+    minors = toolchain.minors(rng) if beside and not rng.is_empty else ()
+    if not minors or built in minors or rng.is_superset(VersionRange.full()):
+        return  # nothing said about torch there, or lines that cannot hold together (FAL016's)
+    have = final_torch.span(rng, minors)
+    where = ", ".join(f"'{r.raw}' ({r.location})" for r in beside)
+    yield (
+        fit(
+            "this wheel is built for torch {built}, but where its marker holds its environment allows only "
+            "torch {have}; pin the torch it is built for",
+            built=built,
+            have=have,
+        ),
+        (f"where '{req.marker}' holds, {env.name} installs torch {have} ({where})", _UNDEFINED),
+        f"pin torch {built} under the same marker, or use a build for torch {have}",
+    )
+
+
 def _built_then_moved(ctx: Context, env: Environment, req: Requirement) -> Finding | None:
     """A flash-attn that a command builds (an sdist from an index, whose setup.py fetches the wheel
     for the torch in place or compiles against it; a clone; a folder), after which a later command of
@@ -214,7 +278,9 @@ def _built_then_moved(ctx: Context, env: Environment, req: Requirement) -> Findi
             now=torch_now,
         )
         severity = Severity.WARNING
-        notes.append("unless the torch in place before was already a torch " + " or ".join(now) + " build")
+        # a span, not every minor: an open range lists dozens ("2.1 or 2.2 or ... or 3.39")
+        torch_then = final_torch.span(final.versions, now)
+        notes.append(f"unless the torch in place before was already a torch {torch_then} build")
     return WHEEL_ABI_MISMATCH.finding(
         req.location,
         headline,

@@ -7,7 +7,7 @@ from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from fa_lint.model import BuildConfig, Kind, Parsed, ParseProblem, Requirement, normalize
+from fa_lint.model import BuildConfig, Kind, Location, Parsed, ParseProblem, Requirement, Setting, normalize
 from fa_lint.syntax import tomldoc
 from fa_lint.syntax.tables import (
     WrongType,
@@ -84,9 +84,31 @@ def _build_configs(doc: TomlDoc) -> Iterator[Parsed]:
         # the platforms uv resolves for (environments) and must install on (required-environments)
         for key in ("environments", "required-environments"):
             yield from settings(doc, ("tool", "uv", key), "platform", f"uv {key}")
+        yield from _os_markers(doc, doc.index.location(start, end))
     if isinstance(get(doc.data, ("tool", "poetry")), dict):
         start, end = doc.key_location(("tool", "poetry"))
         yield BuildConfig(doc.index.location(start, end), "poetry")
+
+
+_OS_WORDS = ("sys_platform", "platform_system", "os_name")
+
+
+def _os_markers(doc: TomlDoc, where: Location) -> Iterator[Parsed]:
+    """The environment markers of a uv project that name an operating system (``sys_platform ==
+    'darwin'``): uv locks for every platform, and these say the project is meant to install on them
+    (FAL014 reads them against a Linux-only flash-attn wheel). One Setting per distinct marker."""
+    found: list[str] = []
+    deps = get(doc.data, ("project", "dependencies"))
+    for dep in deps if isinstance(deps, list) else ():
+        if isinstance(dep, str) and ";" in dep:
+            found.append(dep.split(";", 1)[1].strip())
+    sources = get(doc.data, ("tool", "uv", "sources"))
+    for entry in sources.values() if isinstance(sources, dict) else ():
+        for one in entry if isinstance(entry, list) else [entry]:
+            if isinstance(one, dict) and isinstance(one.get("marker"), str):
+                found.append(one["marker"])
+    for marker in dict.fromkeys(m for m in found if any(w in m for w in _OS_WORDS)):
+        yield Setting(where, "marker", "uv", marker)
 
 
 def _names_torch(dep: Any, path: TomlPath) -> bool:

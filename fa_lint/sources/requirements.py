@@ -375,4 +375,5 @@ def _invalid(index: TextIndex, at: int, physical: str, logical: str, message: st
         return
     first = message.strip().splitlines()[0] if message.strip() else "invalid line"
     first = re.sub(r"^(Invalid requirement:\s*:?\s*)+", "", first)
+    first = first.removeprefix("pip_requirements_parser: error: ")  # the library's name, not pip's words
     yield ParseProblem(where, f"pip cannot parse {excerpt(logical)}: {first}", logical.strip())

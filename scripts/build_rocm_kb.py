@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Regenerate fa_lint/kb/rocm.json: from which release flash-attn built on a ROCm torch has paged KV.
+
+Maintainer script; fa-lint never runs it. On a ROCm torch flash-attn's setup.py builds the Composable
+Kernel backend (``csrc/flash_attn_ck``) instead of the CUDA kernels, into the same ``flash_attn_2_cuda``
+module, and ``flash_attn_with_kvcache`` calls that module's ``fwd_kvcache``. For every 2.x tag of a
+flash-attention checkout the script reads, with line numbers:
+
+* ``setup.py``: the first line that selects the ROCm build (``IS_ROCM``, ``flash_attn_ck``): before
+  it, setup.py has no ROCm build at all;
+* ``csrc/flash_attn_ck/flash_api.cpp``: the ``m.def("fwd_kvcache", ...)`` binding. A tag with a ROCm
+  build but no binding has no ``fwd_kvcache`` there, so ``flash_attn_with_kvcache`` fails at its first
+  call (``AttributeError``);
+* ``csrc/flash_attn_ck/mha_fwd_kvcache.cpp``: the ``block_table`` argument the binding takes (paged KV).
+
+The first tag with both is where paged KV reaches ROCm; it is recorded with its evidence, and the
+releases with a ROCm build but none of it.
+
+    python scripts/build_rocm_kb.py --repo ../flash-attention [--output fa_lint/kb/rocm.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+SETUP = "setup.py"
+API = "csrc/flash_attn_ck/flash_api.cpp"
+KVCACHE = "csrc/flash_attn_ck/mha_fwd_kvcache.cpp"
+_ROCM_BUILD = re.compile(r"\bIS_ROCM\s*=\s*True|flash_attn_ck")
+_BINDING = re.compile(r"""m\.def\(\s*"fwd_kvcache\"""")
+_BLOCK_TABLE = re.compile(r"\bblock_table_?\b")
+
+
+def _show(repo: Path, rev: str, path: str) -> str | None:
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "show", f"{rev}:{path}"], check=False, capture_output=True, text=True
+    )
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def _first(text: str | None, pattern: re.Pattern[str], tag: str, path: str) -> str | None:
+    for n, line in enumerate((text or "").splitlines(), 1):
+        if pattern.search(line):
+            return f"{tag}:{path}:{n}: {line.strip()}"
+    return None
+
+
+def tag_record(repo: Path, tag: str) -> dict[str, str | None]:
+    return {
+        "rocm_build": _first(_show(repo, tag, SETUP), _ROCM_BUILD, tag, SETUP),
+        "fwd_kvcache": _first(_show(repo, tag, API), _BINDING, tag, API),
+        "block_table": _first(_show(repo, tag, KVCACHE), _BLOCK_TABLE, tag, KVCACHE),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--repo", type=Path, required=True, help="flash-attention git checkout (bare is fine)")
+    ap.add_argument("--output", type=Path, default=Path("fa_lint/kb/rocm.json"))
+    args = ap.parse_args(argv)
+    out = subprocess.run(["git", "-C", str(args.repo), "tag"], check=True, capture_output=True, text=True)
+    tags: list[tuple[Version, str]] = []
+    for tag in out.stdout.split():
+        try:
+            version = Version(tag.removeprefix("v"))
+        except InvalidVersion:
+            continue
+        if version.major == 2:
+            tags.append((version, tag))
+    records = {str(v): tag_record(args.repo, t) for v, t in sorted(tags)}
+    paged = next((v for v, r in records.items() if r["fwd_kvcache"] and r["block_table"]), None)
+    if paged is None:
+        print("no tag binds fwd_kvcache with a block table in the ROCm backend", file=sys.stderr)
+        return 1
+    later = [v for v in records if Version(v) >= Version(paged)]
+    if not all(records[v]["fwd_kvcache"] and records[v]["block_table"] for v in later):
+        print("a tag after the first one lost the ROCm kvcache binding: read the records", file=sys.stderr)
+        return 1
+    doc: dict[str, Any] = {
+        "schema": 1,
+        "generator": "scripts/build_rocm_kb.py",
+        "source": "https://github.com/Dao-AILab/flash-attention (setup.py, csrc/flash_attn_ck at each tag)",
+        "paged_kv_since": paged,
+        "evidence": {k: records[paged][k] for k in ("fwd_kvcache", "block_table")},
+        "rocm_build_without_kvcache": [
+            v for v, r in records.items() if r["rocm_build"] and not r["fwd_kvcache"]
+        ],
+        "first_rocm_build": next((r["rocm_build"] for r in records.values() if r["rocm_build"]), None),
+    }
+    args.output.write_text(json.dumps(doc, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
