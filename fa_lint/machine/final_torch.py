@@ -29,6 +29,7 @@ from fa_lint._records import NamedTuple
 from fa_lint.environments import Environment
 from fa_lint.kb import torch as torch_kb
 from fa_lint.machine import images
+from fa_lint.machine.series import minors
 from fa_lint.model import Image, Kind, Requirement, Uninstall
 
 TORCH = ("torch", "pytorch")  # pytorch: conda's name for it
@@ -93,8 +94,6 @@ class FinalTorch:
 
 @functools.lru_cache(maxsize=512)
 def _minors(rng: VersionRange) -> tuple[str, ...]:
-    from fa_lint.machine.toolchain import minors  # the one range helper; toolchain imports this module
-
     return minors(rng)
 
 

@@ -3,18 +3,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from fa_lint.model import Requirement
 from fa_lint.shell.commands import CONDA_ARGS
+from fa_lint.shell.context import Context, Sink
 from fa_lint.shell.parse import Word
 from fa_lint.shell.variables import expand
 
-if TYPE_CHECKING:
-    from fa_lint.shell.scanner import Context, Scanner
 
-
-def install(scanner: Scanner, args: list[Word], c: Context) -> None:
+def install(scanner: Sink, args: list[Word], c: Context) -> None:
     """Each package a conda install names, as a record."""
     it = iter(args)
     for word in it:

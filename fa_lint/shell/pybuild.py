@@ -8,16 +8,13 @@ makes wheels (``bdist_wheel``, ``python -m build``) puts them in its ``dist/`` f
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING
 
 from fa_lint.model import FLASH_REPOS, SUBDIRECTORIES, Location, Requirement
 from fa_lint.shell.commands import Install, option
-
-if TYPE_CHECKING:
-    from fa_lint.shell.scanner import Context, Scanner
+from fa_lint.shell.context import Context, Sink
 
 
-def setup(scanner: Scanner, inst: Install, c: Context) -> None:
+def setup(scanner: Sink, inst: Install, c: Context) -> None:
     """``python setup.py install|develop|bdist_wheel`` and ``python -m build`` in the working folder."""
     if inst.tool == "setup.py" and inst.verb not in ("install", "develop", "bdist_wheel"):
         return
@@ -41,7 +38,7 @@ def setup(scanner: Scanner, inst: Install, c: Context) -> None:
     scanner.wheels.put(dist, [made])
 
 
-def folder(scanner: Scanner, path: str, c: Context) -> Requirement | None:
+def folder(scanner: Sink, path: str, c: Context) -> Requirement | None:
     """What building the folder ``path`` installs, if it is flash-attn's."""
     where = scanner.index.location(c.cmd.start, c.cmd.end)
     if scanner.clones.holds(path):  # a clone this file made: what its repository builds
@@ -49,7 +46,7 @@ def folder(scanner: Scanner, path: str, c: Context) -> Requirement | None:
     return _checkout(scanner, path, where, c)
 
 
-def _checkout(scanner: Scanner, folder: str, where: Location, c: Context) -> Requirement | None:
+def _checkout(scanner: Sink, folder: str, where: Location, c: Context) -> Requirement | None:
     """A build of a flash-attention folder no command here made: a git submodule or a vendored
     copy the repository may hold (``fa_lint.checkouts`` reads which), or a folder it cannot see."""
     name, base = None, folder
