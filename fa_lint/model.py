@@ -115,6 +115,9 @@ class InstallOptions(NamedTuple):
     pre: bool = False  # pre-releases count: pip's --pre (PIP_PRE), a requirements file's --pre line
     no_deps: bool = False  # --no-deps: it installs what it names and none of their requirements
     index_unsure: bool = False  # an index option or variable with no one value (a branch sets it)
+    # the scope (a Dockerfile stage) of the command that built it: a wheel a builder stage makes and
+    # another stage installs (COPY --from, RUN --mount=from) was built with the builder's toolchain
+    built_in: str = ""
 
     def through(self, inner: InstallOptions | None) -> InstallOptions:
         """A command's options for what it installs from a ``-r`` file with options of its own."""

@@ -133,3 +133,80 @@ def test_the_files_themselves_say_torch_is_missing(
 ) -> None:
     project(files)
     assert found("FAL012") == expected
+
+
+# --- class 1: a wheel a builder stage makes is built with the builder's toolchain ------------------------
+
+BUILDER = (
+    "FROM nvidia/cuda:12.4.1-{builder}-ubuntu22.04 AS builder\n"
+    "RUN apt-get update && apt-get install -y python3-pip git\n"
+    "RUN pip install {torch}packaging ninja wheel\n"
+    "RUN pip wheel --no-build-isolation --no-deps flash-attn==2.7.4.post1 -w /wheels\n"
+    "\n"
+    "FROM {runtime}\n"
+    "{copy}\n"
+)
+COPY = "COPY --from=builder /wheels /wheels\nRUN pip install /wheels/*.whl"
+MOUNT = "RUN --mount=type=bind,from=builder,src=/wheels,target=/wheels pip install /wheels/*.whl"
+
+
+@pytest.mark.parametrize("copy", [COPY, MOUNT])
+def test_a_wheel_built_in_a_devel_stage_installs_in_a_runtime_stage(project: Any, copy: str) -> None:
+    # the compile (or setup.py's download of the release wheel for torch 2.5: 2.7.4.post1 has one) ran in
+    # the builder, with its nvcc and torch; the runtime stage installs a wheel file and needs neither
+    project(
+        {
+            "Dockerfile": BUILDER.format(
+                builder="devel",
+                torch="torch==2.5.1 ",
+                runtime="pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime",
+                copy=copy,
+            )
+        }
+    )
+    assert [(c, line) for c in ("FAL011", "FAL012", "FAL015") for line, _ in found(c)] == []
+
+
+def test_the_builders_toolchain_is_the_one_judged(project: Any) -> None:
+    # a runtime builder has no nvcc: setup.py fails there, whatever the installing stage has
+    project(
+        {
+            "Dockerfile": BUILDER.format(
+                builder="runtime",
+                torch="torch==2.5.1 ",
+                runtime="nvidia/cuda:12.4.1-devel-ubuntu22.04",
+                copy=COPY,
+            )
+        }
+    )
+    assert found("FAL015") == [(4, "error")]
+    # a builder without torch cannot build with --no-build-isolation, though the installing image has torch
+    project(
+        {
+            "Dockerfile": BUILDER.format(
+                builder="devel",
+                torch="",
+                runtime="pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime",
+                copy=COPY,
+            )
+        }
+    )
+    assert found("FAL012") == [(4, "error")]
+
+
+def test_a_clone_built_with_setup_py_bdist_wheel_in_a_builder(project: Any) -> None:
+    project(
+        {
+            "Dockerfile": "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04 AS builder\n"
+            "RUN pip install torch==2.5.1 packaging ninja wheel setuptools\n"
+            "RUN git clone --branch v2.7.4.post1 https://github.com/Dao-AILab/flash-attention.git /fa\n"
+            "WORKDIR /fa\n"
+            "RUN MAX_JOBS=4 python3 setup.py bdist_wheel\n"
+            "\n"
+            "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n"
+            "RUN pip install torch==2.5.1\n"
+            "COPY --from=builder /fa/dist /tmp/dist\n"
+            "RUN pip install /tmp/dist/*.whl\n"
+        }
+    )
+    assert found("FAL015") == [] and found("FAL012") == []

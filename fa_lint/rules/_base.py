@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from packaging.version import Version
 
 from fa_lint._records import NamedTuple
-from fa_lint.environments import SEQUENTIAL, Environment
+from fa_lint.environments import SEQUENTIAL, Environment, label
 from fa_lint.kb import KnowledgeBase
 from fa_lint.machine import toolchain
 from fa_lint.model import (
@@ -167,6 +167,18 @@ class Context:
     @functools.cached_property
     def _satisfied(self) -> dict[Location, Requirement]:
         return {later.location: earlier for env in self.environments for later, earlier in env.satisfied}
+
+    @functools.cached_property
+    def _by_name(self) -> dict[str, Environment]:
+        return {env.name: env for env in self.environments}
+
+    def building(self, env: Environment, req: Requirement) -> Environment:
+        """The environment whose machine builds ``req``: the builder stage whose command made the wheel
+        that ``env`` installs (its nvcc, torch and variables are the ones setup.py sees), else ``env``."""
+        built_in = req.options.built_in if req.options is not None else ""
+        if not built_in or built_in == req.scope:
+            return env
+        return self._by_name.get(label(req.location.path, built_in), env)
 
     def satisfied_by(self, req: Requirement) -> Requirement | None:
         """The earlier install that leaves this one nothing to do (pip without --upgrade keeps it)."""

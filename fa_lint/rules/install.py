@@ -95,11 +95,12 @@ def _no_wheel(ctx: Context) -> Iterator[Finding]:
         reqs = (*env.of(FLASH_ATTN), *replaced, *env.of(FLASH_ATTN, locked=True))
         if not reqs:
             continue  # what the environment runs is worked out only where flash-attn is installed
-        tools = ctx.toolchain(env)
-        if tools.torch is None:
-            continue
         for req in reqs:
             if req.location in seen or not _from_index(req) or ctx.satisfied_by(req) is not None:
+                continue
+            built = ctx.building(env, req)  # a wheel another stage built: setup.py ran there
+            tools = ctx.toolchain(built)
+            if tools.torch is None:
                 continue
             a = ctx.assessment(req)
             paged = [r for r in a.admitted if ctx.policy.good(r)]
@@ -113,9 +114,9 @@ def _no_wheel(ctx: Context) -> Iterator[Finding]:
                 continue  # a release with no tag to read: fa-lint cannot tell
             seen.add(req.location)
             if unknown:  # a torch newer than the tag: only a wheel attached later would serve it
-                yield _unknown_finding(env, req, unknown, tools)
+                yield _unknown_finding(built, req, unknown, tools)
             else:
-                yield _no_wheel_finding(ctx, env, req, paged, tools)
+                yield _no_wheel_finding(ctx, built, req, paged, tools)
 
 
 def _from_index(req: Requirement) -> bool:
@@ -316,6 +317,7 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
     direct = options.command is None or options.command.path == req.location.path
     where = req.location if direct else options.command
     assert where is not None
+    env = ctx.building(env, req)  # a wheel another stage built: what that stage had installed counts
     stage = stage_of(ctx, env)
     step = options.step or req.step  # where it is built: a 'pip wheel' before the install that takes it
     if options.build in ("no-isolation", "legacy"):

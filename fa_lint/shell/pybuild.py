@@ -34,7 +34,8 @@ def setup(scanner: Sink, inst: Install, c: Context) -> None:
         scanner.emit(rec, c)
         return
     dist = c.state.folder(out, c.make) if out else posixpath.join(where, "dist")
-    made = rec._replace(scope=scanner.scope, step=scanner.step, possible=c.possible, options=c.options)
+    options = c.options._replace(built_in=scanner.scope)  # built here, with this stage's toolchain
+    made = rec._replace(scope=scanner.scope, step=scanner.step, possible=c.possible, options=options)
     scanner.wheels.put(dist, [made])
 
 

@@ -34,7 +34,8 @@ def wheel(scanner: Sink, inst: Install, c: Context) -> None:
                     scope=scanner.scope,
                     step=scanner.step,
                     possible=c.possible,
-                    options=rec.options or c.options,  # the build happens here, as this command says
+                    # the build happens here, as this command says, with this stage's toolchain
+                    options=(rec.options or c.options)._replace(built_in=scanner.scope),
                 )
             )
     scanner.wheels.put(folder, made)

@@ -168,9 +168,11 @@ _ROCM_TAG = r"_py([0-9]+\.[0-9]+)(?=_)|_pytorch_(?:release_)?([0-9]+\.[0-9]+(?:\
 _CUDA_IMAGE = re.compile(r"^(?:docker\.io/|nvcr\.io/)?nvidia/cuda:([0-9]+\.[0-9]+)")
 _NGC_PYTORCH = re.compile(r"^nvcr\.io/nvidia/pytorch:")
 # Images that come without torch: whatever a stage built on them has, its own commands installed.
+# AMD's rocm/dev-ubuntu-22.04 (and -20.04, -24.04...) is ubuntu with the rocm-dev packages and nothing
+# more (ROCm/ROCm-docker, dev/Dockerfile-ubuntu-22.04): rocm/pytorch is the image with torch.
 _NO_TORCH = re.compile(
     _REGISTRY + r"(?:python|ubuntu|debian|alpine|continuumio/miniconda3|condaforge/miniforge3"
-    r"|mambaorg/micromamba)(?::|@|$)"
+    r"|mambaorg/micromamba|rocm/dev-ubuntu-[0-9.]+)(?::|@|$)"
 )
 
 
