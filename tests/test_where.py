@@ -210,3 +210,32 @@ def test_a_clone_built_with_setup_py_bdist_wheel_in_a_builder(project: Any) -> N
         }
     )
     assert found("FAL015") == [] and found("FAL012") == []
+
+
+# --- class 8: folders that are not this repository -------------------------------------------------------
+
+OWN = {"requirements.txt": "flash-attn\n"}  # this repository's own file: unpinned, FAL002 on itself
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "git clone https://github.com/someone/Y.git /root/Y && cd /root/Y && pip install -r requirements.txt\n",
+        "git clone https://github.com/someone/Y.git\ncd Y\npip install -r requirements.txt\n",
+        "git clone https://github.com/someone/Y.git /root/Y\npip install -r /root/Y/requirements.txt\n",
+        "wget https://example.com/y.tar.gz && tar -xzf y.tar.gz -C /opt/y && cd /opt/y && pip install -r requirements.txt\n",
+        "curl -L https://example.com/r.txt -o /tmp/requirements.txt && pip install -r /tmp/requirements.txt\n",
+        "wget -P /opt/y https://example.com/requirements.txt && pip install -r /opt/y/requirements.txt\n",
+    ],
+)
+def test_a_file_of_a_clone_or_a_download_is_not_this_repositorys(project: Any, script: str) -> None:
+    project({**OWN, "setup.sh": script})
+    # the script's install reads another project's file: no finding is placed on the script's line
+    assert [f for f in run("--format", "json").json["findings"] if f["path"] == "setup.sh"] == []
+
+
+def test_this_repositorys_file_is_still_read(project: Any) -> None:
+    project({**OWN, "setup.sh": "mkdir -p build\ntar -czf out.tgz src\npip install -r requirements.txt\n"})
+    assert [f["code"] for f in run("--format", "json").json["findings"] if f["path"] == "setup.sh"] == [
+        "FAL012"
+    ]

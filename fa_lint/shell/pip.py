@@ -143,6 +143,8 @@ def _include(scanner: Sink, word: Word, constraint: bool, c: Context) -> None:
     if exp.unresolved:
         return
     path = exp.text
+    if scanner.clones.foreign(c.state.folder(path, c.make)):
+        return  # a file of a clone or a download: another project's, not this repository's
     if scanner.include_map is not None:
         mapped = scanner.include_map(path, word.start)
         if mapped is None:

@@ -92,6 +92,9 @@ class Scanner:
         if head == "git":
             self.clones.git(words[1:], state, make)
             return None
+        if head in ("wget", "curl", "tar", "unzip"):
+            self.clones.download(head, words[1:], state, make)
+            return None
         inst = install(words)
         if inst is None:
             return None
