@@ -239,3 +239,38 @@ def test_this_repositorys_file_is_still_read(project: Any) -> None:
     assert [f["code"] for f in run("--format", "json").json["findings"] if f["path"] == "setup.sh"] == [
         "FAL012"
     ]
+
+
+# --- class 9: comments and Make words ----------------------------------------------------------------
+
+
+def test_a_comment_in_a_python_install_list_is_no_mention(project: Any) -> None:
+    project(
+        {
+            "app.py": "import modal\n\nimage = (\n    modal.Image.debian_slim(python_version='3.11')\n"
+            '    .apt_install(["git",  # for flash-attn\n                  "build-essential"])\n'
+            '    .pip_install("torch==2.5.1")\n)\napp = modal.App("x", image=image)\n'
+        }
+    )
+    assert run("--format", "json").json["findings"] == []
+
+
+def test_a_list_that_names_flash_attn_in_code_is_still_reported_as_not_judged(project: Any) -> None:
+    project(
+        {
+            "app.py": "import modal\n\nimage = modal.Image.debian_slim().pip_install(*get_pkgs('flash-attn'))\n"
+            'app = modal.App("x", image=image)\n'
+        }
+    )
+    assert [f["code"] for f in run("--format", "json").json["findings"]] == ["FAL009"]
+
+
+@pytest.mark.parametrize(
+    "define",
+    ["UV ?= $(shell which uv)", "UV := $(shell command -v uv 2>/dev/null)", "UV = ${shell which uv}"],
+)
+def test_make_variable_that_finds_a_tool_runs_that_tool(project: Any, define: str) -> None:
+    project(
+        {"Makefile": f'{define}\n\ninstall:\n\t$(UV) pip install "flash-attn==2.3.6" --no-build-isolation\n'}
+    )
+    assert found("FAL001", "Makefile") == [(4, "error")]
