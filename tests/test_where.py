@@ -274,3 +274,51 @@ def test_make_variable_that_finds_a_tool_runs_that_tool(project: Any, define: st
         {"Makefile": f'{define}\n\ninstall:\n\t$(UV) pip install "flash-attn==2.3.6" --no-build-isolation\n'}
     )
     assert found("FAL001", "Makefile") == [(4, "error")]
+
+
+# --- class 4: conda env create, then pip --------------------------------------------------------------
+
+ENV_YML = (
+    "name: myenv\nchannels:\n  - pytorch\n  - nvidia\ndependencies:\n  - python=3.10\n  - pytorch=2.5.1\n"
+    "  - pytorch-cuda=12.4\n  - pip\n"
+)
+W24 = (
+    "https://github.com/Dao-AILab/flash-attention/releases/download/v2.7.4.post1/"
+    "flash_attn-2.7.4.post1+cu12torch2.4cxx11abiFALSE-cp310-cp310-linux_x86_64.whl"
+)
+
+
+@pytest.mark.parametrize(
+    "create",
+    [
+        "conda env create -f environment.yml",
+        "mamba env create --file=environment.yml -n myenv",
+        "micromamba create -y -f environment.yml",
+        "conda env update -n myenv --file environment.yml",
+    ],
+)
+def test_an_environment_file_a_script_creates_installs_its_torch_first(project: Any, create: str) -> None:
+    # conda installs pytorch 2.5.1 before the pip commands after it run: a torch 2.4 wheel does not fit
+    project(
+        {"environment.yml": ENV_YML, "install.sh": f"{create}\nconda activate myenv\npip install {W24}\n"}
+    )
+    assert found("FAL005") == [(3, "error")]
+
+
+def test_torch_from_the_environment_file_is_there_for_a_build(project: Any) -> None:
+    # miniconda3 has no torch; the environment file the stage creates from brings pytorch 2.5.1
+    dockerfile = (
+        "FROM continuumio/miniconda3\nCOPY environment.yml /tmp/environment.yml\n"
+        "RUN conda env create -f /tmp/environment.yml\n"
+        'SHELL ["conda", "run", "-n", "myenv", "/bin/bash", "-c"]\n'
+        "RUN pip install --no-build-isolation flash-attn==2.7.4.post1\n"
+    )
+    project({"environment.yml": ENV_YML, "Dockerfile": dockerfile})
+    assert found("FAL012") == []
+    project({"environment.yml": ENV_YML.replace("  - pytorch=2.5.1\n", ""), "Dockerfile": dockerfile})
+    assert found("FAL012") == [(5, "error")]
+
+
+def test_conda_create_with_specs_installs_them(project: Any) -> None:
+    project({"install.sh": f"conda create -y -n x python=3.10 pytorch=2.5.1 -c pytorch\npip install {W24}\n"})
+    assert found("FAL005") == [(2, "error")]

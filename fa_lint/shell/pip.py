@@ -36,7 +36,7 @@ def install(scanner: Sink, inst: Install, c: Context) -> None:
         if text in ("-r", "--requirement", "-c", "--constraint") or m:
             found = Word(m.group(2), word.start, word.end) if m else next(args, None)
             if found is not None:
-                _include(scanner, found, text.startswith(("-c", "--c")), c)
+                include(scanner, found, text.startswith(("-c", "--c")), c)
             continue
         if text in ("-e", "--editable"):
             editable = True
@@ -137,7 +137,7 @@ def requirement(scanner: Sink, word: Word, c: Context, exp: Expanded | None = No
     return (recs[0] if len(recs) == 1 else _either(recs))._replace(**fields)
 
 
-def _include(scanner: Sink, word: Word, constraint: bool, c: Context) -> None:
+def include(scanner: Sink, word: Word, constraint: bool, c: Context) -> None:
     """``-r FILE`` / ``-c FILE``: the file it reads, where the format says it is."""
     exp = expand(word.text, c.state.scope, c.make)
     if exp.unresolved:

@@ -109,7 +109,7 @@ class Scanner:
         if inst.verb == "uninstall":
             pip.uninstall(self, inst, context)
         elif inst.tool == "conda":
-            conda.install(self, inst.args, context)
+            conda.install(self, inst, context)
         elif inst.tool in ("setup.py", "build"):
             pybuild.setup(self, inst, context)
         elif inst.verb in ("wheel", "download"):
