@@ -6,9 +6,9 @@ its ``pip:`` list after them, are what the command installs, at its place in the
 from __future__ import annotations
 
 from fa_lint.model import Requirement
-from fa_lint.shell import pip
 from fa_lint.shell.commands import CONDA_ARGS, Install, option
 from fa_lint.shell.context import Context, Sink
+from fa_lint.shell.pip import include
 from fa_lint.shell.variables import expand
 
 _ENV_FILES = (".yml", ".yaml")  # `conda create --file` also takes an explicit spec list, not read here
@@ -21,7 +21,7 @@ def install(scanner: Sink, inst: Install, c: Context) -> None:
         found = option(word, ("-f", "--file"), it) if inst.verb in ("env", "create") else None
         if found is not None:
             if found.text.endswith(_ENV_FILES):
-                pip.include(scanner, found, False, c)
+                include(scanner, found, False, c)
             continue
         if inst.verb == "env":
             continue  # conda env create takes no package specs
