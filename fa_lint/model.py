@@ -202,6 +202,9 @@ class Include(NamedTuple):
     upgrade: bool = False  # as Requirement.upgrade, for what the included file installs
     possible: bool = False  # as Requirement.possible
     options: InstallOptions | None = None  # as Requirement.options, for what the included file installs
+    # the scopes of the target it installs, all when empty: `pip install .[dev]` installs a project's
+    # dependencies and its dev extra, not its build-system table or its other extras
+    scopes: tuple[str, ...] = ()
 
 
 class Uninstall(NamedTuple):

@@ -322,3 +322,59 @@ def test_torch_from_the_environment_file_is_there_for_a_build(project: Any) -> N
 def test_conda_create_with_specs_installs_them(project: Any) -> None:
     project({"install.sh": f"conda create -y -n x python=3.10 pytorch=2.5.1 -c pytorch\npip install {W24}\n"})
     assert found("FAL005") == [(2, "error")]
+
+
+# --- class 13: flash-attn installed through the project's own dependencies ---------------------------
+
+PYPROJECT = (
+    '[project]\nname = "x"\nversion = "0"\ndependencies = ["torch==2.5.1", "flash-attn==2.7.4.post1"]\n'
+    '[project.optional-dependencies]\ndev = ["pytest"]\n'
+)
+
+
+def test_pip_install_dot_builds_the_projects_flash_attn_in_isolation(project: Any) -> None:
+    # pip installs the dependencies of '.', building flash-attn's sdist in an isolated environment
+    # (no --no-build-isolation), where its setup.py cannot import torch
+    project(
+        {
+            "pyproject.toml": PYPROJECT,
+            "Dockerfile": "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nCOPY . /app\nWORKDIR /app\n"
+            "RUN pip install .[dev]\n",
+        }
+    )
+    assert found("FAL012") == [(4, "error")]
+
+
+def test_the_documented_steps_install_torch_and_flash_attn_first(project: Any) -> None:
+    # torch, then flash-attn without isolation, then the project: pip keeps the flash-attn in place
+    project(
+        {
+            "pyproject.toml": PYPROJECT,
+            "Dockerfile": "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nCOPY . /app\nWORKDIR /app\n"
+            "RUN pip install torch==2.5.1\nRUN pip install --no-build-isolation flash-attn==2.7.4.post1\n"
+            "RUN pip install -e .\n",
+        }
+    )
+    assert found("FAL012") == []
+
+
+def test_a_projects_build_system_and_other_extras_are_not_installed(project: Any) -> None:
+    project(
+        {
+            "pyproject.toml": '[project]\nname = "x"\nversion = "0"\ndependencies = []\n'
+            '[project.optional-dependencies]\ngpu = ["flash-attn==2.7.4.post1"]\n',
+            "Dockerfile": "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nCOPY . /app\nWORKDIR /app\n"
+            "RUN pip install .\n",
+        }
+    )
+    assert found("FAL012") == []
+
+
+def test_a_clones_project_is_not_this_one(project: Any) -> None:
+    project(
+        {
+            "pyproject.toml": PYPROJECT,
+            "setup.sh": "git clone https://github.com/org/other.git && cd other && pip install .\n",
+        }
+    )
+    assert [f for f in run("--format", "json").json["findings"] if f["path"] == "setup.sh"] == []

@@ -6,6 +6,7 @@ Poetry's ``name@^2.5`` is read as the PEP 508 text pip would read.
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from packaging.specifiers import SpecifierSet
@@ -89,8 +90,35 @@ def target(scanner: Sink, word: Word, editable: bool, c: Context) -> Requirement
     if (_path(path) and not pep508.looks_like_archive(path)) or (
         editable and not pep508.looks_like_url(path)
     ):
-        return build_folder(scanner, c.state.folder(_EXTRAS.sub("", word.text), c.make), c)
+        folder = c.state.folder(_EXTRAS.sub("", word.text), c.make)
+        built = build_folder(scanner, folder, c)
+        if built is None:
+            _project(scanner, word, folder, text, c)
+        return built
     return requirement(scanner, word, c, exp)
+
+
+_PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")  # where a project's dependencies are
+
+
+def _project(scanner: Sink, word: Word, folder: str, text: str, c: Context) -> None:
+    """``pip install .[dev]`` of a folder of this repository: pip installs the project's dependencies
+    (and the extras named), each as ``pip install`` would; an sdist among them is built as this
+    command says (isolated unless --no-build-isolation). A clone's or a download's folder is another
+    project's; a folder in an image is the repository's where a COPY put it there."""
+    if scanner.clones.foreign(folder):
+        return
+    path: str | None = folder
+    if scanner.include_map is not None:
+        path = scanner.include_map(folder, word.start)
+    if path is None or posixpath.isabs(path) or "$" in path:
+        return
+    extras = _EXTRAS.search(text)
+    named = [e.strip() for e in extras.group()[1:-1].split(",")] if extras else []
+    scopes = ("project", *(f"extra:{normalize(e)}" for e in named if e))
+    for name in _PROJECT_FILES:
+        target = posixpath.normpath(posixpath.join(path, name))
+        scanner.emit(Include(scanner.location(word), target, optional=True, scopes=scopes), c)
 
 
 def requirement(scanner: Sink, word: Word, c: Context, exp: Expanded | None = None) -> Requirement | None:
