@@ -308,7 +308,28 @@ class Setting(NamedTuple):
     possible: bool = False  # one of several (a matrix value, a branch): the target may be another
 
 
-Parsed = Requirement | Include | Uninstall | Image | Group | BuildConfig | Setting | ParseProblem | NotRun
+class BuildArg(NamedTuple):
+    """``docker build --build-arg NAME=VALUE -f PATH``: a value for an ``ARG`` of another file, the
+    Dockerfile at ``dockerfile`` (as the command names it, from its working folder)."""
+
+    location: Location
+    dockerfile: str
+    name: str
+    value: str
+
+
+Parsed = (
+    Requirement
+    | Include
+    | Uninstall
+    | Image
+    | Group
+    | BuildConfig
+    | Setting
+    | ParseProblem
+    | NotRun
+    | BuildArg
+)
 
 
 class FileResult(NamedTuple):

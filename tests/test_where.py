@@ -378,3 +378,62 @@ def test_a_clones_project_is_not_this_one(project: Any) -> None:
         }
     )
     assert [f for f in run("--format", "json").json["findings"] if f["path"] == "setup.sh"] == []
+
+
+# --- class 14: build arguments from elsewhere -------------------------------------------------------------
+
+DOCKERFILE = (
+    "FROM pytorch/pytorch:2.5.1-cuda12.4-cudnn9-devel\nARG FLASH_ATTN_VERSION\n"
+    "RUN pip install flash-attn==${FLASH_ATTN_VERSION} --no-build-isolation\n"
+)
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"build.sh": "docker build --build-arg FLASH_ATTN_VERSION=2.3.6 -f docker/Dockerfile -t x .\n"},
+        {
+            "build.sh": "VER=2.3.6\ndocker buildx build --build-arg=FLASH_ATTN_VERSION=$VER --file docker/Dockerfile .\n"
+        },
+        {
+            "scripts/build.sh": "docker build --build-arg FLASH_ATTN_VERSION=2.3.6 -f ../docker/Dockerfile ..\n"
+        },
+        {"Makefile": "image:\n\tdocker build --build-arg FLASH_ATTN_VERSION=2.3.6 docker\n"},
+        {
+            ".github/workflows/image.yml": "on: push\njobs:\n  b:\n    runs-on: ubuntu-latest\n    steps:\n"
+            "      - run: docker build -t x --build-arg FLASH_ATTN_VERSION=2.3.6 -f docker/Dockerfile .\n"
+        },
+    ],
+)
+def test_a_build_argument_from_another_file_sets_the_arg(project: Any, files: dict[str, str]) -> None:
+    # flash-attn 2.3.6 predates block_table (2.5.0): the image the command builds lacks paged KV
+    project({"docker/Dockerfile": DOCKERFILE, **files})
+    args = ["Makefile", "docker/Dockerfile"] if "Makefile" in files else []
+    assert found("FAL001", *args) == [(3, "error")]
+    assert found("FAL009", *args) == []
+
+
+def test_every_value_it_is_built_with_counts(project: Any) -> None:
+    project(
+        {
+            "docker/Dockerfile": DOCKERFILE,
+            "build.sh": "docker build --build-arg FLASH_ATTN_VERSION=2.7.4.post1 -f docker/Dockerfile .\n"
+            "docker build --build-arg FLASH_ATTN_VERSION=2.3.6 -f docker/Dockerfile .\n",
+        }
+    )
+    # one of the two builds installs 2.3.6, which has no paged KV; the other 2.7.4.post1, which has
+    assert found("FAL001") == [] and found("FAL002") == [(3, "warning")]
+
+
+def test_an_arg_with_a_default_or_no_build_command_stays_as_it_was(project: Any) -> None:
+    project({"docker/Dockerfile": DOCKERFILE})
+    assert found("FAL009") == [(3, "info")]
+    project(
+        {
+            "docker/Dockerfile": DOCKERFILE.replace(
+                "ARG FLASH_ATTN_VERSION\n", "ARG FLASH_ATTN_VERSION=2.7.4.post1\n"
+            ),
+            "build.sh": "docker build --build-arg OTHER=1 -f docker/Dockerfile .\n",
+        }
+    )
+    assert found("FAL001") == [] and found("FAL009") == []

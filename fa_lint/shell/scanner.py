@@ -26,7 +26,7 @@ from fa_lint.model import (
     Setting,
     Uninstall,
 )
-from fa_lint.shell import conda, pip, pybuild, redirects, twostep
+from fa_lint.shell import conda, docker, pip, pybuild, redirects, twostep
 from fa_lint.shell.builds import Clones
 from fa_lint.shell.commands import UPGRADE, Install, install, unwrap
 from fa_lint.shell.context import Context
@@ -91,6 +91,9 @@ class Scanner:
             return None
         if head == "git":
             self.clones.git(words[1:], state, make)
+            return None
+        if head in ("docker", "podman", "buildah"):
+            self.records += docker.build_args(words, state, make, self.location)
             return None
         if head in ("wget", "curl", "tar", "unzip"):
             self.clones.download(head, words[1:], state, make)

@@ -13,7 +13,7 @@ import fnmatch
 import json
 import posixpath
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from packaging.version import Version
 
@@ -47,6 +47,7 @@ class Instruction(NamedTuple):
 class _State:
     def __init__(self) -> None:
         self.variables = Scope()  # ARG and ENV values
+        self.build_args: Mapping[str, tuple[str, ...]] = {}  # what other files' docker build gives an ARG
         # (source in the build context, where it lands in the image): a folder ends in "/"
         self.copies: list[tuple[str, str]] = []
         self.workdir = "/"
@@ -129,9 +130,12 @@ def _args_start(text: str, i: int) -> int:
         i = m.end()
 
 
-def parse(path: str, text: str) -> Iterator[Parsed]:
+def parse(path: str, text: str, build_args: Mapping[str, tuple[str, ...]] | None = None) -> Iterator[Parsed]:
+    """``build_args``: the values other files build it with (``docker build --build-arg``), for the
+    ``ARG`` lines that have no default of their own."""
     index = TextIndex(path, text)
     state = _State()
+    state.build_args = build_args or {}
     scanner = Scanner(index, NAME, include_map=_image_to_repo(state))
     state.variables.adopt(scanner.budget)  # ARG and ENV count against the file's budget as RUN does
     for ins in instructions(index):
@@ -244,6 +248,9 @@ def _assign(
         pairs = [(m.group(2), m.group(3), len(m.group(1)), m.end(3))] if m else []
     elif not pairs:  # ARG NAME
         m = re.match(r"(\s*)([A-Za-z_][A-Za-z0-9_]*)\s*$", args)
+        given = state.build_args.get(m.group(2), ()) if m else ()
+        if m and given:  # a value only the build command gives: each one another file builds it with
+            state.variables.set(m.group(2), tuple(given))
         if m and m.group(2) in BUILD_VARIABLES:
             where = index.location(ins.args + m.start(2), ins.args + m.end(2))
             yield Setting(where, "env", m.group(2), "", state.stage, scanner.step)
