@@ -11,6 +11,7 @@ Each expectation is worked out from how the tools behave, not from fa-lint's out
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -437,3 +438,25 @@ def test_an_arg_with_a_default_or_no_build_command_stays_as_it_was(project: Any)
         }
     )
     assert found("FAL001") == [] and found("FAL009") == []
+
+
+# --- real files ----------------------------------------------------------------------------------------
+
+REALWORLD = Path(__file__).parent / "data" / "realworld" / "where"
+EXPECTED: dict[str, list[tuple[str, int, str]]] = {
+    "verl-stable-sglang": [],
+    "verl-vllm012exp": [("FAL002", 2, "warning"), ("FAL012", 2, "warning")],
+}
+
+
+def test_every_real_case_is_listed() -> None:
+    assert sorted(p.name for p in REALWORLD.iterdir() if p.is_dir()) == sorted(EXPECTED)
+    readme = (REALWORLD / "README.md").read_text()
+    assert all(f"| {name} |" in readme for name in EXPECTED)
+
+
+@pytest.mark.parametrize("case", sorted(EXPECTED))
+def test_realworld(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REALWORLD / case)
+    got = run("--isolated", "--format", "json", ".").json["findings"]
+    assert sorted((f["code"], f["line"], f["severity"]) for f in got) == sorted(EXPECTED[case])

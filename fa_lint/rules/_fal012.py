@@ -11,7 +11,7 @@ from fa_lint._records import NamedTuple
 from fa_lint.environments import Environment, source_applies
 from fa_lint.machine import final_torch
 from fa_lint.machine.final_torch import TORCH
-from fa_lint.model import Requirement
+from fa_lint.model import Kind, Requirement
 from fa_lint.rules._base import Context
 
 
@@ -80,6 +80,7 @@ class Stage(NamedTuple):
     setuptools: int | None  # the first step that installs setuptools
     steps: frozenset[int]  # every install or uninstall command with a package fa-lint read
     unread: int  # the first command of none of them: found once, asked for each flash-attn install
+    named: frozenset[int] = frozenset()  # the steps that install torch itself, by name
 
     @classmethod
     def of(cls, env: Environment) -> Stage:
@@ -96,6 +97,7 @@ class Stage(NamedTuple):
             setuptools[0] if setuptools else None,
             steps,  # a wheel's build command too: installed at a later step, it was read at its own
             next(s for s in itertools.count(1) if s not in steps),
+            frozenset(r.step for r in reqs if r.name in TORCH and r.kind in (Kind.INSTALL, Kind.OVERRIDE)),
         )
 
     def torch_before(self, step: int, image: bool) -> bool:
@@ -109,10 +111,11 @@ class Stage(NamedTuple):
         i = bisect.bisect_left(self.torch, (step, False))
         return bool(i) and not self.torch[i - 1][1]
 
-    def torch_after(self, step: int) -> bool:
-        """Whether a later command installs torch (and none before ``step`` did): the script expects
-        none there yet."""
-        return any(s > step and installs for s, installs in self.torch)
+    def torch_named_at_or_after(self, step: int) -> bool:
+        """Whether this command or a later one installs torch by name (and none before ``step`` did):
+        the script expects none there yet. A package that only requires torch (liger-kernel, vllm)
+        says nothing of it: pip keeps a torch in place that it accepts."""
+        return any(s >= step for s in self.named)
 
     def torch_at(self, step: int) -> bool:
         return (step, True) in self.torch

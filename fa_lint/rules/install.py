@@ -327,10 +327,10 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
             return None  # 'pip install -e .' then flash-attn: the project's own torch, most likely
         same = stage.torch_at(step)
         bare = torchless(env)
-        if not (bare or same or stage.torch_gone_before(step) or stage.torch_after(step)):
+        if not (bare or stage.torch_gone_before(step) or stage.torch_named_at_or_after(step)):
             # a machine fa-lint cannot see (a script's, an image it does not know): --no-build-isolation
             # says its author finds torch there, and nothing here says otherwise (no torchless image, no
-            # uninstall, no torch installed only later). Unknown is not none.
+            # uninstall, no torch installed by name only then or later). Unknown is not none.
             return None
         notes = [NO_TORCH]
         if same:
