@@ -414,6 +414,19 @@ def test_a_build_argument_from_another_file_sets_the_arg(project: Any, files: di
     assert found("FAL009", *args) == []
 
 
+def test_build_push_action_build_args(project: Any) -> None:
+    project(
+        {
+            "docker/Dockerfile": DOCKERFILE,
+            ".github/workflows/image.yml": "on: push\njobs:\n  b:\n    runs-on: ubuntu-latest\n    steps:\n"
+            "      - uses: docker/build-push-action@v6\n        with:\n          context: .\n"
+            "          file: docker/Dockerfile\n          build-args: |\n            CUDA=12.4\n"
+            "            FLASH_ATTN_VERSION=2.3.6\n",
+        }
+    )
+    assert found("FAL001") == [(3, "error")]
+
+
 def test_every_value_it_is_built_with_counts(project: Any) -> None:
     project(
         {
