@@ -458,6 +458,7 @@ def test_an_arg_with_a_default_or_no_build_command_stays_as_it_was(project: Any)
 REALWORLD = Path(__file__).parent / "data" / "realworld" / "where"
 EXPECTED: dict[str, list[tuple[str, int, str]]] = {
     "verl-stable-sglang": [],
+    "cornserve-eric": [("FAL002", 3, "warning")],
     "verl-vllm012exp": [("FAL002", 2, "warning"), ("FAL012", 2, "warning")],
 }
 

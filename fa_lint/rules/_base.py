@@ -178,7 +178,16 @@ class Context:
         built_in = req.options.built_in if req.options is not None else ""
         if not built_in or built_in == req.scope:
             return env
-        return self._by_name.get(label(req.location.path, built_in), env)
+        name = label(req.location.path, built_in)
+        found = self._by_name.get(name)
+        if found is None:  # a builder stage that installs nothing of its own: its base image is all it has
+            images = tuple(
+                i
+                for i in self.settings
+                if isinstance(i, Image) and i.location.path == req.location.path and i.scope == built_in
+            )
+            found = self._by_name[name] = Environment(name, (), images=images)
+        return found
 
     def satisfied_by(self, req: Requirement) -> Requirement | None:
         """The earlier install that leaves this one nothing to do (pip without --upgrade keeps it)."""
