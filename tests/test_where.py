@@ -427,6 +427,26 @@ def test_build_push_action_build_args(project: Any) -> None:
     assert found("FAL001") == [(3, "error")]
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        '      args:\n        FLASH_ATTN_VERSION: "2.3.6"\n',
+        "      args:\n        - FLASH_ATTN_VERSION=2.3.6\n",
+    ],
+)
+def test_compose_build_args(project: Any, args: str) -> None:
+    compose = (
+        "services:\n  train:\n    build:\n      context: .\n      dockerfile: docker/Dockerfile\n"
+        + args
+        + "  web:\n    build: ./web\n"
+    )
+    project({"docker/Dockerfile": DOCKERFILE, "docker-compose.yml": compose})
+    assert found("FAL001") == [(3, "error")]
+    # a value compose takes from the shell or a .env file is not known here
+    project({"docker/Dockerfile": DOCKERFILE, "docker-compose.yml": compose.replace("2.3.6", "${VER}")})
+    assert found("FAL009") == [(3, "info")]
+
+
 def test_every_value_it_is_built_with_counts(project: Any) -> None:
     project(
         {
