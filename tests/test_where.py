@@ -235,8 +235,16 @@ def test_a_file_of_a_clone_or_a_download_is_not_this_repositorys(project: Any, s
     assert [f for f in run("--format", "json").json["findings"] if f["path"] == "setup.sh"] == []
 
 
-def test_this_repositorys_file_is_still_read(project: Any) -> None:
-    project({**OWN, "setup.sh": "mkdir -p build\ntar -czf out.tgz src\npip install -r requirements.txt\n"})
+@pytest.mark.parametrize(
+    "script",
+    [
+        "mkdir -p build\ntar -czf out.tgz src\npip install -r requirements.txt\n",
+        # wget -P puts one file in the folder: the folder's other files are what they were
+        "wget -P . https://example.com/weights.bin\npip install -r requirements.txt\n",
+    ],
+)
+def test_this_repositorys_file_is_still_read(project: Any, script: str) -> None:
+    project({**OWN, "setup.sh": script})
     assert [f["code"] for f in run("--format", "json").json["findings"] if f["path"] == "setup.sh"] == [
         "FAL012"
     ]

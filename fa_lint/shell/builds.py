@@ -162,10 +162,20 @@ class Clones:
         if head == "tar" and not any(_extracts(w.text, i) for i, w in enumerate(args)):
             return  # tar -c makes an archive: nothing comes from elsewhere
         it: Iterator[Word] = iter(args)
+        prefix: str | None = None  # wget -P DIR: each URL's file lands in DIR, not all of DIR is new
+        urls: list[str] = []
         for word in it:
             value = option(word, names, it) if names else None
-            if value is not None:
+            if value is not None and head == "wget" and word.text.startswith(("-P", "--directory-prefix")):
+                prefix = value.text
+            elif value is not None:
                 self.downloaded.add(state.folder(value.text, make))
+            elif "://" in word.text:
+                urls.append(word.text)
+        for url in urls:
+            name = posixpath.basename(url.split("?", 1)[0].split("#", 1)[0].rstrip("/"))
+            if prefix is not None and name:
+                self.downloaded.add(state.folder(posixpath.join(prefix, name), make))
 
     def foreign(self, path: str) -> bool:
         """Whether ``path`` is in a clone this file made or something it downloaded: another
