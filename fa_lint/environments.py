@@ -144,7 +144,7 @@ def _include_target(path: str, inc: Include) -> str:
 
 
 def _closure(
-    path: str, files: Mapping[str, FileResult], seen: set[str], constraint: bool
+    path: str, files: Mapping[str, FileResult], seen: set[str], constraint: bool, scopes: tuple[str, ...] = ()
 ) -> list[Requirement]:
     """A requirements file with everything its -r/-c lines pull in; -c turns installs into limits.
 
@@ -164,8 +164,12 @@ def _closure(
         here, records, limits = reading[-1]
         for rec in records:
             if isinstance(rec, Requirement):
+                if scopes and here == path and rec.scope not in scopes:
+                    continue  # a part of the top file the include does not install
                 out.append(rec._replace(kind=Kind.CONSTRAINT) if limits else rec)
             elif isinstance(rec, Include) and "://" not in rec.target:
+                if scopes and here == path and rec.scope not in scopes:
+                    continue
                 open_(_include_target(here, rec), limits or rec.constraint)
                 break  # read what it includes first, then go on from here
         else:
@@ -181,7 +185,7 @@ def _manifest(
         if isinstance(rec, Include) and "://" not in rec.target:
             reqs += [
                 r._replace(scope=rec.scope)
-                for r in _closure(_include_target(path, rec), files, set(), rec.constraint)
+                for r in _closure(_include_target(path, rec), files, set(), rec.constraint, rec.scopes)
             ]
     by_scope: dict[str, list[Requirement]] = defaultdict(list)
     for r in reqs:
@@ -242,7 +246,7 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
         if isinstance(rec, (Requirement, Uninstall)):
             by_scope[rec.scope].append(rec)
         elif isinstance(rec, Include) and "://" not in rec.target:
-            for r in _closure(_include_target(path, rec), files, set(), rec.constraint):
+            for r in _closure(_include_target(path, rec), files, set(), rec.constraint, rec.scopes):
                 options = rec.options.through(r.options) if rec.options else r.options
                 by_scope[rec.scope].append(
                     r._replace(
@@ -328,7 +332,7 @@ def _conda(path: str, files: Mapping[str, FileResult], folders: Mapping[str, lis
         if isinstance(rec, Requirement):
             members.append(rec)
         elif isinstance(rec, Include) and "://" not in rec.target:
-            for r in _closure(_include_target(path, rec), files, {path}, rec.constraint):
+            for r in _closure(_include_target(path, rec), files, {path}, rec.constraint, rec.scopes):
                 options = rec.options.through(r.options) if rec.options else r.options
                 members.append(
                     r._replace(scope=rec.scope, step=rec.step, upgrade=rec.upgrade, options=options)
@@ -352,7 +356,7 @@ def _groups(
             by_scope[rec.scope].append(rec)
         elif isinstance(rec, Include) and "://" not in rec.target:
             target = _include_target(path, rec)
-            included = _closure(target, files, set(), rec.constraint)
+            included = _closure(target, files, set(), rec.constraint, rec.scopes)
             by_scope[rec.scope] += [r._replace(scope=rec.scope) for r in included]
     locked = [r for lp in paired_locks(path, f.source, files, folders) for r in _requirements(files[lp])]
     for group in (rec for rec in f.records if isinstance(rec, Group)):

@@ -115,6 +115,9 @@ class InstallOptions(NamedTuple):
     pre: bool = False  # pre-releases count: pip's --pre (PIP_PRE), a requirements file's --pre line
     no_deps: bool = False  # --no-deps: it installs what it names and none of their requirements
     index_unsure: bool = False  # an index option or variable with no one value (a branch sets it)
+    # the scope (a Dockerfile stage) of the command that built it: a wheel a builder stage makes and
+    # another stage installs (COPY --from, RUN --mount=from) was built with the builder's toolchain
+    built_in: str = ""
 
     def through(self, inner: InstallOptions | None) -> InstallOptions:
         """A command's options for what it installs from a ``-r`` file with options of its own."""
@@ -199,6 +202,9 @@ class Include(NamedTuple):
     upgrade: bool = False  # as Requirement.upgrade, for what the included file installs
     possible: bool = False  # as Requirement.possible
     options: InstallOptions | None = None  # as Requirement.options, for what the included file installs
+    # the scopes of the target it installs, all when empty: `pip install .[dev]` installs a project's
+    # dependencies and its dev extra, not its build-system table or its other extras
+    scopes: tuple[str, ...] = ()
 
 
 class Uninstall(NamedTuple):
@@ -304,7 +310,28 @@ class Setting(NamedTuple):
     possible: bool = False  # one of several (a matrix value, a branch): the target may be another
 
 
-Parsed = Requirement | Include | Uninstall | Image | Group | BuildConfig | Setting | ParseProblem | NotRun
+class BuildArg(NamedTuple):
+    """``docker build --build-arg NAME=VALUE -f PATH``: a value for an ``ARG`` of another file, the
+    Dockerfile at ``dockerfile`` (as the command names it, from its working folder)."""
+
+    location: Location
+    dockerfile: str
+    name: str
+    value: str
+
+
+Parsed = (
+    Requirement
+    | Include
+    | Uninstall
+    | Image
+    | Group
+    | BuildConfig
+    | Setting
+    | ParseProblem
+    | NotRun
+    | BuildArg
+)
 
 
 class FileResult(NamedTuple):

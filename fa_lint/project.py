@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 
 from fa_lint.discover import GitIgnore, Target, classify, detect, walk
 from fa_lint.environments import LOCKS, PAIRS
-from fa_lint.model import FileResult, Include, Kind, Location, ParseProblem, Requirement
+from fa_lint.model import BuildArg, FileResult, Include, Kind, Location, ParseProblem, Requirement
 from fa_lint.read import MAX_BYTES, parse_file
 from fa_lint.syntax.text import excerpt
 
@@ -393,6 +393,7 @@ def load(
                 problems.append(
                     ParseProblem(rec.location, f"included file {excerpt(rec.target)} does not exist")
                 )
+    _built_with_arguments(files, given)
     problems += _cycles(files)
     for path in set(files) - asked:  # reached only through -c: every line is a constraint
         f = files[path]
@@ -402,6 +403,29 @@ def load(
         )
         files[path] = f._replace(records=records)
     return files, problems, unfollowed
+
+
+def _built_with_arguments(files: dict[str, FileResult], given: Mapping[str, bytes]) -> None:
+    """Each Dockerfile of the check that another file builds with ``--build-arg NAME=VALUE``, read
+    again with those values for its ``ARG`` lines without a default. The command names the Dockerfile
+    from its working folder: the folder of the file that runs it, else the one fa-lint runs in (a
+    script run from the top of the repository)."""
+    dockerfiles = {os.path.normpath(p): p for p, f in files.items() if f.source == "dockerfile"}
+    if not dockerfiles:
+        return
+    values: dict[str, dict[str, list[str]]] = {}
+    for path, f in files.items():
+        for rec in f.records:
+            if not isinstance(rec, BuildArg) or os.path.isabs(rec.dockerfile):
+                continue
+            for base in (os.path.dirname(path), ""):
+                target = dockerfiles.get(os.path.normpath(os.path.join(base, rec.dockerfile)))
+                if target is not None:
+                    values.setdefault(target, {}).setdefault(rec.name, []).append(rec.value)
+                    break
+    for path, named in values.items():
+        args = {name: tuple(dict.fromkeys(found)) for name, found in named.items()}
+        files[path] = parse_file(path, "dockerfile", given.get(path), build_args=args)
 
 
 _CHAIN = 8  # files of a cycle named in its message, around an ellipsis

@@ -11,7 +11,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import BinaryIO
 
 from fa_lint.model import FileResult, Image, Location, Parsed, ParseProblem, Requirement
@@ -232,8 +232,11 @@ def _kept(records: Iterable[Parsed], steps: set[tuple[int, str]]) -> Iterator[Pa
         yield _long_number(r) if _holds_long_number(r) else r
 
 
-def parse_file(path: str, source: str, data: bytes | None = None) -> FileResult:
-    """One file's records; ``data`` stands in for the file's bytes (text piped to --stdin-filename)."""
+def parse_file(
+    path: str, source: str, data: bytes | None = None, build_args: Mapping[str, tuple[str, ...]] | None = None
+) -> FileResult:
+    """One file's records; ``data`` stands in for the file's bytes (text piped to --stdin-filename);
+    ``build_args``, for a Dockerfile, the values other files' ``docker build --build-arg`` give it."""
     coding = CODINGS.get(source)
     text = read_text(path, coding) if data is None else decode(path, data, coding)
     if isinstance(text, ParseProblem):
@@ -244,7 +247,12 @@ def parse_file(path: str, source: str, data: bytes | None = None) -> FileResult:
         def dropped(name: str, step: int, scope: str) -> bool:  # what _kept will drop (sources.Dropped)
             return PACKAGES is not None and name not in PACKAGES and (step, scope) in steps
 
-        records = tuple(_kept(SOURCES[source].parse(path, text, dropped), steps))
+        if build_args and source == "dockerfile":
+            from fa_lint.sources import dockerfile  # only where another file builds it with arguments
+
+            records = tuple(_kept(dockerfile.parse(path, text, build_args), steps))
+        else:
+            records = tuple(_kept(SOURCES[source].parse(path, text, dropped), steps))
     except RecursionError:  # the readers (json, tomllib, PyYAML) recurse once per level of nesting
         records = (too_deep(path),)
     except Exception as exc:  # a parser bug must cost one file, never the run

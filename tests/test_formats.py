@@ -289,7 +289,7 @@ def test_names(path: str, fmt: str | None) -> None:
         ("env-gpu.yml", "name: gpu\nchannels: [conda-forge]\ndependencies:\n  - flash-attn\n", "conda"),
         ("conda/cuda.yaml", "dependencies:\n  - pip:\n    - flash-attn\n", "conda"),
         ("requirements.yaml", "# conda\ndependencies:\n  - python=3.11\n", "conda"),
-        ("envs/docker-compose.yml", "services:\n  app:\n    image: x\n", None),
+        ("envs/app.yml", "services:\n  app:\n    image: x\n", None),  # a compose file by its head
         ("environment_configs/default.yaml", "- agent_type: A\n  weight: 1.0\n", None),
     ],
 )

@@ -259,8 +259,6 @@ def test_fal011_on_a_lock_entry(project: Any) -> None:
             "error",
             2,
         ),
-        # ...a script's machine may have torch
-        ({"setup.sh": "pip install --no-build-isolation flash-attn==2.6.3\n"}, "warning", 1),
         # a uv project without build settings for flash-attn; a uv.lock makes it one too
         (
             {
@@ -370,7 +368,8 @@ REPO = "https://github.com/Dao-AILab/flash-attention.git"
             [(2, "error")],
         ),
         # an exported variable holds for every later command; one a branch may leave unset turns nothing off
-        ({"setup.sh": "export PIP_NO_BUILD_ISOLATION=no\npip install flash-attn==2.6.3\n"}, [(2, "warning")]),
+        # (pip reads PIP_NO_BUILD_ISOLATION=no as isolation off: the script's machine may well have torch)
+        ({"setup.sh": "export PIP_NO_BUILD_ISOLATION=no\npip install flash-attn==2.6.3\n"}, []),
         (
             {
                 "setup.sh": "export PIP_NO_BUILD_ISOLATION=no\npip install torch\npip install flash-attn==2.6.3\n"
@@ -385,8 +384,11 @@ REPO = "https://github.com/Dao-AILab/flash-attention.git"
         ),
         # an uninstall is a command fa-lint read: not an install that may have brought torch
         (
-            {"setup.sh": "pip uninstall -y flash-attn\npip install --no-build-isolation flash-attn==2.6.3\n"},
-            [(2, "warning")],
+            {
+                "Dockerfile": "FROM python:3.11\nRUN pip uninstall -y flash-attn\n"
+                "RUN pip install --no-build-isolation flash-attn==2.6.3\n"
+            },
+            [(3, "error")],
         ),
         # ...and torch uninstalled is torch gone, even from an image that had it
         (

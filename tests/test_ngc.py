@@ -114,6 +114,22 @@ def test_the_container_flash_attn_is_kept(project: Any) -> None:
     assert "no-op" not in g["message"]
 
 
+def test_an_unpinned_install_keeps_whatever_flash_attn_the_container_ships(project: Any) -> None:
+    # NGC ships a flash-attn from 23.08; pip's default strategy keeps an installed distribution that
+    # satisfies the requirement, so `pip install flash-attn` (no version, no -U) builds nothing, even on
+    # a release whose flash-attn version has no row (25.11): FAL023 says so, and there is no FAL012
+    project({"Dockerfile": "FROM nvcr.io/nvidia/pytorch:25.11-py3\nRUN pip install flash-attn\n"})
+    found = run("--format", "json", "--isolated", ".").json["findings"]
+    (f,) = [f for f in found if f["code"] == "FAL023"]
+    assert f["severity"] == "info" and "no-op" in f["message"]
+    assert not [f for f in found if f["code"] == "FAL012"]
+    # -U, or a version, asks pip for a flash-attn of its own: it builds, and FAL012 judges that
+    project({"Dockerfile": "FROM nvcr.io/nvidia/pytorch:25.11-py3\nRUN pip install -U flash-attn\n"})
+    found = run("--format", "json", "--isolated", ".").json["findings"]
+    assert "no-op" not in next(f for f in found if f["code"] == "FAL023")["message"]
+    assert [f for f in found if f["code"] == "FAL012"]
+
+
 def test_an_unknown_release_is_said_not_judged(project: Any) -> None:
     (f,) = _found(
         project,

@@ -215,7 +215,8 @@ def test_a_moved_torch_is_a_span_not_a_list_of_minors(project: Any) -> None:
         {
             "Dockerfile": "FROM example/unknown:1\n"
             "RUN pip install --no-build-isolation flash-attn==2.7.4.post1\n"
-            'RUN pip install "torch>=2.1"\n'
+            # -U: pip moves the torch in place (without it, a torch already >= 2.1 stays: class 2)
+            'RUN pip install -U "torch>=2.1"\n'
         },
     )
     (f,) = [f for f in found if f["code"] == "FAL005"]

@@ -17,10 +17,7 @@ EXPECTED: dict[str, tuple[tuple[str, ...], list[tuple[str, int, str, str]]]] = {
     "open-instruct-docker-7dba4c9e2": ((), []),
     "rna-llm-submodule": ((), [("Dockerfile", 11, "FAL009", "info")]),
     "rna-llm-submodule-checked-out": ((), [("Dockerfile", 11, "FAL001", "error")]),
-    "skinspector-vendored": (
-        (),
-        [("scripts/build_fa2.sh", 6, "FAL012", "warning"), ("scripts/build_fa3.sh", 6, "FAL022", "info")],
-    ),
+    "skinspector-vendored": ((), [("scripts/build_fa3.sh", 6, "FAL022", "info")]),
     "trellis-rocm-fork": (
         (),
         [("setup.sh", 11, "FAL002", "warning"), ("setup.sh", 11, "FAL012", "warning")],

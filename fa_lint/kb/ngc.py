@@ -93,3 +93,11 @@ def load() -> NgcFacts:
     from fa_lint.kb import data
 
     return from_dict(json.loads(data("ngc.json")))
+
+
+def ships_flash_attn(reference: str) -> bool:
+    """Whether an image reference names an NGC PyTorch release that ships a flash-attn of its own."""
+    if "nvidia/pytorch:" not in reference:
+        return False
+    release = tag(reference)
+    return release is not None and key(release) >= key(load().ships_flash_attn_since)

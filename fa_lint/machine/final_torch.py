@@ -29,6 +29,7 @@ from fa_lint._records import NamedTuple
 from fa_lint.environments import Environment
 from fa_lint.kb import torch as torch_kb
 from fa_lint.machine import by_python, images
+from fa_lint.machine.series import minors
 from fa_lint.model import Image, Kind, Requirement, Uninstall
 
 TORCH = ("torch", "pytorch")  # pytorch: conda's name for it
@@ -93,8 +94,6 @@ class FinalTorch:
 
 @functools.lru_cache(maxsize=512)
 def _minors(rng: VersionRange) -> tuple[str, ...]:
-    from fa_lint.machine.toolchain import minors  # the one range helper; toolchain imports this module
-
     return minors(rng)
 
 
@@ -446,9 +445,13 @@ def _command(
     keep = have is not None and not have.is_superset(_ANY) and have.is_subset(final) and not upgrade
     if keep:
         return _with(state, installs, kb)
-    pinned = any(str(r.specifier) or r.version for r in torches)
-    if have is not None and have.is_superset(_ANY) and not pinned and not packages and not upgrade:
-        return state  # 'pip install torch' over an unknown environment: whatever it has stays
+    if have is not None and have.is_superset(_ANY) and not any(r.upgrade for r in installs):
+        # pip's default upgrade strategy is only-if-needed: a torch already in place that the command
+        # accepts stays ('pip install liger-kernel' keeps any torch>=2.1.2). Which torch is in place is
+        # unknown here, so the torch afterwards is known only where the command accepts one release.
+        accepts, _, _ = _resolve(kb, torches, packages, pythons, settle=False)
+        if not _one_release(kb, accepts):
+            return _with(state, installs, kb)
     if torches and final.is_superset(_ANY):
         # 'pip install torch' with nothing in place, or '-U torch': the newest release
         final = _at_least(kb, SpecifierSet(f"=={kb.newest_torch.version}").to_range())
@@ -473,6 +476,11 @@ def _command(
     return state._replace(
         torch=final, decided=decided, certain=True, installed=installed, removed=None, installer=installer
     )
+
+
+def _one_release(kb: torch_kb.TorchKnowledge, rng: VersionRange) -> bool:
+    """Whether ``rng`` holds one torch release of the knowledge base, and no newer one can come."""
+    return not rng.contains(Version("999")) and len(kb.releases_in(rng)) == 1
 
 
 def _with(state: _State, installs: list[Requirement], kb: torch_kb.TorchKnowledge) -> _State:

@@ -34,6 +34,7 @@ from fa_lint.environments import SEQUENTIAL, Environment
 from fa_lint.kb import torch as torch_kb
 from fa_lint.machine import final_torch, images
 from fa_lint.machine.final_torch import TORCH, FinalTorch, Source
+from fa_lint.machine.series import minors
 from fa_lint.model import FLASH_ATTN, Image, Kind, Requirement
 
 # the requirements a toolchain is read from (rules.PACKAGES): torch, the packages that pin it, python
@@ -71,30 +72,6 @@ def exact(req: Requirement) -> Version | None:
 
 
 @functools.lru_cache(maxsize=1024)
-def minors(rng: VersionRange, majors: tuple[int, ...] = (1, 2, 3)) -> tuple[str, ...]:
-    """The major.minor series a range reaches into (``>=3.10,<3.12`` -> 3.10, 3.11); a project's
-    environments ask about the same few ranges over and over. (``is_disjoint`` is packaging's
-    ``intersection(...).is_empty`` without building the intersection.)"""
-    return tuple(
-        f"{major}.{minor}"
-        for major in majors
-        if not rng.is_disjoint(_series(major))
-        for minor in range(40)
-        if not rng.is_disjoint(_series(major, minor))
-    )
-
-
-@functools.cache
-def _series(major: int, minor: int | None = None) -> VersionRange:
-    return SpecifierSet(f"=={major}.*" if minor is None else f"=={major}.{minor}.*").to_range()
-
-
-def single_minor(rng: VersionRange) -> str | None:
-    """The one torch major.minor a range allows (``~=2.3.0``, ``>=2.3,<2.4``), if it allows just one."""
-    found = minors(rng)
-    return found[0] if len(found) == 1 else None
-
-
 def cuda_version(tag: str) -> str | None:
     """``cu118`` -> "11.8", ``cu130`` -> "13.0"; ``cpu`` and ``rocm6.1`` as they are."""
     if not tag.startswith("cu"):

@@ -13,7 +13,7 @@ from packaging.version import Version
 
 from fa_lint._records import NamedTuple
 from fa_lint.code.uses import Use
-from fa_lint.environments import SEQUENTIAL, Environment
+from fa_lint.environments import SEQUENTIAL, Environment, label
 from fa_lint.kb import KnowledgeBase
 from fa_lint.machine import toolchain
 from fa_lint.model import (
@@ -187,6 +187,27 @@ class Context:
     @functools.cached_property
     def _satisfied(self) -> dict[Location, Requirement]:
         return {later.location: earlier for env in self.environments for later, earlier in env.satisfied}
+
+    @functools.cached_property
+    def _by_name(self) -> dict[str, Environment]:
+        return {env.name: env for env in self.environments}
+
+    def building(self, env: Environment, req: Requirement) -> Environment:
+        """The environment whose machine builds ``req``: the builder stage whose command made the wheel
+        that ``env`` installs (its nvcc, torch and variables are the ones setup.py sees), else ``env``."""
+        built_in = req.options.built_in if req.options is not None else ""
+        if not built_in or built_in == req.scope:
+            return env
+        name = label(req.location.path, built_in)
+        found = self._by_name.get(name)
+        if found is None:  # a builder stage that installs nothing of its own: its base image is all it has
+            images = tuple(
+                i
+                for i in self.settings
+                if isinstance(i, Image) and i.location.path == req.location.path and i.scope == built_in
+            )
+            found = self._by_name[name] = Environment(name, (), images=images)
+        return found
 
     def satisfied_by(self, req: Requirement) -> Requirement | None:
         """The earlier install that leaves this one nothing to do (pip without --upgrade keeps it)."""

@@ -1,10 +1,18 @@
-"""FAL012's helpers: what builds nothing, what machine has no torch, and what it says of a conda
-environment file's ``pip:`` list and of a build no torch can reach."""
+"""FAL012's helpers: what builds nothing, what machine has no torch, what a stage installs at which
+step (torch, pip, setuptools), and what it says of a conda environment file's ``pip:`` list and of a
+build no torch can reach."""
 
 from __future__ import annotations
 
+import bisect
+import itertools
+
+from fa_lint._records import NamedTuple
 from fa_lint.environments import Environment, source_applies
-from fa_lint.model import Requirement
+from fa_lint.machine import final_torch
+from fa_lint.machine.final_torch import TORCH
+from fa_lint.model import Kind, Requirement
+from fa_lint.rules._base import Context
 
 
 def wheel(req: Requirement) -> bool:
@@ -61,3 +69,70 @@ def conda_pip_step(notes: tuple[str, ...], torch_before: bool) -> tuple[str, str
     seen = CONDA_TORCH if torch_before else CONDA_NO_TORCH
     told = (*notes, CONDA_PIP_STEP) + (() if NONE_BEFORE in notes else (seen,))
     return "install it after conda env create, torch first", CONDA_FIX, told
+
+
+class Stage(NamedTuple):
+    """What a stage or script installs at which step, read once for all its flash-attn installs."""
+
+    # (step, True) for each install of torch, (step, False) for each certain uninstall, ascending
+    torch: tuple[tuple[int, bool], ...]
+    pip: tuple[Requirement, ...]  # installs of pip itself, by step
+    setuptools: int | None  # the first step that installs setuptools
+    steps: frozenset[int]  # every install or uninstall command with a package fa-lint read
+    unread: int  # the first command of none of them: found once, asked for each flash-attn install
+    named: frozenset[int] = frozenset()  # the steps that install torch itself, by name
+
+    @classmethod
+    def of(cls, env: Environment) -> Stage:
+        reqs = sorted((*env.members, *env.superseded), key=lambda r: r.step)
+        setuptools = [r.step for r in reqs if r.name == "setuptools"]
+        removed = [(u.step, False) for u in env.removed if u.name in TORCH and not u.possible]
+        steps = frozenset(s for r in reqs for s in (r.step, r.options.step if r.options else 0)) | {
+            u.step for u in env.removed
+        }
+        return cls(
+            # torch itself, or a package that brings it (vllm, xformers, deepspeed...)
+            tuple(sorted([*((r.step, True) for r in reqs if final_torch.brings_torch(r)), *removed])),
+            tuple(r for r in reqs if r.name == "pip"),
+            setuptools[0] if setuptools else None,
+            steps,  # a wheel's build command too: installed at a later step, it was read at its own
+            next(s for s in itertools.count(1) if s not in steps),
+            frozenset(r.step for r in reqs if r.name in TORCH and r.kind in (Kind.INSTALL, Kind.OVERRIDE)),
+        )
+
+    def torch_before(self, step: int, image: bool) -> bool:
+        """Whether torch is there when command ``step`` runs: the last torch command before it installs
+        it, or there is none and the base image has torch."""
+        i = bisect.bisect_left(self.torch, (step, False))
+        return self.torch[i - 1][1] if i else image
+
+    def torch_gone_before(self, step: int) -> bool:
+        """Whether the last torch command before ``step`` surely uninstalls it."""
+        i = bisect.bisect_left(self.torch, (step, False))
+        return bool(i) and not self.torch[i - 1][1]
+
+    def torch_named_at_or_after(self, step: int) -> bool:
+        """Whether this command or a later one installs torch by name (and none before ``step`` did):
+        the script expects none there yet. A package that only requires torch (liger-kernel, vllm)
+        says nothing of it: pip keeps a torch in place that it accepts."""
+        return any(s >= step for s in self.named)
+
+    def torch_at(self, step: int) -> bool:
+        return (step, True) in self.torch
+
+    def opaque_before(self, step: int) -> bool:
+        """An earlier install command fa-lint read nothing from (``pip install -e .``, a ``-r`` file
+        it cannot see, another stage's): it may have installed torch."""
+        return self.unread < step
+
+    def pip_before(self, step: int) -> Requirement | None:
+        i = bisect.bisect_left([r.step for r in self.pip], step)
+        return self.pip[i - 1] if i else None
+
+
+def stage_of(ctx: Context, env: Environment) -> Stage:
+    key = ("stage", id(env))
+    if key not in ctx.memo:
+        ctx.memo[key] = Stage.of(env)
+    found: Stage = ctx.memo[key]
+    return found

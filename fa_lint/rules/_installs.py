@@ -81,8 +81,6 @@ def _all(ctx: Context) -> Iterator[Install]:
         reqs = [r for name in FAMILY for r in (*env.of(name), *env.of(name, locked=True))]
         if not reqs:
             continue
-        target = ctx.target(env)
-        tools = ctx.toolchain(env)
         # a source table (pixi's git entry, uv's [tool.uv.sources]) is the install where nothing else asks
         asked = {r.name for r in reqs if r.kind in (Kind.INSTALL, Kind.OVERRIDE)}
         for req in reqs:
@@ -91,7 +89,8 @@ def _all(ctx: Context) -> Iterator[Install]:
             if req.kind not in _KINDS and not (req.kind is Kind.SOURCE and req.name not in asked):
                 continue
             seen.add((req.location, env.name))
-            yield _install(ctx, env, req, target, tools)
+            built = ctx.building(env, req)  # a wheel another stage built: its machine is the builder's
+            yield _install(ctx, env, req, ctx.target(built), ctx.toolchain(built))
 
 
 def _install(ctx: Context, env: Environment, req: Requirement, target: Target, tools: Toolchain) -> Install:

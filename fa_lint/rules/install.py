@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
-import bisect
-import itertools
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from fa_lint._records import NamedTuple
 from fa_lint.environments import Environment
 from fa_lint.kb import Release
-from fa_lint.machine import final_torch, toolchain
-from fa_lint.machine.final_torch import TORCH
+from fa_lint.machine import toolchain
 from fa_lint.machine.toolchain import Toolchain
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
 from fa_lint.resolve import Verdict
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._fal012 import CONDA_PIP, NONE_BEFORE, conda_pip_step, torchless, wheel, wheel_sources
+from fa_lint.rules._fal012 import (
+    CONDA_PIP,
+    NONE_BEFORE,
+    Stage,
+    conda_pip_step,
+    stage_of,
+    torchless,
+    wheel,
+    wheel_sources,
+)
 from fa_lint.rules._text import fit, subject
 from fa_lint.rules._wheels import fits, lacking, missing, span, stable
 from fa_lint.rules.versions import JUDGED
@@ -90,11 +95,12 @@ def _no_wheel(ctx: Context) -> Iterator[Finding]:
         reqs = (*env.of(FLASH_ATTN), *replaced, *env.of(FLASH_ATTN, locked=True))
         if not reqs:
             continue  # what the environment runs is worked out only where flash-attn is installed
-        tools = ctx.toolchain(env)
-        if tools.torch is None:
-            continue
         for req in reqs:
             if req.location in seen or not _from_index(req) or ctx.satisfied_by(req) is not None:
+                continue
+            built = ctx.building(env, req)  # a wheel another stage built: setup.py ran there
+            tools = ctx.toolchain(built)
+            if tools.torch is None:
                 continue
             a = ctx.assessment(req)
             paged = [r for r in a.admitted if ctx.policy.good(r)]
@@ -108,9 +114,9 @@ def _no_wheel(ctx: Context) -> Iterator[Finding]:
                 continue  # a release with no tag to read: fa-lint cannot tell
             seen.add(req.location)
             if unknown:  # a torch newer than the tag: only a wheel attached later would serve it
-                yield _unknown_finding(env, req, unknown, tools)
+                yield _unknown_finding(built, req, unknown, tools)
             else:
-                yield _no_wheel_finding(ctx, env, req, paged, tools)
+                yield _no_wheel_finding(ctx, built, req, paged, tools)
 
 
 def _from_index(req: Requirement) -> bool:
@@ -303,58 +309,15 @@ def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
     return wheel_sources(req, ctx.memo[key])
 
 
-class _Stage(NamedTuple):
-    """What a stage or script installs at which step, read once for all its flash-attn installs."""
+def _container_keeps(env: Environment, req: Requirement) -> bool:
+    """An install any flash-attn satisfies (no version, no -U), on an NGC PyTorch image that ships one."""
+    if req.upgrade or str(req.specifier) or req.version is not None or req.url is not None:
+        return False
+    if any(u.name == FLASH_ATTN for u in env.removed) or not env.images:
+        return False
+    from fa_lint.kb import ngc
 
-    # (step, True) for each install of torch, (step, False) for each certain uninstall, ascending
-    torch: tuple[tuple[int, bool], ...]
-    pip: tuple[Requirement, ...]  # installs of pip itself, by step
-    setuptools: int | None  # the first step that installs setuptools
-    steps: frozenset[int]  # every install or uninstall command with a package fa-lint read
-    unread: int  # the first command of none of them: found once, asked for each flash-attn install
-
-    @classmethod
-    def of(cls, env: Environment) -> _Stage:
-        reqs = sorted((*env.members, *env.superseded), key=lambda r: r.step)
-        setuptools = [r.step for r in reqs if r.name == "setuptools"]
-        removed = [(u.step, False) for u in env.removed if u.name in TORCH and not u.possible]
-        steps = frozenset(s for r in reqs for s in (r.step, r.options.step if r.options else 0)) | {
-            u.step for u in env.removed
-        }
-        return cls(
-            # torch itself, or a package that brings it (vllm, xformers, deepspeed...)
-            tuple(sorted([*((r.step, True) for r in reqs if final_torch.brings_torch(r)), *removed])),
-            tuple(r for r in reqs if r.name == "pip"),
-            setuptools[0] if setuptools else None,
-            steps,  # a wheel's build command too: installed at a later step, it was read at its own
-            next(s for s in itertools.count(1) if s not in steps),
-        )
-
-    def torch_before(self, step: int, image: bool) -> bool:
-        """Whether torch is there when command ``step`` runs: the last torch command before it installs
-        it, or there is none and the base image has torch."""
-        i = bisect.bisect_left(self.torch, (step, False))
-        return self.torch[i - 1][1] if i else image
-
-    def torch_at(self, step: int) -> bool:
-        return (step, True) in self.torch
-
-    def opaque_before(self, step: int) -> bool:
-        """An earlier install command fa-lint read nothing from (``pip install -e .``, a ``-r`` file
-        it cannot see, another stage's): it may have installed torch."""
-        return self.unread < step
-
-    def pip_before(self, step: int) -> Requirement | None:
-        i = bisect.bisect_left([r.step for r in self.pip], step)
-        return self.pip[i - 1] if i else None
-
-
-def _stage(ctx: Context, env: Environment) -> _Stage:
-    key = ("stage", id(env))
-    if key not in ctx.memo:
-        ctx.memo[key] = _Stage.of(env)
-    found: _Stage = ctx.memo[key]
-    return found
+    return all(ngc.ships_flash_attn(i.reference) for i in env.images)
 
 
 def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None:
@@ -362,10 +325,13 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
     assert options is not None
     if options.installer == "conda" or ctx.satisfied_by(req) is not None:
         return None  # conda installs a build; a satisfied install builds nothing
+    if _container_keeps(env, req):
+        return None  # pip keeps the NGC container's own flash-attn: nothing is built (FAL023 says so)
     direct = options.command is None or options.command.path == req.location.path
     where = req.location if direct else options.command
     assert where is not None
-    stage = _stage(ctx, env)
+    env = ctx.building(env, req)  # a wheel another stage built: what that stage had installed counts
+    stage = stage_of(ctx, env)
     step = options.step or req.step  # where it is built: a 'pip wheel' before the install that takes it
     if options.build in ("no-isolation", "legacy"):
         if stage.torch_before(step, any(i.has_torch for i in env.images)):
@@ -374,6 +340,11 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
             return None  # 'pip install -e .' then flash-attn: the project's own torch, most likely
         same = stage.torch_at(step)
         bare = torchless(env)
+        if not (bare or stage.torch_gone_before(step) or stage.torch_named_at_or_after(step)):
+            # a machine fa-lint cannot see (a script's, an image it does not know): --no-build-isolation
+            # says its author finds torch there, and nothing here says otherwise (no torchless image, no
+            # uninstall, no torch installed by name only then or later). Unknown is not none.
+            return None
         notes = [NO_TORCH]
         if same:
             notes.append("pip reads flash-attn's setup.py before it installs the torch of the same command")
@@ -421,7 +392,7 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
     )
 
 
-def _isolated(installer: str, build: str, env: Environment, stage: _Stage, step: int) -> tuple[bool, str]:
+def _isolated(installer: str, build: str, env: Environment, stage: Stage, step: int) -> tuple[bool, str]:
     """Whether the build is certainly isolated, and why (or why it depends on the pip version)."""
     if installer == "uv":
         return True, "uv builds every sdist in isolation unless told --no-build-isolation"

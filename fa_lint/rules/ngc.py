@@ -119,6 +119,21 @@ def _judge(ctx: Context, inst: Install, base: Image, facts: NgcFacts, row: NgcRe
             help="require the flash-attn you need with -U, or keep the container's (and its torch)",
             **fields,
         )
+    shipped = ngc.key(row.tag) >= ngc.key(facts.ships_flash_attn_since)
+    if shipped and row.flash_attn is None and _keeps_any(inst):
+        notes.append(
+            "pip keeps the flash-attn the container ships ('Requirement already satisfied'): the "
+            "requirement admits any version and nothing asks pip to upgrade: nothing is downloaded or built"
+        )
+        return NGC_CONTAINER.finding(
+            req.location,
+            f"on {image}, this install is a no-op: the container's own flash-attn stays (its version is not "
+            "known to fa-lint)",
+            severity=Severity.INFO,
+            notes=tuple(notes),
+            help="require the flash-attn you need with -U, or keep the container's (and its torch)",
+            **fields,
+        )
     wheel = _wheel(inst, torch)
     notes.append(_what_setup_does(inst, torch, wheel))
     if wheel:
@@ -130,7 +145,6 @@ def _judge(ctx: Context, inst: Install, base: Image, facts: NgcFacts, row: NgcRe
         )
         severity = Severity.WARNING
     else:
-        shipped = ngc.key(row.tag) >= ngc.key(facts.ships_flash_attn_since)
         what = "replaces the container's flash-attn" if shipped else "installs flash-attn"
         headline = f"on {image}, this {what}" + (
             f", against the container's torch {row.torch}"
@@ -189,6 +203,14 @@ def _kept(inst: Install, row: NgcRelease) -> Version | None:
         return None
     shipped = Version(row.flash_attn)
     return shipped if req.specifier.contains(shipped, prereleases=True) and req.version is None else None
+
+
+def _keeps_any(inst: Install) -> bool:
+    """An install pip satisfies with any flash-attn already there: no version, no upgrade, none removed."""
+    req = inst.req
+    if req.upgrade or any(u.name == FLASH_ATTN for u in inst.env.removed):
+        return False
+    return not str(req.specifier) and req.version is None and req.url is None
 
 
 def _wheel(inst: Install, torch: Version | None) -> bool | None:

@@ -9,7 +9,7 @@ from packaging.ranges import VersionRange
 from packaging.version import Version
 
 from fa_lint.environments import Environment
-from fa_lint.machine import final_torch, toolchain
+from fa_lint.machine import final_torch, series, toolchain
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import fit
@@ -213,7 +213,7 @@ def _torch_beside(env: Environment, req: Requirement, filename: str, built: str)
     rng = VersionRange.full()
     for r in beside:
         rng = rng.intersection(r.version_range)
-    minors = toolchain.minors(rng) if beside and not rng.is_empty else ()
+    minors = series.minors(rng) if beside and not rng.is_empty else ()
     if not minors or built in minors or rng.is_superset(VersionRange.full()):
         return  # nothing said about torch there, or lines that cannot hold together (FAL016's)
     have = final_torch.span(rng, minors)

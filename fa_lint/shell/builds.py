@@ -11,6 +11,11 @@ flash-attn for a repository named flash-attention, else what the build command i
 ``FLASH_ATTENTION_*`` or ``FLASH_ATTN_*`` variable set on it, which only flash-attn's setup.py reads
 (``FLASH_ATTENTION_FORCE_BUILD``, ``FLASH_ATTENTION_TRITON_AMD_ENABLE``, ``FLASH_ATTN_CUDA_ARCHS``...).
 A clone of any other repository is no flash-attn build, and a later clone into its folder replaces it.
+
+Every clone, and every file or folder a download puts there (``wget -O FILE``/``-P DIR``, ``curl -o
+FILE``, ``tar -x -C DIR``, ``unzip -d DIR``), holds files of another project: ``pip install -r
+requirements.txt`` in ``/root/Y`` after ``git clone ... /root/Y`` reads the clone's file, not this
+repository's (``foreign``).
 """
 
 from __future__ import annotations
@@ -39,6 +44,21 @@ _GIT_VALUE_ARGS = {
     "--reference",
 }
 _COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
+# the options that name where a download or an archive's files go
+_OUTPUTS = {
+    "wget": ("-O", "--output-document", "-P", "--directory-prefix"),
+    "curl": ("-o", "--output"),
+    "tar": ("-C", "--directory"),
+    "unzip": ("-d",),
+}
+
+
+def _extracts(flag: str, i: int) -> bool:
+    """Whether a tar argument asks to extract: ``-x``, ``--extract``, ``-xzf``, or ``xzf`` first."""
+    if flag in ("--extract", "--get"):
+        return True
+    short = flag[1:] if flag.startswith("-") and not flag.startswith("--") else flag if i == 0 else ""
+    return "x" in short and short.isalpha()
 
 
 class _Clone:
@@ -58,6 +78,7 @@ class Clones:
         self.source = source
         self.clones: dict[str, _Clone] = {}  # folder -> what was cloned there
         self.fetched: str | None = None  # the ref of the last `git fetch REMOTE REF`, for FETCH_HEAD
+        self.downloaded: set[str] = set()  # files and folders a download or an archive put there
 
     def git(self, args: list[Word], state: State, make: bool) -> None:
         """One ``git`` command's arguments (after ``git``)."""
@@ -134,6 +155,40 @@ class Clones:
             if not base or parent == path:
                 return None
             path, inside = parent, posixpath.join(base, inside).rstrip("/")
+
+    def download(self, head: str, args: list[Word], state: State, make: bool) -> None:
+        """Where ``wget``, ``curl``, ``tar -x`` or ``unzip`` puts what it fetched or unpacked."""
+        names = _OUTPUTS.get(head, ())
+        if head == "tar" and not any(_extracts(w.text, i) for i, w in enumerate(args)):
+            return  # tar -c makes an archive: nothing comes from elsewhere
+        it: Iterator[Word] = iter(args)
+        prefix: str | None = None  # wget -P DIR: each URL's file lands in DIR, not all of DIR is new
+        urls: list[str] = []
+        for word in it:
+            value = option(word, names, it) if names else None
+            if value is not None and head == "wget" and word.text.startswith(("-P", "--directory-prefix")):
+                prefix = value.text
+            elif value is not None:
+                self.downloaded.add(state.folder(value.text, make))
+            elif "://" in word.text:
+                urls.append(word.text)
+        for url in urls:
+            name = posixpath.basename(url.split("?", 1)[0].split("#", 1)[0].rstrip("/"))
+            if prefix is not None and name:
+                self.downloaded.add(state.folder(posixpath.join(prefix, name), make))
+
+    def foreign(self, path: str) -> bool:
+        """Whether ``path`` is in a clone this file made or something it downloaded: another
+        project's file, which this repository's file of the same name is not."""
+        if self.holds(path):
+            return True
+        while True:
+            if path in self.downloaded:
+                return True
+            parent = posixpath.dirname(path)
+            if not parent or parent == path:
+                return False
+            path = parent
 
     def holds(self, folder: str) -> bool:
         """Whether ``folder`` is in a clone this file made, of whatever repository."""

@@ -218,6 +218,10 @@ def install(words: list[Word]) -> Install | None:
     elif head in ("poetry", "pdm") and rest and rest[0].text in ("add", "remove"):
         return Install(head if head == "poetry" else "pip", _VERBS[rest[0].text], rest[1:], head)
     elif _CONDA.match(head):
+        if len(rest) > 1 and rest[0].text == "env" and rest[1].text in ("create", "update"):
+            return Install("conda", "env", rest[2:], "conda")  # from an environment file
+        if rest and rest[0].text == "create":
+            return Install("conda", "create", rest[1:], "conda")  # specs, or -f FILE (micromamba)
         if not rest or rest[0].text not in _VERBS or rest[0].text == "add":
             return None
         return Install("conda", _VERBS[rest[0].text], rest[1:], "conda")

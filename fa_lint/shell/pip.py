@@ -6,21 +6,19 @@ Poetry's ``name@^2.5`` is read as the PEP 508 text pip would read.
 
 from __future__ import annotations
 
+import posixpath
 import re
-from typing import TYPE_CHECKING
 
 from packaging.specifiers import SpecifierSet
 
 from fa_lint.model import FLASH_ATTN, SUBDIRECTORIES, Include, Requirement, Uninstall, normalize
 from fa_lint.shell.commands import CONDA_ARGS, PIP_INSTALL_ARGS, Install, option
+from fa_lint.shell.context import Context, Sink
 from fa_lint.shell.parse import Word
 from fa_lint.shell.pybuild import folder as build_folder
 from fa_lint.shell.redirects import read as read_redirect
 from fa_lint.shell.variables import Expanded, expand
 from fa_lint.syntax import pep508
-
-if TYPE_CHECKING:
-    from fa_lint.shell.scanner import Context, Scanner
 
 FAMILY = frozenset(SUBDIRECTORIES.values())  # flash-attn, flash-attn-3, flash-attn-4
 _INCLUDE = re.compile(r"^(-r|--requirement|-c|--constraint)(?:=|(?=.))(.+)$")
@@ -28,7 +26,7 @@ _EXTRAS = re.compile(r"\[[^\]]*\]$")  # .[dev]
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
-def install(scanner: Scanner, inst: Install, c: Context) -> None:
+def install(scanner: Sink, inst: Install, c: Context) -> None:
     """``pip install ARGS``, ``uv add ARGS``, ``poetry add ARGS``...: each argument's record."""
     args = iter(inst.args)
     editable = no_index = False
@@ -39,7 +37,7 @@ def install(scanner: Scanner, inst: Install, c: Context) -> None:
         if text in ("-r", "--requirement", "-c", "--constraint") or m:
             found = Word(m.group(2), word.start, word.end) if m else next(args, None)
             if found is not None:
-                _include(scanner, found, text.startswith(("-c", "--c")), c)
+                include(scanner, found, text.startswith(("-c", "--c")), c)
             continue
         if text in ("-e", "--editable"):
             editable = True
@@ -67,7 +65,7 @@ def install(scanner: Scanner, inst: Install, c: Context) -> None:
         scanner.emit(rec, c)
 
 
-def uninstall(scanner: Scanner, inst: Install, c: Context) -> None:
+def uninstall(scanner: Sink, inst: Install, c: Context) -> None:
     """``pip uninstall NAME``, ``uv remove``, ``conda remove``...: the names it removes."""
     args = iter(inst.args)
     for word in args:
@@ -81,7 +79,7 @@ def uninstall(scanner: Scanner, inst: Install, c: Context) -> None:
             scanner.emit(Uninstall(scanner.location(word), normalize(m.group())), c)
 
 
-def target(scanner: Scanner, word: Word, editable: bool, c: Context) -> Requirement | None:
+def target(scanner: Sink, word: Word, editable: bool, c: Context) -> Requirement | None:
     """One install argument: a requirement, a local folder, or wheels from a folder."""
     exp = expand(word.text, c.state.scope, c.make)
     text = exp.text.strip()
@@ -92,11 +90,38 @@ def target(scanner: Scanner, word: Word, editable: bool, c: Context) -> Requirem
     if (_path(path) and not pep508.looks_like_archive(path)) or (
         editable and not pep508.looks_like_url(path)
     ):
-        return build_folder(scanner, c.state.folder(_EXTRAS.sub("", word.text), c.make), c)
+        folder = c.state.folder(_EXTRAS.sub("", word.text), c.make)
+        built = build_folder(scanner, folder, c)
+        if built is None:
+            _project(scanner, word, folder, text, c)
+        return built
     return requirement(scanner, word, c, exp)
 
 
-def requirement(scanner: Scanner, word: Word, c: Context, exp: Expanded | None = None) -> Requirement | None:
+_PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")  # where a project's dependencies are
+
+
+def _project(scanner: Sink, word: Word, folder: str, text: str, c: Context) -> None:
+    """``pip install .[dev]`` of a folder of this repository: pip installs the project's dependencies
+    (and the extras named), each as ``pip install`` would; an sdist among them is built as this
+    command says (isolated unless --no-build-isolation). A clone's or a download's folder is another
+    project's; a folder in an image is the repository's where a COPY put it there."""
+    if scanner.clones.foreign(folder):
+        return
+    path: str | None = folder
+    if scanner.include_map is not None:
+        path = scanner.include_map(folder, word.start)
+    if path is None or posixpath.isabs(path) or "$" in path:
+        return
+    extras = _EXTRAS.search(text)
+    named = [e.strip() for e in extras.group()[1:-1].split(",")] if extras else []
+    scopes = ("project", *(f"extra:{normalize(e)}" for e in named if e))
+    for name in _PROJECT_FILES:
+        target = posixpath.normpath(posixpath.join(path, name))
+        scanner.emit(Include(scanner.location(word), target, optional=True, scopes=scopes), c)
+
+
+def requirement(scanner: Sink, word: Word, c: Context, exp: Expanded | None = None) -> Requirement | None:
     """The requirement one word names, as written, with the values its variables may have
     (``exp``: the word expanded, where the caller has done it already)."""
     exp = expand(word.text, c.state.scope, c.make) if exp is None else exp
@@ -140,12 +165,14 @@ def requirement(scanner: Scanner, word: Word, c: Context, exp: Expanded | None =
     return (recs[0] if len(recs) == 1 else _either(recs))._replace(**fields)
 
 
-def _include(scanner: Scanner, word: Word, constraint: bool, c: Context) -> None:
+def include(scanner: Sink, word: Word, constraint: bool, c: Context) -> None:
     """``-r FILE`` / ``-c FILE``: the file it reads, where the format says it is."""
     exp = expand(word.text, c.state.scope, c.make)
     if exp.unresolved:
         return
     path = exp.text
+    if scanner.clones.foreign(c.state.folder(path, c.make)):
+        return  # a file of a clone or a download: another project's, not this repository's
     if scanner.include_map is not None:
         mapped = scanner.include_map(path, word.start)
         if mapped is None:
@@ -154,7 +181,7 @@ def _include(scanner: Scanner, word: Word, constraint: bool, c: Context) -> None
     scanner.emit(Include(scanner.location(word), path, constraint=constraint, optional=True), c)
 
 
-def _cut_text(scanner: Scanner, word: Word) -> str:
+def _cut_text(scanner: Sink, word: Word) -> str:
     """What the shell took as a redirect: '>=2.5' in an unquoted flash-attn>=2.5."""
     found = read_redirect(scanner.index.text, word.end)
     return found.text if found else (word.cut or ">")

@@ -8,16 +8,13 @@ makes wheels (``bdist_wheel``, ``python -m build``) puts them in its ``dist/`` f
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING
 
 from fa_lint.model import FLASH_REPOS, SUBDIRECTORIES, Location, Requirement
 from fa_lint.shell.commands import Install, option
-
-if TYPE_CHECKING:
-    from fa_lint.shell.scanner import Context, Scanner
+from fa_lint.shell.context import Context, Sink
 
 
-def setup(scanner: Scanner, inst: Install, c: Context) -> None:
+def setup(scanner: Sink, inst: Install, c: Context) -> None:
     """``python setup.py install|develop|bdist_wheel`` and ``python -m build`` in the working folder."""
     if inst.tool == "setup.py" and inst.verb not in ("install", "develop", "bdist_wheel"):
         return
@@ -37,11 +34,12 @@ def setup(scanner: Scanner, inst: Install, c: Context) -> None:
         scanner.emit(rec, c)
         return
     dist = c.state.folder(out, c.make) if out else posixpath.join(where, "dist")
-    made = rec._replace(scope=scanner.scope, step=scanner.step, possible=c.possible, options=c.options)
+    options = c.options._replace(built_in=scanner.scope)  # built here, with this stage's toolchain
+    made = rec._replace(scope=scanner.scope, step=scanner.step, possible=c.possible, options=options)
     scanner.wheels.put(dist, [made])
 
 
-def folder(scanner: Scanner, path: str, c: Context) -> Requirement | None:
+def folder(scanner: Sink, path: str, c: Context) -> Requirement | None:
     """What building the folder ``path`` installs, if it is flash-attn's."""
     where = scanner.index.location(c.cmd.start, c.cmd.end)
     if scanner.clones.holds(path):  # a clone this file made: what its repository builds
@@ -49,7 +47,7 @@ def folder(scanner: Scanner, path: str, c: Context) -> Requirement | None:
     return _checkout(scanner, path, where, c)
 
 
-def _checkout(scanner: Scanner, folder: str, where: Location, c: Context) -> Requirement | None:
+def _checkout(scanner: Sink, folder: str, where: Location, c: Context) -> Requirement | None:
     """A build of a flash-attention folder no command here made: a git submodule or a vendored
     copy the repository may hold (``fa_lint.checkouts`` reads which), or a folder it cannot see."""
     name, base = None, folder

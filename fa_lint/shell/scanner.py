@@ -15,11 +15,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from fa_lint._records import NamedTuple
 from fa_lint.model import (
     BUILD_VARIABLES,
     Include,
-    InstallOptions,
     Location,
     NotRun,
     Parsed,
@@ -28,9 +26,10 @@ from fa_lint.model import (
     Setting,
     Uninstall,
 )
-from fa_lint.shell import conda, pip, pybuild, redirects, twostep
+from fa_lint.shell import conda, docker, pip, pybuild, redirects, twostep
 from fa_lint.shell.builds import Clones
 from fa_lint.shell.commands import UPGRADE, Install, install, unwrap
+from fa_lint.shell.context import Context
 from fa_lint.shell.options import install_options
 from fa_lint.shell.parse import Chunk, Command, Word, basename
 from fa_lint.shell.redirects import Effect
@@ -93,6 +92,12 @@ class Scanner:
         if head == "git":
             self.clones.git(words[1:], state, make)
             return None
+        if head in ("docker", "podman", "buildah"):
+            self.records += docker.build_args(words, state, make, self.location)
+            return None
+        if head in ("wget", "curl", "tar", "unzip"):
+            self.clones.download(head, words[1:], state, make)
+            return None
         inst = install(words)
         if inst is None:
             return None
@@ -107,7 +112,7 @@ class Scanner:
         if inst.verb == "uninstall":
             pip.uninstall(self, inst, context)
         elif inst.tool == "conda":
-            conda.install(self, inst.args, context)
+            conda.install(self, inst, context)
         elif inst.tool in ("setup.py", "build"):
             pybuild.setup(self, inst, context)
         elif inst.verb in ("wheel", "download"):
@@ -257,14 +262,3 @@ class Scanner:
                 if stop is not None and (word.start, word.end + len(stop.op)) == (stop.start, stop.end):
                     rec = rec._replace(redirected=stop.op)
                 self.records.append(NotRun(rec, why, stops, cause, at))
-
-
-class Context(NamedTuple):
-    """What one command runs with: the shell's state, whether it surely runs, and the command."""
-
-    state: State
-    possible: bool
-    make: bool
-    cmd: Command
-    upgrade: bool  # -U, --force-reinstall...: it reinstalls what is already there
-    options: InstallOptions = InstallOptions()  # where packages come from, how sdists build

@@ -6,17 +6,13 @@ judged at the install that takes it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from fa_lint.model import Requirement
 from fa_lint.shell.commands import PIP_INSTALL_ARGS, Install, option
+from fa_lint.shell.context import Context, Sink
 from fa_lint.shell.pip import target
 
-if TYPE_CHECKING:
-    from fa_lint.shell.scanner import Context, Scanner
 
-
-def wheel(scanner: Scanner, inst: Install, c: Context) -> None:
+def wheel(scanner: Sink, inst: Install, c: Context) -> None:
     """``pip wheel SPEC -w DIR`` / ``pip download SPEC -d DIR``: the wheels wait in DIR."""
     names = ("-w", "--wheel-dir") if inst.verb == "wheel" else ("-d", "--dest", "--dest-dir")
     args = iter(inst.args)
@@ -38,7 +34,8 @@ def wheel(scanner: Scanner, inst: Install, c: Context) -> None:
                     scope=scanner.scope,
                     step=scanner.step,
                     possible=c.possible,
-                    options=rec.options or c.options,  # the build happens here, as this command says
+                    # the build happens here, as this command says, with this stage's toolchain
+                    options=(rec.options or c.options)._replace(built_in=scanner.scope),
                 )
             )
     scanner.wheels.put(folder, made)

@@ -146,6 +146,16 @@ SOURCES: dict[str, Source] = {
         ),
         Source("makefile", "makefile", ("Makefile", "makefile", "GNUmakefile", "*.mk")),
         Source("justfile", "justfile", ("justfile", "Justfile", ".justfile", "*.just")),
+        # read for the build arguments its services build their Dockerfiles with (issue 35)
+        Source(
+            "compose",
+            "compose",
+            tuple(
+                f"{stem}.{ext}"
+                for stem in ("docker-compose", "compose", "docker-compose.*", "compose.*")
+                for ext in ("yml", "yaml")
+            ),
+        ),
         # SkyPilot tasks and Kubernetes manifests have any name: a YAML file no format above claims is
         # read when its head names accelerators, GPU node labels or instance types
         Source("cluster", "cluster", (), ("*.yaml", "*.yml")),

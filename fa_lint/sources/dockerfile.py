@@ -13,7 +13,7 @@ import fnmatch
 import json
 import posixpath
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from packaging.version import Version
 
@@ -47,6 +47,7 @@ class Instruction(NamedTuple):
 class _State:
     def __init__(self) -> None:
         self.variables = Scope()  # ARG and ENV values
+        self.build_args: Mapping[str, tuple[str, ...]] = {}  # what other files' docker build gives an ARG
         # (source in the build context, where it lands in the image): a folder ends in "/"
         self.copies: list[tuple[str, str]] = []
         self.workdir = "/"
@@ -129,9 +130,12 @@ def _args_start(text: str, i: int) -> int:
         i = m.end()
 
 
-def parse(path: str, text: str) -> Iterator[Parsed]:
+def parse(path: str, text: str, build_args: Mapping[str, tuple[str, ...]] | None = None) -> Iterator[Parsed]:
+    """``build_args``: the values other files build it with (``docker build --build-arg``), for the
+    ``ARG`` lines that have no default of their own."""
     index = TextIndex(path, text)
     state = _State()
+    state.build_args = build_args or {}
     scanner = Scanner(index, NAME, include_map=_image_to_repo(state))
     state.variables.adopt(scanner.budget)  # ARG and ENV count against the file's budget as RUN does
     for ins in instructions(index):
@@ -168,9 +172,11 @@ _ROCM_TAG = r"_py([0-9]+\.[0-9]+)(?=_)|_pytorch_(?:release_)?([0-9]+\.[0-9]+(?:\
 _CUDA_IMAGE = re.compile(r"^(?:docker\.io/|nvcr\.io/)?nvidia/cuda:([0-9]+\.[0-9]+)")
 _NGC_PYTORCH = re.compile(r"^nvcr\.io/nvidia/pytorch:")
 # Images that come without torch: whatever a stage built on them has, its own commands installed.
+# AMD's rocm/dev-ubuntu-22.04 (and -20.04, -24.04...) is ubuntu with the rocm-dev packages and nothing
+# more (ROCm/ROCm-docker, dev/Dockerfile-ubuntu-22.04): rocm/pytorch is the image with torch.
 _NO_TORCH = re.compile(
     _REGISTRY + r"(?:python|ubuntu|debian|alpine|continuumio/miniconda3|condaforge/miniforge3"
-    r"|mambaorg/micromamba)(?::|@|$)"
+    r"|mambaorg/micromamba|rocm/dev-ubuntu-[0-9.]+)(?::|@|$)"
 )
 
 
@@ -247,6 +253,9 @@ def _assign(
         pairs = [(m.group(2), m.group(3), len(m.group(1)), m.end(3))] if m else []
     elif not pairs:  # ARG NAME
         m = re.match(r"(\s*)([A-Za-z_][A-Za-z0-9_]*)\s*$", args)
+        given = state.build_args.get(m.group(2), ()) if m else ()
+        if m and given:  # a value only the build command gives: each one another file builds it with
+            state.variables.set(m.group(2), tuple(given))
         if m and m.group(2) in BUILD_VARIABLES:
             where = index.location(ins.args + m.start(2), ins.args + m.end(2))
             yield Setting(where, "env", m.group(2), "", state.stage, scanner.step)

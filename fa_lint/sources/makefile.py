@@ -21,6 +21,10 @@ NAME = "makefile"
 # The value's trailing blanks are cut in code: "(.*?)[ \t]*$" retries the blanks at each step, n^2.
 _DEFINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*(?::::=|::=|:=|\?=|\+=|=)[ \t]*(.*)$", re.M)
 _RECIPE = re.compile(r"^(\t[ \t]*)([@+-]*)")
+# `UV ?= $(shell which uv)`: the path of the tool that name finds, so `$(UV) pip install` runs uv (a
+# command's name counts by its basename). Only these two lookups: any other $(shell ...) is what the
+# run prints, which fa-lint never runs a program to learn.
+_WHICH = re.compile(r"^\$[({]shell[ \t]+(?:which|command[ \t]+-v)[ \t]+([A-Za-z0-9_.+-]+)[^)}]*[)}]$")
 
 
 def recipes(text: str) -> Iterator[tuple[int, int, str]]:
@@ -48,9 +52,14 @@ def recipes(text: str) -> Iterator[tuple[int, int, str]]:
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    variables = {m.group(1): m.group(2).rstrip(" \t") for m in _DEFINE.finditer(text)}
+    variables = {m.group(1): _value(m.group(2).rstrip(" \t")) for m in _DEFINE.finditer(text)}
     scanner = Scanner(TextIndex(path, text), NAME)
     for start, end, shell in recipes(text):  # each line its own shell: a cd ends with its line
         scanner.run(start, end, State(Scope(values=variables)), text=shell, make=True)
         yield from scanner.drain()
     yield from scanner.finish()
+
+
+def _value(text: str) -> str:
+    found = _WHICH.match(text)
+    return found.group(1) if found else text

@@ -113,9 +113,21 @@ class _Reader:
         for w in words:
             if w.text == "\0" or w.text.startswith("${"):
                 written = self.index.text[w.start : w.end]
-                if _NAMES_FLASH_ATTN.search(written):
+                if _NAMES_FLASH_ATTN.search(_code(w.text, written)):
                     where = self.index.location(w.start, w.end)
                     yield Requirement(FLASH_ATTN, written, where, NAME, unresolved=written, scope=scope)
+
+
+def _code(word: str, written: str) -> str:
+    """What an argument's code says, without its comments: ``["git",  # for flash-attn`` names git
+    only. A run-time value's word is the expression as ``ast`` reads it (``${{ expr }}``, or a name's
+    ``${NAME}``); an opaque one (``*packages``) is its text, read by ``ast`` where it parses alone."""
+    if word != "\0":
+        return word
+    try:
+        return ast.unparse(ast.parse(written.lstrip().removeprefix("*"), mode="eval"))
+    except SyntaxError:
+        return written
 
 
 def _own_nodes(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:

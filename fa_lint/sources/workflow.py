@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import yaml
 from packaging.specifiers import SpecifierSet
 
-from fa_lint.model import BUILD_VARIABLES, Include, Kind, Parsed, ParseProblem, Requirement, Setting
+from fa_lint.model import BUILD_VARIABLES, BuildArg, Include, Kind, Parsed, ParseProblem, Requirement, Setting
 from fa_lint.shell.scanner import Scanner
 from fa_lint.shell.stops import Stop
 from fa_lint.shell.variables import Scope, State
@@ -46,6 +46,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         for step in steps.value:
             yield from _setup_python(index, text, step, f"job:{job_name}")
             yield from _toolkit(index, text, step, scope, matrix, scanner.step)
+            yield from _build_push(path, index, text, step)
             run = yamldoc.get(step, "run")
             if not isinstance(run, yaml.ScalarNode):
                 continue
@@ -87,6 +88,13 @@ def _from_checkout(path: str, folder: str, rec: Parsed) -> Parsed:
     """A file a step names (``pip install -r requirements.txt``) is the checkout's: a step runs in the
     repository's root (``$GITHUB_WORKSPACE``), two folders above ``.github/workflows``, not in the
     workflow's own folder, which an include is otherwise read against."""
+    if isinstance(rec, BuildArg) and not posixpath.isabs(rec.dockerfile):
+        parts = path.replace("\\", "/").split("/")
+        if parts[-3:-1] == [".github", "workflows"]:  # docker build -f PATH names it from the step's folder
+            return rec._replace(
+                dockerfile=posixpath.normpath(posixpath.join("../..", folder, rec.dockerfile))
+            )
+        return rec
     if not isinstance(rec, Include) or "://" in rec.target or posixpath.isabs(rec.target):
         return rec
     parts = path.replace("\\", "/").split("/")
@@ -94,6 +102,32 @@ def _from_checkout(path: str, folder: str, rec: Parsed) -> Parsed:
         return rec
     target = posixpath.normpath(posixpath.join("../..", folder, rec.target))
     return rec._replace(target=target)
+
+
+def _build_push(path: str, index: TextIndex, text: str, step: yaml.Node) -> Iterator[BuildArg]:
+    """``uses: docker/build-push-action@...`` with ``build-args: NAME=VALUE`` lines: values for the
+    ``ARG`` lines of the Dockerfile it builds (``file:``, else ``Dockerfile`` in ``context:``), both
+    named from the checkout's root."""
+    uses = yamldoc.get(step, "uses")
+    if not isinstance(uses, yaml.ScalarNode) or not str(uses.value).startswith("docker/build-push-action@"):
+        return
+    given = yamldoc.get(step, "with")
+    args = yamldoc.get(given, "build-args")
+    if not isinstance(args, yaml.ScalarNode):
+        return
+    context, file = yamldoc.get(given, "context"), yamldoc.get(given, "file")
+    folder = str(context.value) if isinstance(context, yaml.ScalarNode) else "."
+    name = str(file.value) if isinstance(file, yaml.ScalarNode) else posixpath.join(folder, "Dockerfile")
+    if "${{" in name or "://" in name or posixpath.isabs(name):
+        return
+    parts = path.replace("\\", "/").split("/")
+    root = "../.." if parts[-3:-1] == [".github", "workflows"] else "."
+    start, end = yamldoc.span(args, text)
+    for line in str(args.value).splitlines():
+        key, eq, value = line.strip().partition("=")
+        if eq and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) and "${{" not in value:
+            dockerfile = posixpath.normpath(posixpath.join(root, name))
+            yield BuildArg(index.location(start, end), dockerfile, key, value.strip())
 
 
 # A step runs only when the steps before it succeeded (its `if:` defaults to success()), unless its

@@ -1,0 +1,35 @@
+"""The major.minor series a version range reaches into (torch's, CPython's).
+
+Below ``final_torch`` and ``toolchain``, which both read it, so that neither imports the other.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from packaging.ranges import VersionRange
+from packaging.specifiers import SpecifierSet
+
+
+def minors(rng: VersionRange, majors: tuple[int, ...] = (1, 2, 3)) -> tuple[str, ...]:
+    """The major.minor series a range reaches into (``>=3.10,<3.12`` -> 3.10, 3.11); a project's
+    environments ask about the same few ranges over and over. (``is_disjoint`` is packaging's
+    ``intersection(...).is_empty`` without building the intersection.)"""
+    return tuple(
+        f"{major}.{minor}"
+        for major in majors
+        if not rng.is_disjoint(_series(major))
+        for minor in range(40)
+        if not rng.is_disjoint(_series(major, minor))
+    )
+
+
+@functools.cache
+def _series(major: int, minor: int | None = None) -> VersionRange:
+    return SpecifierSet(f"=={major}.*" if minor is None else f"=={major}.{minor}.*").to_range()
+
+
+def single_minor(rng: VersionRange) -> str | None:
+    """The one torch major.minor a range allows (``~=2.3.0``, ``>=2.3,<2.4``), if it allows just one."""
+    found = minors(rng)
+    return found[0] if len(found) == 1 else None
