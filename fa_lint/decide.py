@@ -37,6 +37,8 @@ STYLES = {
     "workflow": "yaml",
     "gitlab-ci": "yaml",
     "cluster": "yaml",
+    "compose": "yaml",
+    "training-config": "yaml",
     "dockerfile": "shell",
     "shell": "shell",
     "makefile": "shell",

@@ -279,6 +279,16 @@ def _unavailable(ctx: Context, use: Use) -> Iterator[Finding]:
                 f"{name} only by the `{needed}` distribution, and from_pretrained fails with ImportError",
                 *(("the lock says what installs in full",) if complete else ()),
             ),
-            help=f"install `{needed}` (or `kernels`, for the Hub kernel transformers falls back to)",
+            help=f"install `{needed}`{_WHERE.get(needed, '')} (or `kernels`, for the Hub kernel transformers "
+            "falls back to)",
         )
         return
+
+
+# Where a provider comes from when PyPI's name is not it: PyPI's flash-attn-3 is 0.0.0, an empty
+# placeholder (FAL022; scripts/build_fa3_kb.py reads its wheel), so FA3 is a wheel from PyTorch's FA3
+# index or a build of flash-attention's hopper/
+_WHERE = {
+    "flash-attn-3": " from a wheel built from flash-attention's hopper/ (PyPI's flash-attn-3 is an empty "
+    "placeholder: FAL022)",
+}
