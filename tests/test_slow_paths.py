@@ -1,0 +1,95 @@
+"""The slow paths of issue 33 (shared/reliability 33, 34, 36, 41, 42), each rebuilt here from its input:
+what a pull request commits costs work linear in its size. Each test counts the work (calls, steps,
+names made), never the wall clock; speed itself is measured in benchmarks/scaling*.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fa_lint.model import ParseProblem, Requirement
+from fa_lint.sources import pyproject
+
+# --- 34: PEP 735 include-group chains ----------------------------------------------------------------------
+
+
+def _chain(n: int, *, cycle: bool = False) -> str:
+    first = '{include-group = "g' + str(n - 1) + '"}' if cycle else '"flash-attn==2.4.2", "torch==2.3.1"'
+    rest = "".join(f'g{i} = [{{include-group = "g{i - 1}"}}]\n' for i in range(1, n))
+    return f"[dependency-groups]\ng0 = [{first}]\n{rest}"
+
+
+def test_an_include_group_chain_is_resolved_once_a_group(monkeypatch: pytest.MonkeyPatch) -> None:
+    """reliability/34: each group of a 3,000-group chain installs g0's two pins, and each group's
+    strings are read once for each group that installs them (n^2/2 reads, n^3 name comparisons and,
+    in packaging's resolver, a RecursionError before)."""
+    reads: list[object] = []
+    strings = pyproject.strings
+    monkeypatch.setattr(pyproject, "strings", lambda *a, **k: reads.append(a[1]) or strings(*a, **k))
+    n = 3_000
+    records = list(pyproject.parse("pyproject.toml", _chain(n)))
+    assert not [r for r in records if isinstance(r, ParseProblem)]
+    groups = [r for r in records if isinstance(r, Requirement) and r.scope.startswith("group:")]
+    assert len(groups) == 2 * n
+    assert {(r.name, r.location.line) for r in groups} == {("flash-attn", 2), ("torch", 2)}
+    assert {r.scope for r in groups} == {f"group:g{i}" for i in range(n)}
+    assert len([p for p in reads if p[0] == "dependency-groups"]) == n  # g0's strings, once a group
+
+
+def test_every_group_of_a_long_cycle_is_a_located_problem() -> None:
+    """PEP 735: a cycle is an error; each group in it (or reaching it) says so at its own line."""
+    n = 2_000
+    records = list(pyproject.parse("pyproject.toml", _chain(n, cycle=True)))
+    problems = [r for r in records if isinstance(r, ParseProblem)]
+    assert [p.location.line for p in problems] == list(range(2, n + 2))
+    assert all("Cyclic dependency group include while resolving" in p.message for p in problems)
+    assert not [r for r in records if isinstance(r, Requirement)]
+
+
+@pytest.mark.parametrize(
+    ("groups", "expected"),
+    [
+        ('a = [{include-group = "b"}]\nb = [{include-group = "a"}]\n', ["a: a -> b, b -> a", "b: b -> a, a -> b"]),
+        ('s = [{include-group = "s"}]\n', ["s: s includes itself"]),
+        (
+            'a = [{include-group = "b"}]\nb = [{include-group = "c"}]\nc = [{include-group = "a"}]\n'
+            'd = ["flash-attn", {include-group = "A"}]\n',
+            [
+                "a: a -> b, which includes a again through other groups",
+                "b: b -> c, which includes b again through other groups",
+                "c: c -> a, which includes c again through other groups",
+                "d: a -> b, which includes a again through other groups",
+            ],
+        ),
+    ],
+)
+def test_a_cycle_names_the_groups_in_it(groups: str, expected: list[str]) -> None:
+    records = list(pyproject.parse("pyproject.toml", "[dependency-groups]\n" + groups))
+    assert [p.message.split("while resolving ")[1] for p in records if isinstance(p, ParseProblem)] == [
+        e.replace(": ", ": ", 1) for e in expected
+    ]
+
+
+@pytest.mark.parametrize(
+    ("groups", "expected"),
+    [
+        ('d = [{include-group = "zz"}]\ne = [{include-group = "d"}]\n', ["Dependency group 'zz' not found"] * 2),
+        ('f = ["!!bad"]\nh = [{include-group = "f"}]\n', ["Expected package name"] * 2),
+    ],
+)
+def test_a_group_including_a_bad_one_reports_its_problem(groups: str, expected: list[str]) -> None:
+    records = list(pyproject.parse("pyproject.toml", "[dependency-groups]\n" + groups))
+    problems = [r.message for r in records if isinstance(r, ParseProblem)]
+    assert len(problems) == len(expected) and all(e in p for p, e in zip(problems, expected, strict=True))
+
+
+def test_a_group_installs_its_own_strings_then_those_it_includes(project: Any) -> None:
+    text = '[dependency-groups]\nt = ["flash-attn==2.4.2", {include-group = "U"}]\nu = ["torch==2.3.1"]\n'
+    records = [r for r in pyproject.parse("pyproject.toml", text) if isinstance(r, Requirement)]
+    assert [(r.name, r.location.line, r.scope) for r in records] == [
+        ("flash-attn", 2, "group:t"),
+        ("torch", 3, "group:t"),
+        ("torch", 3, "group:u"),
+    ]
