@@ -9,8 +9,16 @@ from typing import Any
 
 import pytest
 
-from fa_lint.model import ParseProblem, Requirement
-from fa_lint.sources import pyproject
+from fa_lint.model import Group, ParseProblem, Requirement
+from fa_lint.sources import pyproject, tox
+from tests.conftest import run
+
+
+def codes(*argv: str) -> list[tuple[str, int]]:
+    r = run("--format", "json", "--isolated", *argv)
+    assert r.code in (0, 1), r.err
+    return [(f["code"], f["line"]) for f in r.json["findings"]]
+
 
 # --- 34: PEP 735 include-group chains ----------------------------------------------------------------------
 
@@ -51,7 +59,10 @@ def test_every_group_of_a_long_cycle_is_a_located_problem() -> None:
 @pytest.mark.parametrize(
     ("groups", "expected"),
     [
-        ('a = [{include-group = "b"}]\nb = [{include-group = "a"}]\n', ["a: a -> b, b -> a", "b: b -> a, a -> b"]),
+        (
+            'a = [{include-group = "b"}]\nb = [{include-group = "a"}]\n',
+            ["a: a -> b, b -> a", "b: b -> a, a -> b"],
+        ),
         ('s = [{include-group = "s"}]\n', ["s: s includes itself"]),
         (
             'a = [{include-group = "b"}]\nb = [{include-group = "c"}]\nc = [{include-group = "a"}]\n'
@@ -75,7 +86,10 @@ def test_a_cycle_names_the_groups_in_it(groups: str, expected: list[str]) -> Non
 @pytest.mark.parametrize(
     ("groups", "expected"),
     [
-        ('d = [{include-group = "zz"}]\ne = [{include-group = "d"}]\n', ["Dependency group 'zz' not found"] * 2),
+        (
+            'd = [{include-group = "zz"}]\ne = [{include-group = "d"}]\n',
+            ["Dependency group 'zz' not found"] * 2,
+        ),
         ('f = ["!!bad"]\nh = [{include-group = "f"}]\n', ["Expected package name"] * 2),
     ],
 )
@@ -93,3 +107,96 @@ def test_a_group_installs_its_own_strings_then_those_it_includes(project: Any) -
         ("torch", 3, "group:t"),
         ("torch", 3, "group:u"),
     ]
+
+
+# --- 33: tox generative names; 36: environments x conditional lines ------------------------------------
+
+
+def _counting_braces(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    made: list[int] = []
+    braces = tox.braces
+
+    def counted(text: str, budget: Any = None) -> list[str]:
+        names = braces(text, budget)
+        made.append(len(names))
+        return names
+
+    monkeypatch.setattr(tox, "braces", counted)
+    return made
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("[tox]\nenvlist = " + "{a,b}" * 26 + "\n\n[testenv]\ndeps =\n    flash-attn==2.4.2\n", 2),
+        ("[tox]\n[testenv:" + "{a,b}" * 26 + "]\ndeps =\n    flash-attn==2.4.2\n", 2),
+        ("[tox]\nenvlist = a\n\n[testenv]\ndeps =\n    " + "{a,b}" * 26 + ": flash-attn==2.4.2\n", 6),
+    ],
+)
+def test_tox_braces_stop_at_the_budget_with_a_located_problem(
+    monkeypatch: pytest.MonkeyPatch, text: str, line: int
+) -> None:
+    """reliability/33: ``{a,b}`` 26 times is 67 million names (tox makes them all; 592 MB at 22 before):
+    fa-lint makes at most its budget, says so where it stops, and still reads the flash-attn line."""
+    made = _counting_braces(monkeypatch)
+    records = list(tox.parse("tox.ini", text))
+    (problem,) = [r for r in records if isinstance(r, ParseProblem)]
+    assert problem.location.line == line
+    assert "tox braces not all expanded" in problem.message and "67,108,864" in problem.message
+    assert [r.name for r in records if isinstance(r, Requirement)] == ["flash-attn"]
+    assert sum(made) <= tox.MAX_NAMES + tox.MAX_ALTERNATIVES
+
+
+def test_a_budget_crossed_in_a_tox_file_is_reported_once(project: Any) -> None:
+    text = (
+        "[tox]\nenvlist = " + "{a,b}" * 20 + ", " + "{c,d}" * 20 + "\n[testenv]\ndeps = flash-attn==2.4.2\n"
+    )
+    project({"tox.ini": text})
+    assert codes("tox.ini") == [("FAL900", 2), ("FAL001", 4)]
+
+
+def test_tox_environments_and_conditional_lines_are_joined_by_an_index(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """reliability/36: n environments and n lines ``eI: pkgI==1.0``: each condition is expanded once
+    and each environment gets its own line (n^2 ``applies`` calls before, each expanding again)."""
+    made = _counting_braces(monkeypatch)
+    n = 3_000
+    deps = "".join(f"    e{i}: pkg{i}==1.0\n" for i in range(n))
+    text = f"[tox]\nenvlist = {','.join(f'e{i}' for i in range(n))}\n[testenv]\ndeps =\n{deps}    flash-attn==2.4.2\n"
+    groups = [r for r in tox.parse("tox.ini", text) if isinstance(r, Group)]
+    assert [g.scopes for g in groups] == [("testenv", f"testenv[e{i}]") for i in range(n)]
+    assert len(made) <= 2 * n
+
+
+def test_tox_conditions_select_as_before_from_the_index() -> None:
+    text = (
+        "[tox]\nenvlist = py{310,311}-{cpu,gpu}, lint\n[testenv]\ndeps =\n    pytest\n"
+        "    gpu: flash-attn==2.4.2\n    !gpu: torch\n    py310-!cpu: y\n    {[testenv:lint]deps}\n"
+        "    cpu: {[testenv:extra]deps}\ncommands =\n    gpu: pip install flash-attn\n    pytest\n"
+        "[testenv:lint]\ndeps = ruff\n    gpu: z\n[testenv:extra]\ndeps = q\n    py311: flash-attn>=2\n"
+    )
+    groups = {g.name: g.scopes for g in tox.parse("tox.ini", text) if isinstance(g, Group)}
+    lint = ("testenv:lint", "testenv:lint[gpu]")
+    assert groups == {
+        "testenv:py310-cpu": ("testenv", "testenv[!gpu]", *lint[:1], "testenv:extra", "testenv commands"),
+        "testenv:py310-gpu": (
+            "testenv",
+            "testenv[gpu]",
+            "testenv[py310-!cpu]",
+            *lint,
+            "testenv commands[gpu]",
+            "testenv commands",
+        ),
+        "testenv:py311-cpu": (
+            "testenv",
+            "testenv[!gpu]",
+            *lint[:1],
+            "testenv:extra",
+            "testenv:extra[py311]",
+            "testenv commands",
+        ),
+        "testenv:py311-gpu": ("testenv", "testenv[gpu]", *lint, "testenv commands[gpu]", "testenv commands"),
+        "testenv:lint": ("testenv:lint", "testenv commands"),  # commands come from [testenv]
+        "testenv:extra": ("testenv:extra", "testenv commands"),  # a section is an environment too
+    }
