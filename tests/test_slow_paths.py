@@ -5,10 +5,14 @@ names made), never the wall clock; speed itself is measured in benchmarks/scalin
 
 from __future__ import annotations
 
+import difflib
+import random
+import re
 from typing import Any
 
 import pytest
 
+from fa_lint import fix
 from fa_lint.model import Group, ParseProblem, Requirement
 from fa_lint.sources import pyproject, tox
 from tests.conftest import run
@@ -200,3 +204,116 @@ def test_tox_conditions_select_as_before_from_the_index() -> None:
         "testenv:lint": ("testenv:lint", "testenv commands"),  # commands come from [testenv]
         "testenv:extra": ("testenv:extra", "testenv commands"),  # a section is an environment too
     }
+
+
+# --- 41: --diff built from the fixes' spans ---------------------------------------------------------------
+
+
+def _reference(before: str, after: str) -> str:
+    """What ``--diff`` printed before (difflib over the whole file): the reference for normal files."""
+    lines = difflib.unified_diff(fix._lines(before), fix._lines(after), "a/r.txt", "b/r.txt")
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
+
+
+def _apply(before: str, patch: str) -> str:
+    """The patch applied to ``before``, hunk by hunk (as patch(1) would, with no fuzz)."""
+    old = fix._lines(before)
+    out: list[str] = []
+    at, last = 0, ""
+    lines = [line + "\n" for line in patch.split("\n")[2:-1]]
+    for line in lines:
+        hunk = re.match(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@\n", line)
+        if hunk:
+            start = int(hunk[1]) - (hunk[2] != "0")
+            assert start >= at
+            out += old[at:start]
+            at = start
+        elif line.startswith("\\"):  # the line before has no line end (in the file it came from)
+            if last in " +":
+                out[-1] = out[-1].removesuffix("\n")
+        else:
+            last, text = line[0], line[1:]
+            if last in " -":
+                assert old[at].removesuffix("\n") == text.removesuffix("\n")
+                at += 1
+            if last in " +":
+                out.append(text)
+    return "".join(out + old[at:])
+
+
+def _edited(text: str, edits: list[tuple[int, int, str]]) -> str:
+    pieces, at = [], 0
+    for start, end, new in edits:
+        pieces += [text[at:start], new]
+        at = end
+    return "".join([*pieces, text[at:]])
+
+
+def test_diff_is_built_from_the_spans_not_by_diffing_the_file(
+    project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """reliability/41: 5,000 fixable lines between distinct ones (difflib over the whole file, 41 s at
+    10,000 before): difflib sees only a changed stretch at a time, and the patch is the one it printed."""
+    seen: list[int] = []
+    matcher = difflib.SequenceMatcher
+
+    def counted(junk: Any, a: list[str], b: list[str]) -> difflib.SequenceMatcher[str]:
+        seen.append(len(a) + len(b))
+        return matcher(junk, a, b)
+
+    monkeypatch.setattr(fix.difflib, "SequenceMatcher", counted)
+    n = 5_000
+    text = "".join(f"flash-attn>=2.0\npkg{i}==1.{i}\n" for i in range(n))
+    project({"requirements.txt": text})
+    r = run("--diff", "--isolated", "requirements.txt")
+    assert r.code == 1 and f"{n} fixes in 1 file would be applied" in r.err
+    assert max(seen) <= 2 * fix.LOCAL and len(seen) <= n
+    after = text.replace("flash-attn>=2.0\n", "flash-attn>=2.5.0\n")
+    assert r.out == _reference(text, after).replace("a/r.txt", "a/requirements.txt").replace(
+        "b/r.txt", "b/requirements.txt"
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_diff_of_edits_inside_lines_is_difflibs(seed: int) -> None:
+    """Fixes replace text inside a line; where the file's lines differ from each other the patch is
+    the one difflib makes of the whole file, hunk for hunk."""
+    rnd = random.Random(seed)
+    words = ["flash-attn>=2.0", "torch", "pkg==1", "", "flash-attn==2.5.8", "# c"]
+    for _ in range(500):
+        lines = [f"{rnd.choice(words)} # {i}" for i in range(rnd.randint(1, 40))]
+        text = "\n".join(lines) + ("\n" if rnd.random() < 0.8 else "")
+        edits, offset = [], 0
+        for line in lines:
+            if rnd.random() < 0.3:
+                start = rnd.randint(0, len(line))
+                end = rnd.randint(start, len(line))
+                edits.append((offset + start, offset + end, rnd.choice(["", ">=2.5.8", "torch", "x"])))
+            offset += len(line) + 1
+        after = _edited(text, edits)
+        outcome = fix.Outcome("r.txt", text.encode(), after.encode(), edits=tuple(edits))
+        assert outcome.patch()[0] == _reference(text, after)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_any_edits_make_a_patch_that_applies(seed: int) -> None:
+    """Edits across lines, of line ends, at the end of the file, empty ones: the patch turns the
+    file into the fixed one."""
+    rnd = random.Random(seed)
+    words = ["flash-attn>=2.0", "torch", "", "x"]
+    for _ in range(500):
+        text = "\n".join(rnd.choice(words) for _ in range(rnd.randint(0, 30)))
+        text += "\n" if text and rnd.random() < 0.8 else ""
+        edits: list[tuple[int, int, str]] = []
+        at = 0
+        while at <= len(text) and rnd.random() < 0.7:
+            start = rnd.randint(at, min(len(text), at + 40))
+            end = rnd.randint(start, min(len(text), start + rnd.choice([0, 3, 10, 30])))
+            edits.append((start, end, rnd.choice(["", "flash-attn>=2.5.8", "a\nb", "\n", "x\n"])))
+            at = end + 1
+        after = _edited(text, edits)
+        patch = fix.Outcome("r.txt", text.encode(), after.encode(), edits=tuple(edits)).patch()[0]
+        assert (patch == "") == (text == after)
+        assert _apply(text, patch) == after
