@@ -15,6 +15,7 @@ import pytest
 from fa_lint import fix
 from fa_lint.model import Group, ParseProblem, Requirement
 from fa_lint.sources import pyproject, tox
+from fa_lint.syntax import tables
 from tests.conftest import run
 
 
@@ -37,9 +38,14 @@ def test_an_include_group_chain_is_resolved_once_a_group(monkeypatch: pytest.Mon
     """reliability/34: each group of a 3,000-group chain installs g0's two pins, and each group's
     strings are read once for each group that installs them (n^2/2 reads, n^3 name comparisons and,
     in packaging's resolver, a RecursionError before)."""
-    reads: list[object] = []
-    strings = pyproject.strings
-    monkeypatch.setattr(pyproject, "strings", lambda *a, **k: reads.append(a[1]) or strings(*a, **k))
+    reads: list[tuple[str, ...]] = []
+    strings = tables.strings
+
+    def counted(doc: Any, path: tuple[str, ...], *args: Any, **kwargs: Any) -> Any:
+        reads.append(path)
+        return strings(doc, path, *args, **kwargs)
+
+    monkeypatch.setattr(pyproject, "strings", counted)
     n = 3_000
     records = list(pyproject.parse("pyproject.toml", _chain(n)))
     assert not [r for r in records if isinstance(r, ParseProblem)]
@@ -263,7 +269,7 @@ def test_diff_is_built_from_the_spans_not_by_diffing_the_file(
         seen.append(len(a) + len(b))
         return matcher(junk, a, b)
 
-    monkeypatch.setattr(fix.difflib, "SequenceMatcher", counted)
+    monkeypatch.setattr(difflib, "SequenceMatcher", counted)
     n = 5_000
     text = "".join(f"flash-attn>=2.0\npkg{i}==1.{i}\n" for i in range(n))
     project({"requirements.txt": text})
