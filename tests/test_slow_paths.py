@@ -6,13 +6,18 @@ names made), never the wall clock; speed itself is measured in benchmarks/scalin
 from __future__ import annotations
 
 import difflib
+import os
 import random
 import re
+import shutil
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from fa_lint import fix
+from fa_lint import fix, gitignore
+from fa_lint.gitignore import GitIgnore
 from fa_lint.model import Group, ParseProblem, Requirement
 from fa_lint.sources import pyproject, tox
 from fa_lint.syntax import tables
@@ -323,3 +328,110 @@ def test_any_edits_make_a_patch_that_applies(seed: int) -> None:
         patch = fix.Outcome("r.txt", text.encode(), after.encode(), edits=tuple(edits)).patch()[0]
         assert (patch == "") == (text == after)
         assert _apply(text, patch) == after
+
+
+# --- 42: .gitignore patterns x paths ----------------------------------------------------------------------
+
+
+def test_many_gitignore_patterns_are_tried_only_where_a_path_holds_their_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """reliability/42: 3,000 patterns ``*x<i>y*`` over 3,000 paths (each path tried against every
+    pattern before, 3.6 us a pair): a path is tried only against the patterns filed under a piece of
+    its name, a handful."""
+    tried: list[str] = []
+    matches = gitignore.Pattern.matches
+
+    def counted(self: gitignore.Pattern, rel: str, name: str, is_dir: bool) -> bool:
+        tried.append(rel)
+        return matches(self, rel, name, is_dir)
+
+    monkeypatch.setattr(gitignore.Pattern, "matches", counted)
+    n = 3_000
+    (tmp_path / ".gitignore").write_text("".join(f"*x{i}y*\n" for i in range(n)) + "!*x700y*\n")
+    ignored = GitIgnore(use_index=False)
+    left_out = [i for i in range(n) if ignored(str(tmp_path / f"requirements-{i}.txt"))]
+    named = [ignored(str(tmp_path / f"a-x{i}y-b.txt")) for i in range(0, n, 100)]
+    assert left_out == [] and named == [i != 700 for i in range(0, n, 100)]
+    assert len(tried) <= 10 * (n + n // 100)  # a few patterns share a piece of a name (x10y and x100y: "10y")
+
+
+def _git_tree(rnd: random.Random, folder: Path) -> list[str]:
+    """A tree of files and .gitignore files of every kind of pattern, many of them."""
+    parts = [
+        "a",
+        "b",
+        "ab",
+        "x1",
+        "x2y",
+        "build",
+        "req",
+        "dist",
+        "c.txt",
+        "d.py",
+        "e.pyc",
+        "f.in",
+    ]  # folders, files
+
+    def pattern() -> str:
+        kind = rnd.randrange(9)
+        word = rnd.choice(parts) if rnd.random() < 0.05 else f"z{rnd.randrange(500)}.q"  # most match nothing
+        glob = [
+            word,
+            f"*.{word.rsplit('.', 1)[-1]}",
+            f"*{word}*",
+            f"{word}*",
+            f"/{word}",
+            f"{rnd.choice(parts)}/{word}",
+            f"**/{word}",
+            f"{word}?",
+            f"[a-c]*{word[-1]}",
+        ][kind]
+        return ("!" if rnd.random() < 0.15 else "") + glob + ("/" if rnd.random() < 0.15 else "")
+
+    folders, leaves = parts[:8], [*parts[8:], "req.txt", "g"]
+    files = sorted(
+        {
+            "/".join([*(rnd.choice(folders) for _ in range(rnd.randint(0, 2))), rnd.choice(leaves)])
+            for _ in range(150)
+        }
+    )
+    made = []
+    for rel in files:
+        path = folder / rel
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.exists():
+                path.write_text("x\n")
+        except OSError:  # a name that is a file at one place and a folder at another
+            continue
+        if path.is_file():
+            made.append(rel)
+    (folder / ".gitignore").write_text("".join(pattern() + "\n" for _ in range(200)))
+    for sub in {rel.split("/")[0] for rel in made if "/" in rel}:
+        if rnd.random() < 0.5 and (folder / sub).is_dir():
+            (folder / sub / ".gitignore").write_text("".join(pattern() + "\n" for _ in range(30)))
+    return made
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git itself is the reference")
+@pytest.mark.parametrize("seed", range(6))
+def test_gitignore_index_leaves_out_what_git_leaves_out(tmp_path: Path, seed: int) -> None:
+    """Differential: the files git's own ``ls-files --others --ignored --exclude-standard`` lists in a
+    generated tree (negations, dir-only, anchored, nested files) are those fa-lint leaves out."""
+    made = _git_tree(random.Random(seed), tmp_path)
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True, env=env)
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--others", "--ignored", "--exclude-standard"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        env=env,
+    ).stdout.decode()
+    theirs = {p for p in listed.split("\0") if p and not p.endswith(".gitignore")}
+    ignored = GitIgnore()
+    mine = {rel for rel in made if ignored(str(tmp_path / rel))}
+    assert mine == theirs & set(made)
+    assert theirs  # the tree leaves something out, and keeps something
+    assert set(made) - theirs
