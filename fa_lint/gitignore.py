@@ -23,6 +23,7 @@ from collections.abc import Iterator
 
 from fa_lint import git
 from fa_lint._records import NamedTuple
+from fa_lint.needles import Needles
 
 MAX_PATTERNS = 10_000  # patterns read from one .gitignore file; a longer one is not hand-written
 _INDEX_TIMEOUT_S = 60
@@ -299,46 +300,6 @@ def _needle(tokens: list[str]) -> str:
     return max([*runs, run], key=len)
 
 
-GRAM = 3  # a pattern is looked for under a piece of its needle this long (or its whole needle)
-
-
-class _Grams:
-    """Patterns by a piece of the text they need. Each pattern with a needle is filed under the piece
-    of it (``GRAM`` characters, or the whole needle when shorter) that the fewest patterns share;
-    a text's candidates are the patterns filed under the pieces it holds (about ``GRAM`` lookups a
-    character), and patterns with no needle (``*``, ``?*``, ``[ab]*``) are candidates everywhere.
-    3,000 patterns like ``*x1y*`` then cost a path a few lookups, not 3,000 matches."""
-
-    def __init__(self, patterns: list[Pattern], chosen: list[int]) -> None:
-        self.always: list[int] = []
-        self.filed: dict[str, list[int]] = {}
-        pieces: dict[int, set[str]] = {}
-        shared: dict[str, int] = {}
-        for i in chosen:
-            needle = patterns[i].needle
-            if not needle:
-                self.always.append(i)
-                continue
-            n = min(GRAM, len(needle))
-            pieces[i] = {needle[k : k + n] for k in range(len(needle) - n + 1)}
-            for piece in pieces[i]:
-                shared[piece] = shared.get(piece, 0) + 1
-        for i, found in pieces.items():
-            self.filed.setdefault(min(sorted(found), key=shared.__getitem__), []).append(i)
-        self.lengths = sorted({len(piece) for piece in self.filed})
-
-    def candidates(self, text: str) -> list[int]:
-        """The patterns that may match ``text``, last first (the last that matches decides)."""
-        found = set(self.always)
-        filed = self.filed
-        for n in self.lengths:
-            for k in range(len(text) - n + 1):
-                hit = filed.get(text[k : k + n])
-                if hit is not None:
-                    found.update(hit)
-        return sorted(found, reverse=True)
-
-
 class Rules:
     """One .gitignore file: its patterns in order; the last that matches a path decides."""
 
@@ -356,10 +317,10 @@ class Rules:
         for i, p in enumerate(self.patterns):
             if p.literal is not None:
                 (self.names if p.basename else self.paths).setdefault(p.literal, []).append(i)
-        # the others by a piece of the text they need (a name's, or a path's)
-        globs = [i for i, p in enumerate(self.patterns) if p.match is not None]
-        self.by_name = _Grams(self.patterns, [i for i in globs if self.patterns[i].basename])
-        self.by_path = _Grams(self.patterns, [i for i in globs if not self.patterns[i].basename])
+        # the others by a piece of the text they need (a name's, or a path's): see fa_lint.needles
+        globs = [(i, p) for i, p in enumerate(self.patterns) if p.match is not None]
+        self.by_name = Needles((i, p.needle) for i, p in globs if p.basename)
+        self.by_path = Needles((i, p.needle) for i, p in globs if not p.basename)
 
     def verdict(self, rel: str, is_dir: bool) -> bool | None:
         """True: ignored, False: re-included by a ``!`` line, None: no pattern speaks of it."""
@@ -369,7 +330,7 @@ class Rules:
             if i > best and self.patterns[i].matches(rel, name, is_dir):
                 best = i
         for grams, text in ((self.by_name, name), (self.by_path, rel)):
-            for i in grams.candidates(text):
+            for i in reversed(grams.candidates(text)):  # the last that matches decides
                 if i <= best:
                     break
                 if self.patterns[i].matches(rel, name, is_dir):

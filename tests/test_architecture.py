@@ -22,6 +22,7 @@ LAYERS = {
     "fa_lint._compat": 0,
     "fa_lint._records": 0,
     "fa_lint.git": 0,  # running git with nothing the checkout configures able to run
+    "fa_lint.needles": 0,  # many globs against many paths, indexed
     "fa_lint.kb": 1,
     # located readers of generic syntaxes and requirement languages; no knowledge of flash-attn
     "fa_lint.syntax": 1.1,

@@ -6,6 +6,7 @@ names made), never the wall clock; speed itself is measured in benchmarks/scalin
 from __future__ import annotations
 
 import difflib
+import fnmatch
 import os
 import random
 import re
@@ -16,12 +17,14 @@ from typing import Any
 
 import pytest
 
-from fa_lint import fix, gitignore
+from fa_lint import decide, fix, gitignore, needles
 from fa_lint.gitignore import GitIgnore
 from fa_lint.model import Group, ParseProblem, Requirement
 from fa_lint.sources import pyproject, tox
 from fa_lint.syntax import tables
 from tests.conftest import run
+
+OLD = "flash-attn==2.4.2\n"
 
 
 def codes(*argv: str) -> list[tuple[str, int]]:
@@ -435,3 +438,44 @@ def test_gitignore_index_leaves_out_what_git_leaves_out(tmp_path: Path, seed: in
     assert mine == theirs & set(made)
     assert theirs  # the tree leaves something out, and keeps something
     assert set(made) - theirs
+
+
+# --- 42, other glob lists: exclude and per-file-ignores ------------------------------------------------
+
+
+def test_per_file_ignore_globs_are_tried_only_where_a_path_holds_their_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tried: list[str] = []
+    fnmatchcase = fnmatch.fnmatchcase
+
+    def counted(name: str, pat: str) -> bool:
+        tried.append(pat)
+        return fnmatchcase(name, pat)
+
+    monkeypatch.setattr(fnmatch, "fnmatchcase", counted)
+    n = 3_000
+    per_file = tuple((f"*x{i}y*", (f"FAL{i % 10:03d}",)) for i in range(n))
+    found = [decide.file_ignores(f"/r/requirements-{i}.txt", per_file, "/r") for i in range(n)]
+    assert found == [()] * n
+    assert decide.file_ignores("/r/sub/a-x17y.txt", per_file, "/r") == ("FAL007",)
+    assert len(tried) <= 10 * n  # about 3,000 a file before
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_indexed_globs_match_as_fnmatch_does(seed: int) -> None:
+    rnd = random.Random(seed)
+    alphabet = ["a", "b", "x", ".", "/", "*", "?", "[ab]", "[!a]", "[", "]", "-"]
+    globs = ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 6))) for _ in range(300)]
+    texts = ["".join(rnd.choice("abx./-[]") for _ in range(rnd.randint(0, 8))) for _ in range(300)]
+    for case in (True, False):
+        index = needles.Globs(globs, case)
+        match = fnmatch.fnmatchcase if case else fnmatch.fnmatch
+        for text in texts:
+            assert index.matching(text) == [i for i, g in enumerate(globs) if match(text, g)], text
+
+
+def test_exclude_globs_leave_out_what_they_match(project: Any) -> None:
+    project({"a/requirements.txt": OLD, "b/requirements.txt": OLD, "c/requirements-x1y.txt": OLD})
+    excluded = ["*x1y*", "b/*", *(f"*z{i}q*" for i in range(2_000))]
+    assert [c for c in codes(".", *(a for x in excluded for a in ("--exclude", x)))] == [("FAL001", 1)]
