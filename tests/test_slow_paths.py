@@ -20,6 +20,7 @@ import pytest
 from fa_lint import decide, fix, gitignore, needles
 from fa_lint.gitignore import GitIgnore
 from fa_lint.model import Group, ParseProblem, Requirement
+from fa_lint.rules import versions
 from fa_lint.sources import pyproject, tox
 from fa_lint.syntax import tables
 from tests.conftest import run
@@ -479,3 +480,19 @@ def test_exclude_globs_leave_out_what_they_match(project: Any) -> None:
     project({"a/requirements.txt": OLD, "b/requirements.txt": OLD, "c/requirements-x1y.txt": OLD})
     excluded = ["*x1y*", "b/*", *(f"*z{i}q*" for i in range(2_000))]
     assert [c for c in codes(".", *(a for x in excluded for a in ("--exclude", x)))] == [("FAL001", 1)]
+
+
+def test_a_line_every_group_installs_is_judged_once(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """reliability/34, the rules' side: g0's line is a record in each of 2,000 groups, and each record
+    was judged against every environment of the line (2,000 x 2,000): the line is judged once."""
+    judged: list[int] = []
+    judge = versions.judge
+
+    def counted(req: Requirement, *args: Any) -> Any:
+        judged.append(req.location.line)
+        return judge(req, *args)
+
+    monkeypatch.setattr(versions, "judge", counted)
+    project({"pyproject.toml": _chain(2_000)})
+    assert codes("pyproject.toml") == [("FAL001", 2)]
+    assert judged == [2]
