@@ -319,21 +319,29 @@ class Rules:
                 (self.names if p.basename else self.paths).setdefault(p.literal, []).append(i)
         # the others by a piece of the text they need (a name's, or a path's): see fa_lint.needles
         globs = [(i, p) for i, p in enumerate(self.patterns) if p.match is not None]
-        self.by_name = Needles((i, p.needle) for i, p in globs if p.basename)
-        self.by_path = Needles((i, p.needle) for i, p in globs if not p.basename)
+        by_name = Needles((i, p.needle) for i, p in globs if p.basename)
+        by_path = Needles((i, p.needle) for i, p in globs if not p.basename)
+        # only the kinds this file has: most have no path patterns, and a lookup less a path counts
+        self.literal = [
+            (table, kind) for table, kind in ((self.names, "name"), (self.paths, "path")) if table
+        ]
+        self.globs = [(grams, kind) for grams, kind in ((by_name, True), (by_path, False)) if not grams.empty]
 
     def verdict(self, rel: str, is_dir: bool) -> bool | None:
         """True: ignored, False: re-included by a ``!`` line, None: no pattern speaks of it."""
         name = rel.rsplit("/", 1)[-1]
         best = -1
-        for i in (*self.names.get(name, ()), *self.paths.get(rel, ())):
-            if i > best and self.patterns[i].matches(rel, name, is_dir):
-                best = i
-        for grams, text in ((self.by_name, name), (self.by_path, rel)):
-            for i in reversed(grams.candidates(text)):  # the last that matches decides
+        patterns = self.patterns
+        for literal, text in self.literal:
+            for i in reversed(literal.get(name if text == "name" else rel, ())):
+                if i > best and patterns[i].matches(rel, name, is_dir):
+                    best = i
+                    break
+        for grams, by_name in self.globs:
+            for i in reversed(grams.candidates(name if by_name else rel)):  # the last that matches decides
                 if i <= best:
                     break
-                if self.patterns[i].matches(rel, name, is_dir):
+                if patterns[i].matches(rel, name, is_dir):
                     best = i
                     break
         return None if best < 0 else not self.patterns[best].negated

@@ -18,12 +18,15 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 
 GRAM = 3
+SMALL = 32  # up to this many items, trying each costs less than looking pieces up (most .gitignore files)
 
 
 class Needles:
     """Items (numbered) by a piece of their needle; ``candidates`` finds those a text may match."""
 
     def __init__(self, needles: Iterable[tuple[int, str]]) -> None:
+        needles = list(needles)
+        self.few = sorted(i for i, _ in needles) if len(needles) <= SMALL else None
         self.always: list[int] = []
         self.filed: dict[str, list[int]] = {}
         pieces: dict[int, set[str]] = {}
@@ -39,9 +42,12 @@ class Needles:
         for i, found in pieces.items():
             self.filed.setdefault(min(sorted(found), key=shared.__getitem__), []).append(i)
         self.lengths = sorted({len(piece) for piece in self.filed})
+        self.empty = not needles
 
     def candidates(self, *texts: str) -> list[int]:
         """The items that may match one of ``texts``, in their order."""
+        if self.few is not None:
+            return self.few
         found = set(self.always)
         filed = self.filed
         for text in texts:
