@@ -278,6 +278,21 @@ def tox_conditions(n: int) -> Callable[[Path], list[str]]:
     return write
 
 
+def tox_reference_chain(n: int) -> Callable[[Path], list[str]]:
+    """n testenv sections, each bringing in the one before with {[testenv:x]deps} (n^2/2 scopes before
+    the budget)."""
+
+    def write(folder: Path) -> list[str]:
+        sections = "".join(
+            f"[testenv:e{i}]\ndeps =\n    {{[testenv{f':e{i - 1}' if i else ''}]deps}}\n    pkg{i}==1\n"
+            for i in range(n)
+        )
+        (folder / "tox.ini").write_text(f"[tox]\n[testenv]\ndeps = flash-attn==2.4.2\n{sections}")
+        return ["tox.ini"]
+
+    return write
+
+
 def diff_pairs(n: int) -> Callable[[Path], list[str]]:
     """``--diff`` of n fixable lines between distinct ones (difflib over the file: n^2 before)."""
 
@@ -375,6 +390,12 @@ CASES = (
         "tox-conditions",
         ("1,000 envs x lines", tox_conditions(1_000)),
         ("10,000 envs x lines", tox_conditions(10_000)),
+        max_ratio=11,
+    ),
+    Case(
+        "tox-reference-chain",
+        ("500 sections", tox_reference_chain(500)),
+        ("5,000 sections", tox_reference_chain(5_000)),
         max_ratio=11,
     ),
     Case("diff", ("1,000 fixes", diff_pairs(1_000)), ("10,000 fixes", diff_pairs(10_000)), max_ratio=11),

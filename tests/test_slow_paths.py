@@ -496,3 +496,23 @@ def test_a_line_every_group_installs_is_judged_once(project: Any, monkeypatch: p
     project({"pyproject.toml": _chain(2_000)})
     assert codes("pyproject.toml") == [("FAL001", 2)]
     assert judged == [2]
+
+
+def test_a_chain_of_tox_references_stops_at_the_scope_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each ``[testenv:eI]`` brings in the one before (``{[testenv:eI-1]deps}``): each environment is its
+    whole chain, n^2/2 scopes in all. Past MAX_SCOPES the references are not followed, said once."""
+    monkeypatch.setattr(tox, "MAX_SCOPES", 5_000)
+    n = 1_000
+    text = "[tox]\n[testenv]\ndeps = flash-attn==2.4.2\n" + "".join(
+        f"[testenv:e{i}]\ndeps =\n    {{[testenv{f':e{i - 1}' if i else ''}]deps}}\n    pkg{i}==1\n"
+        for i in range(n)
+    )
+    records = list(tox.parse("tox.ini", text))
+    groups = [r for r in records if isinstance(r, Group)]
+    (problem,) = [r for r in records if isinstance(r, ParseProblem)]
+    assert "tox environments not all composed" in problem.message
+    assert len(groups) == n  # every environment is still there
+    assert groups[0].scopes == ("testenv:e0", "testenv")  # the first ones whole
+    assert groups[-1].scopes == (f"testenv:e{n - 1}",)  # the last ones their own lines
+    assert sum(len(g.scopes) for g in groups) <= 5_000 + n
+    assert next(r.name for r in records if isinstance(r, Requirement)) == "flash-attn"

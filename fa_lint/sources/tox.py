@@ -40,6 +40,10 @@ _SUBSTITUTION = re.compile(r"\{(?:env:(?P<var>\w+)(?::(?P<default>[^}]*))?|(?P<o
 
 MAX_NAMES = 10_000  # environment names tox's braces make in one file (envlist and section names together)
 MAX_ALTERNATIVES = 100_000  # factor alternatives the braces of one file's conditions make, all together
+# Scopes the environments of one file take in, all together. A chain of sections each bringing in the one
+# before ({[testenv:x]deps}) gives each environment its whole chain: n^2/2 scopes. Past this, an
+# environment's {[...]deps} lines are not followed (as requirements files' MAX_CLOSURES does for -r).
+MAX_SCOPES = 250_000
 
 
 class _Budget:
@@ -309,13 +313,23 @@ def _groups(
         o: [i for i, c in enumerate(found) if c.condition is None] for o, found in commands.items()
     }
     seen: set[tuple[str, ...]] = set()
+    taken, told = 0, False
     for env in envs:
         section = named.get(env, BASE)
         chosen: dict[str | tuple[str, str], list[int]] = defaultdict(list)
         for condition in selector.selects.get(env, ()):
             for place, i in where[condition]:
                 chosen[place].append(i)
-        found = list(_scopes(section if section in lines else BASE, lines, fixed, chosen))
+        follow = taken < MAX_SCOPES
+        found = list(_scopes(section if section in lines else BASE, lines, fixed, chosen, follow))
+        if not follow and not told:  # said once, at the first environment left without its references
+            told = True
+            yield ParseProblem(
+                index.whole_line(sections.get(section, 1)),
+                f"tox environments not all composed: past {MAX_SCOPES:,} scopes (sections and conditional"
+                " lines) taken in by this file's environments, the {[...]deps} lines of the rest are"
+                " not followed",
+            )
         for key in INHERITED:
             owner = next((s for s in (section, BASE) if (s, key) in commands), None)
             if owner is None:
@@ -325,6 +339,7 @@ def _groups(
                 cond = cmds[j].condition
                 found.append(f"{owner} {key}" + (f"[{cond}]" if cond else ""))
         scopes = tuple(dict.fromkeys(found))
+        taken += len(scopes)
         if scopes in seen:
             continue  # py310-gpu and py311-gpu install the same lines: one environment is enough
         seen.add(scopes)
@@ -347,7 +362,11 @@ def _in_order(fixed: list[int], chosen: list[int]) -> list[int]:
 
 
 def _scopes(
-    section: str, lines: Lines, fixed: dict[str, list[int]], chosen: dict[str | tuple[str, str], list[int]]
+    section: str,
+    lines: Lines,
+    fixed: dict[str, list[int]],
+    chosen: dict[str | tuple[str, str], list[int]],
+    follow: bool = True,
 ) -> Iterator[str]:
     """The scopes an environment installs from ``section``: its own, those of the conditional lines
     ``chosen`` for it, and what the ``{[other]deps}`` lines it reaches bring in (a stack of its own)."""
@@ -360,7 +379,7 @@ def _scopes(
             condition, ref, _ = lines[current][i]
             if ref is None:
                 yield f"{current}[{condition}]"
-            elif ref not in seen:
+            elif follow and ref not in seen:
                 seen.add(ref)
                 yield ref
                 pending.append((ref, iter(_in_order(fixed.get(ref, []), chosen.get(ref, [])))))
