@@ -67,6 +67,7 @@ LAYERS = {
     "fa_lint.bots": 8,
     "fa_lint.releases": 8,
     "fa_lint.fix": 8,
+    "fa_lint.patch": 8,  # the unified diff of --diff, from the fixes' edits
     "fa_lint.newfromrev": 8,
     "fa_lint.cli": 9,
     "fa_lint.__main__": 10,

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from fa_lint import decide, fix, gitignore, needles
+from fa_lint import decide, fix, gitignore, needles, patch
 from fa_lint.gitignore import GitIgnore
 from fa_lint.model import Group, ParseProblem, Requirement
 from fa_lint.rules import versions
@@ -226,18 +226,18 @@ def test_tox_conditions_select_as_before_from_the_index() -> None:
 
 def _reference(before: str, after: str) -> str:
     """What ``--diff`` printed before (difflib over the whole file): the reference for normal files."""
-    lines = difflib.unified_diff(fix._lines(before), fix._lines(after), "a/r.txt", "b/r.txt")
+    lines = difflib.unified_diff(patch._lines(before), patch._lines(after), "a/r.txt", "b/r.txt")
     return "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )
 
 
-def _apply(before: str, patch: str) -> str:
+def _apply(before: str, diff: str) -> str:
     """The patch applied to ``before``, hunk by hunk (as patch(1) would, with no fuzz)."""
-    old = fix._lines(before)
+    old = patch._lines(before)
     out: list[str] = []
     at, last = 0, ""
-    lines = [line + "\n" for line in patch.split("\n")[2:-1]]
+    lines = [line + "\n" for line in diff.split("\n")[2:-1]]
     for line in lines:
         hunk = re.match(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@\n", line)
         if hunk:
@@ -284,7 +284,7 @@ def test_diff_is_built_from_the_spans_not_by_diffing_the_file(
     project({"requirements.txt": text})
     r = run("--diff", "--isolated", "requirements.txt")
     assert r.code == 1 and f"{n} fixes in 1 file would be applied" in r.err
-    assert max(seen) <= 2 * fix.LOCAL and len(seen) <= n
+    assert max(seen) <= 2 * patch.LOCAL and len(seen) <= n
     after = text.replace("flash-attn>=2.0\n", "flash-attn>=2.5.0\n")
     assert r.out == _reference(text, after).replace("a/r.txt", "a/requirements.txt").replace(
         "b/r.txt", "b/requirements.txt"
@@ -329,9 +329,9 @@ def test_any_edits_make_a_patch_that_applies(seed: int) -> None:
             edits.append((start, end, rnd.choice(["", "flash-attn>=2.5.8", "a\nb", "\n", "x\n"])))
             at = end + 1
         after = _edited(text, edits)
-        patch = fix.Outcome("r.txt", text.encode(), after.encode(), edits=tuple(edits)).patch()[0]
-        assert (patch == "") == (text == after)
-        assert _apply(text, patch) == after
+        diff = fix.Outcome("r.txt", text.encode(), after.encode(), edits=tuple(edits)).patch()[0]
+        assert (diff == "") == (text == after)
+        assert _apply(text, diff) == after
 
 
 # --- 42: .gitignore patterns x paths ----------------------------------------------------------------------
