@@ -516,3 +516,16 @@ def test_a_chain_of_tox_references_stops_at_the_scope_budget(monkeypatch: pytest
     assert groups[-1].scopes == (f"testenv:e{n - 1}",)  # the last ones their own lines
     assert sum(len(g.scopes) for g in groups) <= 5_000 + n
     assert next(r.name for r in records if isinstance(r, Requirement)) == "flash-attn"
+
+
+def test_conditions_without_braces_still_select_past_the_budget() -> None:
+    text = (
+        "[tox]\nenvlist = py-gpu, py-cpu\n[testenv]\ndeps =\n    "
+        + "{a,b}" * 26
+        + ": torch\n    gpu: flash-attn==2.4.2\n    {py,x}-cpu: flash-attn>=2.6\n"
+    )
+    records = list(tox.parse("tox.ini", text))
+    assert [p.location.line for p in records if isinstance(p, ParseProblem)] == [5]
+    groups = {g.name: g.scopes for g in records if isinstance(g, Group)}
+    # the plain condition is read; the braced one after the budget selects nothing, as the first
+    assert groups == {"testenv:py-gpu": ("testenv", "testenv[gpu]"), "testenv:py-cpu": ("testenv",)}

@@ -66,11 +66,15 @@ class _Budget:
 def braces(text: str, budget: _Budget | None = None) -> list[str]:
     """tox's generative names: ``py{310,311}-gpu`` is py310-gpu and py311-gpu (at most what ``budget``
     has left: tox's own ``expand_factors`` makes the whole product, which grows exponentially)."""
-    parts = re.split(r"\{([^{}]*)\}", text)
-    choices = [[p] if i % 2 == 0 else p.split(",") for i, p in enumerate(parts)]
+    choices = _choices(text)
     wanted = math.prod(len(c) for c in choices)
     count = wanted if budget is None else budget.take(wanted)
     return ["".join(c).strip() for c in itertools.islice(itertools.product(*choices), count)]
+
+
+def _choices(text: str) -> list[list[str]]:
+    parts = re.split(r"\{([^{}]*)\}", text)
+    return [[p] if i % 2 == 0 else p.split(",") for i, p in enumerate(parts)]
 
 
 def _split_list(value: str) -> list[str]:
@@ -97,7 +101,10 @@ def _alternatives(condition: str, budget: _Budget | None = None) -> list[Alterna
     expanded); None when the braces make more than ``budget`` has left."""
     found: list[Alternative] = []
     for part in _split_list(condition):
-        expanded = braces(part, budget)
+        charged = budget if "{" in part else None  # plain text makes as many as it has commas
+        expanded = braces(part, charged)
+        if charged is not None and len(expanded) < math.prod(len(c) for c in _choices(part)):
+            return None  # cut short by the budget
         for alternative in (a for e in expanded for a in e.split(",")):
             wanted = [f for f in alternative.split("-") if f]
             if wanted:
@@ -107,8 +114,6 @@ def _alternatives(condition: str, budget: _Budget | None = None) -> list[Alterna
                         frozenset(f[1:] for f in wanted if f[:1] == "!"),
                     )
                 )
-        if budget is not None and budget.crossed:
-            return None
     return found
 
 
