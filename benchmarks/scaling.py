@@ -236,6 +236,90 @@ def setup_py_unary(n: int) -> Callable[[Path], list[str]]:
     return write
 
 
+# ---- issue 33: slow paths (shared/reliability 33, 34, 36, 41, 42) ------------------------------------
+
+
+def tox_braces(k: int) -> Callable[[Path], list[str]]:
+    """An envlist of ``{a,b}`` k times (2^k names before; the budget stops at 10,000)."""
+
+    def write(folder: Path) -> list[str]:
+        (folder / "tox.ini").write_text(
+            f"[tox]\nenvlist = {'{a,b}' * k}\n[testenv]\ndeps = flash-attn==2.4.2\n"
+        )
+        return ["tox.ini"]
+
+    return write
+
+
+def group_chain(n: int) -> Callable[[Path], list[str]]:
+    """n PEP 735 groups, each including the one before (n^3 before)."""
+
+    def write(folder: Path) -> list[str]:
+        groups = "".join(f'g{i} = [{{include-group = "g{i - 1}"}}]\n' for i in range(1, n))
+        (folder / "pyproject.toml").write_text(
+            f'[dependency-groups]\ng0 = ["flash-attn==2.4.2", "torch==2.3.1"]\n{groups}'
+        )
+        return ["pyproject.toml"]
+
+    return write
+
+
+def tox_conditions(n: int) -> Callable[[Path], list[str]]:
+    """n environments and n deps lines ``eI: pkgI==1.0``, one for each (n^2 before)."""
+
+    def write(folder: Path) -> list[str]:
+        deps = "".join(f"    e{i}: pkg{i}==1.0\n" for i in range(n))
+        envs = ",".join(f"e{i}" for i in range(n))
+        (folder / "tox.ini").write_text(
+            f"[tox]\nenvlist = {envs}\n[testenv]\ndeps =\n{deps}    flash-attn==2.4.2\n"
+        )
+        return ["tox.ini"]
+
+    return write
+
+
+def tox_reference_chain(n: int) -> Callable[[Path], list[str]]:
+    """n testenv sections, each bringing in the one before with {[testenv:x]deps} (n^2/2 scopes before
+    the budget)."""
+
+    def write(folder: Path) -> list[str]:
+        sections = "".join(
+            f"[testenv:e{i}]\ndeps =\n    {{[testenv{f':e{i - 1}' if i else ''}]deps}}\n    pkg{i}==1\n"
+            for i in range(n)
+        )
+        (folder / "tox.ini").write_text(f"[tox]\n[testenv]\ndeps = flash-attn==2.4.2\n{sections}")
+        return ["tox.ini"]
+
+    return write
+
+
+def diff_pairs(n: int) -> Callable[[Path], list[str]]:
+    """``--diff`` of n fixable lines between distinct ones (difflib over the file: n^2 before)."""
+
+    def write(folder: Path) -> list[str]:
+        (folder / "requirements.txt").write_text(
+            "".join(f"flash-attn>=2.0\npkg{i}==1.{i}\n" for i in range(n))
+        )
+        return ["--diff", "requirements.txt"]
+
+    return write
+
+
+def gitignore_globs(n: int) -> Callable[[Path], list[str]]:
+    """A .gitignore of n patterns ``*x<i>y*`` over n files in 50 folders (patterns x paths before)."""
+
+    def write(folder: Path) -> list[str]:
+        (folder / ".git").mkdir()
+        (folder / ".gitignore").write_text("".join(f"*x{i}y*\n" for i in range(n)))
+        for i in range(n):
+            sub = folder / f"d{i % 50}"
+            sub.mkdir(exist_ok=True)
+            (sub / f"requirements-{i}.txt").write_text("flash-attn==2.5.8\n")
+        return ["."]
+
+    return write
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -295,6 +379,32 @@ CASES = (
     ),
     # 90 and 900: shutil.rmtree, which cleans the inputs up, recurses once a level itself
     Case("deep-tree", ("90 levels", deep_tree(90)), ("900 levels", deep_tree(900)), max_ratio=11),
+    Case("tox-braces", ("{a,b} x 3", tox_braces(3)), ("{a,b} x 30", tox_braces(30)), max_ratio=11),
+    Case(
+        "group-chain",
+        ("1,000 groups", group_chain(1_000)),
+        ("10,000 groups", group_chain(10_000)),
+        max_ratio=11,
+    ),
+    Case(
+        "tox-conditions",
+        ("1,000 envs x lines", tox_conditions(1_000)),
+        ("10,000 envs x lines", tox_conditions(10_000)),
+        max_ratio=11,
+    ),
+    Case(
+        "tox-reference-chain",
+        ("500 sections", tox_reference_chain(500)),
+        ("5,000 sections", tox_reference_chain(5_000)),
+        max_ratio=11,
+    ),
+    Case("diff", ("1,000 fixes", diff_pairs(1_000)), ("10,000 fixes", diff_pairs(10_000)), max_ratio=11),
+    Case(
+        "gitignore-globs",
+        ("300 x 300", gitignore_globs(300)),
+        ("3,000 x 3,000", gitignore_globs(3_000)),
+        max_ratio=11,
+    ),
     Case(
         "setup-py-unary",
         ("2,000 minus signs", setup_py_unary(2_000)),

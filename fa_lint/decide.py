@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from collections.abc import Iterable, Mapping
 
 from fa_lint.model import Finding
+from fa_lint.needles import compiled
 from fa_lint.syntax import comments
 
 # flake8's bare or coded noqa comment, and fa-lint's own "# fa-lint: ignore[FAL001]".
@@ -60,15 +60,12 @@ PerFile = tuple[tuple[str, tuple[str, ...]], ...]  # (glob, code prefixes), as [
 
 
 def file_ignores(path: str, per_file: PerFile, root: str) -> tuple[str, ...]:
-    """The code prefixes ignored in ``path``: globs match its path relative to ``root``, or its name."""
+    """The code prefixes ignored in ``path``: globs match its path relative to ``root``, or its name.
+    The globs are indexed once per list (``fa_lint.needles``), not tried one by one on every file."""
     rel = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
     name = os.path.basename(path)
-    return tuple(
-        code
-        for glob, codes in per_file
-        if fnmatch.fnmatchcase(rel, glob) or fnmatch.fnmatchcase(name, glob)
-        for code in codes
-    )
+    globs = compiled(per_file, lambda: [glob for glob, _ in per_file], case=True)
+    return tuple(code for i in globs.matching(rel, name) for code in per_file[i][1])
 
 
 def suppressions(line: str) -> set[str] | None:

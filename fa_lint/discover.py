@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from fa_lint._records import NamedTuple
 from fa_lint.code import prefilter
 from fa_lint.gitignore import GitIgnore
+from fa_lint.needles import compiled
 from fa_lint.sources import SNIFFED, SOURCES
 
 __all__ = ["GitIgnore", "Target", "classify", "detect", "discover", "walk"]
@@ -297,7 +298,7 @@ def excluded(path: str, exclude: tuple[str, ...]) -> bool:
     if not exclude:
         return False
     rel, name = os.path.normpath(path), os.path.basename(os.path.normpath(path))
-    return any(fnmatch.fnmatch(rel, x) or fnmatch.fnmatch(name, x) for x in exclude)
+    return bool(compiled(exclude, lambda: exclude).matching(rel, name))  # indexed: fa_lint.needles
 
 
 def _entries(folder: str) -> list[os.DirEntry[str]]:

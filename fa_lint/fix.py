@@ -8,7 +8,6 @@ no new problem, and now holds the new requirement.
 from __future__ import annotations
 
 import codecs
-import difflib
 import os
 import stat
 import tempfile
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 from fa_lint import read
 from fa_lint.discover import Target
 from fa_lint.model import FLASH_ATTN, Finding, Fix, NotRun, ParseProblem, Requirement
+from fa_lint.patch import changed_lines, unified
 from fa_lint.project import companions, off_limits, project_root
 from fa_lint.report._common import printable
 from fa_lint.rules._text import RELOCK_ALL
@@ -35,18 +35,22 @@ class Outcome:
     after: bytes
     applied: tuple[Fix, ...] = ()
     skipped: tuple[tuple[Fix, str], ...] = ()
+    # what the applied fixes replaced: (start, end, new text), offsets into ``before``'s text (no BOM)
+    edits: tuple[tuple[int, int, str], ...] = ()
 
     def diff(self) -> str:
         return self.patch()[0]
 
     def patch(self) -> tuple[str, int]:
         """The unified diff, and how many of its lines were escaped (``_shown``): the file names are
-        quoted as git quotes them, so none can start a line of its own."""
-        old = _lines(self.before.decode("utf-8-sig"))
-        new = _lines(self.after.decode("utf-8-sig"))
+        quoted as git quotes them, so none can start a line of its own. It is built from the spans
+        the fixes replaced (``edits``), not by diffing the whole file again."""
+        before, after = self.before.decode("utf-8-sig"), self.after.decode("utf-8-sig")
+        edits = self.edits or ([(0, len(before), after)] if before != after else [])
+        old, new, changes = changed_lines(before, edits)
         fromfile, tofile = quoted("a/" + self.path), quoted("b/" + self.path)
         out, escaped = [], 0
-        for n, line in enumerate(difflib.unified_diff(old, new, fromfile, tofile)):
+        for n, line in enumerate(unified(old, new, changes, (fromfile, tofile))):
             shown = _shown(line) if n >= 2 and line[:1] in " +-" else line  # a line of the file
             escaped += shown != line
             out.append(shown if shown.endswith("\n") else shown + "\n\\ No newline at end of file\n")
@@ -82,12 +86,6 @@ def _shown(line: str) -> str:
         or (prefix == " " and text.lstrip().startswith("::"))
     )
     return prefix + printable(text) + ending if acted else line
-
-
-def _lines(text: str) -> list[str]:
-    """Lines as diff and patch count them: ended by "\n" only (a U+2028 or a form feed is text)."""
-    lines = text.split("\n")
-    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
 
 
 def wanted(findings: Iterable[Finding], unsafe: bool) -> dict[str, list[Fix]]:
@@ -144,9 +142,11 @@ def edit(path: str, fixes: list[Fix]) -> Outcome:
             applied.append((start, end, fix))
     if not applied:
         return Outcome(path, data, data, skipped=tuple(skipped))
-    new_text = text
-    for start, end, fix in reversed(applied):
-        new_text = new_text[:start] + fix.new + new_text[end:]
+    pieces, at = [], 0
+    for start, end, fix in applied:  # one join: slicing the whole text again at each fix is n^2
+        pieces += [text[at:start], fix.new]
+        at = end
+    new_text = "".join([*pieces, text[at:]])
     source = applied[0][2].source
     if source in SOURCES:
         before, problems_before = _flash_attn(SOURCES[source].parse(path, text))
@@ -156,7 +156,8 @@ def edit(path: str, fixes: list[Fix]) -> Outcome:
             why = "the file would not parse the same way afterwards"
             return Outcome(path, data, data, skipped=(*skipped, *((f, why) for _, _, f in applied)))
     after_bytes = bom + new_text.encode("utf-8")
-    return Outcome(path, data, after_bytes, tuple(f for _, _, f in applied), tuple(skipped))
+    edits = tuple((start, end, fix.new) for start, end, fix in applied)
+    return Outcome(path, data, after_bytes, tuple(f for _, _, f in applied), tuple(skipped), edits)
 
 
 class Refused(OSError):

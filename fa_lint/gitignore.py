@@ -23,6 +23,7 @@ from collections.abc import Iterator
 
 from fa_lint import git
 from fa_lint._records import NamedTuple
+from fa_lint.needles import Needles
 
 MAX_PATTERNS = 10_000  # patterns read from one .gitignore file; a longer one is not hand-written
 _INDEX_TIMEOUT_S = 60
@@ -234,6 +235,7 @@ class Pattern(NamedTuple):
     negated: bool
     dir_only: bool
     basename: bool  # no "/" but a trailing one: matched against the last component at any depth
+    needle: str = ""  # the longest stretch of plain characters every text it matches holds
 
     def matches(self, rel: str, name: str, is_dir: bool) -> bool:
         if self.dir_only and not is_dir:
@@ -283,7 +285,19 @@ def compile_line(line: str) -> Pattern | None:
         regex: re.Pattern[str] | _Automaton = re.compile("".join(_WILD.get(t, t) for t in tokens), re.S)
     else:
         regex = _Automaton(tokens)
-    return Pattern(regex, None, negated, dir_only, basename)
+    return Pattern(regex, None, negated, dir_only, basename, _needle(tokens))
+
+
+def _needle(tokens: list[str]) -> str:
+    """The longest run of plain characters in a glob's tokens: text the glob matches holds it."""
+    runs, run = [""], ""
+    for t in tokens:
+        if t in _WILD or t.startswith(("[", "(")):  # a wildcard, ``?`` or a bracket
+            runs.append(run)
+            run = ""
+        else:
+            run += re.sub(r"\\(.)", r"\1", t, flags=re.S)
+    return max([*runs, run], key=len)
 
 
 class Rules:
@@ -297,27 +311,39 @@ class Rules:
             pattern = compile_line(line)
             if pattern is not None:
                 self.patterns.append(pattern)
-        # basename patterns with no wildcard (most lines), by name: looked up, not scanned
+        # patterns with no wildcard (most lines), by the name or path they are: looked up, not scanned
         self.names: dict[str, list[int]] = {}
+        self.paths: dict[str, list[int]] = {}
         for i, p in enumerate(self.patterns):
-            if p.basename and p.literal is not None:
-                self.names.setdefault(p.literal, []).append(i)
-        self.scanned = [i for i, p in enumerate(self.patterns) if not (p.basename and p.literal is not None)]
+            if p.literal is not None:
+                (self.names if p.basename else self.paths).setdefault(p.literal, []).append(i)
+        # the others by a piece of the text they need (a name's, or a path's): see fa_lint.needles
+        globs = [(i, p) for i, p in enumerate(self.patterns) if p.match is not None]
+        by_name = Needles((i, p.needle) for i, p in globs if p.basename)
+        by_path = Needles((i, p.needle) for i, p in globs if not p.basename)
+        # only the kinds this file has: most have no path patterns, and a lookup less a path counts
+        self.literal = [
+            (table, kind) for table, kind in ((self.names, "name"), (self.paths, "path")) if table
+        ]
+        self.globs = [(grams, kind) for grams, kind in ((by_name, True), (by_path, False)) if not grams.empty]
 
     def verdict(self, rel: str, is_dir: bool) -> bool | None:
         """True: ignored, False: re-included by a ``!`` line, None: no pattern speaks of it."""
         name = rel.rsplit("/", 1)[-1]
         best = -1
-        for i in reversed(self.names.get(name, ())):
-            if self.patterns[i].matches(rel, name, is_dir):
-                best = i
-                break
-        for i in reversed(self.scanned):
-            if i <= best:
-                break
-            if self.patterns[i].matches(rel, name, is_dir):
-                best = i
-                break
+        patterns = self.patterns
+        for literal, text in self.literal:
+            for i in reversed(literal.get(name if text == "name" else rel, ())):
+                if i > best and patterns[i].matches(rel, name, is_dir):
+                    best = i
+                    break
+        for grams, by_name in self.globs:
+            for i in reversed(grams.candidates(name if by_name else rel)):  # the last that matches decides
+                if i <= best:
+                    break
+                if patterns[i].matches(rel, name, is_dir):
+                    best = i
+                    break
         return None if best < 0 else not self.patterns[best].negated
 
 

@@ -22,6 +22,7 @@ LAYERS = {
     "fa_lint._compat": 0,
     "fa_lint._records": 0,
     "fa_lint.git": 0,  # running git with nothing the checkout configures able to run
+    "fa_lint.needles": 0,  # many globs against many paths, indexed
     "fa_lint.kb": 1,
     # located readers of generic syntaxes and requirement languages; no knowledge of flash-attn
     "fa_lint.syntax": 1.1,
@@ -76,6 +77,7 @@ LAYERS = {
     "fa_lint.bots": 8,
     "fa_lint.releases": 8,
     "fa_lint.fix": 8,
+    "fa_lint.patch": 8,  # the unified diff of --diff, from the fixes' edits
     "fa_lint.newfromrev": 8,
     "fa_lint.cli": 9,
     "fa_lint.__main__": 10,

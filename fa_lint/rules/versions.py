@@ -58,8 +58,16 @@ JUDGED = (Kind.INSTALL, Kind.OVERRIDE, Kind.SOURCE, Kind.LOCK)
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    judged: set[tuple[object, ...]] = set()
     for req in ctx.requirements:
         if req.name == FLASH_ATTN and req.kind in JUDGED:
+            once = (req.location, req.raw, req.kind)
+            if once in judged:
+                # The same line again: a PEP 735 group's line is a record in each group that includes
+                # it. Its environments, and so its finding, are the line's (found by location), and
+                # only one finding a location is kept: judging each record cost records x environments.
+                continue
+            judged.add(once)
             if _sourced(req, ctx):
                 continue  # uv takes it from a source, which is judged for what it installs
             earlier = ctx.satisfied_by(req)

@@ -160,34 +160,158 @@ def _constraint(value: str, poetry: bool) -> tuple[SpecifierSet, ...] | None:
 
 
 def _dependency_groups(doc: TomlDoc) -> Iterator[Parsed]:
-    """PEP 735 groups; a group's ``{include-group = "x"}`` brings in x's requirements, where x has them."""
+    """PEP 735 groups; a group's ``{include-group = "x"}`` brings in x's requirements, where x has them.
+
+    Each group is resolved once, leaves first, from the groups it includes (already resolved), so a
+    chain of n groups costs n steps, not n^2 walks (packaging's ``DependencyGroupResolver.resolve``
+    walks every group's whole closure again, recursively: n^2 steps, and RecursionError past about
+    a thousand). packaging still reads each group's own entries (``lookup``); the includes, missing
+    groups and cycles (an error, PEP 735 says) are worked out here, with packaging's messages."""
     groups = get(doc.data, ("dependency-groups",))
     if not isinstance(groups, dict):
         return
     from packaging.dependency_groups import DependencyGroupResolver  # for PEP 735 groups only
 
     try:  # one resolver for every group: each group's requirements are parsed once, not once a use
-        resolver: DependencyGroupResolver | None = DependencyGroupResolver(groups)
-    except Exception:  # bad group names: every group reports them, as resolving it alone would
-        resolver = None
-    for group in groups:
-        scope = f"group:{group}"
+        resolver = DependencyGroupResolver(groups)
+    except Exception as exc:  # bad group names: every group reports them, as resolving it alone would
+        for group in groups:
+            yield problem(
+                doc, ("dependency-groups", group), f"dependency group {excerpt(group)}: {_causes(exc)}"
+            )
+        return
+    raw = {normalize(group): group for group in groups}  # one each: packaging refuses duplicates
+    edges = {name: _includes(groups[group]) for name, group in raw.items()}
+    own: dict[str, list[tuple[str, str]]] = {}
+    for name in raw:
         try:
-            (resolver or DependencyGroupResolver(groups)).resolve(group)
-        except Exception as exc:  # packaging reports cycles and bad shapes, several at once in a group
-            causes = "; ".join(str(e) for e in getattr(exc, "exceptions", [exc]))
-            yield problem(doc, ("dependency-groups", group), f"dependency group {excerpt(group)}: {causes}")
+            resolver.lookup(name)
+            own[name] = []
+        except Exception as exc:
+            own[name] = [("", _causes(exc))]
+    causes, members = _resolve_groups(edges, own, {n: _has_strings(groups[g]) for n, g in raw.items()})
+    for name, group in raw.items():
+        if causes[name]:
+            message = "; ".join(
+                f"Cyclic dependency group include while resolving {name}: {text}" if cycle else text
+                for cycle, text in causes[name]
+            )
+            yield problem(doc, ("dependency-groups", group), f"dependency group {excerpt(group)}: {message}")
             continue
-        seen = {normalize(group)}
-        pending = [group]
-        while pending:
-            current = pending.pop()
-            yield from strings(doc, ("dependency-groups", current), NAME, scope=scope)
-            for entry in groups.get(current) or []:
-                included = entry.get("include-group") if isinstance(entry, dict) else None
-                if isinstance(included, str) and normalize(included) not in seen:
-                    seen.add(normalize(included))
-                    pending += [g for g in groups if normalize(g) == normalize(included)]
+        for member in members[name]:
+            yield from strings(doc, ("dependency-groups", raw[member]), NAME, scope=f"group:{group}")
+
+
+MAX_CAUSES = (
+    8  # the reasons one group reports, its includes' with its own: a chain of bad groups stays linear
+)
+
+
+def _causes(exc: BaseException) -> str:
+    """packaging reports several problems at once, as an ExceptionGroup."""
+    return "; ".join(str(e) for e in getattr(exc, "exceptions", [exc]))
+
+
+def _includes(entries: object) -> list[str]:
+    """The groups a group's ``{include-group = "x"}`` tables name, normalised, in order."""
+    if not isinstance(entries, list):
+        return []
+    return [
+        normalize(entry["include-group"])
+        for entry in entries
+        if isinstance(entry, dict)
+        and list(entry) == ["include-group"]
+        and isinstance(entry["include-group"], str)
+    ]
+
+
+def _has_strings(entries: object) -> bool:
+    return isinstance(entries, list) and any(isinstance(entry, str) for entry in entries)
+
+
+def _resolve_groups(
+    edges: dict[str, list[str]], own: dict[str, list[tuple[str, str]]], has_strings: dict[str, bool]
+) -> tuple[dict[str, tuple[tuple[str, str], ...]], dict[str, tuple[str, ...]]]:
+    """Each group's problems (``("cycle", reason)`` or ``("", message)``), and, for a group without
+    any, the groups whose strings it installs (itself first, then what it includes, in order).
+
+    Groups are taken a strongly connected component at a time, each after every component it
+    reaches, so what a group includes is always resolved before it: one pass, linear in the groups,
+    the includes and what is yielded."""
+    causes: dict[str, tuple[tuple[str, str], ...]] = {}
+    members: dict[str, tuple[str, ...]] = {}
+    for component in _components(edges):
+        inside = set(component)
+        cyclic = len(component) > 1 or component[0] in edges[component[0]]
+        for name in component:
+            found = list(own[name])
+            if cyclic:
+                found.append(("cycle", _cycle(name, edges, inside)))
+            for included in edges[name]:
+                if included not in edges:
+                    found.append(("", f"Dependency group '{included}' not found"))
+                elif included not in inside:
+                    found += causes[included]
+            causes[name] = tuple(dict.fromkeys(found))[:MAX_CAUSES]
+            if not causes[name]:  # not cyclic, so every group it includes is resolved and sound
+                mine = [name] if has_strings[name] else []
+                members[name] = tuple(dict.fromkeys(mine + [m for inc in edges[name] for m in members[inc]]))
+    return causes, members
+
+
+def _cycle(name: str, edges: dict[str, list[str]], inside: set[str]) -> str:
+    """packaging's words for the cycle ``name`` is in (where it names two groups, they include each
+    other)."""
+    if name in edges[name]:
+        return f"{name} includes itself"
+    nxt = next(inc for inc in edges[name] if inc in inside)
+    if name in edges[nxt]:
+        return f"{name} -> {nxt}, {nxt} -> {name}"
+    return f"{name} -> {nxt}, which includes {name} again through other groups"
+
+
+def _components(edges: dict[str, list[str]]) -> Iterator[list[str]]:
+    """The strongly connected components of the include graph, each after every component it
+    reaches (Tarjan's algorithm, with a stack of its own: a chain of 10,000 groups is no deeper in
+    Python than one). Names no group has (missing includes) are left out."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    for root, included in edges.items():
+        if root in index:
+            continue
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        work = [(root, iter(included))]
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in edges:
+                    continue
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(edges[child])))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    yield component
 
 
 def _uv_sources(doc: TomlDoc) -> Iterator[Parsed]:
