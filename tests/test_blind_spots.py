@@ -149,3 +149,159 @@ def test_a_shell_form_shell_with_options_before_c_is_read(project: Any) -> None:
         ("Dockerfile", 2, line.index("flash") + 1),
         ("install.sh", 1, line.index("flash") - 3),
     ]
+
+
+# --- 38: a variable whose value names another variable -------------------------------------------------------
+
+MAKE_INSTALL = "install:\n\tpip install torch==2.3.1\n\tpip install --no-build-isolation $(FA_SPEC)\n"
+
+
+@pytest.mark.parametrize(
+    "definitions",
+    [
+        "FA_VERSION := 2.4.2\nFA_SPEC = flash-attn==$(FA_VERSION)\n",  # the reproducer
+        "FA_VERSION := 2.4.2\nFA_SPEC := flash-attn==$(FA_VERSION)\n",
+        "FA_SPEC = flash-attn==$(FA_VERSION)\nFA_VERSION = 2.4.2\n",  # `=` expands when used: any order
+        "FA_SPEC = flash-attn==${MAJOR}.$(MINOR)\nMAJOR = 2\nMINOR = $(M).$(P)\nM = 4\nP = 2\n",
+        # `:=` expands at its line: the later value of FA_VERSION is not the one FA_SPEC holds
+        "FA_VERSION := 2.4.2\nFA_SPEC := flash-attn==$(FA_VERSION)\nFA_VERSION := 2.6.3\n",
+        "FA_VERSION ?= 2.4.2\nFA_VERSION ?= 2.6.3\nFA_SPEC = flash-attn==$(FA_VERSION)\n",
+        "FA_SPEC := flash-attn\nFA_SPEC += ==2.4.2\n".replace(" ==", "=="),
+    ],
+)
+def test_a_makefile_variable_naming_another_is_expanded_as_make_does(project: Any, definitions: str) -> None:
+    project({"Makefile": definitions + "\n" + MAKE_INSTALL})
+    line = definitions.count("\n") + 4
+    assert fal001("Makefile") == [("Makefile", line, 35)]
+
+
+def test_a_make_variable_defined_after_a_simple_one_read_it_is_not_taken(project: Any) -> None:
+    # FA_SPEC := expands at its line, where FA_VERSION is 2.6.3 (paged KV): the later 2.4.2 is not it
+    project(
+        {
+            "Makefile": "FA_VERSION := 2.6.3\nFA_SPEC := flash-attn==$(FA_VERSION)\nFA_VERSION := 2.4.2\n\n"
+            + MAKE_INSTALL
+        }
+    )
+    assert fal001("Makefile") == []
+
+
+@pytest.mark.parametrize(
+    "definitions",
+    [
+        "FA_SPEC = flash-attn==$(shell cat version.txt)\n",
+        "FA_SPEC = flash-attn==$(A)\nA = $(B)\nB = $(A)\n",  # a cycle: make stops with an error
+    ],
+)
+def test_a_make_value_that_cannot_be_followed_is_a_fal009(project: Any, definitions: str) -> None:
+    project({"Makefile": definitions + "\n" + MAKE_INSTALL})
+    line = definitions.count("\n") + 4
+    assert [f for f in findings("Makefile") if f[3] != "FAL012"] == [("Makefile", line, 35, "FAL009")]
+
+
+def test_a_chain_of_make_variables_deeper_than_the_bound_is_a_fal009(project: Any) -> None:
+    chain = "".join(f"V{k} = $(V{k - 1})\n" for k in range(200, 0, -1)) + "V0 = 2.4.2\n"
+    project({"Makefile": chain + "FA_SPEC = flash-attn==$(V200)\n\n" + MAKE_INSTALL})
+    assert [f[3] for f in findings("Makefile") if f[3] != "FAL012"] == ["FAL009"]
+
+
+def test_make_variables_that_double_each_other_stay_within_the_budget(project: Any) -> None:
+    # V40 would be 2**40 characters: every expansion counts against the file's budget (reliability/19)
+    chain = "V0 = x\n" + "".join(f"V{k} = $(V{k - 1})$(V{k - 1})\n" for k in range(1, 41))
+    chain += "E0 =\n" + "".join(f"E{k} = $(E{k - 1})$(E{k - 1})\n" for k in range(1, 61))  # empty ones too
+    project({"Makefile": chain + "FA_SPEC = flash-attn==2.4.2$(V40)$(E60)\n\n" + MAKE_INSTALL})
+    r = run("--format", "json", "Makefile")  # said, not passed: the file's one FAL900 for its budget
+    assert [(f["code"], f["message"][:24]) for f in r.json["findings"]] == [
+        ("FAL900", "variables expand past 16")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("variables", "job_variables"),
+    [
+        ("  FA_VERSION: '2.4.2'\n  FA_SPEC: 'flash-attn==${FA_VERSION}'\n", ""),  # the reproducer
+        ("  FA_VERSION: '2.4.2'\n", "    FA_SPEC: flash-attn==$FA_VERSION\n"),  # a job's naming the file's
+        ("  FA_SPEC: flash-attn==${MAJOR}.${MINOR}\n  MAJOR: '2'\n", "    MINOR: '4.2'\n"),
+        (
+            "  FA_VERSION:\n    value: '2.4.2'\n    description: the pin\n  FA_SPEC: flash-attn==$FA_VERSION\n",
+            "",
+        ),
+    ],
+)
+def test_a_gitlab_variable_inside_a_variable_is_expanded(
+    project: Any, variables: str, job_variables: str
+) -> None:
+    job = "test:\n  image: nvcr.io/nvidia/pytorch:24.01-py3\n"
+    job += ("  variables:\n" + job_variables) if job_variables else ""
+    job += '  script:\n    - pip install --no-build-isolation "$FA_SPEC"\n'
+    text = "variables:\n" + variables + job
+    project({".gitlab-ci.yml": text})
+    assert fal001(".gitlab-ci.yml") == [(".gitlab-ci.yml", text.count("\n"), 41)]
+
+
+def test_a_gitlab_variable_not_to_expand_is_not_expanded(project: Any) -> None:
+    # `expand: false`: the shell gets `flash-attn==$FA_VERSION` as written, which pip cannot read
+    text = (
+        "variables:\n  FA_VERSION: '2.4.2'\n  FA_SPEC:\n    value: flash-attn==$FA_VERSION\n    expand: false\n"
+        'test:\n  script:\n    - pip install --no-build-isolation "$FA_SPEC"\n'
+    )
+    project({".gitlab-ci.yml": text})
+    assert [f[3] for f in findings(".gitlab-ci.yml") if f[3] in ("FAL001", "FAL009")] == ["FAL009"]
+
+
+@pytest.mark.parametrize(
+    "assignments",
+    [
+        'fa_version := "2.4.2"\nfa_spec := "flash-attn==" + fa_version\n',  # the reproducer's Justfile
+        "fa_spec := 'flash-attn==' + major + \".4.2\"  # later names are fine\nmajor := '2'\n",
+        'export fa_version := "2.4.2"\nfa_spec := "flash-attn==" + fa_version\n',
+    ],
+)
+def test_a_justfile_expression_naming_variables_is_evaluated(project: Any, assignments: str) -> None:
+    text = (
+        assignments
+        + "\ninstall:\n    pip install torch==2.3.1\n    pip install --no-build-isolation {{fa_spec}}\n"
+    )
+    project({"justfile": text})
+    assert fal001("justfile") == [("justfile", text.count("\n"), 38)]
+
+
+def test_a_justfile_value_partly_unknown_is_a_fal009(project: Any) -> None:
+    text = (
+        'fa_spec := "flash-attn==" + `cat v`\n\ninstall:\n    pip install --no-build-isolation {{fa_spec}}\n'
+    )
+    project({"justfile": text})
+    assert [f[3] for f in findings("justfile") if f[3] in ("FAL001", "FAL009")] == ["FAL009"]
+
+
+@pytest.mark.parametrize(
+    ("top", "job", "step", "use"),
+    [
+        ("FA_VERSION: 2.4.2", "FA_SPEC: flash-attn==${{ env.FA_VERSION }}", "", '"$FA_SPEC"'),
+        ("FA_VERSION: 2.4.2", "", "FA_SPEC: flash-attn==${{ env.FA_VERSION }}", "$FA_SPEC"),
+        ("FA_VERSION: 2.4.2", "", "FA_SPEC: flash-attn==${{ env.fa_version }}", "$FA_SPEC"),  # any case
+        ("V: 2.4.2", "FA_VERSION: ${{ env.V }}", "FA_SPEC: flash-attn==${{ env['FA_VERSION'] }}", "$FA_SPEC"),
+    ],
+)
+def test_a_workflow_env_value_naming_the_env_context_is_evaluated(
+    project: Any, top: str, job: str, step: str, use: str
+) -> None:
+    text = (
+        f"on: push\nenv:\n  {top}\njobs:\n  build:\n    runs-on: ubuntu-latest\n"
+        + (f"    env:\n      {job}\n" if job else "")
+        + "    steps:\n      - "
+        + (f"env:\n          {step}\n        " if step else "")
+        + f"run: pip install torch==2.3.1 && pip install --no-build-isolation {use}\n"
+    )
+    project({".github/workflows/ci.yml": text})
+    found = fal001(".github/workflows/ci.yml")
+    assert [(p, line) for p, line, _ in found] == [(".github/workflows/ci.yml", text.count("\n"))]
+
+
+def test_a_workflow_env_value_naming_an_unknown_env_is_a_fal009(project: Any) -> None:
+    text = (
+        "on: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n    env:\n      FA_SPEC: flash-attn==${{ env.NOPE }}\n"
+        '    steps:\n      - run: pip install --no-build-isolation "$FA_SPEC"\n'
+    )
+    project({".github/workflows/ci.yml": text})
+    assert [f[3] for f in findings(".github/workflows/ci.yml") if f[3] in ("FAL001", "FAL009")] == ["FAL009"]

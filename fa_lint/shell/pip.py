@@ -109,10 +109,12 @@ def requirement(scanner: Scanner, word: Word, c: Context, exp: Expanded | None =
         return None
     where = scanner.location(word)
     if exp.unresolved:
-        name = _NAME.match(word.text)
+        # as written (`flash-attn==$V`), or as far as its variables expand (`$SPEC`, whose value
+        # `flash-attn==$(V)` names one with none): a family's name either way is a mention
+        name = _NAME.match(word.text) or _NAME.match(text)
         family = normalize(name.group()) if name else ""
         # flash-attn-3 and -4 too: no mention of the family is dropped (issue 10), judged or not
-        if family in FAMILY and not pep508.looks_like_url(word.text):
+        if family in FAMILY and not pep508.looks_like_url(word.text) and not pep508.looks_like_url(text):
             return Requirement(
                 family,
                 word.text,
