@@ -305,3 +305,59 @@ def test_a_workflow_env_value_naming_an_unknown_env_is_a_fal009(project: Any) ->
     )
     project({".github/workflows/ci.yml": text})
     assert [f[3] for f in findings(".github/workflows/ci.yml") if f[3] in ("FAL001", "FAL009")] == ["FAL009"]
+
+
+# --- 45: [tool.setuptools.dynamic] requirements from files -------------------------------------------------
+
+PROJECT = '[project]\nname = "demo"\nversion = "0.1"\n'
+
+
+@pytest.mark.parametrize(
+    ("dynamic", "table"),
+    [
+        ('["dependencies"]', 'dependencies = {file = ["deps/runtime.pins"]}'),  # the reproducer
+        ('["dependencies"]', 'dependencies = {file = "deps/runtime.pins"}'),  # one name, a string
+        ('["version", "dependencies"]', 'dependencies = { file = ["deps/base.pins", "deps/runtime.pins"] }'),
+        ('["optional-dependencies"]', 'optional-dependencies.gpu = {file = ["deps/runtime.pins"]}'),
+        (
+            '["optional-dependencies"]',
+            '[tool.setuptools.dynamic.optional-dependencies]\ngpu = {file = ["deps/runtime.pins"]}',
+        ),
+    ],
+)
+def test_setuptools_dynamic_requirement_files_are_read(project: Any, dynamic: str, table: str) -> None:
+    header = "" if table.startswith("[") else "[tool.setuptools.dynamic]\n"
+    project(
+        {
+            "pyproject.toml": PROJECT + f"dynamic = {dynamic}\n\n{header}{table}\n",
+            "deps/base.pins": "torch==2.3.1\n",
+            "deps/runtime.pins": "# the runtime pins\nflash-attn==2.4.2\n",
+        }
+    )
+    assert fal001(".") == [("deps/runtime.pins", 2, 1)]
+    assert fal001("pyproject.toml") == [("deps/runtime.pins", 2, 1)]
+
+
+def test_setuptools_files_for_a_field_not_dynamic_are_not_read(project: Any) -> None:
+    # setuptools reads [tool.setuptools.dynamic] only for the fields [project] dynamic lists
+    project(
+        {
+            "pyproject.toml": PROJECT + 'dependencies = ["torch"]\n\n[tool.setuptools.dynamic]\n'
+            'dependencies = {file = ["deps/runtime.pins"]}\n',
+            "deps/runtime.pins": "flash-attn==2.4.2\n",
+        }
+    )
+    assert fal001("pyproject.toml") == []
+
+
+def test_setuptools_files_missing_or_outside_the_repository_are_findings(project: Any) -> None:
+    project(
+        {
+            "pyproject.toml": PROJECT + 'dynamic = ["dependencies"]\n\n[tool.setuptools.dynamic]\n'
+            'dependencies = {file = ["deps/missing.pins", "../outside.pins"]}\n',
+        }
+    )
+    assert findings("pyproject.toml") == [
+        ("pyproject.toml", 7, 26, "FAL900"),  # the missing file, located at its name
+        ("pyproject.toml", 7, 47, "FAL010"),  # not read: outside the project
+    ]

@@ -7,7 +7,7 @@ from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from fa_lint.model import BuildConfig, Kind, Parsed, ParseProblem, Requirement, normalize
+from fa_lint.model import BuildConfig, Include, Kind, Parsed, ParseProblem, Requirement, normalize
 from fa_lint.syntax import tomldoc
 from fa_lint.syntax.tables import (
     WrongType,
@@ -41,6 +41,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     for extra in table(doc, ("project", "optional-dependencies")):
         yield from strings(doc, ("project", "optional-dependencies", extra), NAME, scope=f"extra:{extra}")
     yield from _dependency_groups(doc)
+    yield from _setuptools_files(doc)
     yield from strings(doc, ("build-system", "requires"), NAME, scope="build-system")
     yield from strings(doc, ("tool", "uv", "dev-dependencies"), NAME, scope="group:dev")
     yield from strings(
@@ -166,6 +167,40 @@ def _dependency_groups(doc: TomlDoc) -> Iterator[Parsed]:
                 if isinstance(included, str) and normalize(included) not in seen:
                     seen.add(normalize(included))
                     pending += [g for g in groups if normalize(g) == normalize(included)]
+
+
+def _setuptools_files(doc: TomlDoc) -> Iterator[Parsed]:
+    """``[tool.setuptools.dynamic] dependencies = {file = [...]}`` (and ``optional-dependencies.X``):
+    setuptools reads the project's requirements from those files, in requirements-file syntax, for
+    each field ``[project] dynamic`` lists (setuptools, "Configuring setuptools using pyproject.toml
+    files", Dynamic Metadata). Each file is an include, read as setup.cfg's ``file:`` is, from the
+    project's folder, inside the repository only."""
+    dynamic = get(doc.data, ("project", "dynamic"))
+    if not isinstance(dynamic, list):
+        return
+    base: TomlPath = ("tool", "setuptools", "dynamic")
+    fields: list[tuple[TomlPath, str]] = []
+    if "dependencies" in dynamic:
+        fields.append(((*base, "dependencies"), "project"))
+    if "optional-dependencies" in dynamic:
+        fields += [
+            ((*base, "optional-dependencies", x), f"extra:{x}")
+            for x in table(doc, (*base, "optional-dependencies"))
+        ]
+    for path, scope in fields:
+        entry = get(doc.data, path)
+        if entry is None:
+            continue
+        files = entry.get("file") if isinstance(entry, dict) else None
+        names = [files] if isinstance(files, str) else files
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+            yield problem(
+                doc, path, f"{'.'.join(path)} must be {{file = [...]}}, a list of file names", entry=True
+            )
+            continue
+        for i, name in enumerate(names):
+            start, end = doc.value_location((*path, "file") if isinstance(files, str) else (*path, "file", i))
+            yield Include(doc.index.location(start, end), name, scope=scope)
 
 
 def _uv_sources(doc: TomlDoc) -> Iterator[Parsed]:
