@@ -199,6 +199,7 @@ class Include(NamedTuple):
     upgrade: bool = False  # as Requirement.upgrade, for what the included file installs
     possible: bool = False  # as Requirement.possible
     options: InstallOptions | None = None  # as Requirement.options, for what the included file installs
+    override: bool = False  # uv's --override FILE: each line replaces every request for its package
 
 
 class Uninstall(NamedTuple):

@@ -361,3 +361,100 @@ def test_setuptools_files_missing_or_outside_the_repository_are_findings(project
         ("pyproject.toml", 7, 26, "FAL900"),  # the missing file, located at its name
         ("pyproject.toml", 7, 47, "FAL010"),  # not read: outside the project
     ]
+
+
+# --- 46: version overrides ---------------------------------------------------------------------------------
+
+PDM = "[project]\nname = 'demo'\nversion = '0.1'\ndependencies = ['torch==2.3.1', 'flash-attn>=2.5.8']\n\n"
+
+
+@pytest.mark.parametrize(
+    ("table", "column"),
+    [
+        ("[tool.pdm.resolution.overrides]\nflash-attn = '==2.4.2'\n", 1),  # the reproducer
+        ("[tool.pdm.resolution.overrides]\nflash-attn = '2.4.2'\n", 1),  # a bare version is ==
+        ("[tool.pdm.resolution.overrides]\nFlash_Attn = '>=2.0,<2.5'\n", 1),
+        ("[tool.pdm.resolution]\noverrides = {flash-attn = '==2.4.2'}\n", 14),
+        ("[tool.pdm.overrides]\nflash-attn = '==2.4.2'\n", 1),  # PDM 1's table
+    ],
+)
+def test_a_pdm_override_decides_the_version(project: Any, table: str, column: int) -> None:
+    project({"pyproject.toml": PDM + table})
+    assert fal001("pyproject.toml") == [("pyproject.toml", 7, column)]
+
+
+def test_a_good_pdm_override_of_a_good_requirement_is_no_finding(project: Any) -> None:
+    project({"pyproject.toml": PDM + "[tool.pdm.resolution.overrides]\nflash-attn = '2.6.3'\n"})
+    assert [f for f in findings("pyproject.toml") if f[3] in ("FAL001", "FAL002", "FAL004")] == []
+
+
+DOCKER_OVERRIDE = NGC + "COPY overrides.pins /tmp/overrides.pins\n"
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "RUN uv pip install --system --override /tmp/overrides.pins --no-build-isolation 'flash-attn>=2.5.8'\n",
+        "RUN uv pip install --system --override=/tmp/overrides.pins --no-build-isolation 'flash-attn>=2.5.8'\n",
+        "RUN uv pip install --system --overrides /tmp/overrides.pins --no-build-isolation 'flash-attn>=2.5.8'\n",
+        "ENV UV_OVERRIDE=/tmp/overrides.pins\nRUN uv pip install --system --no-build-isolation 'flash-attn>=2.5.8'\n",
+        "RUN UV_OVERRIDE=/tmp/overrides.pins uv pip install --system --no-build-isolation 'flash-attn>=2.5.8'\n",
+    ],
+)
+def test_a_uv_override_file_decides_the_version(project: Any, lines: str) -> None:
+    project({"Dockerfile": DOCKER_OVERRIDE + lines, "overrides.pins": "flash-attn==2.4.2\n"})
+    # the override is what installs: judged where it is written; the request it replaces is not
+    assert fal001("Dockerfile") == [("overrides.pins", 1, 1)]
+
+
+def test_a_request_a_good_override_replaces_is_no_finding(project: Any) -> None:
+    line = (
+        "RUN uv pip install --system --override /tmp/overrides.pins --no-build-isolation 'flash-attn<2.5'\n"
+    )
+    project({"Dockerfile": DOCKER_OVERRIDE + line, "overrides.pins": "flash-attn==2.6.3\n"})
+    assert [f for f in findings("Dockerfile") if f[3] in ("FAL001", "FAL002", "FAL004")] == []
+
+
+def test_pip_knows_no_override(project: Any) -> None:
+    # pip has no --override: its value is no file it reads (the install fails on the unknown option)
+    line = "RUN pip install --override /tmp/overrides.pins --no-build-isolation 'flash-attn>=2.5.8'\n"
+    project({"Dockerfile": DOCKER_OVERRIDE + line, "overrides.pins": "flash-attn==2.4.2\n"})
+    assert fal001("Dockerfile") == []
+
+
+@pytest.mark.parametrize(
+    ("files", "argv"),
+    [
+        (
+            {
+                "Dockerfile": NGC
+                + "COPY c.txt /c.txt\nENV PIP_CONSTRAINT=/c.txt\nRUN pip install --no-build-isolation flash-attn\n"
+            },
+            ["Dockerfile"],
+        ),
+        ({"install.sh": "export UV_CONSTRAINT=c.txt\nuv pip install --system flash-attn\n"}, ["install.sh"]),
+        ({"install.sh": "PIP_CONSTRAINT=c.txt pip install flash-attn\n"}, ["install.sh"]),
+        (
+            {
+                ".github/workflows/ci.yml": "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    env:\n"
+                "      PIP_CONSTRAINT: c.txt\n    steps:\n      - run: pip install flash-attn\n"
+            },
+            [".github/workflows/ci.yml"],
+        ),
+    ],
+)
+def test_constraint_files_named_by_variables_limit_the_install(
+    project: Any, files: dict[str, str], argv: list[str]
+) -> None:
+    project({**files, "c.txt": "flash-attn<2.5\n"})
+    assert "FAL004" in [f[3] for f in findings(*argv)]  # the unpinned request and the constraint together
+
+
+def test_uv_reads_no_pip_constraint(project: Any) -> None:
+    project(
+        {
+            "install.sh": "PIP_CONSTRAINT=c.txt uv pip install --system flash-attn\n",
+            "c.txt": "flash-attn<2.5\n",
+        }
+    )
+    assert "FAL004" not in [f[3] for f in findings("install.sh")]

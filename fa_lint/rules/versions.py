@@ -61,6 +61,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         if req.name == FLASH_ATTN and req.kind in JUDGED:
             if _sourced(req, ctx):
                 continue  # uv takes it from a source, which is judged for what it installs
+            if _overridden(req, ctx):
+                continue  # an override replaces its specifier, and is judged for what it installs
             earlier = ctx.satisfied_by(req)
             if earlier is not None and ctx.assessment(earlier).verdict in (Verdict.OK, Verdict.NEWER):
                 continue  # a no-op: the good version installed before it stays
@@ -83,6 +85,25 @@ def _sourced(req: Requirement, ctx: Context) -> bool:
             and not s.marker
             and source_applies(s, req)
             for s in env.of(FLASH_ATTN)
+        )
+        for env in envs
+    )
+
+
+def _overridden(req: Requirement, ctx: Context) -> bool:
+    """A script's request that an override file of the same command replaces in every install of
+    it (``uv pip install --override FILE``, ``UV_OVERRIDE``, without a marker): uv never reads the
+    request's own specifier, and the words exist nowhere else. A manifest's requirement is judged
+    even where its own overrides replace it (uv's override-dependencies, PDM's resolution
+    overrides): they apply to uv's or PDM's resolution only, and the project's metadata, which pip
+    installs from, keeps the requirement as written."""
+    if req.kind is not Kind.INSTALL or not req.step:
+        return False
+    envs = ctx.environments_of(req)  # a later command's install may have superseded it since
+    return bool(envs) and all(
+        any(
+            o.kind is Kind.OVERRIDE and o.name == FLASH_ATTN and not o.marker and o.step == req.step
+            for o in (*env.of(FLASH_ATTN), *env.superseded)
         )
         for env in envs
     )

@@ -23,7 +23,17 @@ if TYPE_CHECKING:
     from fa_lint.shell.scanner import Context, Scanner
 
 FAMILY = frozenset(SUBDIRECTORIES.values())  # flash-attn, flash-attn-3, flash-attn-4
-_INCLUDE = re.compile(r"^(-r|--requirement|-c|--constraint)(?:=|(?=.))(.+)$")
+_INCLUDE = re.compile(r"^(-r|--requirement|-c|--constraints?|--overrides?)(?:=|(?=.))(.+)$")
+# uv's spellings besides pip's: --constraints (an alias), --override FILE and --overrides (uv's
+# crates/uv-cli/src/lib.rs: `overrides`, alias "override", env UV_OVERRIDE, value_delimiter ' ')
+_INCLUDES = ("-r", "--requirement", "-c", "--constraint", "--constraints", "--override", "--overrides")
+# the variables that name constraint and override files, for commands not given them (pip reads
+# each option from PIP_<OPTION>; uv's pip interface documents UV_CONSTRAINT and UV_OVERRIDE), each
+# a whitespace-separated list of files
+_FROM_ENVIRONMENT = {
+    "pip": (("PIP_CONSTRAINT", False),),
+    "uv": (("UV_CONSTRAINT", False), ("UV_OVERRIDE", True)),
+}
 _EXTRAS = re.compile(r"\[[^\]]*\]$")  # .[dev]
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -33,13 +43,20 @@ def install(scanner: Scanner, inst: Install, c: Context) -> None:
     args = iter(inst.args)
     editable = no_index = False
     find_links: list[str] = []
+    given: set[bool] = set()  # overrides, constraints: an option given on the line wins over a variable
     for word in args:
         text = word.text
-        m = _INCLUDE.match(text) if text[:1] == "-" else None
-        if text in ("-r", "--requirement", "-c", "--constraint") or m:
+        m = _INCLUDE.match(text) if text[:1] == "-" and text not in _INCLUDES else None
+        if text in _INCLUDES or m:
+            override = text.startswith("--o")
+            if (override or text.startswith("--constraints")) and inst.installer != "uv":
+                continue  # pip knows neither
             found = Word(m.group(2), word.start, word.end) if m else next(args, None)
             if found is not None:
-                _include(scanner, found, text.startswith(("-c", "--c")), c)
+                constraint = text.startswith(("-c", "--c"))
+                if constraint or override:
+                    given.add(override)
+                _include(scanner, found, constraint, c, override)
             continue
         if text in ("-e", "--editable"):
             editable = True
@@ -65,6 +82,26 @@ def install(scanner: Scanner, inst: Install, c: Context) -> None:
         if no_index and rec.url is None:  # only the wheels in the --find-links folders can install
             rec = scanner.wheels.take(find_links, rec.name, "") or rec
         scanner.emit(rec, c)
+    if inst.verb == "install" and inst.installer in _FROM_ENVIRONMENT:
+        _environment_files(scanner, inst, c, given)
+
+
+def _environment_files(scanner: Scanner, inst: Install, c: Context, given: set[bool]) -> None:
+    """``PIP_CONSTRAINT``, ``UV_CONSTRAINT``, ``UV_OVERRIDE``: set on the command (``UV_OVERRIDE=o.txt uv
+    pip install``) or before it (``export``, Docker's ``ENV``, a workflow's ``env:``), each names
+    files the install reads as ``-c``/``--override`` would, unless the command gives that option."""
+    head = c.cmd.words[0] if c.cmd.words else None
+    if head is None:
+        return
+    for name, override in _FROM_ENVIRONMENT[inst.installer]:
+        if override in given:
+            continue
+        value = c.cmd.env.get(name)
+        exp = expand(f"${{{name}}}" if value is None else value, c.state.scope, c.make)
+        if exp.unresolved or len(exp.texts) > 1:
+            continue  # not set, or not known
+        for path in exp.text.split():
+            _include(scanner, Word(path, head.start, head.end), not override, c, override, written=head)
 
 
 def uninstall(scanner: Scanner, inst: Install, c: Context) -> None:
@@ -142,8 +179,16 @@ def requirement(scanner: Scanner, word: Word, c: Context, exp: Expanded | None =
     return (recs[0] if len(recs) == 1 else _either(recs))._replace(**fields)
 
 
-def _include(scanner: Scanner, word: Word, constraint: bool, c: Context) -> None:
-    """``-r FILE`` / ``-c FILE``: the file it reads, where the format says it is."""
+def _include(
+    scanner: Scanner,
+    word: Word,
+    constraint: bool,
+    c: Context,
+    override: bool = False,
+    written: Word | None = None,
+) -> None:
+    """``-r FILE`` / ``-c FILE`` / ``--override FILE``: the file it reads, where the format says it
+    is (``written``: where the file is named, when that is not ``word``, a variable's value)."""
     exp = expand(word.text, c.state.scope, c.make)
     if exp.unresolved:
         return
@@ -153,7 +198,8 @@ def _include(scanner: Scanner, word: Word, constraint: bool, c: Context) -> None
         if mapped is None:
             return
         path = mapped
-    scanner.emit(Include(scanner.location(word), path, constraint=constraint, optional=True), c)
+    where = scanner.location(written or word)
+    scanner.emit(Include(where, path, constraint=constraint, optional=True, override=override), c)
 
 
 def _cut_text(scanner: Scanner, word: Word) -> str:

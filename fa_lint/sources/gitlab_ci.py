@@ -54,7 +54,8 @@ def _variables(node: yaml.Node | None) -> dict[str, tuple[str, bool]]:
     with whether GitLab expands the variables its value names (not with ``expand: false``)."""
     out = {}
     for key, node_value in yamldoc.items(node):
-        value, expands = node_value, True
+        value: yaml.Node | None = node_value
+        expands = True
         if isinstance(node_value, yaml.MappingNode):
             value = yamldoc.get(node_value, "value")
             flag = yamldoc.get(node_value, "expand")

@@ -91,7 +91,8 @@ def _unescape(m: re.Match[str]) -> str:
 def _template(expression: str) -> str | None:
     """A ``+`` expression as one value to expand, make's way (``$(name)`` a variable, ``$$`` a
     ``$``; ``$(?)`` a term that cannot be read), or None when no term of it can be read."""
-    out, pos = [], 0
+    out: list[str] = []
+    pos = 0
     while True:
         m = _TERM.match(expression, pos)
         if m is None:  # a term fa-lint cannot read: what came before it is still known

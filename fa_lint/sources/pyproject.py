@@ -8,7 +8,7 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from fa_lint.model import BuildConfig, Include, Kind, Parsed, ParseProblem, Requirement, normalize
-from fa_lint.syntax import tomldoc
+from fa_lint.syntax import pep508, tomldoc
 from fa_lint.syntax.tables import (
     WrongType,
     entry_text,
@@ -51,6 +51,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         doc, ("tool", "uv", "override-dependencies"), NAME, scope="uv:overrides", kind=Kind.OVERRIDE
     )
     yield from _uv_sources(doc)
+    yield from _pdm_overrides(doc)
     for group in table(doc, ("tool", "pdm", "dev-dependencies")):
         yield from strings(doc, ("tool", "pdm", "dev-dependencies", group), NAME, scope=f"group:{group}")
     yield from poetry(doc)
@@ -195,12 +196,41 @@ def _setuptools_files(doc: TomlDoc) -> Iterator[Parsed]:
         names = [files] if isinstance(files, str) else files
         if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
             yield problem(
-                doc, path, f"{'.'.join(path)} must be {{file = [...]}}, a list of file names", entry=True
+                doc,
+                path,
+                f"{'.'.join(map(str, path))} must be {{file = [...]}}, a list of file names",
+                entry=True,
             )
             continue
         for i, name in enumerate(names):
             start, end = doc.value_location((*path, "file") if isinstance(files, str) else (*path, "file", i))
             yield Include(doc.index.location(start, end), name, scope=scope)
+
+
+def _pdm_overrides(doc: TomlDoc) -> Iterator[Parsed]:
+    """``[tool.pdm.resolution.overrides]`` (``[tool.pdm.overrides]`` before PDM 2): each replaces
+    every requirement on its package, as uv's override-dependencies do. The value is a URL, a
+    specifier (``">=2.5.8"``), or else a version (``"2.4.2"``, read as ``==2.4.2``): PDM's
+    ``BaseProvider.overrides`` (pdm-project/pdm, src/pdm/resolver/providers.py)."""
+    for base in (("tool", "pdm", "resolution", "overrides"), ("tool", "pdm", "overrides")):
+        for name in table(doc, base):
+            value = get(doc.data, (*base, name))
+            if not isinstance(value, str):
+                yield problem(
+                    doc, (*base, name), f"PDM override of {excerpt(name)} must be a string", entry=True
+                )
+                continue
+            if "://" in value:
+                line = f"{name} @ {value}"
+            else:
+                try:
+                    SpecifierSet(value)
+                    line = f"{name}{value}"
+                except InvalidSpecifier:
+                    line = f"{name}=={value}"
+            start, end = doc.key_location((*base, name))
+            where, raw = doc.index.location(start, end), doc.index.text[start:end]
+            yield pep508.parse(line, where, NAME, raw=raw, scope="pdm:overrides", kind=Kind.OVERRIDE)
 
 
 def _uv_sources(doc: TomlDoc) -> Iterator[Parsed]:
