@@ -108,10 +108,10 @@ def _template(expression: str) -> str | None:
         pos = m.end()
 
 
-def _variables(text: str) -> dict[str, str]:
+def _variables(text: str, budget: Budget) -> dict[str, str]:
     """The file's variables: just evaluates each assignment, the variables it names first, whatever
     their order in the file (a cycle is just's error); the last assignment of a name counts."""
-    found = Definitions(Budget(), make=True)
+    found = Definitions(budget, make=True)
     for m in _ASSIGN.finditer(text):
         template = _template(m.group(2))
         if template is not None:
@@ -121,12 +121,14 @@ def _variables(text: str) -> dict[str, str]:
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    variables = _variables(text)
+    budget = Budget()  # the file's: its scanner's too, which reports it once crossed
+    variables = _variables(text, budget)
     # The shell model reads words from the text it is given: it is given the file with each {{ }}
     # written as the shell would expand it, of the same length, so every position is the file's.
     seen = _expanded(text, variables)
     index = TextIndex(path, seen)
     scanner = Scanner(index, NAME)
+    scanner.budget = budget
 
     def restored(record: Parsed) -> Parsed:
         """A requirement as the justfile writes it (``{{FA}}``), where its text was expanded."""
