@@ -458,3 +458,13 @@ def test_uv_reads_no_pip_constraint(project: Any) -> None:
         }
     )
     assert "FAL004" not in [f[3] for f in findings("install.sh")]
+
+
+def test_a_workflow_env_naming_a_long_value_many_times_stays_within_the_budget(project: Any) -> None:
+    # 1,000 references to a 100,000-character value in each of 20 steps would be 2 GB of text
+    ref = "${{ env.X }}" * 1000
+    steps = "".join(f'      - env:\n          Z: "{ref}"\n        run: pip install "$Z"\n' for _ in range(20))
+    text = f"on: push\nenv:\n  X: {'a' * 100_000}\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n{steps}"
+    project({".github/workflows/ci.yml": text})
+    r = run("--format", "json", ".github/workflows/ci.yml")
+    assert [f["code"] for f in r.json["findings"]] == ["FAL900"]  # said once, where the walk met it
