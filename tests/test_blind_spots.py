@@ -464,7 +464,27 @@ def test_a_workflow_env_naming_a_long_value_many_times_stays_within_the_budget(p
     # 1,000 references to a 100,000-character value in each of 20 steps would be 2 GB of text
     ref = "${{ env.X }}" * 1000
     steps = "".join(f'      - env:\n          Z: "{ref}"\n        run: pip install "$Z"\n' for _ in range(20))
-    text = f"on: push\nenv:\n  X: {'a' * 100_000}\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n{steps}"
+    text = (
+        f"on: push\nenv:\n  X: {'a' * 100_000}\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n{steps}"
+    )
     project({".github/workflows/ci.yml": text})
     r = run("--format", "json", ".github/workflows/ci.yml")
     assert [f["code"] for f in r.json["findings"]] == ["FAL900"]  # said once, where the walk met it
+
+
+@pytest.mark.parametrize(
+    ("use", "env"),
+    [
+        ("${{ env.FA_SPEC }}", ""),  # the pin in the variable GitHub puts in the script
+        ('"flash-attn==${{ env.V }}"', "        env:\n          V: 2.4.2\n"),
+        ("\"flash-attn==${{ env['V'] }}\"", "        env:\n          V: 2.4.2\n"),
+    ],
+)
+def test_a_run_script_naming_the_env_context_is_read(project: Any, use: str, env: str) -> None:
+    text = (
+        "on: push\nenv:\n  FA_SPEC: flash-attn==2.4.2\njobs:\n  build:\n    runs-on: ubuntu-latest\n    steps:\n"
+        f"      - run: pip install --no-build-isolation {use}\n{env}"
+    )
+    project({".github/workflows/ci.yml": text})
+    column = 47 + use.startswith('"')  # a quoted word is located inside its quotes
+    assert fal001(".github/workflows/ci.yml") == [(".github/workflows/ci.yml", 8, column)]

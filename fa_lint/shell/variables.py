@@ -116,6 +116,16 @@ _VAR = re.compile(
 _OPAQUE = re.compile(r"\$\{\{.{0,N}?\}\}|\$\(.{0,N}?\)|`[^`]*`|\$\{[^}]{0,N}\}".replace("N", str(_INSIDE)))
 
 
+# GitHub's env context in a run: script (names compare case-insensitively there; here as written)
+_ENV_CONTEXT = re.compile(
+    r"\$\{\{[ \t]*env(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[[ \t]*'([A-Za-z_][A-Za-z0-9_]*)'[ \t]*\])[ \t]*\}\}"
+)
+
+
+def _env_reference(m: re.Match[str]) -> str:
+    return "${" + (m.group(1) or m.group(2)) + "}"
+
+
 class Expanded(NamedTuple):
     texts: tuple[str, ...]  # every text the word can become (one, unless a branch set it)
     unresolved: str | None  # the first reference with no value
@@ -131,6 +141,8 @@ def expand(text: str, scope: Scope, make: bool = False) -> Expanded:
         text = text.replace("$$", "$")  # make's escape for the shell's own $
     if "$" not in text and "`" not in text:
         return Expanded((text,), None)
+    if "${{" in text:  # a workflow's ${{ env.NAME }}: GitHub puts the env value there before the shell runs
+        text = _ENV_CONTEXT.sub(_env_reference, text)
     missing: list[str] = []
     pieces: list[tuple[str, ...]] = []
     substituted: dict[int, str] = {}  # the pieces that are values, not the word's own text
