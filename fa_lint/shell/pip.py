@@ -97,9 +97,14 @@ def _environment_files(scanner: Scanner, inst: Install, c: Context, given: set[b
         if override in given:
             continue
         value = c.cmd.env.get(name)
-        exp = expand(f"${{{name}}}" if value is None else value, c.state.scope, c.make)
+        if value is None:  # looked up, not expanded: most installs have none of these set
+            values = c.state.scope.get(name)
+            if values is None or len(values) != 1 or values[0] is None:
+                continue  # not set, or not known
+            value = values[0]
+        exp = expand(value, c.state.scope, c.make)
         if exp.unresolved or len(exp.texts) > 1:
-            continue  # not set, or not known
+            continue
         for path in exp.text.split():
             _include(scanner, Word(path, head.start, head.end), not override, c, override, written=head)
 
