@@ -488,3 +488,34 @@ def test_a_run_script_naming_the_env_context_is_read(project: Any, use: str, env
     project({".github/workflows/ci.yml": text})
     column = 47 + use.startswith('"')  # a quoted word is located inside its quotes
     assert fal001(".github/workflows/ci.yml") == [(".github/workflows/ci.yml", 8, column)]
+
+
+@pytest.mark.parametrize(
+    ("dynamic", "table"),
+    [
+        ('["dependencies"]', '[tool.hatch.metadata.hooks.requirements_txt]\nfiles = ["deps/runtime.pins"]'),
+        (
+            '["dependencies", "optional-dependencies"]',
+            '[tool.hatch.metadata.hooks.requirements_txt.optional-dependencies]\ngpu = ["deps/runtime.pins"]',
+        ),
+    ],
+)
+def test_hatch_requirements_txt_files_are_read(project: Any, dynamic: str, table: str) -> None:
+    # the hatch-requirements-txt plugin, the other common way to take requirements from a file
+    project(
+        {
+            "pyproject.toml": PROJECT + f"dynamic = {dynamic}\n\n{table}\n",
+            "deps/runtime.pins": "flash-attn==2.4.2\n",
+        }
+    )
+    assert fal001("pyproject.toml") == [("deps/runtime.pins", 1, 1)]
+
+
+def test_a_dynamic_entry_that_names_no_files_is_a_located_warning(project: Any) -> None:
+    project(
+        {
+            "pyproject.toml": PROJECT + 'dynamic = ["dependencies"]\n\n[tool.setuptools.dynamic]\n'
+            'dependencies = {attr = "pkg.DEPS"}\n'
+        }
+    )
+    assert findings("pyproject.toml") == [("pyproject.toml", 7, 1, "FAL901")]

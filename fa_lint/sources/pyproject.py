@@ -41,7 +41,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     for extra in table(doc, ("project", "optional-dependencies")):
         yield from strings(doc, ("project", "optional-dependencies", extra), NAME, scope=f"extra:{extra}")
     yield from _dependency_groups(doc)
-    yield from _setuptools_files(doc)
+    yield from _dynamic_files(doc)
     yield from strings(doc, ("build-system", "requires"), NAME, scope="build-system")
     yield from strings(doc, ("tool", "uv", "dev-dependencies"), NAME, scope="group:dev")
     yield from strings(
@@ -170,40 +170,41 @@ def _dependency_groups(doc: TomlDoc) -> Iterator[Parsed]:
                     pending += [g for g in groups if normalize(g) == normalize(included)]
 
 
-def _setuptools_files(doc: TomlDoc) -> Iterator[Parsed]:
-    """``[tool.setuptools.dynamic] dependencies = {file = [...]}`` (and ``optional-dependencies.X``):
-    setuptools reads the project's requirements from those files, in requirements-file syntax, for
-    each field ``[project] dynamic`` lists (setuptools, "Configuring setuptools using pyproject.toml
-    files", Dynamic Metadata). Each file is an include, read as setup.cfg's ``file:`` is, from the
-    project's folder, inside the repository only."""
+def _dynamic_files(doc: TomlDoc) -> Iterator[Parsed]:
+    """Requirement files a build backend reads the project's requirements from, for each field
+    ``[project] dynamic`` lists: setuptools' ``[tool.setuptools.dynamic] dependencies = {file =
+    [...]}`` and ``optional-dependencies.<extra> = {file = [...]}`` (setuptools, "Configuring
+    setuptools using pyproject.toml files", Dynamic Metadata), and the hatch-requirements-txt
+    plugin's ``[tool.hatch.metadata.hooks.requirements_txt] files = [...]`` and its
+    ``optional-dependencies.<extra> = [...]`` (its README, "Usage"). Each file is an include, read as
+    setup.cfg's ``file:`` is, from the project's folder, inside the repository only."""
     dynamic = get(doc.data, ("project", "dynamic"))
     if not isinstance(dynamic, list):
         return
-    base: TomlPath = ("tool", "setuptools", "dynamic")
-    fields: list[tuple[TomlPath, str]] = []
+    setuptools: TomlPath = ("tool", "setuptools", "dynamic")
+    hatch: TomlPath = ("tool", "hatch", "metadata", "hooks", "requirements_txt")
+    fields: list[tuple[TomlPath, str]] = []  # where the file names are, and whose requirements they are
     if "dependencies" in dynamic:
-        fields.append(((*base, "dependencies"), "project"))
+        fields += [((*setuptools, "dependencies", "file"), "project"), ((*hatch, "files"), "project")]
     if "optional-dependencies" in dynamic:
-        fields += [
-            ((*base, "optional-dependencies", x), f"extra:{x}")
-            for x in table(doc, (*base, "optional-dependencies"))
-        ]
+        for base, key in ((setuptools, ("file",)), (hatch, ())):
+            fields += [
+                ((*base, "optional-dependencies", x, *key), f"extra:{x}")
+                for x in table(doc, (*base, "optional-dependencies"))
+            ]
     for path, scope in fields:
-        entry = get(doc.data, path)
-        if entry is None:
+        where = path[:-1] if path[1] == "setuptools" else path  # the entry: {file = ...}, or the list
+        if get(doc.data, where) is None:
             continue
-        files = entry.get("file") if isinstance(entry, dict) else None
+        files = get(doc.data, path)
         names = [files] if isinstance(files, str) else files
-        if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-            yield problem(
-                doc,
-                path,
-                f"{'.'.join(map(str, path))} must be {{file = [...]}}, a list of file names",
-                entry=True,
-            )
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            shape = "{file = [...]}" if path[1] == "setuptools" else "a list"
+            dotted = ".".join(map(str, where))
+            yield problem(doc, where, f"{dotted} must be {shape} of file names", entry=True)
             continue
         for i, name in enumerate(names):
-            start, end = doc.value_location((*path, "file") if isinstance(files, str) else (*path, "file", i))
+            start, end = doc.value_location(path if isinstance(files, str) else (*path, i))
             yield Include(doc.index.location(start, end), name, scope=scope)
 
 
