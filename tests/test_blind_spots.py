@@ -519,3 +519,9 @@ def test_a_dynamic_entry_that_names_no_files_is_a_located_warning(project: Any) 
         }
     )
     assert findings("pyproject.toml") == [("pyproject.toml", 7, 1, "FAL901")]
+
+
+def test_a_quoted_word_in_an_exec_form_script_is_located_inside_its_escaped_quotes(project: Any) -> None:
+    line = 'RUN ["bash", "-c", "pip install --no-build-isolation \\"flash-attn==2.4.2\\""]'
+    project({"Dockerfile": NGC + line + "\n"})
+    assert fal001("Dockerfile") == [("Dockerfile", 2, line.index("flash") + 1)]

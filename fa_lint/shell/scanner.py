@@ -206,6 +206,8 @@ class Scanner:
             start, end = start + 1, end - 1
             if text[start - 2 : start] == "\\" + text[start - 1]:  # \"...\" inside bash -c "..."
                 end -= 1
+        elif word.quoted and text[start : start + 2] == '\\"' and text[end - 1 : end + 1] == '\\"':
+            start, end = start + 2, end - 1  # "..." in an exec-form RUN's JSON string: each " is a \"
         return self.index.location(start, end)
 
     def fields(self, c: Context) -> dict[str, Any]:
