@@ -108,6 +108,8 @@ def test_a_shells_c_script_is_the_first_argument_after_its_options(
         'RUN ["/bin/bash", "-o", "pipefail", "-ec", "pip install --no-build-isolation flash-attn==2.4.2"]',
         'RUN ["/bin/dash", "-e", "-c", "cd /tmp && pip install --no-build-isolation flash-attn==2.4.2"]',
         'RUN --mount=type=cache,target=/root/.cache ["bash", "-c", "pip install --no-build-isolation flash-attn==2.4.2"]',
+        'RUN ["/usr/bin/env", "bash", "-c", "pip install --no-build-isolation flash-attn==2.4.2"]',
+        'RUN ["env", "MAX_JOBS=4", "sh", "-ec", "pip install --no-build-isolation flash-attn==2.4.2"]',
     ],
 )
 def test_an_exec_form_shell_script_is_read_and_located(project: Any, run_line: str) -> None:
@@ -166,7 +168,8 @@ MAKE_INSTALL = "install:\n\tpip install torch==2.3.1\n\tpip install --no-build-i
         # `:=` expands at its line: the later value of FA_VERSION is not the one FA_SPEC holds
         "FA_VERSION := 2.4.2\nFA_SPEC := flash-attn==$(FA_VERSION)\nFA_VERSION := 2.6.3\n",
         "FA_VERSION ?= 2.4.2\nFA_VERSION ?= 2.6.3\nFA_SPEC = flash-attn==$(FA_VERSION)\n",
-        "FA_SPEC := flash-attn\nFA_SPEC += ==2.4.2\n".replace(" ==", "=="),
+        "V = 2.4.2\nFA_SPEC := torch==2.3.1\nFA_SPEC += flash-attn==$(V)\n",  # += then split in words
+        "export FA_VERSION ?= 2.4.2\noverride FA_SPEC = flash-attn==$(FA_VERSION)\n",
     ],
 )
 def test_a_makefile_variable_naming_another_is_expanded_as_make_does(project: Any, definitions: str) -> None:
@@ -191,6 +194,8 @@ def test_a_make_variable_defined_after_a_simple_one_read_it_is_not_taken(project
     [
         "FA_SPEC = flash-attn==$(shell cat version.txt)\n",
         "FA_SPEC = flash-attn==$(A)\nA = $(B)\nB = $(A)\n",  # a cycle: make stops with an error
+        # := expands at its line, where V is not defined (make's environment may set it): never the later 2.4.2
+        "FA_SPEC := flash-attn==$(V)\nV = 2.4.2\n",
     ],
 )
 def test_a_make_value_that_cannot_be_followed_is_a_fal009(project: Any, definitions: str) -> None:
@@ -525,3 +530,24 @@ def test_a_quoted_word_in_an_exec_form_script_is_located_inside_its_escaped_quot
     line = 'RUN ["bash", "-c", "pip install --no-build-isolation \\"flash-attn==2.4.2\\""]'
     project({"Dockerfile": NGC + line + "\n"})
     assert fal001("Dockerfile") == [("Dockerfile", 2, line.index("flash") + 1)]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("Makefile", "PKGS := torch==2.3.1\nPKGS += flash-attn==2.4.2\ninstall:\n\tpip install $(PKGS)\n"),
+        ("install.sh", 'PKGS="torch==2.3.1 flash-attn==2.4.2"\npip install $PKGS\n'),
+    ],
+)
+def test_an_unquoted_expansion_of_several_words_is_that_many_arguments(
+    project: Any, name: str, text: str
+) -> None:
+    project({name: text})
+    line = text.count("\n")
+    assert fal001(name) == [(name, line, text.split("\n")[-2].index("$") + 1)]
+
+
+def test_a_quoted_expansion_of_several_words_is_one_argument(project: Any) -> None:
+    # "$PKGS" is one argument, `torch==2.3.1 flash-attn==2.4.2`, which pip refuses: nothing installs
+    project({"install.sh": 'PKGS="torch==2.3.1 flash-attn==2.4.2"\npip install "$PKGS"\n'})
+    assert fal001("install.sh") == []

@@ -40,7 +40,8 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 def install(scanner: Scanner, inst: Install, c: Context) -> None:
     """``pip install ARGS``, ``uv add ARGS``, ``poetry add ARGS``...: each argument's record."""
-    args = iter(inst.args)
+    split: dict[int, str] = {}  # a field of an expansion -> the expansion as written
+    args = iter(_fields(inst.args, c, split))
     editable = no_index = False
     find_links: list[str] = []
     given: set[bool] = set()  # overrides, constraints: an option given on the line wins over a variable
@@ -79,6 +80,8 @@ def install(scanner: Scanner, inst: Install, c: Context) -> None:
             continue
         if poetry and rec.raw != word.text and rec.build is None:
             rec = rec._replace(raw=word.text)  # as written, and so no PEP 508 edit for --fix
+        if id(word) in split:
+            rec = rec._replace(raw=split[id(word)])  # `$(PKGS)`: as written, and so not for --fix to edit
         if no_index and rec.url is None:  # only the wheels in the --find-links folders can install
             rec = scanner.wheels.take(find_links, rec.name, "") or rec
         scanner.emit(rec, c)
@@ -107,6 +110,26 @@ def _environment_files(scanner: Scanner, inst: Install, c: Context, given: set[b
             continue
         for path in exp.text.split():
             _include(scanner, Word(path, head.start, head.end), not override, c, override, written=head)
+
+
+def _fields(words: list[Word], c: Context, split: dict[int, str]) -> list[Word]:
+    """The arguments as the shell splits them: an unquoted expansion whose value holds several
+    words (``$(PKGS)`` with ``PKGS := torch==2.3.1`` then ``PKGS += flash-attn==2.4.2``) is that
+    many arguments, each located at the expansion (``split`` keeps what each field was written as)."""
+    if not any("$" in w.text and not w.quoted for w in words):
+        return words
+    out: list[Word] = []
+    for w in words:
+        if "$" in w.text and not w.quoted:
+            exp = expand(w.text, c.state.scope, c.make)
+            fields = exp.text.split() if not exp.unresolved and len(exp.texts) == 1 else []
+            if len(fields) > 1:
+                for f in fields:
+                    out.append(Word(f, w.start, w.end))
+                    split[id(out[-1])] = w.text
+                continue
+        out.append(w)
+    return out
 
 
 def uninstall(scanner: Scanner, inst: Install, c: Context) -> None:

@@ -161,7 +161,7 @@ class Scanner:
     def exec_form(self, words: list[Word], state: State, script: Chunk | None = None) -> None:
         """Docker's ``RUN ["pip", "install", ...]``: one command, no shell in between; a shell's ``-c``
         script (``["bash", "-c", "..."]``, its characters placed by ``script``) is read as a script."""
-        if script is not None and words and basename(words[0].text) in SHELLS:
+        if script is not None:
             self.script(script, state)
             return
         cmd = Command(words, words[0].start, words[-1].end) if words else Command([])

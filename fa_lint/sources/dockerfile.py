@@ -19,7 +19,7 @@ from packaging.version import Version
 
 from fa_lint._records import NamedTuple
 from fa_lint.model import BUILD_VARIABLES, Image, Location, Parsed, ParseProblem, Setting
-from fa_lint.shell.commands import shell_script
+from fa_lint.shell.commands import shell_script, unwrap
 from fa_lint.shell.parse import Chunk, Word, basename
 from fa_lint.shell.scanner import Scanner
 from fa_lint.shell.stops import Stop
@@ -413,11 +413,14 @@ def _exec_form(index: TextIndex, raw: str, start: int, scanner: Scanner, shell: 
             close = text.find('"', close + 1, end)
         words.append(Word(item, q, close + 1, quoted=True))
         pos = close + 1
-    found = shell_script(items) if items and basename(items[0]) in SHELLS else None
+    # ["bash", "-c", "pip install ..."] (also after a prefix: ["/usr/bin/env", "bash", "-c", ...]):
+    # the script, each character placed in the file
+    inner = unwrap(words)
+    found = shell_script([w.text for w in inner]) if inner and basename(inner[0].text) in SHELLS else None
     script = None
-    if found is not None:  # ["bash", "-c", "pip install ..."]: the script, each character placed
-        w = words[found]
-        script = Chunk(items[found], positions=_string_positions(text, w.start, w.end, items[found]))
+    if found is not None:
+        w = inner[found]
+        script = Chunk(w.text, positions=_string_positions(text, w.start, w.end, w.text))
     scanner.exec_form(words, shell, script)
 
 

@@ -13,7 +13,12 @@ from fa_lint.syntax.text import TextIndex
 NAME = "makefile"
 
 # The value's trailing blanks are cut in code: "(.*?)[ \t]*$" retries the blanks at each step, n^2.
-_DEFINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*(:::=|::=|:=|\?=|\+=|=)[ \t]*(.*)$", re.M)
+# (``export``, ``override`` and ``private`` before a definition set it as well)
+_DEFINE = re.compile(
+    r"^(?:(?:export|override|private)[ \t]+)*"
+    r"([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*(:::=|::=|:=|\?=|\+=|=)[ \t]*(.*)$",
+    re.M,
+)
 _RECIPE = re.compile(r"^(\t[ \t]*)([@+-]*)")
 
 
@@ -63,12 +68,14 @@ def _variables(text: str, budget: Budget) -> dict[str, str]:
             continue
         if op == "+=" and name in found.raw:
             added = found.expand(value) if name in simple else value
-            found.define(name, found.raw[name] + " " + added)
+            found.define(name, found.raw[name] + " " + added, literal=name in simple)
             continue
         if op in (":=", "::=", ":::="):
             simple.add(name)
             value = found.expand(value)
         else:
             simple.discard(name)
-        found.define(name, value)
+        # a simple variable's value is final: what it names that was not defined yet stays unknown
+        # (make's environment may set it), never the value a later line gives that name
+        found.define(name, value, literal=name in simple)
     return found.values()
