@@ -41,7 +41,8 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 def install(scanner: Scanner, inst: Install, c: Context) -> None:
     """``pip install ARGS``, ``uv add ARGS``, ``poetry add ARGS``...: each argument's record."""
     split: dict[int, str] = {}  # a field of an expansion -> the expansion as written
-    args = iter(_fields(inst.args, c, split))
+    expanded: dict[int, Expanded] = {}  # a word _fields expanded and kept whole -> its expansion
+    args = iter(_fields(inst.args, c, split, expanded))
     editable = no_index = False
     find_links: list[str] = []
     given: set[bool] = set()  # overrides, constraints: an option given on the line wins over a variable
@@ -74,7 +75,10 @@ def install(scanner: Scanner, inst: Install, c: Context) -> None:
                 next(args, None)
             continue
         poetry = inst.tool == "poetry"
-        rec = target(scanner, _poetry_word(word) if poetry else word, editable, c)
+        if poetry:
+            rec = target(scanner, _poetry_word(word), editable, c)
+        else:
+            rec = target(scanner, word, editable, c, expanded.get(id(word)))
         editable = False
         if rec is None:
             continue
@@ -112,10 +116,13 @@ def _environment_files(scanner: Scanner, inst: Install, c: Context, given: set[b
             _include(scanner, Word(path, head.start, head.end), not override, c, override, written=head)
 
 
-def _fields(words: list[Word], c: Context, split: dict[int, str]) -> list[Word]:
+def _fields(
+    words: list[Word], c: Context, split: dict[int, str], expanded: dict[int, Expanded]
+) -> list[Word]:
     """The arguments as the shell splits them: an unquoted expansion whose value holds several
     words (``$(PKGS)`` with ``PKGS := torch==2.3.1`` then ``PKGS += flash-attn==2.4.2``) is that
-    many arguments, each located at the expansion (``split`` keeps what each field was written as)."""
+    many arguments, each located at the expansion (``split`` keeps what each field was written as;
+    ``expanded`` each word expanded here and kept whole, so that it is not expanded twice)."""
     if not any("$" in w.text and not w.quoted for w in words):
         return words
     out: list[Word] = []
@@ -128,6 +135,7 @@ def _fields(words: list[Word], c: Context, split: dict[int, str]) -> list[Word]:
                     out.append(Word(f, w.start, w.end))
                     split[id(out[-1])] = w.text
                 continue
+            expanded[id(w)] = exp
         out.append(w)
     return out
 
@@ -146,9 +154,12 @@ def uninstall(scanner: Scanner, inst: Install, c: Context) -> None:
             scanner.emit(Uninstall(scanner.location(word), normalize(m.group())), c)
 
 
-def target(scanner: Scanner, word: Word, editable: bool, c: Context) -> Requirement | None:
-    """One install argument: a requirement, a local folder, or wheels from a folder."""
-    exp = expand(word.text, c.state.scope, c.make)
+def target(
+    scanner: Scanner, word: Word, editable: bool, c: Context, exp: Expanded | None = None
+) -> Requirement | None:
+    """One install argument: a requirement, a local folder, or wheels from a folder (``exp``: the
+    word expanded, where the caller has done it already)."""
+    exp = expand(word.text, c.state.scope, c.make) if exp is None else exp
     text = exp.text.strip()
     path = _EXTRAS.sub("", text) if text.endswith("]") else text
     if pep508.looks_like_archive(path) and any(ch in path for ch in "*?["):
