@@ -551,3 +551,31 @@ def test_a_quoted_expansion_of_several_words_is_one_argument(project: Any) -> No
     # "$PKGS" is one argument, `torch==2.3.1 flash-attn==2.4.2`, which pip refuses: nothing installs
     project({"install.sh": 'PKGS="torch==2.3.1 flash-attn==2.4.2"\npip install "$PKGS"\n'})
     assert fal001("install.sh") == []
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        'from setuptools import setup\nsetup(name="x", install_requires=open("deps.pins").read().splitlines())\n',
+        "from pathlib import Path\nfrom setuptools import setup\n"
+        'setup(name="x", install_requires=(Path(__file__).parent / "deps.pins").read_text().splitlines())\n',
+        'from setuptools import setup\nwith open("deps.pins") as f:\n    reqs = [l.strip() for l in f]\n'
+        'setup(name="x", install_requires=reqs)\n',
+        "import os\nfrom setuptools import setup\ndef read_requirements(path):\n"
+        "    with open(os.path.join(os.path.dirname(__file__), path)) as f:\n        return f.read().splitlines()\n"
+        'setup(name="x", extras_require={"gpu": read_requirements("deps.pins")})\n',
+    ],
+)
+def test_a_setup_py_reading_its_requirements_from_a_file_is_followed(project: Any, setup: str) -> None:
+    # the setup.py form of reliability 45: the file's lines are what install_requires holds
+    project({"setup.py": setup, "deps.pins": "torch==2.3.1\nflash-attn==2.4.2\n"})
+    assert fal001("setup.py") == [("deps.pins", 2, 1)]
+
+
+def test_a_setup_py_reading_a_file_for_something_else_does_not_read_it_as_requirements(project: Any) -> None:
+    setup = (
+        'from setuptools import setup\nsetup(name="x", long_description=open("deps.pins").read(), '
+        'install_requires=["torch"])\n'
+    )
+    project({"setup.py": setup, "deps.pins": "flash-attn==2.4.2\n"})
+    assert fal001("setup.py") == []
