@@ -143,38 +143,53 @@ def _include_target(path: str, inc: Include) -> str:
     return os.path.normpath(os.path.join(os.path.dirname(path), inc.target))
 
 
+def _limit(inc: Include) -> Kind | None:
+    """What an include makes of the installs in its file: limits (``-c``), overrides (uv's
+    ``--override``), or installs as written (``-r``)."""
+    return Kind.CONSTRAINT if inc.constraint else Kind.OVERRIDE if inc.override else None
+
+
 def _closure(
-    path: str, files: Mapping[str, FileResult], seen: set[str], constraint: bool, scopes: tuple[str, ...] = ()
+    path: str,
+    files: Mapping[str, FileResult],
+    seen: set[str],
+    limit: Kind | None,
+    scopes: tuple[str, ...] = (),
 ) -> list[Requirement]:
-    """A requirements file with everything its -r/-c lines pull in; -c turns installs into limits.
+    """A requirements file with everything its -r/-c lines pull in; -c turns installs into limits,
+    uv's --override into overrides (``limit``: what the file was included as).
 
     Depth first, in file order, as pip reads them; with a stack of its own, not Python's, since an
     include chain may be thousands of files deep.
     """
     out: list[Requirement] = []
-    reading: list[tuple[str, Iterator[Parsed], bool]] = []  # the files open, each where it stopped
+    reading: list[tuple[str, Iterator[Parsed], Kind | None]] = []  # the files open, each where it stopped
 
-    def open_(p: str, limits: bool) -> None:
+    def open_(p: str, limits: Kind | None) -> None:
         if p not in seen and p in files:
             seen.add(p)
             reading.append((p, iter(files[p].records), limits))
 
-    open_(path, constraint)
+    open_(path, limit)
     while reading:
         here, records, limits = reading[-1]
         for rec in records:
             if isinstance(rec, Requirement):
                 if scopes and here == path and rec.scope not in scopes:
                     continue  # a part of the top file the include does not install
-                out.append(rec._replace(kind=Kind.CONSTRAINT) if limits else rec)
+                out.append(rec._replace(kind=limits) if limits is not None else rec)
             elif isinstance(rec, Include) and "://" not in rec.target:
                 if scopes and here == path and rec.scope not in scopes:
                     continue
-                open_(_include_target(here, rec), limits or rec.constraint)
+                open_(_include_target(here, rec), limits or _limit(rec))
                 break  # read what it includes first, then go on from here
         else:
             reading.pop()
     return out
+
+
+# what applies to every environment of a manifest: uv's constraints, overrides and sources, PDM's overrides
+_SHARED = ("uv:constraints", "uv:overrides", "uv:sources", "pdm:overrides")
 
 
 def _manifest(
@@ -185,12 +200,12 @@ def _manifest(
         if isinstance(rec, Include) and "://" not in rec.target:
             reqs += [
                 r._replace(scope=rec.scope)
-                for r in _closure(_include_target(path, rec), files, set(), rec.constraint, rec.scopes)
+                for r in _closure(_include_target(path, rec), files, set(), _limit(rec), rec.scopes)
             ]
     by_scope: dict[str, list[Requirement]] = defaultdict(list)
     for r in reqs:
         by_scope[r.scope].append(r)
-    shared = [r for s in ("uv:constraints", "uv:overrides", "uv:sources") for r in by_scope.get(s, [])]
+    shared = [r for s in _SHARED for r in by_scope.get(s, [])]
     base_scope = "packages" if f.source == "pipfile" else "project"
     base = by_scope.get(base_scope, [])
     locked = [r for lp in paired_locks(path, f.source, files, folders) for r in _requirements(files[lp])]
@@ -200,7 +215,7 @@ def _manifest(
         tuple(r for r in locked if r.scope.startswith("lock") or r.scope == base_scope),
     )
     for scope, members in by_scope.items():
-        if scope in (base_scope, "python") or scope.startswith("uv:"):
+        if scope in (base_scope, "python") or scope in _SHARED or scope.startswith("uv:"):
             continue
         alone = scope == "build-system"
         # a uv source for this extra or group only (`{ url = ..., group = "cuda12" }`)
@@ -246,7 +261,7 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
         if isinstance(rec, (Requirement, Uninstall)):
             by_scope[rec.scope].append(rec)
         elif isinstance(rec, Include) and "://" not in rec.target:
-            for r in _closure(_include_target(path, rec), files, set(), rec.constraint, rec.scopes):
+            for r in _closure(_include_target(path, rec), files, set(), _limit(rec), rec.scopes):
                 options = rec.options.through(r.options) if rec.options else r.options
                 by_scope[rec.scope].append(
                     r._replace(
@@ -263,6 +278,9 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
             images[rec.scope].append(rec)
     for scope, events in by_scope.items():
         reqs = [r for r in events if isinstance(r, Requirement)]
+        # an override (uv's --override FILE) installs nothing of its own: it replaces what the same
+        # command asks for, and stands in the fold only beside such a request
+        asked = {(r.step, r.name) for r in reqs if r.kind is Kind.INSTALL}
         in_place: dict[str, _InPlace] = {}
         satisfied: list[tuple[Requirement, Requirement]] = []
         for event in sorted(events, key=lambda e: e.step):  # stable: one command's records keep their order
@@ -273,7 +291,7 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
                     in_place[event.name].settled = False
                 continue
             r = event
-            if r.kind is Kind.CONSTRAINT:
+            if r.kind is Kind.CONSTRAINT or (r.kind is Kind.OVERRIDE and (r.step, r.name) not in asked):
                 continue
             there = in_place.get(r.name)
             if there is not None and there.groups[-1][0].step == r.step:
@@ -332,7 +350,7 @@ def _conda(path: str, files: Mapping[str, FileResult], folders: Mapping[str, lis
         if isinstance(rec, Requirement):
             members.append(rec)
         elif isinstance(rec, Include) and "://" not in rec.target:
-            for r in _closure(_include_target(path, rec), files, {path}, rec.constraint, rec.scopes):
+            for r in _closure(_include_target(path, rec), files, {path}, _limit(rec), rec.scopes):
                 options = rec.options.through(r.options) if rec.options else r.options
                 members.append(
                     r._replace(scope=rec.scope, step=rec.step, upgrade=rec.upgrade, options=options)
@@ -356,7 +374,7 @@ def _groups(
             by_scope[rec.scope].append(rec)
         elif isinstance(rec, Include) and "://" not in rec.target:
             target = _include_target(path, rec)
-            included = _closure(target, files, set(), rec.constraint, rec.scopes)
+            included = _closure(target, files, set(), _limit(rec), rec.scopes)
             by_scope[rec.scope] += [r._replace(scope=rec.scope) for r in included]
     locked = [r for lp in paired_locks(path, f.source, files, folders) for r in _requirements(files[lp])]
     for group in (rec for rec in f.records if isinstance(rec, Group)):
@@ -404,7 +422,7 @@ def build(files: Mapping[str, FileResult], checked: Collection[str] | None = Non
         elif checked is None or path in checked:  # requirements files: the file and its -r/-c chain
             if budget > 0:
                 reached: set[str] = set()
-                reqs = _closure(path, files, reached, False)
+                reqs = _closure(path, files, reached, None)
                 budget -= len(reqs) + len(reached)
             else:  # past the budget: the file's own lines; what it includes is judged in its own
                 reqs = _requirements(f)

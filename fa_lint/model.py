@@ -205,6 +205,7 @@ class Include(NamedTuple):
     # the scopes of the target it installs, all when empty: `pip install .[dev]` installs a project's
     # dependencies and its dev extra, not its build-system table or its other extras
     scopes: tuple[str, ...] = ()
+    override: bool = False  # uv's --override FILE: each line replaces every request for its package
 
 
 class Uninstall(NamedTuple):

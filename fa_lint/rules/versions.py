@@ -59,6 +59,7 @@ JUDGED = (Kind.INSTALL, Kind.OVERRIDE, Kind.SOURCE, Kind.LOCK)
 
 def check(ctx: Context) -> Iterator[Finding]:
     judged: set[tuple[object, ...]] = set()
+    overrides = _override_steps(ctx)
     for req in ctx.requirements:
         if req.name == FLASH_ATTN and req.kind in JUDGED:
             once = (req.location, req.raw, req.kind)
@@ -70,6 +71,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             judged.add(once)
             if _sourced(req, ctx):
                 continue  # uv takes it from a source, which is judged for what it installs
+            if overrides and _overridden(req, ctx, overrides):
+                continue  # an override replaces its specifier, and is judged for what it installs
             earlier = ctx.satisfied_by(req)
             if earlier is not None and ctx.assessment(earlier).verdict in (Verdict.OK, Verdict.NEWER):
                 continue  # a no-op: the good version installed before it stays
@@ -138,6 +141,30 @@ def _sourced(req: Requirement, ctx: Context) -> bool:
         )
         for env in envs
     )
+
+
+def _override_steps(ctx: Context) -> set[tuple[str, int]]:
+    """Each script environment's commands that override flash-attn (``uv pip install --override FILE``,
+    ``UV_OVERRIDE``, an override without a marker): its name and the command's step. Gathered once,
+    so that a stage of many installs is not searched once an install."""
+    return {
+        (env.name, o.step)
+        for env in ctx.environments
+        for o in (*env.of(FLASH_ATTN), *env.superseded)
+        if o.kind is Kind.OVERRIDE and o.step and o.name == FLASH_ATTN and not o.marker
+    }
+
+
+def _overridden(req: Requirement, ctx: Context, overrides: set[tuple[str, int]]) -> bool:
+    """A script's request that an override file of the same command replaces in every install of
+    it: uv never reads the request's own specifier, and the words exist nowhere else. A manifest's
+    requirement is judged even where its own overrides replace it (uv's override-dependencies, PDM's
+    resolution overrides): they apply to uv's or PDM's resolution only, and the project's metadata,
+    which pip installs from, keeps the requirement as written."""
+    if req.kind is not Kind.INSTALL or not req.step:
+        return False
+    envs = ctx.environments_of(req)  # a later command's install may have superseded it since
+    return bool(envs) and all((env.name, req.step) in overrides for env in envs)
 
 
 def _unique(reqs: Iterable[Requirement]) -> list[Requirement]:

@@ -244,3 +244,26 @@ def option(word: Word, names: tuple[str, ...], args: Iterator[Word]) -> Word | N
             offset = len(glued) if not word.quoted else 0
             return Word(text[len(glued) :], word.start + offset, word.end, word.quoted)
     return None
+
+
+_SHELL_LONG_ARGS = {"--rcfile", "--init-file"}  # bash's long options that take a value
+
+
+def shell_script(texts: list[str]) -> int | None:
+    """Which of a shell's arguments (``texts[0]`` the shell) is its ``-c`` script: the first one after
+    its options, when a short option cluster holds ``c`` (``-c``, ``-lc``, ``-e -c``). ``-o``/``-O``
+    (and ``+o``/``+O``) take the next argument (``bash -o pipefail -c ...``); ``--`` ends the options."""
+    command, i = False, 1
+    while i < len(texts):
+        t = texts[i]
+        if t in {"--", "-"}:
+            i += 1
+            break
+        if t.startswith("--"):
+            i += 2 if t in _SHELL_LONG_ARGS else 1
+            continue
+        if len(t) < 2 or t[0] not in "-+":
+            break
+        command = command or (t[0] == "-" and "c" in t)
+        i += 1 + sum(ch in "oO" for ch in t[1:])
+    return i if command and i < len(texts) else None

@@ -21,23 +21,42 @@ from fa_lint.shell.variables import Expanded, expand
 from fa_lint.syntax import pep508
 
 FAMILY = frozenset(SUBDIRECTORIES.values())  # flash-attn, flash-attn-3, flash-attn-4
-_INCLUDE = re.compile(r"^(-r|--requirement|-c|--constraint)(?:=|(?=.))(.+)$")
+_INCLUDE = re.compile(r"^(-r|--requirement|-c|--constraints?|--overrides?)(?:=|(?=.))(.+)$")
+# uv's spellings besides pip's: --constraints (an alias), --override FILE and --overrides (uv's
+# crates/uv-cli/src/lib.rs: `overrides`, alias "override", env UV_OVERRIDE, value_delimiter ' ')
+_INCLUDES = ("-r", "--requirement", "-c", "--constraint", "--constraints", "--override", "--overrides")
+# the variables that name constraint and override files, for commands not given them (pip reads
+# each option from PIP_<OPTION>; uv's pip interface documents UV_CONSTRAINT and UV_OVERRIDE), each
+# a whitespace-separated list of files
+_FROM_ENVIRONMENT = {
+    "pip": (("PIP_CONSTRAINT", False),),
+    "uv": (("UV_CONSTRAINT", False), ("UV_OVERRIDE", True)),
+}
 _EXTRAS = re.compile(r"\[[^\]]*\]$")  # .[dev]
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 def install(scanner: Sink, inst: Install, c: Context) -> None:
     """``pip install ARGS``, ``uv add ARGS``, ``poetry add ARGS``...: each argument's record."""
-    args = iter(inst.args)
+    split: dict[int, str] = {}  # a field of an expansion -> the expansion as written
+    expanded: dict[int, Expanded] = {}  # a word _fields expanded and kept whole -> its expansion
+    args = iter(_fields(inst.args, c, split, expanded))
     editable = no_index = False
     find_links: list[str] = []
+    given: set[bool] = set()  # overrides, constraints: an option given on the line wins over a variable
     for word in args:
         text = word.text
-        m = _INCLUDE.match(text) if text[:1] == "-" else None
-        if text in ("-r", "--requirement", "-c", "--constraint") or m:
+        m = _INCLUDE.match(text) if text[:1] == "-" and text not in _INCLUDES else None
+        if text in _INCLUDES or m:
+            override = text.startswith("--o")
+            if (override or text.startswith("--constraints")) and inst.installer != "uv":
+                continue  # pip knows neither
             found = Word(m.group(2), word.start, word.end) if m else next(args, None)
             if found is not None:
-                include(scanner, found, text.startswith(("-c", "--c")), c)
+                constraint = text.startswith(("-c", "--c"))
+                if constraint or override:
+                    given.add(override)
+                include(scanner, found, constraint, c, override)
             continue
         if text in ("-e", "--editable"):
             editable = True
@@ -54,15 +73,69 @@ def install(scanner: Sink, inst: Install, c: Context) -> None:
                 next(args, None)
             continue
         poetry = inst.tool == "poetry"
-        rec = target(scanner, _poetry_word(word) if poetry else word, editable, c)
+        if poetry:
+            rec = target(scanner, _poetry_word(word), editable, c)
+        else:
+            rec = target(scanner, word, editable, c, expanded.get(id(word)))
         editable = False
         if rec is None:
             continue
         if poetry and rec.raw != word.text and rec.build is None:
             rec = rec._replace(raw=word.text)  # as written, and so no PEP 508 edit for --fix
+        if id(word) in split:
+            rec = rec._replace(raw=split[id(word)])  # `$(PKGS)`: as written, and so not for --fix to edit
         if no_index and rec.url is None:  # only the wheels in the --find-links folders can install
             rec = scanner.wheels.take(find_links, rec.name, "") or rec
         scanner.emit(rec, c)
+    if inst.verb == "install" and inst.installer in _FROM_ENVIRONMENT:
+        _environment_files(scanner, inst, c, given)
+
+
+def _environment_files(scanner: Sink, inst: Install, c: Context, given: set[bool]) -> None:
+    """``PIP_CONSTRAINT``, ``UV_CONSTRAINT``, ``UV_OVERRIDE``: set on the command (``UV_OVERRIDE=o.txt uv
+    pip install``) or before it (``export``, Docker's ``ENV``, a workflow's ``env:``), each names
+    files the install reads as ``-c``/``--override`` would, unless the command gives that option."""
+    head = c.cmd.words[0] if c.cmd.words else None
+    if head is None:
+        return
+    for name, override in _FROM_ENVIRONMENT[inst.installer]:
+        if override in given:
+            continue
+        value = c.cmd.env.get(name)
+        if value is None:  # looked up, not expanded: most installs have none of these set
+            values = c.state.scope.get(name)
+            if values is None or len(values) != 1 or values[0] is None:
+                continue  # not set, or not known
+            value = values[0]
+        exp = expand(value, c.state.scope, c.make)
+        if exp.unresolved or len(exp.texts) > 1:
+            continue
+        for path in exp.text.split():
+            include(scanner, Word(path, head.start, head.end), not override, c, override, written=head)
+
+
+def _fields(
+    words: list[Word], c: Context, split: dict[int, str], expanded: dict[int, Expanded]
+) -> list[Word]:
+    """The arguments as the shell splits them: an unquoted expansion whose value holds several
+    words (``$(PKGS)`` with ``PKGS := torch==2.3.1`` then ``PKGS += flash-attn==2.4.2``) is that
+    many arguments, each located at the expansion (``split`` keeps what each field was written as;
+    ``expanded`` each word expanded here and kept whole, so that it is not expanded twice)."""
+    if not any("$" in w.text and not w.quoted for w in words):
+        return words
+    out: list[Word] = []
+    for w in words:
+        if "$" in w.text and not w.quoted:
+            exp = expand(w.text, c.state.scope, c.make)
+            fields = exp.text.split() if not exp.unresolved and len(exp.texts) == 1 else []
+            if len(fields) > 1:
+                for f in fields:
+                    out.append(Word(f, w.start, w.end))
+                    split[id(out[-1])] = w.text
+                continue
+            expanded[id(w)] = exp
+        out.append(w)
+    return out
 
 
 def uninstall(scanner: Sink, inst: Install, c: Context) -> None:
@@ -79,9 +152,12 @@ def uninstall(scanner: Sink, inst: Install, c: Context) -> None:
             scanner.emit(Uninstall(scanner.location(word), normalize(m.group())), c)
 
 
-def target(scanner: Sink, word: Word, editable: bool, c: Context) -> Requirement | None:
-    """One install argument: a requirement, a local folder, or wheels from a folder."""
-    exp = expand(word.text, c.state.scope, c.make)
+def target(
+    scanner: Sink, word: Word, editable: bool, c: Context, exp: Expanded | None = None
+) -> Requirement | None:
+    """One install argument: a requirement, a local folder, or wheels from a folder (``exp``: the
+    word expanded, where the caller has done it already)."""
+    exp = expand(word.text, c.state.scope, c.make) if exp is None else exp
     text = exp.text.strip()
     path = _EXTRAS.sub("", text) if text.endswith("]") else text
     if pep508.looks_like_archive(path) and any(ch in path for ch in "*?["):
@@ -134,10 +210,12 @@ def requirement(scanner: Sink, word: Word, c: Context, exp: Expanded | None = No
         return None
     where = scanner.location(word)
     if exp.unresolved:
-        name = _NAME.match(word.text)
+        # as written (`flash-attn==$V`), or as far as its variables expand (`$SPEC`, whose value
+        # `flash-attn==$(V)` names one with none): a family's name either way is a mention
+        name = _NAME.match(word.text) or _NAME.match(text)
         family = normalize(name.group()) if name else ""
         # flash-attn-3 and -4 too: no mention of the family is dropped (issue 10), judged or not
-        if family in FAMILY and not pep508.looks_like_url(word.text):
+        if family in FAMILY and not pep508.looks_like_url(word.text) and not pep508.looks_like_url(text):
             return Requirement(
                 family,
                 word.text,
@@ -165,8 +243,16 @@ def requirement(scanner: Sink, word: Word, c: Context, exp: Expanded | None = No
     return (recs[0] if len(recs) == 1 else _either(recs))._replace(**fields)
 
 
-def include(scanner: Sink, word: Word, constraint: bool, c: Context) -> None:
-    """``-r FILE`` / ``-c FILE``: the file it reads, where the format says it is."""
+def include(
+    scanner: Sink,
+    word: Word,
+    constraint: bool,
+    c: Context,
+    override: bool = False,
+    written: Word | None = None,
+) -> None:
+    """``-r FILE`` / ``-c FILE`` / ``--override FILE``: the file it reads, where the format says it
+    is (``written``: where the file is named, when that is not ``word``, a variable's value)."""
     exp = expand(word.text, c.state.scope, c.make)
     if exp.unresolved:
         return
@@ -178,7 +264,8 @@ def include(scanner: Sink, word: Word, constraint: bool, c: Context) -> None:
         if mapped is None:
             return
         path = mapped
-    scanner.emit(Include(scanner.location(word), path, constraint=constraint, optional=True), c)
+    where = scanner.location(written or word)
+    scanner.emit(Include(where, path, constraint=constraint, optional=True, override=override), c)
 
 
 def _cut_text(scanner: Sink, word: Word) -> str:

@@ -28,7 +28,7 @@ from fa_lint.model import (
 )
 from fa_lint.shell import conda, docker, pip, pybuild, redirects, twostep
 from fa_lint.shell.builds import Clones
-from fa_lint.shell.commands import UPGRADE, Install, install, unwrap
+from fa_lint.shell.commands import UPGRADE, Install, install, shell_script, unwrap
 from fa_lint.shell.context import Context
 from fa_lint.shell.options import install_options
 from fa_lint.shell.parse import Chunk, Command, Word, basename
@@ -69,7 +69,10 @@ class Scanner:
 
     def run(self, start: int, end: int, state: State, text: str | None = None, make: bool = False) -> None:
         """Read the file's text from ``start`` to ``end`` as a script (``text``: what the parser reads)."""
-        chunk = Chunk(self.index.text[start:end], start, parse=text)
+        self.script(Chunk(self.index.text[start:end], start, parse=text), state, make)
+
+    def script(self, chunk: Chunk, state: State, make: bool = False) -> None:
+        """Read a script placed in the file by ``chunk``: the file's own text, or a decoded string."""
         state.scope.adopt(self.budget)
         walk = Walk(chunk, self, make, stop=self.halted)
         walk.run(state)
@@ -84,11 +87,8 @@ class Scanner:
         if found is not None:
             self._setting("toolkit", found[2], found[1], self.location(found[0]), possible)
         if head in SHELLS:
-            flags = [w for w in words[1:] if w.text.startswith("-")]
-            rest = [w for w in words[1:] if not w.text.startswith("-")]
-            if any("c" in f.text.lstrip("-") and not f.text.startswith("--") for f in flags) and rest:
-                return rest[0]
-            return None
+            script = shell_script([w.text for w in words])
+            return None if script is None else words[script]
         if head == "git":
             self.clones.git(words[1:], state, make)
             return None
@@ -163,8 +163,12 @@ class Scanner:
     ) -> None:
         self.records.append(Setting(where, kind, name, value, self.scope, self.step, until, possible))
 
-    def exec_form(self, words: list[Word], state: State) -> None:
-        """Docker's ``RUN ["pip", "install", ...]``: one command, no shell in between."""
+    def exec_form(self, words: list[Word], state: State, script: Chunk | None = None) -> None:
+        """Docker's ``RUN ["pip", "install", ...]``: one command, no shell in between; a shell's ``-c``
+        script (``["bash", "-c", "..."]``, its characters placed by ``script``) is read as a script."""
+        if script is not None:
+            self.script(script, state)
+            return
         cmd = Command(words, words[0].start, words[-1].end) if words else Command([])
         if self.halted is not None:
             self.skipped(cmd, state, self.halted, False)
@@ -207,6 +211,8 @@ class Scanner:
             start, end = start + 1, end - 1
             if text[start - 2 : start] == "\\" + text[start - 1]:  # \"...\" inside bash -c "..."
                 end -= 1
+        elif word.quoted and text[start : start + 2] == '\\"' and text[end - 1 : end + 1] == '\\"':
+            start, end = start + 2, end - 1  # "..." in an exec-form RUN's JSON string: each " is a \"
         return self.index.location(start, end)
 
     def fields(self, c: Context) -> dict[str, Any]:

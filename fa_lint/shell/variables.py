@@ -116,6 +116,16 @@ _VAR = re.compile(
 _OPAQUE = re.compile(r"\$\{\{.{0,N}?\}\}|\$\(.{0,N}?\)|`[^`]*`|\$\{[^}]{0,N}\}".replace("N", str(_INSIDE)))
 
 
+# GitHub's env context in a run: script (names compare case-insensitively there; here as written)
+_ENV_CONTEXT = re.compile(
+    r"\$\{\{[ \t]*env(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[[ \t]*'([A-Za-z_][A-Za-z0-9_]*)'[ \t]*\])[ \t]*\}\}"
+)
+
+
+def _env_reference(m: re.Match[str]) -> str:
+    return "${" + (m.group(1) or m.group(2)) + "}"
+
+
 class Expanded(NamedTuple):
     texts: tuple[str, ...]  # every text the word can become (one, unless a branch set it)
     unresolved: str | None  # the first reference with no value
@@ -131,6 +141,8 @@ def expand(text: str, scope: Scope, make: bool = False) -> Expanded:
         text = text.replace("$$", "$")  # make's escape for the shell's own $
     if "$" not in text and "`" not in text:
         return Expanded((text,), None)
+    if "${{" in text:  # a workflow's ${{ env.NAME }}: GitHub puts the env value there before the shell runs
+        text = _ENV_CONTEXT.sub(_env_reference, text)
     missing: list[str] = []
     pieces: list[tuple[str, ...]] = []
     substituted: dict[int, str] = {}  # the pieces that are values, not the word's own text
@@ -203,3 +215,79 @@ class State:
         cwds = {b.cwd for b in branches}
         if exhaustive and len(cwds) == 1:
             self.cwd = cwds.pop()
+
+
+# How deep a chain of variables naming variables is followed (A names B names C ...): make and GitLab
+# follow any depth; past this the reference is left as written (unresolved, so FAL009), and the walk
+# never recurses deeper than this whatever a file chains.
+MAX_DEPTH = 64
+_KEPT = "\0"  # make's "$$" while a value is expanded: the shell's "$", for the recipe's own expansion
+
+
+class Definitions:
+    """Variables whose values name others (``FA_SPEC = flash-attn==$(FA_VERSION)``), expanded all the
+    way down as make (a recursive ``=`` variable, when used), GitLab (a variable inside a variable)
+    and just expand them before any shell runs; a shell's own assignments are expanded when made,
+    one level (``expand``).
+
+    Each name's expansion is kept until a definition it read changes (make's ``:=`` expands at its
+    line, with the values of then). A cycle, a chain deeper than ``MAX_DEPTH`` or the file's
+    ``Budget`` spent leaves the reference as written, so the word using it is unresolved. Each name
+    expanded costs one character of the budget besides what it adds, so that no file of empty values
+    naming each other twice (``B = $(A)$(A)``, ``C = $(B)$(B)``...) walks longer than the budget allows.
+    """
+
+    def __init__(self, budget: Budget, make: bool = False) -> None:
+        self.raw: dict[str, str] = {}
+        self.budget = budget
+        self.make = make
+        self._memo: dict[str, str] = {}
+        self._read: set[str] = set()  # names the kept expansions looked up, set or not
+        self._open: set[str] = set()  # names being expanded: one met again is a cycle
+        self._literal: set[str] = set()
+
+    def define(self, name: str, value: str, literal: bool = False) -> None:
+        """Set ``name``; a ``literal`` value is used as written (GitLab's ``expand: false``)."""
+        if name in self._read:
+            self._memo.clear()
+            self._read.clear()
+        self.raw[name] = value
+        if literal:
+            self._literal.add(name)
+        else:
+            self._literal.discard(name)
+
+    def expand(self, text: str) -> str:
+        """``text`` with every reference to a defined name expanded (make's ``$$`` kept)."""
+        return self._expand(text, 0)
+
+    def values(self) -> dict[str, str]:
+        """Every name's value, expanded; one that cannot be (a cycle) partly, its reference kept."""
+        return {name: self._value(name, 0) or raw for name, raw in self.raw.items()}
+
+    def _value(self, name: str, depth: int) -> str | None:
+        self._read.add(name)
+        if name in self._memo or name in self._literal:
+            return self._memo.get(name, self.raw.get(name))
+        if name not in self.raw or name in self._open or depth >= MAX_DEPTH or not self.budget.take(1):
+            return None
+        self._open.add(name)
+        value = self._expand(self.raw[name], depth + 1)
+        self._open.discard(name)
+        self._memo[name] = value
+        return value
+
+    def _expand(self, text: str, depth: int) -> str:
+        if "$" not in text:
+            return text
+        if self.make:
+            text = text.replace("$$", _KEPT)
+        scope = Scope(budget=self.budget)
+        for m in _VAR.finditer(text):
+            name = m.group(1) or m.group(4) or m.group(5)
+            if name in self.raw and name not in scope.local:
+                value = self._value(name, depth)
+                if value is not None:
+                    scope.local[name] = (value,)
+        out = expand(text, scope, self.make).text
+        return out.replace(_KEPT, "$$") if self.make else out

@@ -19,10 +19,12 @@ from packaging.version import Version
 
 from fa_lint._records import NamedTuple
 from fa_lint.model import BUILD_VARIABLES, Image, Location, Parsed, ParseProblem, Setting
-from fa_lint.shell.parse import Word
+from fa_lint.shell.commands import shell_script, unwrap
+from fa_lint.shell.parse import Chunk, Word, basename
 from fa_lint.shell.scanner import Scanner
 from fa_lint.shell.stops import Stop
 from fa_lint.shell.variables import Scope, State, expand
+from fa_lint.shell.walk import SHELLS
 from fa_lint.syntax.text import TextIndex
 
 NAME = "dockerfile"
@@ -59,11 +61,29 @@ class _State:
         self.halted: dict[str, Stop] = {}
 
 
+# BuildKit's parser directive (frontend/dockerfile/parser/parser.go, ``reDirectives``), Go's ``\s``
+# spelled out: Python's also matches other scripts' spaces.
+_DIRECTIVE = re.compile(r"#[\t\n\f\r ]*([a-zA-Z][a-zA-Z0-9]*)[\t\n\f\r ]*=[\t\n\f\r ]*(.+?)[\t\n\f\r ]*$")
+
+
 def _escape(text: str) -> str:
-    if not text.lstrip(" \t").startswith("#"):
-        return "\\"  # no parser directive: they come first, as comments
-    m = re.match(r"(?:[ \t]*#[ \t]*[a-z]+[ \t]*=.*\n)*?[ \t]*#[ \t]*escape[ \t]*=[ \t]*([\\`])", text, re.I)
-    return m.group(1) if m else "\\"
+    """The escape token, as BuildKit reads ``# escape=``: directives come first, one a line, before
+    any other line (a blank line, a comment or an unknown directive ends them); only ``\\`` and a
+    backtick are tokens (any other value fails the build, which then reads nothing)."""
+    for line in text.removeprefix("\ufeff").split("\n"):
+        m = _DIRECTIVE.match(line.rstrip("\r\n").lstrip())
+        if m is None or m.group(1).lower() not in ("escape", "syntax"):
+            break
+        if m.group(1).lower() == "escape":
+            return m.group(2) if m.group(2) in ("\\", "`") else "\\"
+    return "\\"
+
+
+def _continues(line: str, esc: str) -> bool:
+    """Whether a line continues on the next: BuildKit's ``lineContinuationRegex`` (parser.go,
+    ``setEscapeToken``), the escape token then blanks at the line's end, not itself escaped."""
+    bare = line.rstrip("\r\n").rstrip(" \t")
+    return bare.endswith(esc) and not bare.endswith(esc + esc)
 
 
 def instructions(index: TextIndex) -> Iterator[Instruction | ParseProblem]:
@@ -83,7 +103,7 @@ def instructions(index: TextIndex) -> Iterator[Instruction | ParseProblem]:
             continue
         first = n
         dropped: set[int] = set()  # comment and blank lines inside the continuation
-        while lines[n].rstrip("\r").rstrip(" \t").endswith(esc) and n + 1 < len(lines):
+        while _continues(lines[n], esc) and n + 1 < len(lines):
             n += 1
             while n + 1 < len(lines) and (not lines[n].strip() or lines[n].lstrip().startswith("#")):
                 dropped.add(n)
@@ -98,6 +118,11 @@ def instructions(index: TextIndex) -> Iterator[Instruction | ParseProblem]:
             elif k < n and esc != "\\":  # the shell knows no backtick continuation: join the lines
                 cut = len(line.rstrip("\r").rstrip(" \t")) - 1
                 line, newline = line[:cut] + " " + line[cut + 1 :], " "
+            elif k < n and line.rstrip("\r").endswith((" ", "\t")):  # BuildKit drops the `\` and the
+                # blanks after it; the shell would read `\ ` as an escaped blank: the blanks go first
+                cr = line[len(line.rstrip("\r")) :]
+                bare = line.rstrip("\r").rstrip(" \t")
+                line = bare[:-1] + " " * (len(line) - len(bare) - len(cr)) + "\\" + cr
             parts.append(line + newline)
         heredocs = []
         for h in _HEREDOC.finditer(text, starts[first], end):
@@ -402,4 +427,31 @@ def _exec_form(index: TextIndex, raw: str, start: int, scanner: Scanner, shell: 
             close = text.find('"', close + 1, end)
         words.append(Word(item, q, close + 1, quoted=True))
         pos = close + 1
-    scanner.exec_form(words, shell)
+    # ["bash", "-c", "pip install ..."] (also after a prefix: ["/usr/bin/env", "bash", "-c", ...]):
+    # the script, each character placed in the file
+    inner = unwrap(words)
+    found = shell_script([w.text for w in inner]) if inner and basename(inner[0].text) in SHELLS else None
+    script = None
+    if found is not None:
+        w = inner[found]
+        script = Chunk(w.text, positions=_string_positions(text, w.start, w.end, w.text))
+    scanner.exec_form(words, shell, script)
+
+
+def _string_positions(text: str, start: int, end: int, value: str) -> list[int]:
+    """The file offset of each character of a JSON string written at ``start:end`` (its quotes
+    included): an escape (``\\"``, ``\\n``, ``\\u00e9``) is placed at its backslash, and Docker's
+    line continuations inside it are skipped. Where the decoding disagrees with ``json`` (a surrogate
+    pair, a string that is not where it was looked for), every character is placed at the string."""
+    out: list[int] = []
+    i = start + 1
+    while i < end - 1:
+        if text[i] != "\\":
+            out.append(i)
+            i += 1
+        elif text[i + 1 : i + 2] == "\n":
+            i += 2
+        else:
+            out.append(i)
+            i += 6 if text[i + 1 : i + 2] == "u" else 2
+    return out if len(out) == len(value) else [start] * len(value)

@@ -20,7 +20,7 @@ import yaml
 
 from fa_lint.model import BUILD_VARIABLES, Parsed, ParseProblem, Setting
 from fa_lint.shell.scanner import Scanner
-from fa_lint.shell.variables import Scope, State
+from fa_lint.shell.variables import Budget, Definitions, Scope, State
 from fa_lint.sources.dockerfile import image
 from fa_lint.syntax import yamldoc
 from fa_lint.syntax.text import TextIndex
@@ -49,14 +49,30 @@ SCRIPTS = ("before_script", "script", "after_script")
 _REFERENCE = "!reference"
 
 
-def _variables(node: yaml.Node | None) -> dict[str, str]:
-    """A ``variables:`` block: ``NAME: value`` or ``NAME: {value: ..., description: ...}``."""
+def _variables(node: yaml.Node | None) -> dict[str, tuple[str, bool]]:
+    """A ``variables:`` block: ``NAME: value`` or ``NAME: {value: ..., description: ...}``, each
+    with whether GitLab expands the variables its value names (not with ``expand: false``)."""
     out = {}
     for key, node_value in yamldoc.items(node):
-        value = yamldoc.get(node_value, "value") if isinstance(node_value, yaml.MappingNode) else node_value
+        value: yaml.Node | None = node_value
+        expands = True
+        if isinstance(node_value, yaml.MappingNode):
+            value = yamldoc.get(node_value, "value")
+            flag = yamldoc.get(node_value, "expand")
+            expands = not (isinstance(flag, yaml.ScalarNode) and str(flag.value).lower() == "false")
         if isinstance(value, yaml.ScalarNode) and value.tag != _REFERENCE:
-            out[key] = str(value.value)
+            out[key] = (str(value.value), expands)
     return out
+
+
+def _expanded(variables: dict[str, tuple[str, bool]], budget: Budget) -> dict[str, str]:
+    """The values a job's shell starts with: GitLab expands a variable inside a variable, a job's
+    naming the file's too, to any depth, before the job runs ("Use variables in other variables";
+    ``Gitlab::Ci::Variables::Collection#sort_and_expand_all``), except a value marked ``expand: false``."""
+    found = Definitions(budget)
+    for name, (value, expands) in variables.items():
+        found.define(name, value, literal=not expands)
+    return found.values()
 
 
 def _lines(node: yaml.Node | None) -> Iterator[yaml.ScalarNode]:
@@ -83,7 +99,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         if not any(yamldoc.get(job, key) is not None for key in SCRIPTS):
             continue  # a template with no script of its own, or a trigger job
         scanner.scope = f"job:{name}"
-        values = {**top, **_variables(yamldoc.get(job, "variables"))}
+        values = _expanded({**top, **_variables(yamldoc.get(job, "variables"))}, scanner.budget)
         parts = {key: yamldoc.get(job, key) or yamldoc.get(default, key) for key in SCRIPTS}
         parts["script"] = yamldoc.get(job, "script")  # default: gives no script
         yield from _machine(index, text, job, default, root, scanner.scope)

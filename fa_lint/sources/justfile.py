@@ -13,18 +13,19 @@ from collections.abc import Iterator, Mapping
 
 from fa_lint.model import Parsed, Requirement
 from fa_lint.shell.scanner import Scanner
-from fa_lint.shell.variables import Scope, State
+from fa_lint.shell.variables import Budget, Definitions, Scope, State
 from fa_lint.syntax.text import TextIndex
 
 NAME = "justfile"
 
-# name := "value" (or 'value'), export included; other expressions (backticks, concatenation,
-# functions) have no value fa-lint can know.
-_ASSIGN = re.compile(
-    r"^(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:=[ \t]*"
-    r"""(?:"([^"\\\n]*)"|'([^'\n]*)')[ \t]*(?:#.*)?$""",
-    re.M,
+# name := expression, export included; the expression is read when it joins string literals and
+# other variables with "+" (``"flash-attn==" + fa_version``); others (backticks, functions, paths
+# joined with "/", if/else) have no value fa-lint can know.
+_ASSIGN = re.compile(r"^(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:=[ \t]*(.*)$", re.M)
+_TERM = re.compile(
+    r"""[ \t]*(?:"((?:[^"\\\n]|\\[nrt"\\])*)"|'([^'\n]*)'|([A-Za-z_][A-Za-z0-9_]*))[ \t]*(\+|#.*|$)"""
 )
+_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
 # A recipe's header: [@]name params...: dependencies (never "name :=", an assignment)
 _RECIPE = re.compile(r"^@?[A-Za-z_][A-Za-z0-9_-]*(?:[ \t][^\n:]*)?:(?!=)")
 _ATTRIBUTE = re.compile(r"^\[([^\]\n]*)\][ \t]*$")
@@ -83,15 +84,51 @@ def _bodies(text: str) -> Iterator[tuple[int, list[tuple[int, str]], bool]]:
         script = False
 
 
+def _unescape(m: re.Match[str]) -> str:
+    return _ESCAPES[m.group(1)]
+
+
+def _template(expression: str) -> str | None:
+    """A ``+`` expression as one value to expand, make's way (``$(name)`` a variable, ``$$`` a
+    ``$``; ``$(?)`` a term that cannot be read), or None when no term of it can be read."""
+    out: list[str] = []
+    pos = 0
+    while True:
+        m = _TERM.match(expression, pos)
+        if m is None:  # a term fa-lint cannot read: what came before it is still known
+            return "".join(out) + "$(?)" if out else None
+        if m.group(3) is not None:
+            out.append(f"$({m.group(3)})")
+        else:
+            quoted = m.group(1)
+            literal = m.group(2) if quoted is None else re.sub(r"\\(.)", _unescape, quoted)
+            out.append(literal.replace("$", "$$"))
+        if m.group(4) != "+":
+            return "".join(out)
+        pos = m.end()
+
+
+def _variables(text: str, budget: Budget) -> dict[str, str]:
+    """The file's variables: just evaluates each assignment, the variables it names first, whatever
+    their order in the file (a cycle is just's error); the last assignment of a name counts."""
+    found = Definitions(budget, make=True)
+    for m in _ASSIGN.finditer(text):
+        template = _template(m.group(2))
+        if template is not None:
+            found.define(m.group(1), template)
+    # what is left of make's spelling is the shell's: $(...), a value fa-lint cannot know
+    return {name: value.replace("$$", "$") for name, value in found.values().items()}
+
+
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    variables = {
-        m.group(1): m.group(2) if m.group(2) is not None else m.group(3) for m in _ASSIGN.finditer(text)
-    }
+    budget = Budget()  # the file's: its scanner's too, which reports it once crossed
+    variables = _variables(text, budget)
     # The shell model reads words from the text it is given: it is given the file with each {{ }}
     # written as the shell would expand it, of the same length, so every position is the file's.
     seen = _expanded(text, variables)
     index = TextIndex(path, seen)
     scanner = Scanner(index, NAME)
+    scanner.budget = budget
 
     def restored(record: Parsed) -> Parsed:
         """A requirement as the justfile writes it (``{{FA}}``), where its text was expanded."""

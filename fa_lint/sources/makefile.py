@@ -13,13 +13,18 @@ from collections.abc import Iterator
 
 from fa_lint.model import Parsed
 from fa_lint.shell.scanner import Scanner
-from fa_lint.shell.variables import Scope, State
+from fa_lint.shell.variables import Budget, Definitions, Scope, State
 from fa_lint.syntax.text import TextIndex
 
 NAME = "makefile"
 
 # The value's trailing blanks are cut in code: "(.*?)[ \t]*$" retries the blanks at each step, n^2.
-_DEFINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*(?::::=|::=|:=|\?=|\+=|=)[ \t]*(.*)$", re.M)
+# (``export``, ``override`` and ``private`` before a definition set it as well)
+_DEFINE = re.compile(
+    r"^(?:(?:export|override|private)[ \t]+)*"
+    r"([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*(:::=|::=|:=|\?=|\+=|=)[ \t]*(.*)$",
+    re.M,
+)
 _RECIPE = re.compile(r"^(\t[ \t]*)([@+-]*)")
 # `UV ?= $(shell which uv)`: the path of the tool that name finds, so `$(UV) pip install` runs uv (a
 # command's name counts by its basename). Only these two lookups: any other $(shell ...) is what the
@@ -52,8 +57,8 @@ def recipes(text: str) -> Iterator[tuple[int, int, str]]:
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    variables = {m.group(1): _value(m.group(2).rstrip(" \t")) for m in _DEFINE.finditer(text)}
     scanner = Scanner(TextIndex(path, text), NAME)
+    variables = _variables(text, scanner.budget)
     for start, end, shell in recipes(text):  # each line its own shell: a cd ends with its line
         scanner.run(start, end, State(Scope(values=variables)), text=shell, make=True)
         yield from scanner.drain()
@@ -63,3 +68,29 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
 def _value(text: str) -> str:
     found = _WHICH.match(text)
     return found.group(1) if found else text
+
+
+def _variables(text: str, budget: Budget) -> dict[str, str]:
+    """The file's variables as its recipes see them (GNU make, "The Two Flavors of Variables"): a
+    ``=`` variable expands its value when used, so with the last value of every variable it names;
+    ``:=`` (``::=``, ``:::=``) expands it at its line; ``?=`` sets only an unset name; ``+=`` appends,
+    keeping the flavour (a ``:=`` variable's addition is expanded at once)."""
+    found = Definitions(budget, make=True)
+    simple: set[str] = set()
+    for m in _DEFINE.finditer(text):
+        name, op, value = m.group(1), m.group(2), _value(m.group(3).rstrip(" \t"))
+        if op == "?=" and name in found.raw:
+            continue
+        if op == "+=" and name in found.raw:
+            added = found.expand(value) if name in simple else value
+            found.define(name, found.raw[name] + " " + added, literal=name in simple)
+            continue
+        if op in (":=", "::=", ":::="):
+            simple.add(name)
+            value = found.expand(value)
+        else:
+            simple.discard(name)
+        # a simple variable's value is final: what it names that was not defined yet stays unknown
+        # (make's environment may set it), never the value a later line gives that name
+        found.define(name, value, literal=name in simple)
+    return found.values()

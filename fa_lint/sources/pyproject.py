@@ -7,8 +7,18 @@ from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from fa_lint.model import BuildConfig, Kind, Location, Parsed, ParseProblem, Requirement, Setting, normalize
-from fa_lint.syntax import tomldoc
+from fa_lint.model import (
+    BuildConfig,
+    Include,
+    Kind,
+    Location,
+    Parsed,
+    ParseProblem,
+    Requirement,
+    Setting,
+    normalize,
+)
+from fa_lint.syntax import pep508, tomldoc
 from fa_lint.syntax.tables import (
     WrongType,
     entry_text,
@@ -41,6 +51,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     for extra in table(doc, ("project", "optional-dependencies")):
         yield from strings(doc, ("project", "optional-dependencies", extra), NAME, scope=f"extra:{extra}")
     yield from _dependency_groups(doc)
+    yield from _dynamic_files(doc)
     yield from strings(doc, ("build-system", "requires"), NAME, scope="build-system")
     yield from strings(doc, ("tool", "uv", "dev-dependencies"), NAME, scope="group:dev")
     yield from strings(
@@ -50,6 +61,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         doc, ("tool", "uv", "override-dependencies"), NAME, scope="uv:overrides", kind=Kind.OVERRIDE
     )
     yield from _uv_sources(doc)
+    yield from _pdm_overrides(doc)
     for group in table(doc, ("tool", "pdm", "dev-dependencies")):
         yield from strings(doc, ("tool", "pdm", "dev-dependencies", group), NAME, scope=f"group:{group}")
     yield from poetry(doc)
@@ -312,6 +324,70 @@ def _components(edges: dict[str, list[str]]) -> Iterator[list[str]]:
                         if member == node:
                             break
                     yield component
+
+
+def _dynamic_files(doc: TomlDoc) -> Iterator[Parsed]:
+    """Requirement files a build backend reads the project's requirements from, for each field
+    ``[project] dynamic`` lists: setuptools' ``[tool.setuptools.dynamic] dependencies = {file =
+    [...]}`` and ``optional-dependencies.<extra> = {file = [...]}`` (setuptools, "Configuring
+    setuptools using pyproject.toml files", Dynamic Metadata), and the hatch-requirements-txt
+    plugin's ``[tool.hatch.metadata.hooks.requirements_txt] files = [...]`` and its
+    ``optional-dependencies.<extra> = [...]`` (its README, "Usage"). Each file is an include, read as
+    setup.cfg's ``file:`` is, from the project's folder, inside the repository only."""
+    dynamic = get(doc.data, ("project", "dynamic"))
+    if not isinstance(dynamic, list):
+        return
+    setuptools: TomlPath = ("tool", "setuptools", "dynamic")
+    hatch: TomlPath = ("tool", "hatch", "metadata", "hooks", "requirements_txt")
+    fields: list[tuple[TomlPath, str]] = []  # where the file names are, and whose requirements they are
+    if "dependencies" in dynamic:
+        fields += [((*setuptools, "dependencies", "file"), "project"), ((*hatch, "files"), "project")]
+    if "optional-dependencies" in dynamic:
+        for base, key in ((setuptools, ("file",)), (hatch, ())):
+            fields += [
+                ((*base, "optional-dependencies", x, *key), f"extra:{x}")
+                for x in table(doc, (*base, "optional-dependencies"))
+            ]
+    for path, scope in fields:
+        where = path[:-1] if path[1] == "setuptools" else path  # the entry: {file = ...}, or the list
+        if get(doc.data, where) is None:
+            continue
+        files = get(doc.data, path)
+        names = [files] if isinstance(files, str) else files
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            shape = "{file = [...]}" if path[1] == "setuptools" else "a list"
+            dotted = ".".join(map(str, where))
+            yield problem(doc, where, f"{dotted} must be {shape} of file names", entry=True)
+            continue
+        for i, name in enumerate(names):
+            start, end = doc.value_location(path if isinstance(files, str) else (*path, i))
+            yield Include(doc.index.location(start, end), name, scope=scope)
+
+
+def _pdm_overrides(doc: TomlDoc) -> Iterator[Parsed]:
+    """``[tool.pdm.resolution.overrides]`` (``[tool.pdm.overrides]`` before PDM 2): each replaces
+    every requirement on its package, as uv's override-dependencies do. The value is a URL, a
+    specifier (``">=2.5.8"``), or else a version (``"2.4.2"``, read as ``==2.4.2``): PDM's
+    ``BaseProvider.overrides`` (pdm-project/pdm, src/pdm/resolver/providers.py)."""
+    for base in (("tool", "pdm", "resolution", "overrides"), ("tool", "pdm", "overrides")):
+        for name in table(doc, base):
+            value = get(doc.data, (*base, name))
+            if not isinstance(value, str):
+                yield problem(
+                    doc, (*base, name), f"PDM override of {excerpt(name)} must be a string", entry=True
+                )
+                continue
+            if "://" in value:
+                line = f"{name} @ {value}"
+            else:
+                try:
+                    SpecifierSet(value)
+                    line = f"{name}{value}"
+                except InvalidSpecifier:
+                    line = f"{name}=={value}"
+            start, end = doc.key_location((*base, name))
+            where, raw = doc.index.location(start, end), doc.index.text[start:end]
+            yield pep508.parse(line, where, NAME, raw=raw, scope="pdm:overrides", kind=Kind.OVERRIDE)
 
 
 def _uv_sources(doc: TomlDoc) -> Iterator[Parsed]:

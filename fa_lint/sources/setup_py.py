@@ -18,7 +18,15 @@ from collections.abc import Iterator
 from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement as Pep508
 
-from fa_lint.model import FLASH_ATTN, Parsed, ParseProblem, Requirement, mentions_flash_attn, normalize
+from fa_lint.model import (
+    FLASH_ATTN,
+    Include,
+    Parsed,
+    ParseProblem,
+    Requirement,
+    mentions_flash_attn,
+    normalize,
+)
 from fa_lint.syntax import pep508, pyast
 from fa_lint.syntax.pyast import Flow, PythonIndex
 
@@ -31,15 +39,27 @@ KEYWORDS = {
 }
 
 
+# what opens a file for reading: open(x), io.open(x), codecs.open(x), Path(x), pathlib.Path(x)
+_OPENERS = frozenset({"open", "Path"})
+
+
 class _Reacher:
-    """The string literals an expression handed to ``setup()`` reaches, each with its scope."""
+    """The string literals an expression handed to ``setup()`` reaches, each with its scope, and the
+    files whose lines it reaches (``install_requires=open("requirements.txt").read().splitlines()``)."""
 
     def __init__(self, tree: ast.Module) -> None:
         self.flow = Flow(tree)
         self.table = _table(tree)
         self.out: dict[int, tuple[ast.Constant, str]] = {}
+        self.files: dict[int, tuple[ast.Constant, str]] = {}
+        self.bound = _with_files(tree)  # `with open(X) as f`: f -> X
+        self.readers = _readers(tree)  # a function of the file -> which of its parameters it opens
 
     def strings(self, node: ast.expr, scope: str, seen: set[str]) -> None:
+        opened = self._opened(node, seen)
+        if opened is not None:
+            self.files.setdefault(id(opened), (opened, scope))
+            return
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             self.out.setdefault(id(node), (node, scope))
         elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
@@ -56,18 +76,101 @@ class _Reacher:
                 self.strings(v, f"extra:{key}" if scope == "extra" and key is not None else scope, seen)
         elif isinstance(node, ast.Call):
             helper = isinstance(node.func, ast.Name) and node.func.id in self.flow.functions
-            for arg in node.args:
-                self.strings(self._looked_up(arg) if helper else arg, scope, seen)
+            opens = self.readers.get(node.func.id, set()) if isinstance(node.func, ast.Name) else set()
+            for i, arg in enumerate(node.args):
+                name = _file_name(arg) if i in opens else None
+                if name is not None:  # read_requirements("requirements.txt"), which opens its argument
+                    self.files.setdefault(id(name), (name, scope))
+                else:
+                    self.strings(self._looked_up(arg) if helper else arg, scope, seen)
         elif isinstance(node, ast.Name) and node.id not in seen:
             seen.add(node.id)
             for value, key in self.flow.values.get(node.id, []):
                 self.strings(value, f"extra:{key}" if scope == "extra" and key is not None else scope, seen)
+
+    def _opened(self, node: ast.expr, seen: set[str]) -> ast.Constant | None:
+        """The file name whose contents ``node`` is made of: at the base of a chain of calls,
+        attributes and comprehensions, ``open(X)``/``Path(X)`` or a name ``with open(X) as`` binds."""
+        while True:
+            if isinstance(node, ast.Call):
+                func = node.func
+                called = (
+                    func.id
+                    if isinstance(func, ast.Name)
+                    else func.attr
+                    if isinstance(func, ast.Attribute)
+                    else ""
+                )
+                if called in _OPENERS and node.args:
+                    return _file_name(node.args[0])
+                if not isinstance(func, ast.Attribute):
+                    return None
+                node = func.value
+            elif isinstance(node, (ast.Attribute, ast.Subscript)):
+                node = node.value
+            elif isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+                node = node.generators[0].iter
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):  # Path(here) / "req.txt"
+                return _file_name(node.right)
+            elif isinstance(node, ast.Name) and node.id in self.bound:
+                return self.bound[node.id]
+            else:
+                return None
 
     def _looked_up(self, arg: ast.expr) -> ast.expr:
         """transformers' pattern: ``deps_list("torch")`` returns the ``"torch>=2.0"`` of a table."""
         if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
             return self.table.get(normalize(arg.value.strip()), arg)
         return arg
+
+
+def _file_name(node: ast.expr) -> ast.Constant | None:
+    """A file name as written: a string, or the last part of ``os.path.join(here, "x.txt")``."""
+    if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "join" and node.args:
+        node = node.args[-1]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node
+    return None
+
+
+def _opener(node: ast.AST) -> ast.expr | None:
+    """The argument of an ``open(X)``/``Path(X)`` call."""
+    if isinstance(node, ast.Call) and node.args:
+        func = node.func
+        called = (
+            func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        )
+        if called in _OPENERS:
+            return node.args[0]
+    return None
+
+
+def _with_files(tree: ast.Module) -> dict[str, ast.Constant]:
+    """``with open("requirements.txt") as f``: each name bound to a file opened with a written name."""
+    out: dict[str, ast.Constant] = {}
+    for node in ast.walk(tree):
+        for item in node.items if isinstance(node, (ast.With, ast.AsyncWith)) else []:
+            arg = _opener(item.context_expr)
+            name = _file_name(arg) if arg is not None else None
+            if name is not None and isinstance(item.optional_vars, ast.Name):
+                out[item.optional_vars.id] = name
+    return out
+
+
+def _readers(tree: ast.Module) -> dict[str, set[int]]:
+    """The file's functions that open one of their parameters (``def read(path): open(path)``)."""
+    out: dict[str, set[int]] = {}
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = [a.arg for a in fn.args.args]
+        for node in ast.walk(fn):
+            arg = _opener(node)
+            if isinstance(arg, ast.Call) and getattr(arg.func, "attr", None) == "join" and arg.args:
+                arg = arg.args[-1]
+            if isinstance(arg, ast.Name) and arg.id in params:
+                out.setdefault(fn.name, set()).add(params.index(arg.id))
+    return out
 
 
 def _table(tree: ast.Module) -> dict[str, ast.Constant]:
@@ -100,6 +203,9 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
                 if kw.arg in KEYWORDS:
                     reacher.strings(kw.value, KEYWORDS[kw.arg], set())
     reached = reacher.out
+    for const, scope in reacher.files.values():  # read in requirements-file syntax, as setup.cfg's file:
+        start, end = pyast.span(index, const)
+        yield Include(index.location(start, end), str(const.value), scope=scope, optional=True)
     for const, scope in reached.values():
         start, end = pyast.span(index, const)
         rec = pep508.at(index, start, end, NAME, scope=scope)

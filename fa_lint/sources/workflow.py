@@ -15,13 +15,34 @@ from packaging.specifiers import SpecifierSet
 from fa_lint.model import BUILD_VARIABLES, BuildArg, Include, Kind, Parsed, ParseProblem, Requirement, Setting
 from fa_lint.shell.scanner import Scanner
 from fa_lint.shell.stops import Stop
-from fa_lint.shell.variables import Scope, State
+from fa_lint.shell.variables import Budget, Scope, State
 from fa_lint.sources.dockerfile import image
 from fa_lint.syntax import yamldoc
 from fa_lint.syntax.text import TextIndex
 
 NAME = "workflow"
 _EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
+
+
+# ${{ env.NAME }} (or env['NAME']) in an env: value: GitHub evaluates it before the step runs
+_ENV_CONTEXT = re.compile(r"\$\{\{\s*env(?:\.([A-Za-z_][A-Za-z0-9_-]*)|\[\s*'([^'\n]*)'\s*\])\s*\}\}")
+
+
+def _env_values(node: yaml.Node | None, outer: dict[str, str], budget: Budget) -> dict[str, str]:
+    """An ``env:`` block's values, each ``${{ env.NAME }}`` in them replaced by the value ``NAME``
+    has at the level around it (a job's env sees the workflow's, a step's the job's: the ``env``
+    context, whose names are case-insensitive); one it does not hold stays, an unknown expression,
+    as does one past the file's budget (a value naming a long one many times, level after level)."""
+    values = yamldoc.scalars(node)
+    if not outer or not any("${{" in v for v in values.values()):
+        return values
+    known = {name.lower(): value for name, value in outer.items()}
+
+    def value(m: re.Match[str]) -> str:
+        found = known.get((m.group(1) or m.group(2)).lower())
+        return found if found is not None and budget.take(len(found)) else m.group()
+
+    return {name: _ENV_CONTEXT.sub(value, v) if "${{" in v else v for name, v in values.items()}
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
@@ -34,7 +55,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     scanner = Scanner(index, NAME)
     top_env = yamldoc.scalars(yamldoc.get(root, "env"))
     for job_name, job in yamldoc.items(yamldoc.get(root, "jobs")):
-        job_env = {**top_env, **yamldoc.scalars(yamldoc.get(job, "env"))}
+        job_env = {**top_env, **_env_values(yamldoc.get(job, "env"), top_env, scanner.budget)}
         steps = yamldoc.get(job, "steps")
         if not isinstance(steps, yaml.SequenceNode):
             continue
@@ -50,7 +71,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
             run = yamldoc.get(step, "run")
             if not isinstance(run, yaml.ScalarNode):
                 continue
-            env = {**job_env, **yamldoc.scalars(yamldoc.get(step, "env"))}
+            env = {**job_env, **_env_values(yamldoc.get(step, "env"), job_env, scanner.budget)}
             before = scanner.step
             start, end = yamldoc.span(run, text)
             # GitHub replaces ${{ }} before the shell runs: to the parser it is one unknown word

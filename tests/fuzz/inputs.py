@@ -173,6 +173,15 @@ LINE_FORMATS: dict[str, st.SearchStrategy[str]] = {
         "COPY . .",
         "RUN pip install -r ",
         "    ",
+        # issue 33: exec-form shells, a SHELL, continuations with blanks after them, the escape
+        # directive, constraint and override files named by variables
+        'RUN ["bash", "-c", "pip install ',
+        'RUN ["/bin/sh", "-o", "pipefail", "-lc", "',
+        'SHELL ["/bin/bash", "-o", "pipefail", "-c"]',
+        "RUN pip install \\  \t\n  ",
+        "# escape=`\n",
+        "RUN uv pip install --override /o.txt ",
+        "ENV PIP_CONSTRAINT=/c.txt UV_OVERRIDE=",
     ),
     "shell": _lines(
         "pip install ",
@@ -187,9 +196,41 @@ LINE_FORMATS: dict[str, st.SearchStrategy[str]] = {
         "for v in ",
         "cat <<EOF\n",
         "pip install -r ",
+        "bash -o pipefail -c ",
+        "UV_OVERRIDE=o.txt uv pip install ",
+        "export PIP_CONSTRAINT=",
+        "uv pip install --overrides=",
     ),
     "makefile": _lines(
-        "FA := ", "install:\n\t", "\tpip install ", "\t@pip install -r ", "x = $(FA)", ".PHONY: "
+        "FA := ",
+        "install:\n\t",
+        "\tpip install ",
+        "\t@pip install -r ",
+        "x = $(FA)",
+        ".PHONY: ",
+        # variables naming variables (issue 33): chains, cycles, doublings, each flavour
+        "SPEC = flash-attn==$(FA)",
+        "FA = $(V)$(V)",
+        "V = $(FA)",
+        "FA ?= ",
+        "FA += ",
+        "\tpip install $(SPEC) ",
+    ),
+    "justfile": _lines(
+        "fa := ",
+        'spec := "flash-attn==" + ',
+        "v := fa + fa + ",
+        "install:\n    pip install {{spec}} ",
+        "    pip install ",
+        "export fa := ",
+    ),
+    "gitlab-ci": _lines(
+        "variables:\n  FA: ",
+        "  SPEC: flash-attn==${FA}",
+        "  A: $A$A",
+        "job:\n  script:\n    - pip install $SPEC ",
+        "    - pip install ",
+        "  variables:\n    FA: ",
     ),
     "tox": st.tuples(
         st.sampled_from(["[tox]\nenvlist = py{310,311}-{cpu,gpu}\n", ""]),
@@ -356,6 +397,8 @@ _DEPENDENCIES = st.dictionaries(
     st.sampled_from(["flash-attn", "flash_attn", "torch", "python", "x"]), _DEPENDENCY
 )
 _STRINGS = _maybe(st.lists(st.one_of(_REQ, _REQ, _SCALAR), max_size=5))
+# what [tool.setuptools.dynamic] may name: a file, several, none there, out of the tree, a folder
+_DYNAMIC_FILES = ["requirements.txt", ["a.txt", "b.txt"], [], "../x.txt", "/etc/passwd", ".", ["", "x" * 300]]
 
 _PACKAGE = st.fixed_dictionaries(
     {"name": _maybe(st.sampled_from(["flash-attn", "flash_attn", "torch", "", "x"]))},
@@ -471,6 +514,9 @@ STRUCTURED: dict[str, tuple[str, st.SearchStrategy[Any]]] = {
                             "dependencies": _STRINGS,
                             "optional-dependencies": _maybe(st.dictionaries(_WORD, _STRINGS, max_size=2)),
                             "requires-python": _maybe(st.sampled_from([">=3.10", "^3.10", "x"])),
+                            "dynamic": _maybe(
+                                st.lists(st.sampled_from(["dependencies", "optional-dependencies", "x"]))
+                            ),
                         },
                     )
                 ),
@@ -482,6 +528,49 @@ STRUCTURED: dict[str, tuple[str, st.SearchStrategy[Any]]] = {
                     st.fixed_dictionaries(
                         {},
                         optional={
+                            # issue 33: requirement files setuptools reads, PDM's overrides
+                            "setuptools": _maybe(
+                                st.fixed_dictionaries(
+                                    {
+                                        "dynamic": _maybe(
+                                            st.fixed_dictionaries(
+                                                {},
+                                                optional={
+                                                    "dependencies": _maybe(
+                                                        st.fixed_dictionaries(
+                                                            {"file": _maybe(st.sampled_from(_DYNAMIC_FILES))}
+                                                        )
+                                                    ),
+                                                    "optional-dependencies": _maybe(
+                                                        st.dictionaries(
+                                                            _WORD,
+                                                            st.fixed_dictionaries(
+                                                                {
+                                                                    "file": _maybe(
+                                                                        st.sampled_from(_DYNAMIC_FILES)
+                                                                    )
+                                                                }
+                                                            ),
+                                                            max_size=2,
+                                                        )
+                                                    ),
+                                                },
+                                            )
+                                        )
+                                    }
+                                )
+                            ),
+                            "pdm": _maybe(
+                                st.fixed_dictionaries(
+                                    {
+                                        "resolution": _maybe(
+                                            st.fixed_dictionaries(
+                                                {"overrides": _maybe(st.dictionaries(_WORD, _maybe(_WORD)))}
+                                            )
+                                        )
+                                    }
+                                )
+                            ),
                             "poetry": _maybe(
                                 st.fixed_dictionaries(
                                     {},
@@ -627,7 +716,12 @@ STRUCTURED: dict[str, tuple[str, st.SearchStrategy[Any]]] = {
         st.fixed_dictionaries(
             {},
             optional={
-                "env": _maybe(st.dictionaries(st.just("FA"), st.sampled_from(VERSIONS))),
+                "env": _maybe(
+                    st.dictionaries(
+                        st.sampled_from(["FA", "SPEC"]),
+                        st.one_of(st.sampled_from(VERSIONS), st.just("flash-attn==${{ env.FA }}")),
+                    )
+                ),
                 "jobs": _maybe(
                     st.dictionaries(
                         _WORD,
