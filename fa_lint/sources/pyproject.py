@@ -7,7 +7,18 @@ from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from fa_lint.model import BuildConfig, Kind, Location, Parsed, ParseProblem, Requirement, Setting, normalize
+from fa_lint.model import (
+    BUILD_VARIABLES,
+    FLASH_ATTN,
+    BuildConfig,
+    Kind,
+    Location,
+    Parsed,
+    ParseProblem,
+    Requirement,
+    Setting,
+    normalize,
+)
 from fa_lint.syntax import tomldoc
 from fa_lint.syntax.tables import (
     WrongType,
@@ -78,19 +89,44 @@ def _build_configs(doc: TomlDoc) -> Iterator[Parsed]:
             yield wrong_type(doc, ("tool", "uv"), exc, "[tool.uv]")
         start, end = doc.key_location(("tool", "uv"))
         forks = bool(uv.get("conflicts"))  # extras or groups uv resolves apart, each fork in the one lock
+        defaults = uv.get("default-groups", ["dev"])
+        groups = (
+            ("*",)
+            if defaults == "all"
+            else tuple(normalize(g) for g in defaults if isinstance(g, str))
+            if isinstance(defaults, list)
+            else ("dev",)  # a value uv refuses: uv stops, so nothing installs; keep uv's default
+        )
         yield BuildConfig(
-            doc.index.location(start, end), "uv", frozenset(no_isolation), frozenset(torch_for), forks
+            doc.index.location(start, end), "uv", frozenset(no_isolation), frozenset(torch_for), forks, groups
         )
         # the platforms uv resolves for (environments) and must install on (required-environments)
         for key in ("environments", "required-environments"):
             yield from settings(doc, ("tool", "uv", key), "platform", f"uv {key}")
         yield from _os_markers(doc, doc.index.location(start, end))
+        yield from _build_variables(doc)
     if isinstance(get(doc.data, ("tool", "poetry")), dict):
         start, end = doc.key_location(("tool", "poetry"))
         yield BuildConfig(doc.index.location(start, end), "poetry")
 
 
 _OS_WORDS = ("sys_platform", "platform_system", "os_name")
+
+
+def _build_variables(doc: TomlDoc) -> Iterator[Parsed]:
+    """``[tool.uv.extra-build-variables] flash-attn = { FLASH_ATTENTION_SKIP_CUDA_BUILD = "TRUE" }``: the
+    environment of flash-attn's own build when uv builds it for this project, as a Setting of kind
+    "env" (the same as ``ENV`` in a Dockerfile). Only flash-attn's entry counts: another package's
+    variables are that package's build's, not flash-attn's."""
+    table_path: TomlPath = ("tool", "uv", "extra-build-variables")
+    for package, variables in (get(doc.data, table_path) or {}).items():
+        if normalize(package) != FLASH_ATTN or not isinstance(variables, dict):
+            continue
+        for name, value in variables.items():
+            if name in BUILD_VARIABLES and isinstance(value, str):
+                start, end = doc.key_location((*table_path, package, name))
+                # after=-1: a manifest's installs are all at step 0, and a setting applies past its step
+                yield Setting(doc.index.location(start, end), "env", name, value, after=-1)
 
 
 def _os_markers(doc: TomlDoc, where: Location) -> Iterator[Parsed]:
