@@ -19,7 +19,9 @@ import sys
 
 
 def _show(repo: str, tag: str, path: str) -> list[str]:
-    out = subprocess.run(["git", "-C", repo, "show", f"{tag}:{path}"], capture_output=True, text=True)
+    out = subprocess.run(
+        ["git", "-C", repo, "show", f"{tag}:{path}"], check=False, capture_output=True, text=True
+    )
     return out.stdout.splitlines() if out.returncode == 0 else []
 
 
@@ -29,7 +31,9 @@ def _line(lines: list[str], pattern: str) -> str:
 
 
 def main(repo: str) -> None:
-    tags = subprocess.run(["git", "-C", repo, "tag", "--list", "v2.*"], capture_output=True, text=True)
+    tags = subprocess.run(
+        ["git", "-C", repo, "tag", "--list", "v2.*"], check=True, capture_output=True, text=True
+    )
     for tag in sorted(tags.stdout.split(), key=lambda t: [int(x) for x in re.findall(r"\d+", t)]):
         setup = _show(repo, tag, "setup.py")
         interface = _show(repo, tag, "flash_attn/flash_attn_interface.py")

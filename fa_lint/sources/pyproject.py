@@ -119,7 +119,8 @@ def _build_variables(doc: TomlDoc) -> Iterator[Parsed]:
     "env" (the same as ``ENV`` in a Dockerfile). Only flash-attn's entry counts: another package's
     variables are that package's build's, not flash-attn's."""
     table_path: TomlPath = ("tool", "uv", "extra-build-variables")
-    for package, variables in (get(doc.data, table_path) or {}).items():
+    found = get(doc.data, table_path)
+    for package, variables in found.items() if isinstance(found, dict) else ():
         if normalize(package) != FLASH_ATTN or not isinstance(variables, dict):
             continue
         for name, value in variables.items():
