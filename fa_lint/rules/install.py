@@ -25,8 +25,8 @@ from fa_lint.rules._fal012 import (
     wheel,
     wheel_sources,
 )
-from fa_lint.rules._installs import NO_KERNELS, Instead, skip_setting, uv_instead
 from fa_lint.rules._text import fit, subject
+from fa_lint.rules._uv import NO_KERNELS, Instead, skip_setting, uv_instead
 from fa_lint.rules._wheels import fits, lacking, missing, span, stable
 from fa_lint.rules.versions import JUDGED
 
