@@ -179,3 +179,14 @@ def test_odd_tables_are_no_traceback(project: Any, table: str) -> None:
     )
     result = run("--isolated", "--format", "json", ".")
     assert "Traceback" not in result.err and result.json["findings"] is not None
+
+
+@pytest.mark.parametrize(
+    ("defaults", "judged"), [('default-groups = ["dev", "cuda12"]\n', False), ("", True)]
+)
+def test_the_machine_rules_judge_what_uv_sync_installs(project: Any, defaults: str, judged: bool) -> None:
+    """A Volta GPU (7.0) runs no FlashAttention 2: the lock's index entry is judged for it only where
+    `uv sync` installs that entry, not where a default group's wheel URL replaces it."""
+    files = {**_groups_project(defaults), "train.sh": V100}
+    lines = [f["line"] for f in _findings(project, files, "FAL013") if f["path"] == "uv.lock"]
+    assert lines == ([6, 11, 16] if judged else [6, 11])
