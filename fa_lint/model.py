@@ -240,6 +240,9 @@ class BuildConfig(NamedTuple):
     torch_for: frozenset[str] = frozenset()  # packages whose extra build dependencies bring torch
     # [tool.uv] conflicts: extras or groups resolved apart, so the one lock holds each fork's versions
     conflicts: bool = False
+    # [tool.uv] default-groups: the dependency groups `uv sync` installs unless told otherwise (uv's
+    # default is ["dev"]; "all" is every group, written ("*",))
+    default_groups: tuple[str, ...] = ("dev",)
 
 
 class Group(NamedTuple):

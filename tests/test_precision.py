@@ -17,6 +17,7 @@ CASES = Path(__file__).parent / "data" / "realworld" / "precision"
 
 EXPECTED: dict[str, list[tuple[str, int, str]]] = {
     "ace-step-markers": [("FAL002", 10, "warning")],
+    "open-instruct-uv-groups": [("FAL011", 37, "info")],
     "vision-agent-tools-poetry-url": [],
 }
 

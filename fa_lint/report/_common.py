@@ -71,6 +71,20 @@ def _unsurrogated(text: str) -> str:
     return text if text.isprintable() else re.sub(_SURROGATE, lambda m: ascii(m.group())[1:-1], text)
 
 
+# An `admitted` array as the indented encoder writes it: strings only, one a line. JSON strings hold no
+# raw newline and no unescaped quote, so this matches only the value of an "admitted" key.
+_ADMITTED = re.compile(r'("admitted": \[)\n\s+((?:"(?:[^"\\\n]|\\.)*",\n\s+)*"(?:[^"\\\n]|\\.)*")\n\s+\]')
+_BREAK = re.compile(r",\n\s+")
+
+
+def compact(json_text: str) -> str:
+    """Indented JSON with each finding's ``admitted`` on one line: whitespace only, so every JSON
+    reader reads the same document (``--format json``, SARIF's ``properties``). An unpinned
+    requirement admits every release (76 of them), and one version a line made that list most of a
+    finding's bytes."""
+    return _ADMITTED.sub(lambda m: f"{m[1]}{_BREAK.sub(', ', m[2])}]", json_text)
+
+
 def unforgeable(json_text: str) -> str:
     """JSON text with "##[" written "##\\u005b": the same string to any JSON reader, but no line of it
     reads as a legacy GitHub workflow command when a CI log shows the report. Outside strings JSON has

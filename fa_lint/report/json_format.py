@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from fa_lint.model import Finding, Fix, Location
-from fa_lint.report._common import counts, escaped, knowledge_base, printable, tool, unforgeable
+from fa_lint.report._common import compact, counts, escaped, knowledge_base, printable, tool, unforgeable
 
 if TYPE_CHECKING:
     from fa_lint.engine import Report
@@ -92,4 +92,4 @@ def render(report: Report, **_: object) -> str:
     for chunk in json.JSONEncoder(indent=2).iterencode(document(report, _Findings(report.findings))):
         out.write(chunk)
     out.write("\n")
-    return unforgeable(out.getvalue())
+    return unforgeable(compact(out.getvalue()))

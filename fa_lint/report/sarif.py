@@ -24,6 +24,7 @@ from urllib.parse import quote, urlsplit
 
 from fa_lint.model import Finding, Location, Severity
 from fa_lint.report._common import (
+    compact,
     details,
     encoded,
     escaped,
@@ -300,4 +301,4 @@ def render(report: Report, *, automation: dict[str, Any] | None = None, **_: obj
         },
     }
     doc = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
-    return unforgeable(json.dumps(doc, indent=2)) + "\n"
+    return unforgeable(compact(json.dumps(doc, indent=2))) + "\n"

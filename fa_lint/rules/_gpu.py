@@ -23,6 +23,8 @@ class _Gpu:
 def check(ctx: Context, rule: Rule) -> Iterator[Finding]:
     """FAL013's findings; ``rule`` is FAL013 itself, passed in so this module never imports its family's."""
     for inst in installs(ctx):
+        if inst.kernelless:
+            continue  # no CUDA extension: `import flash_attn` fails before any GPU is asked (FAL011)
         found = [(gpu, p) for gpu in _gpus(inst) if (p := _problem(inst, gpu)) is not None]
         unknown = inst.target.unknown_gpus
         if not found:

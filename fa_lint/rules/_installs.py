@@ -27,6 +27,7 @@ from fa_lint.machine.target import Target
 from fa_lint.machine.toolchain import Toolchain, exact
 from fa_lint.model import FLASH_ATTN, Kind, Requirement
 from fa_lint.rules._base import Context
+from fa_lint.rules._uv import skip_setting, uv_instead
 from fa_lint.rules._wheels import fits
 
 FA3, FA4 = "flash-attn-3", "flash-attn-4"
@@ -65,6 +66,17 @@ class Install(NamedTuple):
     def forced(self) -> bool:
         return self.variable("FLASH_ATTENTION_FORCE_BUILD") == "TRUE"
 
+    @property
+    def kernelless(self) -> bool:
+        """setup.py runs with FLASH_ATTENTION_SKIP_CUDA_BUILD=TRUE and no prebuilt wheel fits (or the
+        download is forced off): what installs has no CUDA extension, so nothing compiles and no kernel
+        is there to judge; ``import flash_attn`` fails (FAL011 says so)."""
+        if self.req.name != FLASH_ATTN or self.path != "index" or self.release is None:
+            return False
+        if skip_setting(self.target, self.req) is None:
+            return False
+        return self.forced or fits(self.release, self.tools) is False
+
 
 def installs(ctx: Context) -> tuple[Install, ...]:
     """Every install of flash-attn, flash-attn-3 or flash-attn-4 the environments make, once each."""
@@ -86,6 +98,8 @@ def _all(ctx: Context) -> Iterator[Install]:
         for req in reqs:
             if req.unresolved or (req.location, env.name) in seen:
                 continue
+            if uv_instead(ctx, env, req) is not None:
+                continue  # `uv sync` installs a group's source: the machine gets that, not this entry
             if req.kind not in _KINDS and not (req.kind is Kind.SOURCE and req.name not in asked):
                 continue
             seen.add((req.location, env.name))
@@ -128,6 +142,8 @@ def _compiles(inst: Install) -> bool | None:
         return True
     if inst.path != "index" or inst.req.name != FLASH_ATTN:
         return False if inst.path in ("wheel", "conda") else None
+    if inst.kernelless:
+        return False  # no extension to compile
     if inst.forced:
         return True
     if inst.release is None:

@@ -11,7 +11,7 @@ from packaging.version import Version
 from fa_lint.environments import Environment
 from fa_lint.kb import Release
 from fa_lint.machine import toolchain
-from fa_lint.machine.toolchain import Toolchain
+from fa_lint.machine.toolchain import Known, Toolchain
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
 from fa_lint.resolve import Verdict
 from fa_lint.rules._base import Context, Rule
@@ -26,6 +26,7 @@ from fa_lint.rules._fal012 import (
     wheel_sources,
 )
 from fa_lint.rules._text import fit, subject
+from fa_lint.rules._uv import NO_KERNELS, Instead, skip_setting, uv_instead
 from fa_lint.rules._wheels import fits, lacking, missing, span, stable
 from fa_lint.rules.versions import JUDGED
 
@@ -98,6 +99,9 @@ def _no_wheel(ctx: Context) -> Iterator[Finding]:
         for req in reqs:
             if req.location in seen or not _from_index(req) or ctx.satisfied_by(req) is not None:
                 continue
+            instead = uv_instead(ctx, env, req)
+            if instead is not None and instead.own:
+                continue  # this environment's group installs flash-attn from its source, not this entry
             built = ctx.building(env, req)  # a wheel another stage built: setup.py ran there
             tools = ctx.toolchain(built)
             if tools.torch is None:
@@ -113,10 +117,12 @@ def _no_wheel(ctx: Context) -> Iterator[Finding]:
             if unknown and any(r.wheels is None for r in unknown):
                 continue  # a release with no tag to read: fa-lint cannot tell
             seen.add(req.location)
+            skip = skip_setting(ctx.target(built), req)
             if unknown:  # a torch newer than the tag: only a wheel attached later would serve it
-                yield _unknown_finding(built, req, unknown, tools)
+                found_ = _unknown_finding(built, req, unknown, tools, skip)
             else:
-                yield _no_wheel_finding(ctx, built, req, paged, tools)
+                found_ = _no_wheel_finding(ctx, built, req, paged, tools, skip)
+            yield _aside(found_, instead) if instead is not None else found_
 
 
 def _from_index(req: Requirement) -> bool:
@@ -128,8 +134,31 @@ def _from_index(req: Requirement) -> bool:
     return req.url is None
 
 
+def _aside(finding: Finding, instead: Instead) -> Finding:
+    """An info, never a warning: `uv sync` installs a default group's source, not this lock entry."""
+    src = instead.source
+    groups = ", ".join(f'"{g}"' for g in instead.defaults)
+    said = (
+        f"[tool.uv] default-groups = [{groups}] ({instead.where})"
+        if instead.where
+        else "uv's default group dev"
+    )
+    group = src.scope.split()[-1].partition(":")[2]
+    note = (
+        f"`uv sync` installs the default groups, {said}, and group {group} installs flash-attn from its "
+        f"source ({src.location}: {src.url}): this entry installs only where the group is left out "
+        f"(`uv sync --no-default-groups`, `--no-group {group}`)"
+    )
+    return finding._replace(severity=Severity.INFO, notes=(note, *finding.notes))
+
+
 def _no_wheel_finding(
-    ctx: Context, env: Environment, req: Requirement, paged: list[Release], tools: Toolchain
+    ctx: Context,
+    env: Environment,
+    req: Requirement,
+    paged: list[Release],
+    tools: Toolchain,
+    skip: Known | None = None,
 ) -> Finding:
     torch = tools.torch
     assert torch is not None
@@ -152,9 +181,8 @@ def _no_wheel_finding(
         if maybe
         else "no release with paged KV has one"
     )
-    headline = fit(
-        f"{template} has no prebuilt wheel for {{combo}}: pip compiles it; {fix}", combo=combo, **parts
-    )
+    does = "it installs without kernels" if skip else "pip compiles it"
+    headline = fit(f"{template} has no prebuilt wheel for {{combo}}: {does}; {fix}", combo=combo, **parts)
     said = [f"torch {torch.value} from {torch.where}"]
     said += [f"CPython {tools.python.value} from {tools.python.where}"] if tools.python else []
     said += [f"CUDA {tools.cuda.value} from {tools.cuda.where}"] if tools.cuda else []
@@ -162,7 +190,7 @@ def _no_wheel_finding(
         missing(paged[0], tools)
         if len(paged) == 1
         else f"none of {len(paged)} admitted releases with paged KV has one",
-        COMPILE,
+        f"{NO_KERNELS} (the variable is set at {skip.where})" if skip else COMPILE,
         "; ".join(said),
         *machine_notes(env, req, paged[-1], target),
     ]
@@ -199,7 +227,9 @@ def _no_wheel_finding(
     )
 
 
-def _unknown_finding(env: Environment, req: Requirement, unknown: list[Release], tools: Toolchain) -> Finding:
+def _unknown_finding(
+    env: Environment, req: Requirement, unknown: list[Release], tools: Toolchain, skip: Known | None = None
+) -> Finding:
     """An info, never a warning: the release's own workflow built no wheel for this torch, but a wheel
     may have been attached after the tag, and nothing fa-lint reads offline lists those."""
     torch = tools.torch
@@ -220,7 +250,9 @@ def _unknown_finding(env: Environment, req: Requirement, unknown: list[Release],
         f"after v{release} was tagged ({release.tagged[:10]}): a wheel for it exists only if one was "
         "built and attached to the release later (build.yml's workflow_dispatch), which no file fa-lint "
         "reads lists",
-        f"if there is none, pip compiles it: {COMPILE}",
+        f"if there is none: {NO_KERNELS} (the variable is set at {skip.where})"
+        if skip
+        else f"if there is none, pip compiles it: {COMPILE}",
         f"torch {torch.value} from {torch.where}",
     )
     return NO_PREBUILT_WHEEL.finding(

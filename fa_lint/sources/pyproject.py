@@ -8,6 +8,8 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from fa_lint.model import (
+    BUILD_VARIABLES,
+    FLASH_ATTN,
     BuildConfig,
     Include,
     Kind,
@@ -18,6 +20,7 @@ from fa_lint.model import (
     Setting,
     normalize,
 )
+from fa_lint.sources import depgroups
 from fa_lint.syntax import pep508, tomldoc
 from fa_lint.syntax.tables import (
     WrongType,
@@ -90,19 +93,45 @@ def _build_configs(doc: TomlDoc) -> Iterator[Parsed]:
             yield wrong_type(doc, ("tool", "uv"), exc, "[tool.uv]")
         start, end = doc.key_location(("tool", "uv"))
         forks = bool(uv.get("conflicts"))  # extras or groups uv resolves apart, each fork in the one lock
+        defaults = uv.get("default-groups", ["dev"])
+        groups = (
+            ("*",)
+            if defaults == "all"
+            else tuple(normalize(g) for g in defaults if isinstance(g, str))
+            if isinstance(defaults, list)
+            else ("dev",)  # a value uv refuses: uv stops, so nothing installs; keep uv's default
+        )
         yield BuildConfig(
-            doc.index.location(start, end), "uv", frozenset(no_isolation), frozenset(torch_for), forks
+            doc.index.location(start, end), "uv", frozenset(no_isolation), frozenset(torch_for), forks, groups
         )
         # the platforms uv resolves for (environments) and must install on (required-environments)
         for key in ("environments", "required-environments"):
             yield from settings(doc, ("tool", "uv", key), "platform", f"uv {key}")
         yield from _os_markers(doc, doc.index.location(start, end))
+        yield from _build_variables(doc)
     if isinstance(get(doc.data, ("tool", "poetry")), dict):
         start, end = doc.key_location(("tool", "poetry"))
         yield BuildConfig(doc.index.location(start, end), "poetry")
 
 
 _OS_WORDS = ("sys_platform", "platform_system", "os_name")
+
+
+def _build_variables(doc: TomlDoc) -> Iterator[Parsed]:
+    """``[tool.uv.extra-build-variables] flash-attn = { FLASH_ATTENTION_SKIP_CUDA_BUILD = "TRUE" }``: the
+    environment of flash-attn's own build when uv builds it for this project, as a Setting of kind
+    "env" (the same as ``ENV`` in a Dockerfile). Only flash-attn's entry counts: another package's
+    variables are that package's build's, not flash-attn's."""
+    table_path: TomlPath = ("tool", "uv", "extra-build-variables")
+    found = get(doc.data, table_path)
+    for package, variables in found.items() if isinstance(found, dict) else ():
+        if normalize(package) != FLASH_ATTN or not isinstance(variables, dict):
+            continue
+        for name, value in variables.items():
+            if name in BUILD_VARIABLES and isinstance(value, str):
+                start, end = doc.key_location((*table_path, package, name))
+                # after=-1: a manifest's installs are all at step 0, and a setting applies past its step
+                yield Setting(doc.index.location(start, end), "env", name, value, after=-1)
 
 
 def _os_markers(doc: TomlDoc, where: Location) -> Iterator[Parsed]:
@@ -189,19 +218,23 @@ def _dependency_groups(doc: TomlDoc) -> Iterator[Parsed]:
     except Exception as exc:  # bad group names: every group reports them, as resolving it alone would
         for group in groups:
             yield problem(
-                doc, ("dependency-groups", group), f"dependency group {excerpt(group)}: {_causes(exc)}"
+                doc,
+                ("dependency-groups", group),
+                f"dependency group {excerpt(group)}: {depgroups.causes(exc)}",
             )
         return
     raw = {normalize(group): group for group in groups}  # one each: packaging refuses duplicates
-    edges = {name: _includes(groups[group]) for name, group in raw.items()}
+    edges = {name: depgroups.includes(groups[group]) for name, group in raw.items()}
     own: dict[str, list[tuple[str, str]]] = {}
     for name in raw:
         try:
             resolver.lookup(name)
             own[name] = []
         except Exception as exc:
-            own[name] = [("", _causes(exc))]
-    causes, members = _resolve_groups(edges, own, {n: _has_strings(groups[g]) for n, g in raw.items()})
+            own[name] = [("", depgroups.causes(exc))]
+    causes, members = depgroups.resolve(
+        edges, own, {n: depgroups.has_strings(groups[g]) for n, g in raw.items()}
+    )
     for name, group in raw.items():
         if causes[name]:
             message = "; ".join(
@@ -212,118 +245,6 @@ def _dependency_groups(doc: TomlDoc) -> Iterator[Parsed]:
             continue
         for member in members[name]:
             yield from strings(doc, ("dependency-groups", raw[member]), NAME, scope=f"group:{group}")
-
-
-MAX_CAUSES = (
-    8  # the reasons one group reports, its includes' with its own: a chain of bad groups stays linear
-)
-
-
-def _causes(exc: BaseException) -> str:
-    """packaging reports several problems at once, as an ExceptionGroup."""
-    return "; ".join(str(e) for e in getattr(exc, "exceptions", [exc]))
-
-
-def _includes(entries: object) -> list[str]:
-    """The groups a group's ``{include-group = "x"}`` tables name, normalised, in order."""
-    if not isinstance(entries, list):
-        return []
-    return [
-        normalize(entry["include-group"])
-        for entry in entries
-        if isinstance(entry, dict)
-        and list(entry) == ["include-group"]
-        and isinstance(entry["include-group"], str)
-    ]
-
-
-def _has_strings(entries: object) -> bool:
-    return isinstance(entries, list) and any(isinstance(entry, str) for entry in entries)
-
-
-def _resolve_groups(
-    edges: dict[str, list[str]], own: dict[str, list[tuple[str, str]]], has_strings: dict[str, bool]
-) -> tuple[dict[str, tuple[tuple[str, str], ...]], dict[str, tuple[str, ...]]]:
-    """Each group's problems (``("cycle", reason)`` or ``("", message)``), and, for a group without
-    any, the groups whose strings it installs (itself first, then what it includes, in order).
-
-    Groups are taken a strongly connected component at a time, each after every component it
-    reaches, so what a group includes is always resolved before it: one pass, linear in the groups,
-    the includes and what is yielded."""
-    causes: dict[str, tuple[tuple[str, str], ...]] = {}
-    members: dict[str, tuple[str, ...]] = {}
-    for component in _components(edges):
-        inside = set(component)
-        cyclic = len(component) > 1 or component[0] in edges[component[0]]
-        for name in component:
-            found = list(own[name])
-            if cyclic:
-                found.append(("cycle", _cycle(name, edges, inside)))
-            for included in edges[name]:
-                if included not in edges:
-                    found.append(("", f"Dependency group '{included}' not found"))
-                elif included not in inside:
-                    found += causes[included]
-            causes[name] = tuple(dict.fromkeys(found))[:MAX_CAUSES]
-            if not causes[name]:  # not cyclic, so every group it includes is resolved and sound
-                mine = [name] if has_strings[name] else []
-                members[name] = tuple(dict.fromkeys(mine + [m for inc in edges[name] for m in members[inc]]))
-    return causes, members
-
-
-def _cycle(name: str, edges: dict[str, list[str]], inside: set[str]) -> str:
-    """packaging's words for the cycle ``name`` is in (where it names two groups, they include each
-    other)."""
-    if name in edges[name]:
-        return f"{name} includes itself"
-    nxt = next(inc for inc in edges[name] if inc in inside)
-    if name in edges[nxt]:
-        return f"{name} -> {nxt}, {nxt} -> {name}"
-    return f"{name} -> {nxt}, which includes {name} again through other groups"
-
-
-def _components(edges: dict[str, list[str]]) -> Iterator[list[str]]:
-    """The strongly connected components of the include graph, each after every component it
-    reaches (Tarjan's algorithm, with a stack of its own: a chain of 10,000 groups is no deeper in
-    Python than one). Names no group has (missing includes) are left out."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    for root, included in edges.items():
-        if root in index:
-            continue
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        work = [(root, iter(included))]
-        while work:
-            node, children = work[-1]
-            for child in children:
-                if child not in edges:
-                    continue
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(edges[child])))
-                    break
-                if child in on_stack:
-                    low[node] = min(low[node], index[child])
-            else:
-                work.pop()
-                if work:
-                    parent = work[-1][0]
-                    low[parent] = min(low[parent], low[node])
-                if low[node] == index[node]:
-                    component = []
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        component.append(member)
-                        if member == node:
-                            break
-                    yield component
 
 
 def _dynamic_files(doc: TomlDoc) -> Iterator[Parsed]:
