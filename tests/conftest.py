@@ -5,7 +5,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +70,21 @@ def run(*argv: str) -> Run:
     out, err = io.StringIO(), io.StringIO()
     code = main(list(argv), out=out, err=err)
     return Run(code, out.getvalue(), err.getvalue())
+
+
+def assert_cases_listed(cases: Path, expected: Iterable[str]) -> None:
+    """The real cases under ``cases`` are exactly ``expected``, and its README.md has a row for each."""
+    names = sorted(expected)
+    assert sorted(p.name for p in cases.iterdir() if p.is_dir()) == names
+    readme = (cases / "README.md").read_text()
+    assert all(f"| {name} |" in readme for name in names)
+
+
+def realworld_findings(case: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, str]]:
+    """``fa-lint --isolated .`` in the real case ``case``: each finding's code, line and severity, sorted."""
+    monkeypatch.chdir(case)
+    found = run("--isolated", "--format", "json", ".").json["findings"]
+    return sorted((f["code"], f["line"], f["severity"]) for f in found)
 
 
 @pytest.fixture(autouse=True)

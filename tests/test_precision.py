@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from fa_lint.syntax import markers
-from tests.conftest import run
+from tests.conftest import assert_cases_listed, realworld_findings, run
 
 CASES = Path(__file__).parent / "data" / "realworld" / "precision"
 
@@ -23,16 +23,12 @@ EXPECTED: dict[str, list[tuple[str, int, str]]] = {
 
 
 def test_every_case_is_listed() -> None:
-    assert sorted(p.name for p in CASES.iterdir() if p.is_dir()) == sorted(EXPECTED)
-    readme = (CASES / "README.md").read_text()
-    assert all(f"| {name} |" in readme for name in EXPECTED)
+    assert_cases_listed(CASES, EXPECTED)
 
 
 @pytest.mark.parametrize("case", sorted(EXPECTED))
 def test_realworld(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(CASES / case)
-    found = run("--isolated", "--format", "json", ".").json["findings"]
-    assert sorted((f["code"], f["line"], f["severity"]) for f in found) == sorted(EXPECTED[case])
+    assert realworld_findings(CASES / case, monkeypatch) == sorted(EXPECTED[case])
 
 
 def _findings(project: Any, files: dict[str, str], *args: str) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run
+from tests.conftest import assert_cases_listed, realworld_findings, run
 
 
 def found(code: str, *args: str) -> list[tuple[int, str]]:
@@ -493,13 +493,9 @@ EXPECTED: dict[str, list[tuple[str, int, str]]] = {
 
 
 def test_every_real_case_is_listed() -> None:
-    assert sorted(p.name for p in REALWORLD.iterdir() if p.is_dir()) == sorted(EXPECTED)
-    readme = (REALWORLD / "README.md").read_text()
-    assert all(f"| {name} |" in readme for name in EXPECTED)
+    assert_cases_listed(REALWORLD, EXPECTED)
 
 
 @pytest.mark.parametrize("case", sorted(EXPECTED))
 def test_realworld(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(REALWORLD / case)
-    got = run("--isolated", "--format", "json", ".").json["findings"]
-    assert sorted((f["code"], f["line"], f["severity"]) for f in got) == sorted(EXPECTED[case])
+    assert realworld_findings(REALWORLD / case, monkeypatch) == sorted(EXPECTED[case])
