@@ -25,11 +25,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from gitrepo import git, git_file
 from packaging.version import InvalidVersion, Version
 
 SETUP = "setup.py"
@@ -38,15 +38,8 @@ _ASSIGN = re.compile(r"^\s*torch\._C\._GLIBCXX_USE_CXX11_ABI\s*=\s*(\w+)")
 _NAMED = re.compile(r"cxx11abi\$\{\{\s*matrix\.cxx11_abi\s*\}\}")
 
 
-def _show(repo: Path, rev: str, path: str) -> str | None:
-    proc = subprocess.run(
-        ["git", "-C", str(repo), "show", f"{rev}:{path}"], check=False, capture_output=True, text=True
-    )
-    return proc.stdout if proc.returncode == 0 else None
-
-
 def tag_record(repo: Path, tag: str) -> dict[str, Any] | None:
-    setup = _show(repo, tag, SETUP)
+    setup = git_file(repo, tag, SETUP)
     if setup is None:
         return None
     forces_on, forces_off = [], []
@@ -59,7 +52,7 @@ def tag_record(repo: Path, tag: str) -> dict[str, Any] | None:
             forces_on.append(evidence)
         else:
             forces_off.append(evidence)  # False, or a value read elsewhere: the label may then mean it
-    workflow = _show(repo, tag, WORKFLOW) or ""
+    workflow = git_file(repo, tag, WORKFLOW) or ""
     named = [
         f"{tag}:{WORKFLOW}:{n}: {line.strip()}"
         for n, line in enumerate(workflow.splitlines(), 1)
@@ -73,9 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repo", type=Path, required=True, help="flash-attention git checkout (bare is fine)")
     ap.add_argument("--output", type=Path, default=Path("fa_lint/kb/abi_label.json"))
     args = ap.parse_args(argv)
-    out = subprocess.run(["git", "-C", str(args.repo), "tag"], check=True, capture_output=True, text=True)
     tags: dict[str, Any] = {}
-    for tag in out.stdout.split():
+    for tag in git(args.repo, "tag").split():
         try:
             version = Version(tag.removeprefix("v"))
         except InvalidVersion:

@@ -32,27 +32,17 @@ import ast
 import datetime as dt
 import json
 import re
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
 from typing import Any
 
+from gitrepo import git, git_file
+
 API = "hopper/flash_attn_interface.py"
 SETUP = "hopper/setup.py"
 INIT = "hopper/__init__.py"
 OUTPUT = Path(__file__).resolve().parent.parent / "fa_lint" / "kb" / "fa3.json"
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
-
-
-def show(repo: Path, commit: str, path: str) -> str | None:
-    r = subprocess.run(
-        ["git", "-C", str(repo), "show", f"{commit}:{path}"], check=False, capture_output=True, text=True
-    )
-    return r.stdout if r.returncode == 0 else None
 
 
 def _line(text: str, pattern: str) -> tuple[int, str] | None:
@@ -74,9 +64,9 @@ def _params(text: str, function: str) -> tuple[int, list[str]] | None:
 
 def facts_at(repo: Path, commit: str) -> dict[str, tuple[str, int, str] | None]:
     """Each fact at one commit: (path, line, text) where it holds, None where it does not."""
-    api = show(repo, commit, API) or ""
-    setup = show(repo, commit, SETUP) or ""
-    init = show(repo, commit, INIT) or ""
+    api = git_file(repo, commit, API) or ""
+    setup = git_file(repo, commit, SETUP) or ""
+    init = git_file(repo, commit, INIT) or ""
     out: dict[str, tuple[str, int, str] | None] = {}
     version = _line(init, r"^__version__\s*=")
     out["version"] = (INIT, *version) if version else None
@@ -141,7 +131,7 @@ def history(repo: Path) -> dict[str, Any]:
         stable["torch"] = f"{int(m.group(1), 16)}.{int(m.group(2), 16)}"
     floor = since.get("nvcc_floor")
     if floor is not None:
-        head_setup = show(repo, head, SETUP) or ""
+        head_setup = git_file(repo, head, SETUP) or ""
         hit = _line(head_setup, r"bare_metal_version < Version\(\"\d+\.\d+\"\)")
         assert hit is not None
         floor = _fact(head, commits[-1][1], (SETUP, *hit))

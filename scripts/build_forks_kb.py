@@ -29,11 +29,11 @@ import ast
 import datetime as dt
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from gitrepo import git, git_file
 from packaging.version import InvalidVersion, Version
 
 from fa_lint.verify.probe import function_params
@@ -44,17 +44,6 @@ INTERFACE = "flash_attn/flash_attn_interface.py"
 # a tag that starts with a version (v2.6.3-cktile, v2.5.9post1-cktile-vllm, v3.0.0.r1-cktile)
 RELEASE_LIKE = re.compile(r"^v?\d+(?:\.\d+)+")
 VERSION_LINE = re.compile(r"^__version__\s*=\s*(.*)$", re.M)  # upstream setup.py's get_package_version
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
-
-
-def git_file(repo: Path, rev: str, path: str) -> str | None:
-    proc = subprocess.run(
-        ["git", "-C", str(repo), "show", f"{rev}:{path}"], check=False, capture_output=True, text=True
-    )
-    return proc.stdout if proc.returncode == 0 else None
 
 
 def package(repo: Path, rev: str) -> dict[str, str] | None:

@@ -32,12 +32,11 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from gitrepo import git, git_file
 from kb_wheels import (
     SETUP,
     TORCH_JSON,
     WheelFactsError,
-    git,
-    git_file,
     later_builds,
     seen_wheels,
     torch_index,

@@ -24,11 +24,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from gitrepo import git, git_file
 from packaging.version import InvalidVersion, Version
 
 SETUP = "setup.py"
@@ -37,13 +37,6 @@ KVCACHE = "csrc/flash_attn_ck/mha_fwd_kvcache.cpp"
 _ROCM_BUILD = re.compile(r"\bIS_ROCM\s*=\s*True|flash_attn_ck")
 _BINDING = re.compile(r"""m\.def\(\s*"fwd_kvcache\"""")
 _BLOCK_TABLE = re.compile(r"\bblock_table_?\b")
-
-
-def _show(repo: Path, rev: str, path: str) -> str | None:
-    proc = subprocess.run(
-        ["git", "-C", str(repo), "show", f"{rev}:{path}"], check=False, capture_output=True, text=True
-    )
-    return proc.stdout if proc.returncode == 0 else None
 
 
 def _first(text: str | None, pattern: re.Pattern[str], tag: str, path: str) -> str | None:
@@ -55,9 +48,9 @@ def _first(text: str | None, pattern: re.Pattern[str], tag: str, path: str) -> s
 
 def tag_record(repo: Path, tag: str) -> dict[str, str | None]:
     return {
-        "rocm_build": _first(_show(repo, tag, SETUP), _ROCM_BUILD, tag, SETUP),
-        "fwd_kvcache": _first(_show(repo, tag, API), _BINDING, tag, API),
-        "block_table": _first(_show(repo, tag, KVCACHE), _BLOCK_TABLE, tag, KVCACHE),
+        "rocm_build": _first(git_file(repo, tag, SETUP), _ROCM_BUILD, tag, SETUP),
+        "fwd_kvcache": _first(git_file(repo, tag, API), _BINDING, tag, API),
+        "block_table": _first(git_file(repo, tag, KVCACHE), _BLOCK_TABLE, tag, KVCACHE),
     }
 
 
@@ -66,9 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repo", type=Path, required=True, help="flash-attention git checkout (bare is fine)")
     ap.add_argument("--output", type=Path, default=Path("fa_lint/kb/rocm.json"))
     args = ap.parse_args(argv)
-    out = subprocess.run(["git", "-C", str(args.repo), "tag"], check=True, capture_output=True, text=True)
     tags: list[tuple[Version, str]] = []
-    for tag in out.stdout.split():
+    for tag in git(args.repo, "tag").split():
         try:
             version = Version(tag.removeprefix("v"))
         except InvalidVersion:

@@ -12,12 +12,12 @@ import ast
 import datetime as dt
 import json
 import re
-import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import yaml
+from gitrepo import git, git_file
 from packaging.version import InvalidVersion, Version
 
 WORKFLOW = ".github/workflows/publish.yml"
@@ -27,17 +27,6 @@ SETUP = "setup.py"
 LATER_WORKFLOW = ".github/workflows/build.yml"
 LATER_TEMPLATE = ".github/workflows/_build.yml"
 TORCH_JSON = "https://pypi.org/pypi/torch/json"
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
-
-
-def git_file(repo: Path, rev: str, path: str) -> str | None:
-    proc = subprocess.run(
-        ["git", "-C", str(repo), "show", f"{rev}:{path}"], check=False, capture_output=True, text=True
-    )
-    return proc.stdout if proc.returncode == 0 else None
 
 
 def utc(stamp: str) -> str:
