@@ -33,7 +33,6 @@ import argparse
 import datetime as dt
 import json
 import re
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,6 +41,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import images_derived as derived  # noqa: E402  (a sibling script, not a package)
+from gitrepo import git, git_file  # noqa: E402
 
 CURATED = ROOT / "scripts/data/images.json"
 REPOS = ("ubuntu", "debian", "python", "rockylinux", "almalinux", "amazonlinux", "centos", "oraclelinux")
@@ -51,10 +51,6 @@ _SUITE_IN_DIR = re.compile(r"^(?:[\d.]+(?:-rc)?/)?(?:slim-)?([a-z]+?)(\d[\d.]*)?
 
 class ImagesError(Exception):
     """A record shaped in a way this script does not know."""
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
 
 
 def blocks(text: str) -> Iterator[dict[str, str]]:
@@ -81,10 +77,7 @@ def tags_of(block: dict[str, str]) -> list[str]:
 
 def show(repo: Path, commit: str, path: str) -> str:
     """A file at a commit; empty where that commit deleted it."""
-    proc = subprocess.run(
-        ["git", "-C", str(repo), "show", f"{commit}:{path}"], check=False, capture_output=True, text=True
-    )
-    return proc.stdout if proc.returncode == 0 else ""
+    return git_file(repo, commit, path) or ""
 
 
 def history(repo: Path, name: str) -> list[tuple[str, str]]:

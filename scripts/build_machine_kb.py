@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from gitrepo import git_file
 from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,13 +69,6 @@ def fact(where: str, line: int, text: str, **values: Any) -> dict[str, Any]:
 
 def line_of(text: str, line: int) -> str:
     return text.splitlines()[line - 1]
-
-
-def git_file(repo: Path, rev: str, path: str) -> str | None:
-    proc = subprocess.run(
-        ["git", "-C", str(repo), "show", f"{rev}:{path}"], check=False, capture_output=True, text=True
-    )
-    return proc.stdout if proc.returncode == 0 else None
 
 
 # --- setup.py: the archs a CUDA build compiles ------------------------------------------------------

@@ -21,28 +21,17 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import yaml
+from gitrepo import git, git_file
 
 _FROM = re.compile(r"^FROM\s+(?:--platform=\S+\s+)?(\S+)(?:\s+[Aa][Ss]\s+(\S+))?", re.M)
 
 
 class DerivedError(Exception):
     """A record shaped in a way this script does not know."""
-
-
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
-
-
-def _show(repo: Path, rev: str, path: str) -> str | None:
-    proc = subprocess.run(
-        ["git", "-C", str(repo), "show", f"{rev}:{path}"], check=False, capture_output=True, text=True
-    )
-    return proc.stdout if proc.returncode == 0 else None
 
 
 def resolve(reference: str, tags: dict[str, dict[str, str]]) -> str | None:
@@ -110,12 +99,12 @@ def _pushes(workflow: dict[Any, Any]) -> tuple[list[str], list[Build]]:
 
 
 def miniconda(repo: Path, tags: dict[str, dict[str, str]]) -> dict[str, Any]:
-    head = _git(repo, "rev-parse", "HEAD").strip()[:12]
+    head = git(repo, "rev-parse", "HEAD").strip()[:12]
     found: dict[str, dict[str, str]] = {}
     conflicts: set[tuple[str, str]] = set()
-    for git_tag in _git(repo, "tag", "-l", "miniconda3-v*").split():
-        for path in _git(repo, "ls-tree", "--name-only", git_tag, ".github/workflows/").split():
-            text = _show(repo, git_tag, path)
+    for git_tag in git(repo, "tag", "-l", "miniconda3-v*").split():
+        for path in git(repo, "ls-tree", "--name-only", git_tag, ".github/workflows/").split():
+            text = git_file(repo, git_tag, path)
             if text is None:
                 continue
             globs, builds = _pushes(yaml.safe_load(text) or {})
@@ -123,7 +112,7 @@ def miniconda(repo: Path, tags: dict[str, dict[str, str]]) -> dict[str, Any]:
                 continue
             for image, pattern, group, suffix, dockerfile in builds:
                 m = re.fullmatch(pattern, git_tag)
-                docker = _show(repo, git_tag, dockerfile) if m else None
+                docker = git_file(repo, git_tag, dockerfile) if m else None
                 if m is None or docker is None:
                     continue
                 _no_cuda(docker, f"{git_tag}:{dockerfile}")
@@ -180,23 +169,23 @@ def _matrix(node: Any) -> list[dict[str, str]]:
 
 
 def miniforge(repo: Path, tags: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
-    head = _git(repo, "rev-parse", "HEAD").strip()[:12]
-    branch = _git(repo, "symbolic-ref", "--short", "HEAD").strip()
-    commits = _git(repo, "log", "--first-parent", "--reverse", "--format=%H", branch).split()
+    head = git(repo, "rev-parse", "HEAD").strip()[:12]
+    branch = git(repo, "symbolic-ref", "--short", "HEAD").strip()
+    commits = git(repo, "log", "--first-parent", "--reverse", "--format=%H", branch).split()
     images: dict[str, dict[str, dict[str, str]]] = {}
     for commit in commits:
         files = [
             p
-            for p in _git(repo, "ls-tree", "-r", "--name-only", commit).split()
+            for p in git(repo, "ls-tree", "-r", "--name-only", commit).split()
             if p == _CI[0] or (p.startswith(_CI[1]) and p.endswith((".yml", ".yaml")))
         ]
         for path in files:
-            text = _show(repo, commit, path) or ""
+            text = git_file(repo, commit, path) or ""
             if not _PUSH.search(text):
                 continue  # this file builds nothing it pushes (tests, autoupdate)
             for row in _matrix(yaml.safe_load(text)):
                 dockerfile = f"{row['dockerfile']}/Dockerfile"
-                docker = _show(repo, commit, dockerfile)
+                docker = git_file(repo, commit, dockerfile)
                 if docker is None:
                     raise DerivedError(f"{commit[:12]}:{path} builds {dockerfile}, which it does not have")
                 _no_cuda(docker, f"{commit[:12]}:{dockerfile}")
