@@ -66,6 +66,13 @@ class Run:
         return [(f["path"], f["line"], f["code"]) for f in self.json["findings"]]
 
 
+class Tty(io.StringIO):
+    """An output that says it is a terminal (a plain io.StringIO says it is not)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
 def run(*argv: str) -> Run:
     out, err = io.StringIO(), io.StringIO()
     code = main(list(argv), out=out, err=err)

@@ -15,7 +15,7 @@ import pytest
 
 from fa_lint import __version__, cli, kb, read
 from fa_lint.rules import RULES
-from tests.conftest import REPO, run
+from tests.conftest import REPO, Tty, run
 
 OLD, MIXED, GOOD = "flash-attn==2.4.2\n", "flash-attn>=2.0\n", "flash-attn>=2.5\n"
 
@@ -323,18 +323,13 @@ def test_output_file(project: Any) -> None:
     assert '"FAL001"' in (root / "out.json").read_text()
 
 
-class _Tty(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
 def test_colour_only_on_a_tty_and_never_with_no_color(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     project({"requirements.txt": OLD})
-    out = _Tty()
+    out = Tty()
     cli.main([], out=out, err=io.StringIO())
     assert "\033[1;31mFAL001" in out.getvalue()
     monkeypatch.setenv("NO_COLOR", "1")
-    out = _Tty()
+    out = Tty()
     cli.main([], out=out, err=io.StringIO())
     assert "\033[" not in out.getvalue()
     out = io.StringIO()

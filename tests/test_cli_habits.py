@@ -14,7 +14,7 @@ import pytest
 
 from fa_lint import cli
 from fa_lint.rules import RULES
-from tests.conftest import REPO, run
+from tests.conftest import REPO, Tty, run
 
 OLD = "flash-attn==2.4.2\n"
 SCHEMAS = REPO / "docs" / "schemas"
@@ -60,11 +60,6 @@ def test_silent_still_writes_the_output_file(project: Any) -> None:
     assert json.loads((root / "report.json").read_text())["findings"][0]["code"] == "FAL001"
 
 
-class _Pipe(io.StringIO):
-    def isatty(self) -> bool:
-        return False
-
-
 @pytest.mark.parametrize(
     ("env", "coloured"),
     [
@@ -83,19 +78,15 @@ def test_colour_is_forced_by_force_color_and_clicolor_force(
     project({"requirements.txt": OLD})
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    out = _Pipe()
+    out = io.StringIO()  # not a terminal
     cli.main([], out=out, err=io.StringIO())
     assert ("\033[1;31mFAL001 [error]" in out.getvalue()) is coloured
-    out = _Pipe()
+    out = io.StringIO()  # not a terminal
     cli.main(["--color", "never"], out=out, err=io.StringIO())  # the option wins over the variables
     assert "\033[" not in out.getvalue()
 
 
 def test_clicolor_0_turns_a_terminals_colour_off(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    class Tty(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
     project({"requirements.txt": OLD})
     monkeypatch.setenv("CLICOLOR", "0")
     out = Tty()

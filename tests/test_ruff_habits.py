@@ -13,7 +13,7 @@ import pytest
 
 from fa_lint import cli
 from fa_lint.rules import RULES
-from tests.conftest import run
+from tests.conftest import Tty, run
 
 OLD = "flash-attn==2.4.2\n"  # FAL001 (an error), no safe fix
 LOOSE = "flash-attn>=2.0\n"  # FAL002 (a warning), with a safe fix: >=2.5.0
@@ -356,11 +356,6 @@ def test_a_mistyped_code_in_a_configuration_file_suggests_the_nearest(project: A
 # --- TERM=dumb ---------------------------------------------------------------------------------------
 
 
-class _Tty(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
 @pytest.mark.parametrize(
     ("env", "coloured"),
     [
@@ -377,7 +372,7 @@ def test_a_dumb_terminal_gets_no_colour(
     monkeypatch.delenv("TERM", raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    out = _Tty()
+    out = Tty()
     cli.main([], out=out, err=io.StringIO())
     assert ("\033[" in out.getvalue()) is coloured
 

@@ -17,7 +17,7 @@ from fa_lint import cli
 from fa_lint.model import Location
 from fa_lint.report.frame import WIDTH, draw, lines
 from fa_lint.rules._text import HEADLINE, MEANING, fit
-from tests.conftest import REPO, SHARED, run
+from tests.conftest import REPO, SHARED, Tty, run
 
 
 def _frame(text: str, line: int, col: int, end_line: int, end_col: int) -> list[str]:
@@ -238,23 +238,18 @@ def test_every_headline_over_the_real_corpus_fits(monkeypatch: pytest.MonkeyPatc
 # --- colour ---------------------------------------------------------------------------------------------
 
 
-class _Tty(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
 def test_colour_on_a_tty_marks_the_code_the_gutter_and_the_span(
     project: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project({"requirements.txt": "flash-attn==2.4.2\n"})
-    out = _Tty()
+    out = Tty()
     cli.main([], out=out, err=io.StringIO())
     text = out.getvalue()
     assert "\033[1;31mFAL001 [error]\033[0m" in text  # the code and severity in the error colour
     assert "\033[1;34m1 |\033[0m" in text  # the gutter
     assert "\033[1;31m^^^^^^^^^^^^^^^^^ FAL001\033[0m" in text  # the marker
     monkeypatch.setenv("NO_COLOR", "1")
-    out = _Tty()
+    out = Tty()
     cli.main(["--format", "concise"], out=out, err=io.StringIO())
     assert "\033[" not in out.getvalue()
 
