@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 import pytest
 
@@ -251,9 +252,8 @@ def test_training_configs() -> None:
     assert found == [(ATTN, 2, 22, "flash_attention_2"), (PAGED, 3, 1, "")]
 
 
-def test_a_training_config_is_found_by_its_head_and_joined_with_the_install(tmp_path: Path) -> None:
+def test_a_training_config_is_found_by_its_head_and_joined_with_the_install(project: Any) -> None:
     root = project(
-        tmp_path,
         {
             "requirements.txt": "flash-attn==2.6.3\n",
             "recipes/grpo.yaml": "attn_implementation: flash_attention_3\nuse_transformers_paged: true\n",
@@ -281,14 +281,6 @@ def test_a_stale_kernels_lock() -> None:
 # --- the rules, through the CLI ------------------------------------------------------------------
 
 
-def project(tmp_path: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return tmp_path
-
-
 def findings(path: Path, *codes: str) -> list[tuple[str, int, str, str]]:
     r = run("--format", "json", "--isolated", str(path))
     return [
@@ -310,13 +302,13 @@ KVCALL = "from flash_attn import flash_attn_with_kvcache\nflash_attn_with_kvcach
         ("flash-attn>=2.4", []),  # admits releases with it: FAL002's, not a certain TypeError
     ],
 )
-def test_fal018_a_call_the_installed_release_cannot_take(tmp_path: Path, pin: str, expected: list) -> None:
-    root = project(tmp_path, {"requirements.txt": f"{pin}\n", "app/serve.py": KVCALL})
+def test_fal018_a_call_the_installed_release_cannot_take(project: Any, pin: str, expected: list) -> None:
+    root = project({"requirements.txt": f"{pin}\n", "app/serve.py": KVCALL})
     assert findings(root, "FAL018") == expected
 
 
-def test_fal018_needs_an_install_above_the_code(tmp_path: Path) -> None:
-    root = project(tmp_path, {"other/requirements.txt": "flash-attn==2.4.2\n", "app/serve.py": KVCALL})
+def test_fal018_needs_an_install_above_the_code(project: Any) -> None:
+    root = project({"other/requirements.txt": "flash-attn==2.4.2\n", "app/serve.py": KVCALL})
     assert findings(root, "FAL018") == []
 
 
@@ -327,9 +319,8 @@ SUBSTITUTED = (
 )
 
 
-def test_fal019_error_where_the_paged_path_is_certain(tmp_path: Path) -> None:
+def test_fal019_error_where_the_paged_path_is_certain(project: Any) -> None:
     root = project(
-        tmp_path,
         {
             "requirements.txt": "transformers==5.14.0\nflash-attn==2.6.3\n",
             "stub.py": SUBSTITUTED,
@@ -342,8 +333,8 @@ def test_fal019_error_where_the_paged_path_is_certain(tmp_path: Path) -> None:
     assert any("5.14.0 raises ValueError" in n for n in f["notes"])
 
 
-def test_fal019_warning_without_the_paged_path_and_the_silent_drop_of_519(tmp_path: Path) -> None:
-    root = project(tmp_path, {"requirements.txt": "transformers==5.19.0\n", "stub.py": SUBSTITUTED})
+def test_fal019_warning_without_the_paged_path_and_the_silent_drop_of_519(project: Any) -> None:
+    root = project({"requirements.txt": "transformers==5.19.0\n", "stub.py": SUBSTITUTED})
     r = run("--format", "json", "--isolated", str(root))
     (f,) = [f for f in r.json["findings"] if f["code"] == "FAL019"]
     assert f["severity"] == "warning"
@@ -353,21 +344,18 @@ def test_fal019_warning_without_the_paged_path_and_the_silent_drop_of_519(tmp_pa
 @pytest.mark.parametrize(
     "params", ["q, k_cache, v_cache, block_table=None", "q, k_cache, v_cache, *, page_table=None"]
 )
-def test_fal019_not_for_a_kernel_that_takes_a_block_or_page_table(tmp_path: Path, params: str) -> None:
-    root = project(
-        tmp_path, {"stub.py": SUBSTITUTED.replace("q, k_cache, v_cache, cache_seqlens=None", params)}
-    )
+def test_fal019_not_for_a_kernel_that_takes_a_block_or_page_table(project: Any, params: str) -> None:
+    root = project({"stub.py": SUBSTITUTED.replace("q, k_cache, v_cache, cache_seqlens=None", params)})
     assert findings(root, "FAL019") == []
 
 
-def test_fal019_not_for_a_function_nothing_puts_in_place(tmp_path: Path) -> None:
-    root = project(tmp_path, {"ref.py": "def flash_attn_with_kvcache(q, k, v):\n    return q\n"})
+def test_fal019_not_for_a_function_nothing_puts_in_place(project: Any) -> None:
+    root = project({"ref.py": "def flash_attn_with_kvcache(q, k, v):\n    return q\n"})
     assert findings(root, "FAL019") == []
 
 
-def test_fal020_unpinned_kernels_and_a_stale_lock(tmp_path: Path) -> None:
+def test_fal020_unpinned_kernels_and_a_stale_lock(project: Any) -> None:
     root = project(
-        tmp_path,
         {
             "app.py": (
                 "from kernels import get_kernel\n"
@@ -397,9 +385,9 @@ def test_fal020_unpinned_kernels_and_a_stale_lock(tmp_path: Path) -> None:
         ("torch==2.4.0\n", []),  # an install that says nothing of attention packages
     ],
 )
-def test_fal021_an_implementation_nothing_installs(tmp_path: Path, reqs: str, expected: list) -> None:
+def test_fal021_an_implementation_nothing_installs(project: Any, reqs: str, expected: list) -> None:
     app = "from transformers import AutoModel\nAutoModel.from_pretrained('m', attn_implementation='flash_attention_3')\n"
-    root = project(tmp_path, {"requirements.txt": reqs, "app.py": app})
+    root = project({"requirements.txt": reqs, "app.py": app})
     assert findings(root, "FAL021") == expected
 
 
@@ -408,9 +396,8 @@ def _notes(path: Path, code: str) -> list[str]:
     return [n for f in r.json["findings"] if f["code"] == code for n in f["notes"]]
 
 
-def test_fal001_says_where_the_code_takes_the_paged_path(tmp_path: Path) -> None:
+def test_fal001_says_where_the_code_takes_the_paged_path(project: Any) -> None:
     root = project(
-        tmp_path,
         {
             "requirements.txt": "transformers==5.14.0\nflash-attn==2.4.2\n",
             "serve.sh": "transformers serve \\\n  --continuous-batching\n",
@@ -422,9 +409,8 @@ def test_fal001_says_where_the_code_takes_the_paged_path(tmp_path: Path) -> None
     )
 
 
-def test_a_manifest_serves_its_own_folder_a_workflow_the_whole_repository(tmp_path: Path) -> None:
+def test_a_manifest_serves_its_own_folder_a_workflow_the_whole_repository(project: Any) -> None:
     root = project(
-        tmp_path,
         {
             "svc/a/requirements.txt": "flash-attn==2.4.2\n",
             "svc/b/serve.py": "from transformers import AutoModel\nm.generate_batch(x)\n",
@@ -440,8 +426,8 @@ def test_a_manifest_serves_its_own_folder_a_workflow_the_whole_repository(tmp_pa
     assert any(n.startswith("the code takes the paged path: generate_batch() at ") for n in notes["ci.yml"])
 
 
-def test_fal001_says_when_no_code_takes_it_but_only_after_reading_the_code(tmp_path: Path) -> None:
-    root = project(tmp_path, {"requirements.txt": "flash-attn==2.4.2\n", "main.py": "print('hi')\n"})
+def test_fal001_says_when_no_code_takes_it_but_only_after_reading_the_code(project: Any) -> None:
+    root = project({"requirements.txt": "flash-attn==2.4.2\n", "main.py": "print('hi')\n"})
     assert any(
         n.startswith(f"none of the code under {root}/ takes the paged path") for n in _notes(root, "FAL001")
     )
@@ -518,9 +504,8 @@ def test_the_script_reads_the_name_rule_per_release(tmp_path: Path) -> None:
     ]
 
 
-def test_the_note_says_when_the_asked_implementation_never_gets_a_block_table(tmp_path: Path) -> None:
+def test_the_note_says_when_the_asked_implementation_never_gets_a_block_table(project: Any) -> None:
     root = project(
-        tmp_path,
         {
             "requirements.txt": "transformers==5.24.0\nflash-attn==2.4.2\n",
             "serve.py": (
