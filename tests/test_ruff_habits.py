@@ -369,7 +369,6 @@ def test_a_dumb_terminal_gets_no_colour(
     project: Any, monkeypatch: pytest.MonkeyPatch, env: dict[str, str], coloured: bool
 ) -> None:
     project({"requirements.txt": OLD})
-    monkeypatch.delenv("TERM", raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     out = Tty()
