@@ -79,6 +79,14 @@ def run(*argv: str) -> Run:
     return Run(code, out.getvalue(), err.getvalue())
 
 
+def lint(project: Any, files: dict[str, str], *args: str) -> list[dict[str, Any]]:
+    """``files`` written by the ``project`` fixture, then ``fa-lint --isolated --format json ARGS .``
+    there: its findings."""
+    project(files)
+    found: list[dict[str, Any]] = run("--isolated", "--format", "json", *args, ".").json["findings"]
+    return found
+
+
 def assert_cases_listed(cases: Path, expected: Iterable[str]) -> None:
     """The real cases under ``cases`` are exactly ``expected``, and its README.md has a row for each."""
     names = sorted(expected)

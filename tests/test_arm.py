@@ -14,15 +14,14 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run
+from tests.conftest import lint, run
 
 INSTALL = "pip install torch==2.4.1 && pip install flash-attn==2.6.3 --no-build-isolation"
 
 
 def _found(project: Any, files: dict[str, str]) -> list[tuple[str, int, str, str]]:
-    project(files)
-    r = run("--format", "json", "--isolated", "--select", "FAL011,FAL014", ".")
-    return [(f["path"], f["line"], f["severity"], f["message"]) for f in r.json["findings"]]
+    found = lint(project, files, "--select", "FAL011,FAL014")
+    return [(f["path"], f["line"], f["severity"], f["message"]) for f in found]
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ from packaging.version import Version
 
 from fa_lint.kb import fa3
 from fa_lint.kb import transformers as tf_kb
-from tests.conftest import REPO, run
+from tests.conftest import REPO, lint, run
 
 MIRROR = REPO.parent / ".mirror" / "Dao-AILab+flash-attention" / "repo"
 KB = fa3.load()
@@ -79,11 +79,7 @@ def test_the_script_reads_the_same_facts_again(tmp_path: Path) -> None:
 
 
 def _found(project: Any, files: dict[str, str]) -> list[dict[str, Any]]:
-    project(files)
-    findings: list[dict[str, Any]] = run("--format", "json", "--isolated", "--select", "FAL022", ".").json[
-        "findings"
-    ]
-    return findings
+    return lint(project, files, "--select", "FAL022")
 
 
 def _brief(found: list[dict[str, Any]]) -> list[tuple[str, int, str]]:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from fa_lint.kb import gpus
-from tests.conftest import REPO, run
+from tests.conftest import REPO, lint, run
 
 sys.path.insert(0, str(REPO / "scripts"))
 import build_gpus_kb
@@ -114,9 +114,7 @@ def test_every_row_has_a_source_and_a_family() -> None:
 
 
 def _fal013(project: Any, files: dict[str, str]) -> list[tuple[str, int, str]]:
-    project(files)
-    r = run("--format", "json", "--isolated", "--select", "FAL013", ".")
-    return [(f["path"], f["line"], f["severity"]) for f in r.json["findings"]]
+    return [(f["path"], f["line"], f["severity"]) for f in lint(project, files, "--select", "FAL013")]
 
 
 def test_rtx2070_is_judged_as_rtx2080_is(project: Any) -> None:

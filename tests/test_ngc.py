@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from fa_lint.kb import ngc
-from tests.conftest import REPO, run
+from tests.conftest import REPO, lint, run
 
 sys.path.insert(0, str(REPO / "scripts"))
 import build_ngc_kb
@@ -67,11 +67,7 @@ def test_a_wrong_row_fails_the_script(tag: str, field: str, value: str, says: st
 
 
 def _found(project: Any, dockerfile: str) -> list[dict[str, Any]]:
-    project({"Dockerfile": dockerfile})
-    findings: list[dict[str, Any]] = run("--format", "json", "--isolated", "--select", "FAL023", ".").json[
-        "findings"
-    ]
-    return findings
+    return lint(project, {"Dockerfile": dockerfile}, "--select", "FAL023")
 
 
 def test_a_wheel_for_pypis_torch_on_ngcs_torch(project: Any) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from fa_lint.syntax import markers
-from tests.conftest import assert_cases_listed, realworld_findings, run
+from tests.conftest import assert_cases_listed, lint, realworld_findings, run
 
 CASES = Path(__file__).parent / "data" / "realworld" / "precision"
 
@@ -29,12 +29,6 @@ def test_every_case_is_listed() -> None:
 @pytest.mark.parametrize("case", sorted(EXPECTED))
 def test_realworld(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert realworld_findings(CASES / case, monkeypatch) == sorted(EXPECTED[case])
-
-
-def _findings(project: Any, files: dict[str, str], *args: str) -> list[dict[str, Any]]:
-    project(files)
-    found: list[dict[str, Any]] = run("--isolated", "--format", "json", *args, ".").json["findings"]
-    return found
 
 
 # --- 5. markers split an environment ---------------------------------------------------------------
@@ -73,7 +67,7 @@ def test_a_marker_holds_on_its_systems() -> None:
 
 def test_a_windows_wheel_is_judged_against_the_windows_torch(project: Any) -> None:
     """torch 2.7.1 on Windows, 2.9 or newer elsewhere: the win32-marked torch 2.7 wheel fits."""
-    found = _findings(
+    found = lint(
         project,
         {
             "requirements.txt": "torch==2.7.1; sys_platform == 'win32'\n"
@@ -84,7 +78,7 @@ def test_a_windows_wheel_is_judged_against_the_windows_torch(project: Any) -> No
 
 
 def test_a_windows_wheel_for_another_windows_torch_is_still_found(project: Any) -> None:
-    found = _findings(
+    found = lint(
         project,
         {
             "requirements.txt": "torch==2.6.0; sys_platform == 'win32'\n"
@@ -99,7 +93,7 @@ def test_a_windows_wheel_for_another_windows_torch_is_still_found(project: Any) 
 
 def test_torch_pins_under_complementary_python_markers_do_not_conflict(project: Any) -> None:
     """pip installs only the line whose marker holds on the Python it runs: never both."""
-    found = _findings(
+    found = lint(
         project,
         {
             "requirements.txt": "torch==2.3.1; python_version < '3.12'\n"
@@ -114,7 +108,7 @@ def test_torch_pins_under_complementary_python_markers_do_not_conflict(project: 
 
 def test_torch_pins_whose_markers_overlap_still_conflict(project: Any) -> None:
     """On Python 3.12 and later both lines install: no torch is 2.3.1 and 2.5.1."""
-    found = _findings(
+    found = lint(
         project,
         {"requirements.txt": "torch==2.3.1\ntorch==2.5.1; python_version >= '3.12'\nflash-attn>=2.6.3\n"},
     )
@@ -146,18 +140,18 @@ def _poetry_lock(version: str, url: str) -> str:
 
 def test_a_poetry_lock_of_the_url_the_manifest_asks_for_is_not_stale(project: Any) -> None:
     """Poetry writes the wheel's public version (2.6.1) and keeps its URL in [package.source]."""
-    found = _findings(project, {"pyproject.toml": POETRY, "poetry.lock": _poetry_lock("2.6.1", URL)})
+    found = lint(project, {"pyproject.toml": POETRY, "poetry.lock": _poetry_lock("2.6.1", URL)})
     assert not [f for f in found if f["code"] == "FAL006"]
 
 
 def test_a_percent_encoded_url_is_the_same_file(project: Any) -> None:
     lock = _poetry_lock("2.6.1", URL.replace("+", "%2B") + "#sha256=00")
-    found = _findings(project, {"pyproject.toml": POETRY, "poetry.lock": lock})
+    found = lint(project, {"pyproject.toml": POETRY, "poetry.lock": lock})
     assert not [f for f in found if f["code"] == "FAL006"]
 
 
 def test_a_lock_of_another_url_is_stale(project: Any) -> None:
-    found = _findings(project, {"pyproject.toml": POETRY, "poetry.lock": _poetry_lock("2.5.8", OLD_URL)})
+    found = lint(project, {"pyproject.toml": POETRY, "poetry.lock": _poetry_lock("2.5.8", OLD_URL)})
     assert [(f["code"], f["line"]) for f in found if f["code"] == "FAL006"] == [
         ("FAL006", 2)
     ]  # the entry's name line
@@ -166,7 +160,7 @@ def test_a_lock_of_another_url_is_stale(project: Any) -> None:
 def test_a_lock_of_the_old_url_with_the_same_version_is_stale(project: Any) -> None:
     """The same version from another file (another torch build) is not what the manifest asks for."""
     other = URL.replace("torch2.3", "torch2.2")
-    found = _findings(project, {"pyproject.toml": POETRY, "poetry.lock": _poetry_lock("2.6.1", other)})
+    found = lint(project, {"pyproject.toml": POETRY, "poetry.lock": _poetry_lock("2.6.1", other)})
     assert [f["code"] for f in found if f["code"] == "FAL006"] == ["FAL006"]
 
 
@@ -177,7 +171,7 @@ def test_a_uv_lock_of_the_url_is_not_stale(project: Any) -> None:
         'version = 1\nrequires-python = ">=3.10"\n\n[[package]]\nname = "flash-attn"\n'
         f'version = "2.6.1+cu118torch2.3cxx11abifalse"\nsource = {{ url = "{URL}" }}\n'
     )
-    found = _findings(project, {"pyproject.toml": pyproject, "uv.lock": lock})
+    found = lint(project, {"pyproject.toml": pyproject, "uv.lock": lock})
     assert not [f for f in found if f["code"] == "FAL006"]
 
 
@@ -195,7 +189,7 @@ def test_a_uv_lock_of_the_url_is_not_stale(project: Any) -> None:
 def test_a_conflict_between_two_packages_names_both(
     project: Any, lines: list[str], line: int, this: str, other: str
 ) -> None:
-    found = _findings(project, {"requirements.txt": "\n".join([*lines, "flash-attn==2.7.2.post1", ""])})
+    found = lint(project, {"requirements.txt": "\n".join([*lines, "flash-attn==2.7.2.post1", ""])})
     (f,) = [f for f in found if f["code"] == "FAL016"]
     assert f["line"] == line
     assert f["message"].startswith(f"{this} needs torch ")
@@ -207,7 +201,7 @@ def test_a_conflict_between_two_packages_names_both(
 
 
 def test_a_moved_torch_is_a_span_not_a_list_of_minors(project: Any) -> None:
-    found = _findings(
+    found = lint(
         project,
         {
             "Dockerfile": "FROM example/unknown:1\n"
@@ -229,7 +223,7 @@ def test_a_build_for_another_arch_names_what_it_compiles(project: Any) -> None:
         "export FLASH_ATTN_CUDA_ARCHS=90\n"
         "FLASH_ATTENTION_FORCE_BUILD=TRUE pip install flash-attn==2.8.3 --no-build-isolation\n"
     )
-    (f,) = [f for f in _findings(project, {"build.sh": script}) if f["code"] == "FAL013"]
+    (f,) = [f for f in lint(project, {"build.sh": script}) if f["code"] == "FAL013"]
     assert f["message"].endswith("(it compiles sm_90 with nvcc 11.8 or newer)")
 
 
@@ -248,13 +242,13 @@ def test_fa3_without_its_sm80_kernels(project: Any, disable: str, gpu: str, expe
         "git clone https://github.com/Dao-AILab/flash-attention.git\n"
         "cd flash-attention/hopper\npython setup.py install\n"
     )
-    found = [f["message"] for f in _findings(project, {"build.sh": script}) if f["code"] == "FAL013"]
+    found = [f["message"] for f in lint(project, {"build.sh": script}) if f["code"] == "FAL013"]
     assert [expected in m for m in found] == ([True] if expected else [])
 
 
 def test_a_skipped_entry_keeps_its_reason_whole(project: Any) -> None:
     """pip's own words ("no such option"), not the parser library's name, and never cut mid-word."""
-    found = _findings(project, {"requirements.txt": "--frobnicate-everything-now yes\nflash-attn>=2.6.3\n"})
+    found = lint(project, {"requirements.txt": "--frobnicate-everything-now yes\nflash-attn>=2.6.3\n"})
     (f,) = [f for f in found if f["code"] == "FAL901"]
     assert f["message"].endswith("no such option: --frobnicate-everything-now")
     assert "pip_requirements_parser" not in f["message"]
@@ -284,7 +278,7 @@ def _wheel(version: str, torch: str, abi: str, where: str = RELEASE) -> str:
     ],
 )
 def test_the_abi_a_release_wheel_is_built_with(project: Any, torch: str, wheel: str, mismatch: bool) -> None:
-    found = _findings(project, {"requirements.txt": f"torch=={torch}\n{wheel}\n"})
+    found = lint(project, {"requirements.txt": f"torch=={torch}\n{wheel}\n"})
     assert bool([f for f in found if f["code"] == "FAL005" and "C++ ABI" in f["message"]]) is mismatch
 
 
@@ -294,7 +288,7 @@ def test_a_false_wheel_for_an_old_abi_torch_on_a_new_abi_image_is_still_found(pr
         "FROM nvcr.io/nvidia/pytorch:25.03-py3\n"
         f"RUN pip install {_wheel('2.7.4.post1', '2.6', 'FALSE').split(' @ ')[1]}\n"
     )
-    (f,) = [f for f in _findings(project, {"Dockerfile": dockerfile}) if f["code"] == "FAL005"]
+    (f,) = [f for f in lint(project, {"Dockerfile": dockerfile}) if f["code"] == "FAL005"]
     assert "cxx11abiFALSE" in f["message"] and "new C++ ABI" in f["message"]
 
 
@@ -331,7 +325,7 @@ def test_the_abi_facts_are_read_from_every_tag() -> None:
     ],
 )
 def test_a_fix_says_why_it_suggests_its_release(project: Any, files: dict[str, str], why: str) -> None:
-    found = [f for f in _findings(project, files) if f["code"] in ("FAL001", "FAL002")]
+    found = [f for f in lint(project, files) if f["code"] in ("FAL001", "FAL002")]
     assert found
     assert all(any(n.startswith(why) for n in f["notes"]) for f in found), [f["notes"] for f in found]
 
@@ -343,7 +337,7 @@ def test_a_lock_entry_from_the_index_does_not_hold_a_url_requirement(project: An
         'version = 1\nrequires-python = ">=3.10"\n\n[[package]]\nname = "flash-attn"\n'
         'version = "2.6.1"\nsource = { registry = "https://pypi.org/simple" }\n'
     )
-    found = _findings(project, {"pyproject.toml": pyproject, "uv.lock": lock})
+    found = lint(project, {"pyproject.toml": pyproject, "uv.lock": lock})
     assert [f["code"] for f in found if f["code"] == "FAL006"] == ["FAL006"]
 
 
@@ -387,7 +381,7 @@ ROCM_IMAGE = "FROM rocm/pytorch:rocm6.2_ubuntu22.04_py3.10_pytorch_release_2.3.0
 def test_the_paged_kv_floor_on_rocm(
     project: Any, files: dict[str, str], expected: list[tuple[str, int]]
 ) -> None:
-    found = _findings(project, files, "--select", "FAL001,FAL002")
+    found = lint(project, files, "--select", "FAL001,FAL002")
     assert [(f["code"], f["line"]) for f in found] == expected
     for f in found:
         assert f["message"].endswith(("require flash-attn>=2.7.0", "install flash-attn 2.7.0 or later"))
@@ -476,7 +470,7 @@ def _uv_project(flash_attn: str, extra: str = "") -> str:
     ],
 )
 def test_a_linux_wheel_in_a_universal_uv_lock(project: Any, pyproject: str, expected: list[str]) -> None:
-    found = [f for f in _findings(project, {"pyproject.toml": pyproject}) if f["code"] == "FAL014"]
+    found = [f for f in lint(project, {"pyproject.toml": pyproject}) if f["code"] == "FAL014"]
     assert [f["message"].split("uv locks for ", 1)[1].split(" too")[0] for f in found] == expected
     for f in found:
         assert f["severity"] == "warning"

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run
+from tests.conftest import lint, run
 
 WHEEL = "https://example.com/flash_attn-2.8.3+{cu}torch2.10-cp312-cp312-linux_x86_64.whl"
 
@@ -51,9 +51,7 @@ def _groups_project(defaults: str, marker: str = "") -> dict[str, str]:
 
 
 def _findings(project: Any, files: dict[str, str], code: str) -> list[dict[str, Any]]:
-    project(files)
-    found: list[dict[str, Any]] = run("--isolated", "--format", "json", ".").json["findings"]
-    return [f for f in found if f["code"] == code]
+    return [f for f in lint(project, files) if f["code"] == code]
 
 
 # --- default-groups and group sources --------------------------------------------------------------
