@@ -29,8 +29,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gitrepo import git, git_file
-from packaging.version import InvalidVersion, Version
+from gitrepo import git_file, release_tags
+from packaging.version import Version
 
 SETUP = "setup.py"
 WORKFLOW = ".github/workflows/publish.yml"
@@ -67,13 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--output", type=Path, default=Path("fa_lint/kb/abi_label.json"))
     args = ap.parse_args(argv)
     tags: dict[str, Any] = {}
-    for tag in git(args.repo, "tag").split():
-        try:
-            version = Version(tag.removeprefix("v"))
-        except InvalidVersion:
-            continue
-        if version.major != 2:  # flash-attn 2.x: the releases whose wheels carry the label
-            continue
+    # flash-attn 2.x: the releases whose wheels carry the label
+    for version, tag in release_tags(args.repo, 2):
         record = tag_record(args.repo, tag)
         if record is not None:
             tags[str(version)] = record

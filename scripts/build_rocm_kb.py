@@ -28,8 +28,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gitrepo import git, git_file
-from packaging.version import InvalidVersion, Version
+from gitrepo import git_file, release_tags
+from packaging.version import Version
 
 SETUP = "setup.py"
 API = "csrc/flash_attn_ck/flash_api.cpp"
@@ -59,15 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repo", type=Path, required=True, help="flash-attention git checkout (bare is fine)")
     ap.add_argument("--output", type=Path, default=Path("fa_lint/kb/rocm.json"))
     args = ap.parse_args(argv)
-    tags: list[tuple[Version, str]] = []
-    for tag in git(args.repo, "tag").split():
-        try:
-            version = Version(tag.removeprefix("v"))
-        except InvalidVersion:
-            continue
-        if version.major == 2:
-            tags.append((version, tag))
-    records = {str(v): tag_record(args.repo, t) for v, t in sorted(tags)}
+    records = {str(v): tag_record(args.repo, t) for v, t in release_tags(args.repo, 2)}
     paged = next((v for v, r in records.items() if r["fwd_kvcache"] and r["block_table"]), None)
     if paged is None:
         print("no tag binds fwd_kvcache with a block table in the ROCm backend", file=sys.stderr)
