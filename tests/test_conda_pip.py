@@ -15,12 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.conftest import run
+from tests.conftest import lint
 
 
 def _found(project: Any, files: dict[str, str]) -> list[dict[str, Any]]:
-    project(files)
-    return [f for f in run("--format", "json", "--isolated", ".").json["findings"]]
+    return lint(project, files)
 
 
 def _codes(findings: list[dict[str, Any]]) -> list[tuple[str, int, str, str]]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run
+from tests.conftest import lint, run
 
 VALID_OTHERS = [
     "pplacer=1.1.alpha19=h9ee0642_2",
@@ -35,9 +35,7 @@ VALID_OTHERS = [
 
 
 def _found(project: Any, files: dict[str, str]) -> list[tuple[str, int, str]]:
-    project(files)
-    out = run("--format", "json", "--isolated", ".").json["findings"]
-    return [(f["code"], f["line"], f["severity"]) for f in out]
+    return [(f["code"], f["line"], f["severity"]) for f in lint(project, files)]
 
 
 @pytest.mark.parametrize("spec", VALID_OTHERS)

@@ -14,14 +14,15 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run
+from tests.conftest import lint, run
 
 REQS = "flash-attn==2.6.3\n"
 
 
 def _found(project: Any, dockerfile: str, files: dict[str, str] | None = None) -> list[tuple[str, int, str]]:
-    project({"Dockerfile": dockerfile, **(files or {"requirements.txt": REQS})})
-    out = run("--format", "json", "--isolated", "--select", "FAL012", ".").json["findings"]
+    out = lint(
+        project, {"Dockerfile": dockerfile, **(files or {"requirements.txt": REQS})}, "--select", "FAL012"
+    )
     return [(f["path"], f["line"], f["severity"]) for f in out]
 
 

@@ -13,15 +13,14 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run
+from tests.conftest import lint
 
 PIXI = '[workspace]\nchannels = ["conda-forge"]\nplatforms = ["linux-64"]\n\n[system-requirements]\ncuda = "{cuda}"\n\n'
 
 
 def _found(project: Any, files: dict[str, str]) -> list[tuple[str, int, str]]:
-    project(files)
-    r = run("--format", "json", "--isolated", "--select", "FAL014", ".")
-    return [(f["path"], f["line"], f["severity"]) for f in r.json["findings"] if "driver" in f["message"]]
+    found = lint(project, files, "--select", "FAL014")
+    return [(f["path"], f["line"], f["severity"]) for f in found if "driver" in f["message"]]
 
 
 @pytest.mark.parametrize(

@@ -16,14 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 from fa_lint.kb import forks
-from tests.conftest import run
+from tests.conftest import lint, run
 
 
 def _found(project: Any, files: dict[str, str], *args: str) -> list[dict[str, Any]]:
-    project(files)
-    return [
-        f for f in run("--format", "json", "--isolated", *args, ".").json["findings"] if f["code"] != "FAL012"
-    ]
+    return [f for f in lint(project, files, *args) if f["code"] != "FAL012"]
 
 
 def test_the_knowledge_base_says_what_a_repository_builds() -> None:
