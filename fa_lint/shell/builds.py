@@ -44,8 +44,8 @@ _GIT_VALUE_ARGS = {
     "--reference",
 }
 _COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
-# the options that name where a download or an archive's files go
-_OUTPUTS = {
+# the commands that download or unpack, each with the options that name where the files go
+OUTPUTS = {
     "wget": ("-O", "--output-document", "-P", "--directory-prefix"),
     "curl": ("-o", "--output"),
     "tar": ("-C", "--directory"),
@@ -158,7 +158,7 @@ class Clones:
 
     def download(self, head: str, args: list[Word], state: State, make: bool) -> None:
         """Where ``wget``, ``curl``, ``tar -x`` or ``unzip`` puts what it fetched or unpacked."""
-        names = _OUTPUTS.get(head, ())
+        names = OUTPUTS.get(head, ())
         if head == "tar" and not any(_extracts(w.text, i) for i, w in enumerate(args)):
             return  # tar -c makes an archive: nothing comes from elsewhere
         it: Iterator[Word] = iter(args)

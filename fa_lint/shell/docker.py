@@ -49,14 +49,14 @@ _VALUED = frozenset(
         "--call",
     }
 )
-_TOOLS = ("docker", "podman", "buildah")
+TOOLS = ("docker", "podman", "buildah")
 
 
 def build_args(
     words: list[Word], state: State, make: bool, locate: Callable[[Word], Location]
 ) -> list[BuildArg]:
     """The build arguments a ``docker build`` command gives its Dockerfile; [] for any other command."""
-    if not words or basename(words[0].text) not in _TOOLS:
+    if not words or basename(words[0].text) not in TOOLS:
         return []
     rest = words[1:]
     if rest and rest[0].text in ("buildx", "image", "builder"):

@@ -27,7 +27,7 @@ from fa_lint.model import (
     Uninstall,
 )
 from fa_lint.shell import conda, docker, pip, pybuild, redirects, twostep
-from fa_lint.shell.builds import Clones
+from fa_lint.shell.builds import OUTPUTS, Clones
 from fa_lint.shell.commands import UPGRADE, Install, install, shell_script, unwrap
 from fa_lint.shell.context import Context
 from fa_lint.shell.options import install_options
@@ -92,10 +92,10 @@ class Scanner:
         if head == "git":
             self.clones.git(words[1:], state, make)
             return None
-        if head in ("docker", "podman", "buildah"):
+        if head in docker.TOOLS:
             self.records += docker.build_args(words, state, make, self.location)
             return None
-        if head in ("wget", "curl", "tar", "unzip"):
+        if head in OUTPUTS:
             self.clones.download(head, words[1:], state, make)
             return None
         inst = install(words)

@@ -257,6 +257,10 @@ class Definitions:
         else:
             self._literal.discard(name)
 
+    def literal(self, name: str) -> bool:
+        """Whether ``name``'s value is used as written (its last ``define`` was ``literal``)."""
+        return name in self._literal
+
     def expand(self, text: str) -> str:
         """``text`` with every reference to a defined name expanded (make's ``$$`` kept)."""
         return self._expand(text, 0)

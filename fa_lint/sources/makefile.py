@@ -75,22 +75,20 @@ def _variables(text: str, budget: Budget) -> dict[str, str]:
     ``=`` variable expands its value when used, so with the last value of every variable it names;
     ``:=`` (``::=``, ``:::=``) expands it at its line; ``?=`` sets only an unset name; ``+=`` appends,
     keeping the flavour (a ``:=`` variable's addition is expanded at once)."""
-    found = Definitions(budget, make=True)
-    simple: set[str] = set()
+    found = Definitions(budget, make=True)  # a simple variable is defined literal: its value is final
     for m in _DEFINE.finditer(text):
         name, op, value = m.group(1), m.group(2), _value(m.group(3).rstrip(" \t"))
         if op == "?=" and name in found.raw:
             continue
         if op == "+=" and name in found.raw:
-            added = found.expand(value) if name in simple else value
-            found.define(name, found.raw[name] + " " + added, literal=name in simple)
+            simple = found.literal(name)
+            added = found.expand(value) if simple else value
+            found.define(name, found.raw[name] + " " + added, literal=simple)
             continue
-        if op in (":=", "::=", ":::="):
-            simple.add(name)
+        simple = op in (":=", "::=", ":::=")
+        if simple:
             value = found.expand(value)
-        else:
-            simple.discard(name)
         # a simple variable's value is final: what it names that was not defined yet stays unknown
         # (make's environment may set it), never the value a later line gives that name
-        found.define(name, value, literal=name in simple)
+        found.define(name, value, literal=simple)
     return found.values()

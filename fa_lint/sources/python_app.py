@@ -30,7 +30,7 @@ NAME = "python-app"
 _IMPORTS = re.compile(r"^[ \t]*(?:import|from)[ \t]+(modal|sagemaker|ray)\b", re.M)
 # The same, on bytes: discovery reads each *.py whole once for the code layer's words, and looks at
 # the head of those bytes for these imports without decoding them.
-IMPORTS_BYTES = re.compile(rb"^[ \t]*(?:import|from)[ \t]+(modal|sagemaker|ray)\b", re.M)
+IMPORTS_BYTES = re.compile(_IMPORTS.pattern.encode(), re.M)
 # What IMPORTS_BYTES needs one of, as plain bytes: the module names, "ray" after the blank that
 # separates it from import/from (a bare b"ray" is in every "np.asarray").
 FRAMEWORKS = (b"modal", b"sagemaker", b" ray", b"\tray")

@@ -93,19 +93,12 @@ class _Reacher:
         attributes and comprehensions, ``open(X)``/``Path(X)`` or a name ``with open(X) as`` binds."""
         while True:
             if isinstance(node, ast.Call):
-                func = node.func
-                called = (
-                    func.id
-                    if isinstance(func, ast.Name)
-                    else func.attr
-                    if isinstance(func, ast.Attribute)
-                    else ""
-                )
-                if called in _OPENERS and node.args:
-                    return _file_name(node.args[0])
-                if not isinstance(func, ast.Attribute):
+                arg = _opener(node)
+                if arg is not None:
+                    return _file_name(arg)
+                if not isinstance(node.func, ast.Attribute):
                     return None
-                node = func.value
+                node = node.func.value
             elif isinstance(node, (ast.Attribute, ast.Subscript)):
                 node = node.value
             elif isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):

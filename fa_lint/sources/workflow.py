@@ -53,6 +53,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     index, root = doc
     # One scanner for the file: its commands are numbered in order, and a job's steps share a machine.
     scanner = Scanner(index, NAME)
+    checkout = _in_checkout(path)  # its steps run in the repository's root
     top_env = yamldoc.scalars(yamldoc.get(root, "env"))
     for job_name, job in yamldoc.items(yamldoc.get(root, "jobs")):
         job_env = {**top_env, **_env_values(yamldoc.get(job, "env"), top_env, scanner.budget)}
@@ -67,7 +68,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         for step in steps.value:
             yield from _setup_python(index, text, step, f"job:{job_name}")
             yield from _toolkit(index, text, step, scope, matrix, scanner.step)
-            yield from _build_push(path, index, text, step)
+            yield from _build_push(checkout, index, text, step)
             run = yamldoc.get(step, "run")
             if not isinstance(run, yaml.ScalarNode):
                 continue
@@ -87,7 +88,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
                 )
             yield from _env(index, text, yamldoc.get(step, "env"), scope, before, scanner.step)
             folder = _working_directory(step, job, root)
-            yield from (_from_checkout(path, folder, rec) for rec in scanner.drain())
+            yield from (_from_checkout(checkout, folder, rec) for rec in scanner.drain())
     yield from scanner.finish()
 
 
@@ -105,27 +106,27 @@ def _working_directory(step: yaml.Node, job: yaml.Node, root: yaml.Node | None) 
     return "."
 
 
-def _from_checkout(path: str, folder: str, rec: Parsed) -> Parsed:
-    """A file a step names (``pip install -r requirements.txt``) is the checkout's: a step runs in the
-    repository's root (``$GITHUB_WORKSPACE``), two folders above ``.github/workflows``, not in the
-    workflow's own folder, which an include is otherwise read against."""
+def _in_checkout(path: str) -> bool:
+    """Whether the workflow is a checkout's (``.github/workflows/X``): its steps run in the
+    repository's root (``$GITHUB_WORKSPACE``), two folders above it."""
+    return path.replace("\\", "/").split("/")[-3:-1] == [".github", "workflows"]
+
+
+def _from_checkout(checkout: bool, folder: str, rec: Parsed) -> Parsed:
+    """A file a step names (``pip install -r requirements.txt``) is the checkout's: a step of a
+    ``checkout`` workflow runs in the repository's root, not in the workflow's own folder, which an
+    include is otherwise read against."""
+    if not checkout:
+        return rec
     if isinstance(rec, BuildArg) and not posixpath.isabs(rec.dockerfile):
-        parts = path.replace("\\", "/").split("/")
-        if parts[-3:-1] == [".github", "workflows"]:  # docker build -f PATH names it from the step's folder
-            return rec._replace(
-                dockerfile=posixpath.normpath(posixpath.join("../..", folder, rec.dockerfile))
-            )
-        return rec
-    if not isinstance(rec, Include) or "://" in rec.target or posixpath.isabs(rec.target):
-        return rec
-    parts = path.replace("\\", "/").split("/")
-    if parts[-3:-1] != [".github", "workflows"]:
-        return rec
-    target = posixpath.normpath(posixpath.join("../..", folder, rec.target))
-    return rec._replace(target=target)
+        # docker build -f PATH names it from the step's folder
+        return rec._replace(dockerfile=posixpath.normpath(posixpath.join("../..", folder, rec.dockerfile)))
+    if isinstance(rec, Include) and "://" not in rec.target and not posixpath.isabs(rec.target):
+        return rec._replace(target=posixpath.normpath(posixpath.join("../..", folder, rec.target)))
+    return rec
 
 
-def _build_push(path: str, index: TextIndex, text: str, step: yaml.Node) -> Iterator[BuildArg]:
+def _build_push(checkout: bool, index: TextIndex, text: str, step: yaml.Node) -> Iterator[BuildArg]:
     """``uses: docker/build-push-action@...`` with ``build-args: NAME=VALUE`` lines: values for the
     ``ARG`` lines of the Dockerfile it builds (``file:``, else ``Dockerfile`` in ``context:``), both
     named from the checkout's root."""
@@ -141,13 +142,11 @@ def _build_push(path: str, index: TextIndex, text: str, step: yaml.Node) -> Iter
     name = str(file.value) if isinstance(file, yaml.ScalarNode) else posixpath.join(folder, "Dockerfile")
     if "${{" in name or "://" in name or posixpath.isabs(name):
         return
-    parts = path.replace("\\", "/").split("/")
-    root = "../.." if parts[-3:-1] == [".github", "workflows"] else "."
+    dockerfile = posixpath.normpath(posixpath.join("../.." if checkout else ".", name))
     start, end = yamldoc.span(args, text)
     for line in str(args.value).splitlines():
         key, eq, value = line.strip().partition("=")
         if eq and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) and "${{" not in value:
-            dockerfile = posixpath.normpath(posixpath.join(root, name))
             yield BuildArg(index.location(start, end), dockerfile, key, value.strip())
 
 

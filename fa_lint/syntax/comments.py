@@ -114,14 +114,18 @@ def _toml(text: str) -> dict[int, int]:
             continue
         elif c == "#":
             out[line] = col
-            end = text.find("\n", i)
-            if end < 0:
-                break
-            col += end - i
-            i = end
+            i, col = _line_end(text, i, col)
             continue
         i, col = i + 1, col + 1
     return out
+
+
+def _line_end(text: str, i: int, col: int) -> tuple[int, int]:
+    """Past a comment that opens at ``i`` (column ``col``): the line break that ends it, and its
+    column; the text's end where no line break follows."""
+    end = text.find("\n", i)
+    end = len(text) if end < 0 else end
+    return end, col + end - i
 
 
 def _shell(text: str) -> dict[int, int]:
@@ -150,11 +154,7 @@ def _shell(text: str) -> dict[int, int]:
             quote = c
         elif c == "#" and starts_word:
             out[line] = col
-            end = text.find("\n", i)
-            if end < 0:
-                break
-            col += end - i
-            i = end
+            i, col = _line_end(text, i, col)
             continue
         elif text.startswith("<<<", i):  # a here-string: one word, no body
             i, col = i + 3, col + 3
