@@ -579,3 +579,14 @@ def test_a_setup_py_reading_a_file_for_something_else_does_not_read_it_as_requir
     )
     project({"setup.py": setup, "deps.pins": "flash-attn==2.4.2\n"})
     assert fal001("setup.py") == []
+
+
+def test_a_variable_that_expands_to_nothing_is_empty() -> None:
+    # GNU make: `A =` then `B = $(A)` makes B empty, not the text "$(A)"
+    from fa_lint.shell.variables import Budget, Definitions
+
+    found = Definitions(Budget(), make=True)
+    found.define("A", "")
+    found.define("B", "$(A)")
+    found.define("C", "x$(A)y")
+    assert found.values() == {"A": "", "B": "", "C": "xy"}

@@ -266,8 +266,11 @@ class Definitions:
         return self._expand(text, 0)
 
     def values(self) -> dict[str, str]:
-        """Every name's value, expanded; one that cannot be (a cycle) partly, its reference kept."""
-        return {name: self._value(name, 0) or raw for name, raw in self.raw.items()}
+        """Every name's value, expanded; one that cannot be (a cycle) partly, its reference kept. A value
+        that expands to nothing is empty (``B = $(A)`` after ``A =``), as make makes it."""
+        return {
+            name: raw if (value := self._value(name, 0)) is None else value for name, raw in self.raw.items()
+        }
 
     def _value(self, name: str, depth: int) -> str | None:
         self._read.add(name)
