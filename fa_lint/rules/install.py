@@ -343,9 +343,11 @@ def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
 
 def _container_keeps(env: Environment, req: Requirement) -> bool:
     """An install any flash-attn satisfies (no version, no -U), on an NGC PyTorch image that ships one."""
-    if req.upgrade or str(req.specifier) or req.version is not None or req.url is not None:
+    if not env.images:
         return False
-    if any(u.name == FLASH_ATTN for u in env.removed) or not env.images:
+    from fa_lint.rules._installs import keeps_any
+
+    if not keeps_any(env, req):
         return False
     from fa_lint.kb import ngc
 

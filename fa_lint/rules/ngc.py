@@ -87,6 +87,7 @@ def _base(inst: Install, images: dict[tuple[str, str], Image]) -> Image | None:
 
 def _judge(ctx: Context, inst: Install, base: Image, facts: NgcFacts, row: NgcRelease) -> Finding:
     from fa_lint.kb import ngc
+    from fa_lint.rules._installs import keeps_any
 
     req = inst.req
     fields = {"package": FLASH_ATTN, "requirement": req.raw, "environment": inst.env.name}
@@ -120,7 +121,7 @@ def _judge(ctx: Context, inst: Install, base: Image, facts: NgcFacts, row: NgcRe
             **fields,
         )
     shipped = ngc.key(row.tag) >= ngc.key(facts.ships_flash_attn_since)
-    if shipped and row.flash_attn is None and _keeps_any(inst):
+    if shipped and row.flash_attn is None and keeps_any(inst.env, inst.req):
         notes.append(
             "pip keeps the flash-attn the container ships ('Requirement already satisfied'): the "
             "requirement admits any version and nothing asks pip to upgrade: nothing is downloaded or built"
@@ -203,14 +204,6 @@ def _kept(inst: Install, row: NgcRelease) -> Version | None:
         return None
     shipped = Version(row.flash_attn)
     return shipped if req.specifier.contains(shipped, prereleases=True) and req.version is None else None
-
-
-def _keeps_any(inst: Install) -> bool:
-    """An install pip satisfies with any flash-attn already there: no version, no upgrade, none removed."""
-    req = inst.req
-    if req.upgrade or any(u.name == FLASH_ATTN for u in inst.env.removed):
-        return False
-    return not str(req.specifier) and req.version is None and req.url is None
 
 
 def _wheel(inst: Install, torch: Version | None) -> bool | None:
