@@ -49,9 +49,7 @@ def _judge(inst: Install, unsupported: Rule) -> Finding | None:
         f"torch here is a CUDA {cuda.value} build, newer than the CUDA {d.cuda} driver the files declare: "
         f"{inst.req.name} built for it needs a CUDA {major} driver",
         severity=Severity.WARNING,
-        package=inst.req.name,
-        requirement=inst.req.raw,
-        environment=inst.env.name,
+        **inst.fields,
         notes=(
             f"the driver: CUDA {d.cuda}, declared at {d.where}",
             f"torch's CUDA: {cuda.value}, from {cuda.where}; setup.py fetches the flash-attn wheel of that "

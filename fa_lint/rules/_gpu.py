@@ -41,9 +41,7 @@ def check(ctx: Context, rule: Rule) -> Iterator[Finding]:
             inst.req.location,
             headline,
             severity=severity,
-            package=inst.req.name,
-            requirement=inst.req.raw,
-            environment=inst.env.name,
+            **inst.fields,
             notes=(
                 f"the GPU: {gpu.label} from {gpu.where}",
                 *notes,
@@ -67,9 +65,7 @@ def _not_judged(inst: Install, unknown: tuple[UnknownGpu, ...], rule: Rule) -> F
         f"whether {inst.req.name}{f' {which}' if which else ''} runs on GPU `{first.value}` is not judged: "
         "fa-lint does not know its compute capability",
         severity=Severity.INFO,
-        package=inst.req.name,
-        requirement=inst.req.raw,
-        environment=inst.env.name,
+        **inst.fields,
         notes=(
             *(_unnamed(u) for u in unknown),
             "fa_lint/kb/gpus.json maps GPU names to NVIDIA's compute capabilities "

@@ -58,6 +58,11 @@ class Install(NamedTuple):
         return known.value if known is not None else None
 
     @property
+    def fields(self) -> dict[str, str]:
+        """A finding's package, requirement and environment, for this install."""
+        return {"package": self.req.name, "requirement": self.req.raw, "environment": self.env.name}
+
+    @property
     def official(self) -> bool:
         """What installs is a wheel the release workflow built: setup.py's download, or its URL."""
         return self.path == "index" or (self.path == "wheel" and (self.req.url or "").startswith(RELEASES))

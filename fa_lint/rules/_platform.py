@@ -132,9 +132,7 @@ def _platforms(rule: Rule, inst: Install) -> Iterator[Finding]:
         inst.req.location,
         f"{inst.req.name} is installed on {labels}, which it has no wheels for; {short}",
         severity=Severity.ERROR if any(fails) and not inst.req.possible else Severity.WARNING,
-        package=inst.req.name,
-        requirement=inst.req.raw,
-        environment=inst.env.name,
+        **inst.fields,
         notes=tuple(notes),
         help=help_,
     )

@@ -90,7 +90,7 @@ def _judge(ctx: Context, inst: Install, base: Image, facts: NgcFacts, row: NgcRe
     from fa_lint.rules._installs import keeps_any
 
     req = inst.req
-    fields = {"package": FLASH_ATTN, "requirement": req.raw, "environment": inst.env.name}
+    fields = inst.fields  # req.name is flash-attn: check() passes no other
     image = f"NGC {row.tag}"
     notes = [_ships(base, facts, row)]
     torch = _torch(row.torch)
