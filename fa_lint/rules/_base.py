@@ -21,6 +21,7 @@ from fa_lint.model import (
     Finding,
     Image,
     Include,
+    Kind,
     Location,
     NotRun,
     ParseProblem,
@@ -183,6 +184,15 @@ class Context:
 
     def environments_of(self, req: Requirement) -> list[Environment]:
         return self._by_location.get(req.location, [])
+
+    def from_source(self, req: Requirement) -> bool:
+        """Whether one of the requirement's environments takes its package from a git or URL source, or a
+        source build: that replaces the index, so the source's own record is what installs."""
+        return any(
+            r.kind is Kind.SOURCE and (r.url or r.build)
+            for env in self.environments_of(req)
+            for r in env.of(req.name)
+        )
 
     @functools.cached_property
     def _satisfied(self) -> dict[Location, Requirement]:

@@ -50,7 +50,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     for req in ctx.requirements:
         if req.name != FA3 or req.kind not in JUDGED or req.unresolved:
             continue
-        if req.kind is not Kind.SOURCE and _from_source(ctx, req):
+        if req.kind is not Kind.SOURCE and ctx.from_source(req):
             continue  # a git or URL source replaces the index: the source's own record is judged
         if req.kind is not Kind.LOCK and any(e.of(FA3, locked=True) for e in ctx.environments_of(req)):
             continue  # a lock says what installs: its entry is judged, not the manifest's range
@@ -59,12 +59,6 @@ def check(ctx: Context) -> Iterator[Finding]:
 
             kb = fa3.load()
         yield _judge(ctx, req, kb)
-
-
-def _from_source(ctx: Context, req: Requirement) -> bool:
-    return any(
-        r.kind is Kind.SOURCE and (r.url or r.build) for env in ctx.environments_of(req) for r in env.of(FA3)
-    )
 
 
 def _origin(req: Requirement) -> str:
@@ -87,10 +81,7 @@ def _judge(ctx: Context, req: Requirement, kb: Fa3KnowledgeBase) -> Finding:
         "requirement": req.raw,
         "environment": ctx.environment_name(req),
     }
-    template, parts = subject(req)
-    template = (
-        template.replace("flash-attn", FA3) if template.startswith(("locked", "flash-attn")) else template
-    )
+    template, parts = subject(req, FA3)
     origin = _origin(req)
     locked = req.kind is Kind.LOCK and req.version is not None
     if origin == "pypi" or (

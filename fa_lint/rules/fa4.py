@@ -43,7 +43,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     for req in ctx.requirements:
         if req.name != FA4 or req.kind not in JUDGED or req.unresolved or req.url or req.build:
             continue
-        if _from_source(ctx, req):
+        if ctx.from_source(req):
             continue  # a git or URL source replaces the index: its version is not the pin's
         if req.kind is not Kind.LOCK and any(e.of(FA4, locked=True) for e in ctx.environments_of(req)):
             continue  # a lock says what installs: its entry is judged, not the manifest's range
@@ -52,12 +52,6 @@ def check(ctx: Context) -> Iterator[Finding]:
 
             kb = fa4.load()
         yield _judge(ctx, req, kb)
-
-
-def _from_source(ctx: Context, req: Requirement) -> bool:
-    return any(
-        r.kind is Kind.SOURCE and (r.url or r.build) for env in ctx.environments_of(req) for r in env.of(FA4)
-    )
 
 
 def _installer(ctx: Context, req: Requirement) -> str:
@@ -83,10 +77,7 @@ def _judge(ctx: Context, req: Requirement, kb: Fa4KnowledgeBase) -> Finding:
         "admitted": tuple(str(r) for r in picked),
         "environment": ctx.environment_name(req),
     }
-    template, parts = subject(req)
-    template = (
-        template.replace("flash-attn", FA4) if template.startswith(("locked", "flash-attn")) else template
-    )
+    template, parts = subject(req, FA4)
     if not picked:
         by_uv = kb.installs(spec, pinned, "uv", pre)
         if not by_uv:
