@@ -48,10 +48,6 @@ class Fa3KnowledgeBase(NamedTuple):
     def fact(self, name: str) -> Fact | None:
         return self.since.get(name)
 
-    @property
-    def pypi_has_code(self) -> bool:
-        return any(r.ships_code for r in self.pypi)
-
 
 def _fact(d: dict[str, Any] | None) -> Fact | None:
     if d is None:
