@@ -29,7 +29,6 @@ from fa_lint.rules.versions import JUDGED
 
 if TYPE_CHECKING:
     from fa_lint.kb.fa3 import Fa3KnowledgeBase
-    from fa_lint.kb.transformers import TransformersFacts
 
 FA3 = "flash-attn-3"
 
@@ -90,7 +89,7 @@ def _judge(ctx: Context, req: Requirement, kb: Fa3KnowledgeBase) -> Finding:
         return _pypi(ctx, req, kb, template, parts, fields)  # a lock of 0.0.0 pins PyPI's placeholder
     version = req.version or _wheel_version(req.url or "")
     notes = [_where(req, kb, origin, version), *_paged(kb, version), _archs(kb)]
-    notes.append(_transformers(ctx, req, ctx.transformers, kb))
+    notes.append(_transformers(ctx, req))
     severity = Severity.INFO
     if version is not None and version < Version("3.0.0") and origin == "wheel":
         severity = Severity.WARNING  # a 3.0.0b1 wheel: built before or after page_table, nothing says
@@ -255,7 +254,8 @@ def _archs(kb: Fa3KnowledgeBase) -> str:
     return text
 
 
-def _transformers(ctx: Context, req: Requirement, facts: TransformersFacts, kb: Fa3KnowledgeBase) -> str:
+def _transformers(ctx: Context, req: Requirement) -> str:
+    facts = ctx.transformers
     pin = ctx.pinned(req, TRANSFORMERS)
     by_signature = (
         "transformers passes the block table to a kernel without block_table as page_table, read from "

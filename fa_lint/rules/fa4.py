@@ -82,7 +82,7 @@ def _judge(ctx: Context, req: Requirement, kb: Fa4KnowledgeBase) -> Finding:
         by_uv = kb.installs(spec, pinned, "uv", pre)
         if not by_uv:
             return _no_release(req, kb, spec, template, parts, fields)
-        return _prerelease(req, kb, installer, by_uv[-1], template, parts, fields)
+        return _prerelease(req, installer, by_uv[-1], template, parts, fields)
     newest = picked[-1]
     if not newest.ships_code:
         return FLASH_ATTN_4.finding(
@@ -148,7 +148,6 @@ def _no_release(
 
 def _prerelease(
     req: Requirement,
-    kb: Fa4KnowledgeBase,
     installer: str,
     by_uv: Fa4Release,
     template: str,
