@@ -173,6 +173,12 @@ class Requirement(NamedTuple):
         return _range(self.specifier)
 
     @property
+    def build_step(self) -> int:
+        """Which command builds it: a ``pip wheel`` before the install that takes the wheel
+        (``InstallOptions.step``), else its own ``step``."""
+        return self.options.step if self.options is not None and self.options.step else self.step
+
+    @property
     def constraint_text(self) -> str:
         """The version part as a reader would write it: '==2.4.2', '>=2.0,<3', 'any'."""
         if self.version is not None:

@@ -51,7 +51,7 @@ class Install(NamedTuple):
 
     @property
     def step(self) -> int:
-        return self.req.options.step if self.req.options and self.req.options.step else self.req.step
+        return self.req.build_step
 
     def variable(self, name: str) -> str | None:
         known = self.target.variable(name, self.step)
@@ -198,7 +198,7 @@ def machine_notes(env: Environment, req: Requirement, release: Release, target: 
     """FAL011's notes from the machine: whether the compile it predicts can run there at all, and how
     many jobs it runs."""
     out = []
-    step = req.options.step if req.options and req.options.step else req.step
+    step = req.build_step
     nvcc = target.nvcc(step)
     if nvcc is not None and nvcc.value == "none":
         out.append(f"this stage has no nvcc ({nvcc.where}): the compile cannot run (FAL015)")

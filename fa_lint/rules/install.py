@@ -366,7 +366,7 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
     assert where is not None
     env = ctx.building(env, req)  # a wheel another stage built: what that stage had installed counts
     stage = stage_of(ctx, env)
-    step = options.step or req.step  # where it is built: a 'pip wheel' before the install that takes it
+    step = req.build_step  # where it is built: a 'pip wheel' before the install that takes it
     if options.build in ("no-isolation", "legacy"):
         if stage.torch_before(step, any(i.has_torch for i in env.images)):
             return None

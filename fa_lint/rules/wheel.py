@@ -245,7 +245,7 @@ def _built_then_moved(ctx: Context, env: Environment, req: Requirement) -> Findi
     if final is None or not final.certain or final.conflict is not None or final.removed is not None:
         return None
     source = toolchain.deciding(final)
-    built_at = req.options.step if req.options is not None and req.options.step else req.step
+    built_at = req.build_step
     if source is None or source.requirement is None or source.step <= built_at or not final.minors:
         return None
     earlier = final_torch.before(env, built_at, tools.pythons)
