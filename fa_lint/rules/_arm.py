@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fa_lint.machine.cpu import ARM, ARM_MARKER, Cpu
-from fa_lint.model import FLASH_ATTN, Finding, Kind, Severity
+from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Severity
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._installs import FA3, Install, installs
+from fa_lint.rules._installs import Install, installs
 from fa_lint.rules.install import NO_PREBUILT_WHEEL
 
 

@@ -12,9 +12,9 @@ import re
 from collections.abc import Iterator
 
 from fa_lint.machine.driver import Driver
-from fa_lint.model import FLASH_ATTN, Finding, Kind, Severity
+from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Severity
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._installs import FA3, Install, installs
+from fa_lint.rules._installs import Install, installs
 
 
 def check(ctx: Context, unsupported: Rule) -> Iterator[Finding]:

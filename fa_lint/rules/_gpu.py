@@ -8,9 +8,9 @@ from fa_lint.kb import builds as _builds
 from fa_lint.kb.builds import Capability
 from fa_lint.machine import target as _target
 from fa_lint.machine.target import UnknownGpu
-from fa_lint.model import Finding, Severity
+from fa_lint.model import FA3, FA4, Finding, Severity
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._installs import FA3, FA4, Install, installs
+from fa_lint.rules._installs import Install, installs
 
 
 class _Gpu:

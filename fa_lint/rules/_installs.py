@@ -25,12 +25,11 @@ from fa_lint.kb import images as _images
 from fa_lint.kb.builds import BuildFacts
 from fa_lint.machine.target import Target
 from fa_lint.machine.toolchain import Toolchain, exact
-from fa_lint.model import FLASH_ATTN, Kind, Requirement
+from fa_lint.model import FA3, FA4, FLASH_ATTN, Kind, Requirement
 from fa_lint.rules._base import Context
 from fa_lint.rules._uv import skip_setting, uv_instead
 from fa_lint.rules._wheels import fits
 
-FA3, FA4 = "flash-attn-3", "flash-attn-4"
 # the release workflow's uploads: the wheels the release facts (build OS, archs) describe; other hosts'
 # wheels of the same name (mjun0812/flash-attention-prebuild-wheels, a company mirror) are built elsewhere
 RELEASES = "https://github.com/Dao-AILab/flash-attention/releases/download/"

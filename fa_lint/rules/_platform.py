@@ -10,9 +10,9 @@ from fa_lint.kb import Release
 from fa_lint.kb import builds as _builds
 from fa_lint.kb import images as _images
 from fa_lint.machine.target import Platform
-from fa_lint.model import FLASH_ATTN, Finding, Kind, Setting, Severity
+from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Setting, Severity
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._installs import FA3, Install, installs, suits
+from fa_lint.rules._installs import Install, installs, suits
 from fa_lint.rules._wheels import fits
 from fa_lint.syntax import markers
 from fa_lint.syntax.pep508 import file_name

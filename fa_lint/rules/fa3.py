@@ -22,15 +22,13 @@ from typing import TYPE_CHECKING, Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from fa_lint.model import Finding, Kind, Requirement, Severity
+from fa_lint.model import FA3, Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import TRANSFORMERS, fit, subject
 from fa_lint.rules.versions import JUDGED
 
 if TYPE_CHECKING:
     from fa_lint.kb.fa3 import Fa3KnowledgeBase
-
-FA3 = "flash-attn-3"
 
 FLASH_ATTN_3 = Rule(
     "FAL022",

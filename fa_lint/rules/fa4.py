@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from fa_lint.model import Finding, Kind, Requirement, Severity
+from fa_lint.model import FA4, Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import TRANSFORMERS, fit, quoted, subject
 from fa_lint.rules.versions import JUDGED, NO_SUCH_RELEASE
@@ -22,7 +22,6 @@ from fa_lint.rules.versions import JUDGED, NO_SUCH_RELEASE
 if TYPE_CHECKING:
     from fa_lint.kb.fa4 import Fa4KnowledgeBase, Fa4Release
 
-FA4 = "flash-attn-4"
 # the requirements each release declares that an environment's own pins can contradict
 DEPENDENCIES = ("nvidia-cutlass-dsl", "quack-kernels")
 
