@@ -168,6 +168,11 @@ def subject(req: Requirement, name: str = FLASH_ATTN) -> tuple[str, dict[str, st
     return "`{req}`" + MEANING, {"req": written(req), "meaning": meaning}
 
 
+def pinned_at(where: Requirement | None) -> str:
+    """Where ``Context.pinned`` found a pin, for a note: '(uv.lock:12:1)', or '(the base image)'."""
+    return f"({where.location})" if where else "(the base image)"
+
+
 def quoted(req: Requirement) -> str:
     """The requirement and where it is, for a note: '`flash-attn<2.6` (constraints.txt:1:1)'."""
     return f"`{written(req)}` ({req.location})"
@@ -188,8 +193,9 @@ def _breaks(ctx: Context, req: Requirement, flash_attn: Release | None) -> list[
     pin = ctx.pinned(req, TRANSFORMERS)
     if pin is not None:
         pinned, where = pin
-        at = f"({where.location})" if where else "(the base image)"
-        return _pinned(facts, pinned, at, flash_attn.version if flash_attn else None, _kernels(ctx, req))
+        return _pinned(
+            facts, pinned, pinned_at(where), flash_attn.version if flash_attn else None, _kernels(ctx, req)
+        )
     present = _present(ctx, req)
     if present:
         rng = intersect(r for r in present if not r.unresolved)

@@ -24,7 +24,7 @@ from packaging.version import InvalidVersion, Version
 
 from fa_lint.model import FA3, Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._text import TRANSFORMERS, fit, subject
+from fa_lint.rules._text import TRANSFORMERS, fit, pinned_at, subject
 from fa_lint.rules.versions import JUDGED
 
 if TYPE_CHECKING:
@@ -262,7 +262,7 @@ def _transformers(ctx: Context, req: Requirement) -> str:
     if pin is None:
         return by_signature
     version, where = pin
-    tf = f"transformers {version}" + (f" ({where.location})" if where else " (the base image)")
+    tf = f"transformers {version} {pinned_at(where)}"
     if facts.fa3_supported is not None and version < facts.fa3_supported:
         return f"{tf} has no flash_attention_3 (from {facts.fa3_supported}): it never calls {FA3}"
     if version < facts.key_check:

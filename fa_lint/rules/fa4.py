@@ -16,7 +16,7 @@ from packaging.version import Version
 
 from fa_lint.model import FA4, Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._text import TRANSFORMERS, fit, quoted, subject
+from fa_lint.rules._text import TRANSFORMERS, fit, pinned_at, quoted, subject
 from fa_lint.rules.versions import JUDGED, NO_SUCH_RELEASE
 
 if TYPE_CHECKING:
@@ -256,7 +256,7 @@ def _transformers(ctx: Context, req: Requirement) -> str:
     if pin is None:
         return never
     version, where = pin
-    tf = f"transformers {version}" + (f" ({where.location})" if where else " (the base image)")
+    tf = f"transformers {version} {pinned_at(where)}"
     if facts.fa4_supported is not None and version < facts.fa4_supported:
         return f"{tf} has no flash_attention_4 (from {facts.fa4_supported}): it never calls {FA4}"
     if facts.fa4_block_table_on_cuda is not None and version >= facts.fa4_block_table_on_cuda:
