@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from fa_lint.kb import PAGED_KV
 from fa_lint.model import FLASH_ATTN, Finding, Image, Kind, Severity
@@ -87,13 +87,14 @@ def _base(inst: Install, images: dict[tuple[str, str], Image]) -> Image | None:
 
 def _judge(ctx: Context, inst: Install, base: Image, facts: NgcFacts, row: NgcRelease) -> Finding:
     from fa_lint.kb import ngc
+    from fa_lint.machine.target import version
     from fa_lint.rules._installs import keeps_any
 
     req = inst.req
     fields = inst.fields  # req.name is flash-attn: check() passes no other
     image = f"NGC {row.tag}"
     notes = [_ships(base, facts, row)]
-    torch = _torch(row.torch)
+    torch = version(row.torch or "")
     later = ngc.key(row.tag) >= ngc.key(facts.constraints_since)
     if later:
         notes.append(
@@ -188,13 +189,6 @@ def _ships(base: Image, facts: NgcFacts, row: NgcRelease) -> str:
         f"from a source commit, not a PyPI release, and from {facts.ships_flash_attn_since} it ships a "
         "flash-attn 2 built against it"
     )
-
-
-def _torch(text: str | None) -> Version | None:
-    try:
-        return Version(text) if text else None
-    except InvalidVersion:
-        return None
 
 
 def _kept(inst: Install, row: NgcRelease) -> Version | None:
