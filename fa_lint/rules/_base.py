@@ -13,7 +13,7 @@ from packaging.version import Version
 
 from fa_lint._records import NamedTuple
 from fa_lint.code.uses import Use
-from fa_lint.environments import SEQUENTIAL, Environment, label
+from fa_lint.environments import SEQUENTIAL, Environment, label, split
 from fa_lint.kb import KnowledgeBase
 from fa_lint.machine import toolchain
 from fa_lint.model import (
@@ -173,7 +173,7 @@ class Context:
         """
         if env.images or any(r.source in SEQUENTIAL for r in env.members):
             return []
-        folder = os.path.dirname(env.name.split(" [", 1)[0])
+        folder = os.path.dirname(split(env.name)[0])
         pinned = self._python_versions
         while folder not in pinned:
             parent = os.path.dirname(folder)
