@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from fa_lint.machine.driver import Driver
+from fa_lint.machine.driver import Driver, cuda_version
 from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._installs import Install, installs
@@ -30,7 +30,7 @@ def check(ctx: Context, unsupported: Rule) -> Iterator[Finding]:
 def _declared(inst: Install) -> list[Driver]:
     out = list(inst.target.drivers)
     override = inst.target.variable("CONDA_OVERRIDE_CUDA", inst.step)
-    if override is not None and re.fullmatch(r"\d+(?:\.\d+)*", override.value):
+    if override is not None and cuda_version(override.value):
         out.append(Driver(override.value, f"{override.where} (CONDA_OVERRIDE_CUDA={override.value})", False))
     return out
 
