@@ -156,13 +156,6 @@ def _compiles(inst: Install) -> bool | None:
     return None if found is None else not found
 
 
-def keeps_any(env: Environment, req: Requirement) -> bool:
-    """An install pip satisfies with any flash-attn already there: no version, no upgrade, none removed."""
-    if req.upgrade or any(u.name == FLASH_ATTN for u in env.removed):
-        return False
-    return not str(req.specifier) and req.version is None and req.url is None
-
-
 def suits(release: Release, target: Target, tools: Toolchain) -> bool:
     """Whether a release's prebuilt wheel would import and run on the target: built on a glibc the machine
     has, and with a kernel for every GPU the files certainly target. What is unknown does not count

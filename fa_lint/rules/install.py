@@ -20,6 +20,7 @@ from fa_lint.rules._fal012 import (
     NONE_BEFORE,
     Stage,
     conda_pip_step,
+    keeps_any,
     stage_of,
     torchless,
     wheel,
@@ -343,11 +344,7 @@ def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
 
 def _container_keeps(env: Environment, req: Requirement) -> bool:
     """An install any flash-attn satisfies (no version, no -U), on an NGC PyTorch image that ships one."""
-    if not env.images:
-        return False
-    from fa_lint.rules._installs import keeps_any
-
-    if not keeps_any(env, req):
+    if not keeps_any(env, req) or not env.images:
         return False
     from fa_lint.kb import ngc
 

@@ -25,6 +25,7 @@ from packaging.version import Version
 from fa_lint.kb import PAGED_KV
 from fa_lint.model import FLASH_ATTN, Finding, Image, Kind, Severity
 from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._fal012 import keeps_any
 
 if TYPE_CHECKING:
     from fa_lint.kb.ngc import NgcFacts, NgcRelease
@@ -88,7 +89,6 @@ def _base(inst: Install, images: dict[tuple[str, str], Image]) -> Image | None:
 def _judge(ctx: Context, inst: Install, base: Image, facts: NgcFacts, row: NgcRelease) -> Finding:
     from fa_lint.kb import ngc
     from fa_lint.machine.target import version
-    from fa_lint.rules._installs import keeps_any
 
     req = inst.req
     fields = inst.fields  # req.name is flash-attn: check() passes no other
