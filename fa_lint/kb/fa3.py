@@ -17,8 +17,6 @@ from typing import Any
 
 from fa_lint._records import NamedTuple
 
-DISTRIBUTION = "flash-attn-3"
-
 
 class Fact(NamedTuple):
     commit: str  # "7a802796"

@@ -289,6 +289,6 @@ def _unavailable(ctx: Context, use: Use) -> Iterator[Finding]:
 # placeholder (FAL022; scripts/build_fa3_kb.py reads its wheel), so FA3 is a wheel from PyTorch's FA3
 # index or a build of flash-attention's hopper/
 _WHERE = {
-    "flash-attn-3": " from a wheel built from flash-attention's hopper/ (PyPI's flash-attn-3 is an empty "
+    FA3: " from a wheel built from flash-attention's hopper/ (PyPI's flash-attn-3 is an empty "
     "placeholder: FAL022)",
 }
