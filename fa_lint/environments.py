@@ -113,6 +113,12 @@ def label(path: str, scope: str) -> str:
     return path if not scope or scope == "lock" else f"{path} [{scope}]"
 
 
+def split(name: str) -> tuple[str, str]:
+    """An environment's file and scope, from its name (``label``'s): ``Dockerfile [stage:build]``."""
+    path, _, scope = name.partition(" [")
+    return path, scope[:-1] if scope.endswith("]") else scope
+
+
 def paired_locks(
     path: str, source: str, files: Mapping[str, FileResult], folders: Mapping[str, list[str]] | None = None
 ) -> list[str]:

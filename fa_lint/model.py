@@ -20,12 +20,13 @@ from packaging.version import Version
 from fa_lint._records import NamedTuple
 
 FLASH_ATTN = "flash-attn"
+FA3, FA4 = "flash-attn-3", "flash-attn-4"  # FlashAttention 3 (hopper/) and 4 (flash_attn/cute)
 # Repositories whose source builds the flash-attn distribution.
 FLASH_REPOS = {"flash-attention", "flash_attention", "flash-attn"}
 # What each folder of a flash-attention checkout builds (upstream hopper/setup.py: PACKAGE_NAME
 # "flash_attn_3", "flashattn-hopper" before 2025; flash_attn/cute/pyproject.toml: "flash-attn-4",
 # "flash-attn-cute" before). Other folders (csrc/layer_norm, ...) build other packages.
-SUBDIRECTORIES = {"": "flash-attn", "hopper": "flash-attn-3", "flash_attn/cute": "flash-attn-4"}
+SUBDIRECTORIES = {"": FLASH_ATTN, "hopper": FA3, "flash_attn/cute": FA4}
 # flash-attn, flash_attn, Flash.Attn, flash-attn-3, flash_attn_4 or the flash-attention repository (a
 # version may follow: flash_attn-2.5.8+cu122...whl), but not a longer name that merely contains one
 # (vllm-flash-attn, flash_attn_interface, flash-attn-fused-dense, FLASH_ATTN_CUDA_ARCHS).
@@ -171,6 +172,12 @@ class Requirement(NamedTuple):
                 out = out.union(_range(alt))
             return out
         return _range(self.specifier)
+
+    @property
+    def build_step(self) -> int:
+        """Which command builds it: a ``pip wheel`` before the install that takes the wheel
+        (``InstallOptions.step``), else its own ``step``."""
+        return self.options.step if self.options is not None and self.options.step else self.step
 
     @property
     def constraint_text(self) -> str:

@@ -17,8 +17,6 @@ from typing import Any
 
 from fa_lint._records import NamedTuple
 
-DISTRIBUTION = "flash-attn-3"
-
 
 class Fact(NamedTuple):
     commit: str  # "7a802796"
@@ -47,10 +45,6 @@ class Fa3KnowledgeBase(NamedTuple):
 
     def fact(self, name: str) -> Fact | None:
         return self.since.get(name)
-
-    @property
-    def pypi_has_code(self) -> bool:
-        return any(r.ships_code for r in self.pypi)
 
 
 def _fact(d: dict[str, Any] | None) -> Fact | None:

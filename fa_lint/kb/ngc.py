@@ -27,11 +27,6 @@ class NgcRelease(NamedTuple):
     flash_attn: str | None  # the flash-attn it ships, where a source says which
     source: str
 
-    @property
-    def key(self) -> tuple[int, int]:
-        year, month = self.tag.split(".")
-        return int(year), int(month)
-
 
 class NgcFacts(NamedTuple):
     releases: dict[str, NgcRelease]

@@ -16,6 +16,13 @@ from collections.abc import Iterable
 from fa_lint._records import NamedTuple
 from fa_lint.model import Setting
 
+_CUDA = re.compile(r"\d+(?:\.\d+)*")  # "12", "12.4": a CUDA version a driver is declared for
+
+
+def cuda_version(value: str) -> bool:
+    """Whether a declared driver value is a CUDA version (not a variable or a word)."""
+    return _CUDA.fullmatch(value) is not None
+
 
 class Driver(NamedTuple):
     cuda: str  # "12", "12.4"
@@ -33,5 +40,5 @@ def drivers(settings: Iterable[Setting]) -> tuple[Driver, ...]:
     return tuple(
         Driver(s.value, f"{s.location} ({s.name}: cuda = {s.value!r})", s.possible)
         for s in settings
-        if s.kind == "driver" and re.fullmatch(r"\d+(?:\.\d+)*", s.value)
+        if s.kind == "driver" and cuda_version(s.value)
     )

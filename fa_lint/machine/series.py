@@ -27,9 +27,3 @@ def minors(rng: VersionRange, majors: tuple[int, ...] = (1, 2, 3)) -> tuple[str,
 @functools.cache
 def _series(major: int, minor: int | None = None) -> VersionRange:
     return SpecifierSet(f"=={major}.*" if minor is None else f"=={major}.{minor}.*").to_range()
-
-
-def single_minor(rng: VersionRange) -> str | None:
-    """The one torch major.minor a range allows (``~=2.3.0``, ``>=2.3,<2.4``), if it allows just one."""
-    found = minors(rng)
-    return found[0] if len(found) == 1 else None

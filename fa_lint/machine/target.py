@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from packaging.version import InvalidVersion, Version
 
 from fa_lint._records import NamedTuple
-from fa_lint.environments import Environment
+from fa_lint.environments import Environment, split
 from fa_lint.kb import gpus as _gpus
 from fa_lint.kb import images as _images
 from fa_lint.kb.gpus import Gpu
@@ -222,12 +222,6 @@ def _build_gpu(scope: str, own: list[Setting], gpus: tuple[GpuTarget, ...]) -> t
     if mine:
         return True, mine[0].where
     return None, ""
-
-
-def split(name: str) -> tuple[str, str]:
-    """An environment's file and scope, from its name: ``Dockerfile [stage:build]``."""
-    path, _, scope = name.partition(" [")
-    return path, scope[:-1] if scope.endswith("]") else scope
 
 
 def _gpu_targets(settings: Iterable[Setting]) -> Iterable[GpuTarget]:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fa_lint.machine.cpu import ARM, ARM_MARKER, Cpu
-from fa_lint.model import FLASH_ATTN, Finding, Kind, Severity
+from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Severity
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._installs import FA3, Install, installs
+from fa_lint.rules._installs import Install, installs
 from fa_lint.rules.install import NO_PREBUILT_WHEEL
 
 
@@ -86,9 +86,7 @@ def _wheel_file(inst: Install, unsupported: Rule) -> Finding | None:
         inst.req.location,
         f"this {inst.req.name} wheel is built for x86_64, and the machine is Arm (aarch64): pip refuses it",
         severity=Severity.ERROR if certain else Severity.WARNING,
-        package=inst.req.name,
-        requirement=inst.req.raw,
-        environment=inst.env.name,
+        **inst.fields,
         notes=(
             f"the machine is aarch64: {where}",
             "pip installs a wheel only for its own platform: 'is not a supported wheel on this platform'",
@@ -109,9 +107,7 @@ def _index(inst: Install) -> Finding | None:
         inst.req.location,
         f"flash-attn {release} has no wheel for Arm (aarch64): on this machine pip compiles it from source",
         severity=Severity.WARNING if certain else Severity.INFO,
-        package=inst.req.name,
-        requirement=inst.req.raw,
-        environment=inst.env.name,
+        **inst.fields,
         notes=(
             f"the machine is aarch64: {where}",
             f"{release}'s wheels are built on {', '.join(facts.wheels.runners)} only ({ev.at}: {ev.text}), "

@@ -13,7 +13,7 @@ from packaging.version import Version
 
 from fa_lint._records import NamedTuple
 from fa_lint.code.uses import Use
-from fa_lint.environments import SEQUENTIAL, Environment, label
+from fa_lint.environments import SEQUENTIAL, Environment, label, split
 from fa_lint.kb import KnowledgeBase
 from fa_lint.machine import toolchain
 from fa_lint.model import (
@@ -21,6 +21,7 @@ from fa_lint.model import (
     Finding,
     Image,
     Include,
+    Kind,
     Location,
     NotRun,
     ParseProblem,
@@ -172,7 +173,7 @@ class Context:
         """
         if env.images or any(r.source in SEQUENTIAL for r in env.members):
             return []
-        folder = os.path.dirname(env.name.split(" [", 1)[0])
+        folder = os.path.dirname(split(env.name)[0])
         pinned = self._python_versions
         while folder not in pinned:
             parent = os.path.dirname(folder)
@@ -183,6 +184,15 @@ class Context:
 
     def environments_of(self, req: Requirement) -> list[Environment]:
         return self._by_location.get(req.location, [])
+
+    def from_source(self, req: Requirement) -> bool:
+        """Whether one of the requirement's environments takes its package from a git or URL source, or a
+        source build: that replaces the index, so the source's own record is what installs."""
+        return any(
+            r.kind is Kind.SOURCE and (r.url or r.build)
+            for env in self.environments_of(req)
+            for r in env.of(req.name)
+        )
 
     @functools.cached_property
     def _satisfied(self) -> dict[Location, Requirement]:

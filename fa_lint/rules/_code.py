@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from fa_lint.code.uses import ATTN, CALL, NOT_PAGED, PAGED, Use
-from fa_lint.environments import Environment
+from fa_lint.environments import Environment, split
 from fa_lint.model import Requirement
 from fa_lint.rules._base import Context
 
@@ -27,7 +27,7 @@ def _under(path: str, top: str) -> bool:
 
 
 def env_folder(env: Environment) -> str:
-    return folder(env.name.split(" [", 1)[0])
+    return folder(split(env.name)[0])
 
 
 def nearest(ctx: Context, use: Use) -> list[Environment]:

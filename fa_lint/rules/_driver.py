@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from fa_lint.machine.driver import Driver
-from fa_lint.model import FLASH_ATTN, Finding, Kind, Severity
+from fa_lint.machine.driver import Driver, cuda_version
+from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Severity
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._installs import FA3, Install, installs
+from fa_lint.rules._installs import Install, installs
 
 
 def check(ctx: Context, unsupported: Rule) -> Iterator[Finding]:
@@ -30,7 +30,7 @@ def check(ctx: Context, unsupported: Rule) -> Iterator[Finding]:
 def _declared(inst: Install) -> list[Driver]:
     out = list(inst.target.drivers)
     override = inst.target.variable("CONDA_OVERRIDE_CUDA", inst.step)
-    if override is not None and re.fullmatch(r"\d+(?:\.\d+)*", override.value):
+    if override is not None and cuda_version(override.value):
         out.append(Driver(override.value, f"{override.where} (CONDA_OVERRIDE_CUDA={override.value})", False))
     return out
 
@@ -49,9 +49,7 @@ def _judge(inst: Install, unsupported: Rule) -> Finding | None:
         f"torch here is a CUDA {cuda.value} build, newer than the CUDA {d.cuda} driver the files declare: "
         f"{inst.req.name} built for it needs a CUDA {major} driver",
         severity=Severity.WARNING,
-        package=inst.req.name,
-        requirement=inst.req.raw,
-        environment=inst.env.name,
+        **inst.fields,
         notes=(
             f"the driver: CUDA {d.cuda}, declared at {d.where}",
             f"torch's CUDA: {cuda.value}, from {cuda.where}; setup.py fetches the flash-attn wheel of that "

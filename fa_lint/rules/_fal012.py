@@ -11,8 +11,15 @@ from fa_lint._records import NamedTuple
 from fa_lint.environments import Environment, source_applies
 from fa_lint.machine import final_torch
 from fa_lint.machine.final_torch import TORCH
-from fa_lint.model import Kind, Requirement
+from fa_lint.model import FLASH_ATTN, Kind, Requirement
 from fa_lint.rules._base import Context
+
+
+def keeps_any(env: Environment, req: Requirement) -> bool:
+    """An install pip satisfies with any flash-attn already there: no version, no upgrade, none removed."""
+    if req.upgrade or any(u.name == FLASH_ATTN for u in env.removed):
+        return False
+    return not str(req.specifier) and req.version is None and req.url is None
 
 
 def wheel(req: Requirement) -> bool:

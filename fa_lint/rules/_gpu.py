@@ -8,9 +8,9 @@ from fa_lint.kb import builds as _builds
 from fa_lint.kb.builds import Capability
 from fa_lint.machine import target as _target
 from fa_lint.machine.target import UnknownGpu
-from fa_lint.model import Finding, Severity
+from fa_lint.model import FA3, FA4, Finding, Severity
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._installs import FA3, FA4, Install, installs
+from fa_lint.rules._installs import Install, installs
 
 
 class _Gpu:
@@ -41,9 +41,7 @@ def check(ctx: Context, rule: Rule) -> Iterator[Finding]:
             inst.req.location,
             headline,
             severity=severity,
-            package=inst.req.name,
-            requirement=inst.req.raw,
-            environment=inst.env.name,
+            **inst.fields,
             notes=(
                 f"the GPU: {gpu.label} from {gpu.where}",
                 *notes,
@@ -67,9 +65,7 @@ def _not_judged(inst: Install, unknown: tuple[UnknownGpu, ...], rule: Rule) -> F
         f"whether {inst.req.name}{f' {which}' if which else ''} runs on GPU `{first.value}` is not judged: "
         "fa-lint does not know its compute capability",
         severity=Severity.INFO,
-        package=inst.req.name,
-        requirement=inst.req.raw,
-        environment=inst.env.name,
+        **inst.fields,
         notes=(
             *(_unnamed(u) for u in unknown),
             "fa_lint/kb/gpus.json maps GPU names to NVIDIA's compute capabilities "

@@ -25,12 +25,11 @@ from fa_lint.kb import images as _images
 from fa_lint.kb.builds import BuildFacts
 from fa_lint.machine.target import Target
 from fa_lint.machine.toolchain import Toolchain, exact
-from fa_lint.model import FLASH_ATTN, Kind, Requirement
+from fa_lint.model import FA3, FA4, FLASH_ATTN, Kind, Requirement
 from fa_lint.rules._base import Context
 from fa_lint.rules._uv import skip_setting, uv_instead
 from fa_lint.rules._wheels import fits
 
-FA3, FA4 = "flash-attn-3", "flash-attn-4"
 # the release workflow's uploads: the wheels the release facts (build OS, archs) describe; other hosts'
 # wheels of the same name (mjun0812/flash-attention-prebuild-wheels, a company mirror) are built elsewhere
 RELEASES = "https://github.com/Dao-AILab/flash-attention/releases/download/"
@@ -51,11 +50,16 @@ class Install(NamedTuple):
 
     @property
     def step(self) -> int:
-        return self.req.options.step if self.req.options and self.req.options.step else self.req.step
+        return self.req.build_step
 
     def variable(self, name: str) -> str | None:
         known = self.target.variable(name, self.step)
         return known.value if known is not None else None
+
+    @property
+    def fields(self) -> dict[str, str]:
+        """A finding's package, requirement and environment, for this install."""
+        return {"package": self.req.name, "requirement": self.req.raw, "environment": self.env.name}
 
     @property
     def official(self) -> bool:
@@ -186,7 +190,7 @@ def machine_notes(env: Environment, req: Requirement, release: Release, target: 
     """FAL011's notes from the machine: whether the compile it predicts can run there at all, and how
     many jobs it runs."""
     out = []
-    step = req.options.step if req.options and req.options.step else req.step
+    step = req.build_step
     nvcc = target.nvcc(step)
     if nvcc is not None and nvcc.value == "none":
         out.append(f"this stage has no nvcc ({nvcc.where}): the compile cannot run (FAL015)")

@@ -10,9 +10,9 @@ from fa_lint.kb import Release
 from fa_lint.kb import builds as _builds
 from fa_lint.kb import images as _images
 from fa_lint.machine.target import Platform
-from fa_lint.model import FLASH_ATTN, Finding, Kind, Setting, Severity
+from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Setting, Severity
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._installs import FA3, Install, installs, suits
+from fa_lint.rules._installs import Install, installs, suits
 from fa_lint.rules._wheels import fits
 from fa_lint.syntax import markers
 from fa_lint.syntax.pep508 import file_name
@@ -132,9 +132,7 @@ def _platforms(rule: Rule, inst: Install) -> Iterator[Finding]:
         inst.req.location,
         f"{inst.req.name} is installed on {labels}, which it has no wheels for; {short}",
         severity=Severity.ERROR if any(fails) and not inst.req.possible else Severity.WARNING,
-        package=inst.req.name,
-        requirement=inst.req.raw,
-        environment=inst.env.name,
+        **inst.fields,
         notes=tuple(notes),
         help=help_,
     )

@@ -14,7 +14,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from fa_lint.kb import KVCACHE, Release
-from fa_lint.model import Kind, Requirement, pretty
+from fa_lint.model import FLASH_ATTN, Kind, Requirement, pretty
 from fa_lint.resolve import Policy, intersect
 from fa_lint.rules._base import Context
 
@@ -145,19 +145,20 @@ def written(req: Requirement) -> str:
     return req.raw.split(";", 1)[0].strip()
 
 
-def subject(req: Requirement) -> tuple[str, dict[str, str]]:
+def subject(req: Requirement, name: str = FLASH_ATTN) -> tuple[str, dict[str, str]]:
     """A template naming the requirement, and the parts from the file that fill it (for ``fit``).
 
     The meaning is added where the notation is not PEP 440 (variables, Poetry's ``^``, conda's ``=``).
+    ``name``: the package a lock, a source build or a URL is named as (flash-attn-3, flash-attn-4).
     """
     if req.kind is Kind.LOCK:
-        return "locked flash-attn {req}", {"req": req.version.public if req.version else "(no version)"}
+        return f"locked {name} {{req}}", {"req": req.version.public if req.version else "(no version)"}
     if req.build is not None:
         what = req.version.public if req.version is not None else "of an unknown version"
-        return "flash-attn {req} built from source", {"req": what}
+        return f"{name} {{req}} built from source", {"req": what}
     if req.url is not None:
         what = req.version.public if req.version is not None else "an unknown version"
-        return "flash-attn {req} from this URL", {"req": what}
+        return f"{name} {{req}} from this URL", {"req": what}
     meaning = req.constraint_text
     if meaning == "any":
         return "unpinned `{req}`", {"req": written(req)}
@@ -165,6 +166,11 @@ def subject(req: Requirement) -> tuple[str, dict[str, str]]:
     if not req.alternatives and all(str(s) in compact for s in req.specifier):
         return "`{req}`", {"req": written(req)}
     return "`{req}`" + MEANING, {"req": written(req), "meaning": meaning}
+
+
+def pinned_at(where: Requirement | None) -> str:
+    """Where ``Context.pinned`` found a pin, for a note: '(uv.lock:12:1)', or '(the base image)'."""
+    return f"({where.location})" if where else "(the base image)"
 
 
 def quoted(req: Requirement) -> str:
@@ -187,8 +193,9 @@ def _breaks(ctx: Context, req: Requirement, flash_attn: Release | None) -> list[
     pin = ctx.pinned(req, TRANSFORMERS)
     if pin is not None:
         pinned, where = pin
-        at = f"({where.location})" if where else "(the base image)"
-        return _pinned(facts, pinned, at, flash_attn.version if flash_attn else None, _kernels(ctx, req))
+        return _pinned(
+            facts, pinned, pinned_at(where), flash_attn.version if flash_attn else None, _kernels(ctx, req)
+        )
     present = _present(ctx, req)
     if present:
         rng = intersect(r for r in present if not r.unresolved)

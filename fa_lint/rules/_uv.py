@@ -32,8 +32,7 @@ NO_KERNELS = (
 
 def skip_setting(target: Target, req: Requirement) -> Known | None:
     """Where FLASH_ATTENTION_SKIP_CUDA_BUILD=TRUE is set for this install's build, if it is."""
-    step = req.options.step if req.options and req.options.step else req.step
-    known = target.variable(SKIP_CUDA_BUILD, step)
+    known = target.variable(SKIP_CUDA_BUILD, req.build_step)
     return known if known is not None and known.value == "TRUE" else None
 
 

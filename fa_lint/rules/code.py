@@ -17,7 +17,7 @@ from packaging.version import Version
 
 from fa_lint.code.uses import ATTN, CALL, CUSTOM, KERNEL, LOCAL_KERNEL, STALE_LOCK, SUBSTITUTE, Use
 from fa_lint.environments import Environment
-from fa_lint.model import FLASH_ATTN, Finding, Kind, Requirement, Severity
+from fa_lint.model import FA3, FA4, FLASH_ATTN, Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import Context, Rule, exact
 from fa_lint.rules._code import certain, folder, nearest, paged
 from fa_lint.rules._text import KERNELS, TRANSFORMERS, fit
@@ -74,8 +74,8 @@ KEYWORDS = {
 # name hopper/setup.py builds; transformers/utils/import_utils.py is_flash_attn_3_available)
 PROVIDERS = {
     "flash_attention_2": FLASH_ATTN,
-    "flash_attention_3": "flash-attn-3",
-    "flash_attention_4": "flash-attn-4",
+    "flash_attention_3": FA3,
+    "flash_attention_4": FA4,
 }
 FAMILY = frozenset(PROVIDERS.values())
 # "org/repo", "org/repo@rev", "org/repo:function": a Hub repository id (not "./folder", "/abs/path")
@@ -289,6 +289,6 @@ def _unavailable(ctx: Context, use: Use) -> Iterator[Finding]:
 # placeholder (FAL022; scripts/build_fa3_kb.py reads its wheel), so FA3 is a wheel from PyTorch's FA3
 # index or a build of flash-attention's hopper/
 _WHERE = {
-    "flash-attn-3": " from a wheel built from flash-attention's hopper/ (PyPI's flash-attn-3 is an empty "
+    FA3: " from a wheel built from flash-attention's hopper/ (PyPI's flash-attn-3 is an empty "
     "placeholder: FAL022)",
 }

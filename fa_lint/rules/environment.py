@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from packaging.ranges import VersionRange
 
-from fa_lint.environments import Environment, source_applies
+from fa_lint.environments import Environment, source_applies, split
 from fa_lint.kb import PAGED_KV
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Location, Requirement, Severity
 from fa_lint.resolve import Assessment, Verdict, assess_range, build_range, intersect
@@ -65,12 +65,12 @@ def check(ctx: Context) -> Iterator[Finding]:
     forked = {b.location.path for b in ctx.builds if b.tool == "uv" and b.conflicts}
     judged = [(env, *_judged(env)) for env in ctx.environments]
     somewhere = {
-        id(e) for env, _, entries in judged if _manifest_path(env) in forked for e, ok in entries if ok
+        id(e) for env, _, entries in judged if split(env.name)[0] in forked for e, ok in entries if ok
     }
     told: set[int] = set()
     for env, manifest, entries in judged:
         yield from _combined(env, ctx, reported)
-        forks = _manifest_path(env) in forked
+        forks = split(env.name)[0] in forked
         for entry, ok in entries:
             if ok or (forks and (id(entry) in somewhere or id(entry) in told)):
                 continue
@@ -139,10 +139,6 @@ def _notes(
     if all(not r.has(PAGED_KV) for r in a.bad):
         return notes + breaks(ctx, primary, a.bad[-1])
     return notes
-
-
-def _manifest_path(env: Environment) -> str:
-    return env.name.split(" [", 1)[0]
 
 
 def _judged(env: Environment) -> tuple[list[Requirement], list[tuple[Requirement, bool]]]:

@@ -22,16 +22,13 @@ from typing import TYPE_CHECKING, Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from fa_lint.model import Finding, Kind, Requirement, Severity
+from fa_lint.model import FA3, Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._text import TRANSFORMERS, fit, subject
+from fa_lint.rules._text import TRANSFORMERS, fit, pinned_at, subject
 from fa_lint.rules.versions import JUDGED
 
 if TYPE_CHECKING:
     from fa_lint.kb.fa3 import Fa3KnowledgeBase
-    from fa_lint.kb.transformers import TransformersFacts
-
-FA3 = "flash-attn-3"
 
 FLASH_ATTN_3 = Rule(
     "FAL022",
@@ -50,7 +47,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     for req in ctx.requirements:
         if req.name != FA3 or req.kind not in JUDGED or req.unresolved:
             continue
-        if req.kind is not Kind.SOURCE and _from_source(ctx, req):
+        if req.kind is not Kind.SOURCE and ctx.from_source(req):
             continue  # a git or URL source replaces the index: the source's own record is judged
         if req.kind is not Kind.LOCK and any(e.of(FA3, locked=True) for e in ctx.environments_of(req)):
             continue  # a lock says what installs: its entry is judged, not the manifest's range
@@ -59,12 +56,6 @@ def check(ctx: Context) -> Iterator[Finding]:
 
             kb = fa3.load()
         yield _judge(ctx, req, kb)
-
-
-def _from_source(ctx: Context, req: Requirement) -> bool:
-    return any(
-        r.kind is Kind.SOURCE and (r.url or r.build) for env in ctx.environments_of(req) for r in env.of(FA3)
-    )
 
 
 def _origin(req: Requirement) -> str:
@@ -87,10 +78,7 @@ def _judge(ctx: Context, req: Requirement, kb: Fa3KnowledgeBase) -> Finding:
         "requirement": req.raw,
         "environment": ctx.environment_name(req),
     }
-    template, parts = subject(req)
-    template = (
-        template.replace("flash-attn", FA3) if template.startswith(("locked", "flash-attn")) else template
-    )
+    template, parts = subject(req, FA3)
     origin = _origin(req)
     locked = req.kind is Kind.LOCK and req.version is not None
     if origin == "pypi" or (
@@ -99,7 +87,7 @@ def _judge(ctx: Context, req: Requirement, kb: Fa3KnowledgeBase) -> Finding:
         return _pypi(ctx, req, kb, template, parts, fields)  # a lock of 0.0.0 pins PyPI's placeholder
     version = req.version or _wheel_version(req.url or "")
     notes = [_where(req, kb, origin, version), *_paged(kb, version), _archs(kb)]
-    notes.append(_transformers(ctx, req, ctx.transformers, kb))
+    notes.append(_transformers(ctx, req))
     severity = Severity.INFO
     if version is not None and version < Version("3.0.0") and origin == "wheel":
         severity = Severity.WARNING  # a 3.0.0b1 wheel: built before or after page_table, nothing says
@@ -264,7 +252,8 @@ def _archs(kb: Fa3KnowledgeBase) -> str:
     return text
 
 
-def _transformers(ctx: Context, req: Requirement, facts: TransformersFacts, kb: Fa3KnowledgeBase) -> str:
+def _transformers(ctx: Context, req: Requirement) -> str:
+    facts = ctx.transformers
     pin = ctx.pinned(req, TRANSFORMERS)
     by_signature = (
         "transformers passes the block table to a kernel without block_table as page_table, read from "
@@ -273,7 +262,7 @@ def _transformers(ctx: Context, req: Requirement, facts: TransformersFacts, kb: 
     if pin is None:
         return by_signature
     version, where = pin
-    tf = f"transformers {version}" + (f" ({where.location})" if where else " (the base image)")
+    tf = f"transformers {version} {pinned_at(where)}"
     if facts.fa3_supported is not None and version < facts.fa3_supported:
         return f"{tf} has no flash_attention_3 (from {facts.fa3_supported}): it never calls {FA3}"
     if version < facts.key_check:

@@ -14,15 +14,14 @@ from typing import TYPE_CHECKING, Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from fa_lint.model import Finding, Kind, Requirement, Severity
+from fa_lint.model import FA4, Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._text import TRANSFORMERS, fit, quoted, subject
+from fa_lint.rules._text import TRANSFORMERS, fit, pinned_at, quoted, subject
 from fa_lint.rules.versions import JUDGED, NO_SUCH_RELEASE
 
 if TYPE_CHECKING:
     from fa_lint.kb.fa4 import Fa4KnowledgeBase, Fa4Release
 
-FA4 = "flash-attn-4"
 # the requirements each release declares that an environment's own pins can contradict
 DEPENDENCIES = ("nvidia-cutlass-dsl", "quack-kernels")
 
@@ -43,7 +42,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     for req in ctx.requirements:
         if req.name != FA4 or req.kind not in JUDGED or req.unresolved or req.url or req.build:
             continue
-        if _from_source(ctx, req):
+        if ctx.from_source(req):
             continue  # a git or URL source replaces the index: its version is not the pin's
         if req.kind is not Kind.LOCK and any(e.of(FA4, locked=True) for e in ctx.environments_of(req)):
             continue  # a lock says what installs: its entry is judged, not the manifest's range
@@ -52,12 +51,6 @@ def check(ctx: Context) -> Iterator[Finding]:
 
             kb = fa4.load()
         yield _judge(ctx, req, kb)
-
-
-def _from_source(ctx: Context, req: Requirement) -> bool:
-    return any(
-        r.kind is Kind.SOURCE and (r.url or r.build) for env in ctx.environments_of(req) for r in env.of(FA4)
-    )
 
 
 def _installer(ctx: Context, req: Requirement) -> str:
@@ -83,15 +76,12 @@ def _judge(ctx: Context, req: Requirement, kb: Fa4KnowledgeBase) -> Finding:
         "admitted": tuple(str(r) for r in picked),
         "environment": ctx.environment_name(req),
     }
-    template, parts = subject(req)
-    template = (
-        template.replace("flash-attn", FA4) if template.startswith(("locked", "flash-attn")) else template
-    )
+    template, parts = subject(req, FA4)
     if not picked:
         by_uv = kb.installs(spec, pinned, "uv", pre)
         if not by_uv:
             return _no_release(req, kb, spec, template, parts, fields)
-        return _prerelease(req, kb, installer, by_uv[-1], template, parts, fields)
+        return _prerelease(req, installer, by_uv[-1], template, parts, fields)
     newest = picked[-1]
     if not newest.ships_code:
         return FLASH_ATTN_4.finding(
@@ -157,7 +147,6 @@ def _no_release(
 
 def _prerelease(
     req: Requirement,
-    kb: Fa4KnowledgeBase,
     installer: str,
     by_uv: Fa4Release,
     template: str,
@@ -267,7 +256,7 @@ def _transformers(ctx: Context, req: Requirement) -> str:
     if pin is None:
         return never
     version, where = pin
-    tf = f"transformers {version}" + (f" ({where.location})" if where else " (the base image)")
+    tf = f"transformers {version} {pinned_at(where)}"
     if facts.fa4_supported is not None and version < facts.fa4_supported:
         return f"{tf} has no flash_attention_4 (from {facts.fa4_supported}): it never calls {FA4}"
     if facts.fa4_block_table_on_cuda is not None and version >= facts.fa4_block_table_on_cuda:

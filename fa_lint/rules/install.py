@@ -20,6 +20,7 @@ from fa_lint.rules._fal012 import (
     NONE_BEFORE,
     Stage,
     conda_pip_step,
+    keeps_any,
     stage_of,
     torchless,
     wheel,
@@ -343,9 +344,7 @@ def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
 
 def _container_keeps(env: Environment, req: Requirement) -> bool:
     """An install any flash-attn satisfies (no version, no -U), on an NGC PyTorch image that ships one."""
-    if req.upgrade or str(req.specifier) or req.version is not None or req.url is not None:
-        return False
-    if any(u.name == FLASH_ATTN for u in env.removed) or not env.images:
+    if not keeps_any(env, req) or not env.images:
         return False
     from fa_lint.kb import ngc
 
@@ -364,7 +363,7 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
     assert where is not None
     env = ctx.building(env, req)  # a wheel another stage built: what that stage had installed counts
     stage = stage_of(ctx, env)
-    step = options.step or req.step  # where it is built: a 'pip wheel' before the install that takes it
+    step = req.build_step  # where it is built: a 'pip wheel' before the install that takes it
     if options.build in ("no-isolation", "legacy"):
         if stage.torch_before(step, any(i.has_torch for i in env.images)):
             return None

@@ -20,11 +20,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from fa_lint.kb import PAGED_KV
 from fa_lint.model import FLASH_ATTN, Finding, Image, Kind, Severity
 from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._fal012 import keeps_any
 
 if TYPE_CHECKING:
     from fa_lint.kb.ngc import NgcFacts, NgcRelease
@@ -87,12 +88,13 @@ def _base(inst: Install, images: dict[tuple[str, str], Image]) -> Image | None:
 
 def _judge(ctx: Context, inst: Install, base: Image, facts: NgcFacts, row: NgcRelease) -> Finding:
     from fa_lint.kb import ngc
+    from fa_lint.machine.target import version
 
     req = inst.req
-    fields = {"package": FLASH_ATTN, "requirement": req.raw, "environment": inst.env.name}
+    fields = inst.fields  # req.name is flash-attn: check() passes no other
     image = f"NGC {row.tag}"
     notes = [_ships(base, facts, row)]
-    torch = _torch(row.torch)
+    torch = version(row.torch or "")
     later = ngc.key(row.tag) >= ngc.key(facts.constraints_since)
     if later:
         notes.append(
@@ -120,7 +122,7 @@ def _judge(ctx: Context, inst: Install, base: Image, facts: NgcFacts, row: NgcRe
             **fields,
         )
     shipped = ngc.key(row.tag) >= ngc.key(facts.ships_flash_attn_since)
-    if shipped and row.flash_attn is None and _keeps_any(inst):
+    if shipped and row.flash_attn is None and keeps_any(inst.env, inst.req):
         notes.append(
             "pip keeps the flash-attn the container ships ('Requirement already satisfied'): the "
             "requirement admits any version and nothing asks pip to upgrade: nothing is downloaded or built"
@@ -189,13 +191,6 @@ def _ships(base: Image, facts: NgcFacts, row: NgcRelease) -> str:
     )
 
 
-def _torch(text: str | None) -> Version | None:
-    try:
-        return Version(text) if text else None
-    except InvalidVersion:
-        return None
-
-
 def _kept(inst: Install, row: NgcRelease) -> Version | None:
     """The container's flash-attn, where pip keeps it: known, admitted, not upgraded or removed."""
     req = inst.req
@@ -203,14 +198,6 @@ def _kept(inst: Install, row: NgcRelease) -> Version | None:
         return None
     shipped = Version(row.flash_attn)
     return shipped if req.specifier.contains(shipped, prereleases=True) and req.version is None else None
-
-
-def _keeps_any(inst: Install) -> bool:
-    """An install pip satisfies with any flash-attn already there: no version, no upgrade, none removed."""
-    req = inst.req
-    if req.upgrade or any(u.name == FLASH_ATTN for u in inst.env.removed):
-        return False
-    return not str(req.specifier) and req.version is None and req.url is None
 
 
 def _wheel(inst: Install, torch: Version | None) -> bool | None:

@@ -78,7 +78,7 @@ def _problems(
         # Linux's; only the torch lines that can be installed with it count, and the C++ ABI label
         # (libstdc++'s) says nothing about a Windows build
         if label and label["torch"]:
-            yield from _torch_beside(env, req, filename, label["torch"])
+            yield from _torch_beside(env, req, label["torch"])
     elif label and label["torch"]:
         yield from _torch_problem(env, req, filename, label["torch"], tools)
     if label and label["abi"] and markers.holds_on(req.marker, "linux"):
@@ -200,7 +200,7 @@ def _built_abi(req: Requirement, filename: str, labelled: bool, torch: str | Non
     return True if official and abi_label.follows_torch(version) is not None else None
 
 
-def _torch_beside(env: Environment, req: Requirement, filename: str, built: str) -> Iterator[Problem]:
+def _torch_beside(env: Environment, req: Requirement, built: str) -> Iterator[Problem]:
     """The wheel's torch against the torch lines whose markers can hold together with its own (the
     lines for another platform or Python are never installed with it)."""
     beside = [
@@ -245,7 +245,7 @@ def _built_then_moved(ctx: Context, env: Environment, req: Requirement) -> Findi
     if final is None or not final.certain or final.conflict is not None or final.removed is not None:
         return None
     source = toolchain.deciding(final)
-    built_at = req.options.step if req.options is not None and req.options.step else req.step
+    built_at = req.build_step
     if source is None or source.requirement is None or source.step <= built_at or not final.minors:
         return None
     earlier = final_torch.before(env, built_at, tools.pythons)
