@@ -49,17 +49,15 @@ class TransformersFacts(NamedTuple):
     xpu_block_table: Version | None = None  # FA2 on XPU (the Hub kernel) takes the block-table path
     fa4_supported: Version | None = None  # attn_implementation="flash_attention_4" imports flash_attn.cute
     fa4_no_kvcache: Version | None = None  # ... with `flash_attn_with_kvcache = None  # not supported yet`
-    fa3_supported: Version | None = (
-        None  # attn_implementation="flash_attention_3" (is_flash_attn_3_available)
-    )
+    # attn_implementation="flash_attention_3" (is_flash_attn_3_available)
+    fa3_supported: Version | None = None
     fa3_by_distribution: Version | None = None  # FA3 counts only as the flash-attn-3 distribution
     fa3_page_table: Version | None = None  # flash_kwargs["page_table"] = block_table, by signature
     cb_fa3_first: Version | None = None  # continuous batching switches to FA3 first, then FA2
     # What the code layer reads (fa_lint.code): the ways into the paged path, and which names reach it
     generate_batch: Version | None = None  # model.generate_batch() exists
-    cache_paged: Version | None = (
-        None  # generate(cache_implementation="paged") re-routes to continuous batching
-    )
+    # generate(cache_implementation="paged") re-routes to continuous batching
+    cache_paged: Version | None = None
     paged_prefix_deprecated: Version | None = None  # "paged|NAME" is taken as NAME (but paged|eager)
     request_steps: Steps = ()  # (since, ".*flash.*{version}" or "flash substring"): which names are flash N
     fa3_kernel_steps: Steps = ()  # the Hub kernel for flash_attention_3: "repo" or "rocm-repo|repo"
