@@ -112,6 +112,7 @@ def file_suppressions(text: str, starts: dict[int, int]) -> set[str] | None:
 
 
 def _exempt(code: str, codes: set[str] | None) -> bool:
+    """Whether ``codes`` (a comment's: None, none; empty, every code; else code prefixes) covers ``code``."""
     return codes is not None and (not codes or any(code.startswith(c) for c in codes))
 
 
@@ -121,8 +122,7 @@ def suppressed(finding: Finding, lines: list[str], starts: dict[int, int]) -> bo
     loc = finding.location
     for n in range(loc.line, min(loc.end_line, len(lines)) + 1):
         col = starts.get(n)
-        codes = suppressions(lines[n - 1][col:]) if col is not None else None
-        if codes is not None and (not codes or any(finding.code.startswith(c) for c in codes)):
+        if col is not None and _exempt(finding.code, suppressions(lines[n - 1][col:])):
             return True
     return False
 
