@@ -98,9 +98,12 @@ def file_suppressions(text: str, starts: dict[int, int]) -> set[str] | None:
     code (``# fa-lint: noqa``); None: no exemption. ``starts``: where each line's comment begins
     (``syntax.comments.starts``): a "#" inside a string or a URL is no comment, so it exempts nothing."""
     codes: set[str] | None = None
+    line, counted = 1, 0  # the line a match is on, counted on from the last match, not from the top
     for m in _FILE.finditer(text):
+        line += text.count("\n", counted, m.start())
+        counted = m.start()
         line_start = text.rfind("\n", 0, m.start()) + 1
-        if starts.get(text.count("\n", 0, m.start()) + 1) != text.index("#", line_start) - line_start:
+        if starts.get(line) != text.index("#", line_start) - line_start:
             continue
         listed = m.group("codes")
         if not listed:

@@ -22,7 +22,7 @@ from fa_lint.gitignore import GitIgnore
 from fa_lint.model import Group, ParseProblem, Requirement
 from fa_lint.rules import versions
 from fa_lint.sources import pyproject, tox
-from fa_lint.syntax import tables
+from fa_lint.syntax import comments, tables
 from tests.conftest import run
 
 OLD = "flash-attn==2.4.2\n"
@@ -474,6 +474,29 @@ def test_indexed_globs_match_as_fnmatch_does(seed: int) -> None:
         match = fnmatch.fnmatchcase if case else fnmatch.fnmatch
         for text in texts:
             assert index.matching(text) == [i for i, g in enumerate(globs) if match(text, g)], text
+
+
+class _Counted(str):
+    """A text that adds up how many characters ``count`` looks at."""
+
+    scanned = 0
+
+    def count(self, sub: str, start: Any = None, end: Any = None) -> int:
+        begin = 0 if start is None else start
+        _Counted.scanned += (len(self) if end is None else end) - begin
+        return super().count(sub, begin, len(self) if end is None else end)
+
+
+def test_file_level_noqa_lines_are_counted_once_not_from_the_top() -> None:
+    n = 3_000
+    text = "flash-attn==2.5.0  # x\n# ruff: noqa: E501\n" * n + "# fa-lint: noqa: FAL001\n"
+    starts = comments.starts(text, "pip")
+    _Counted.scanned = 0
+    assert decide.file_suppressions(_Counted(text), starts) == {"E501", "FAL001"}
+    assert _Counted.scanned <= len(text)  # each match's line found from the one before: about n^2/2 before
+    # each comment is judged by its own line's entry: the last line's, then the even lines'
+    assert decide.file_suppressions(text, {k: v for k, v in starts.items() if k != 2 * n + 1}) == {"E501"}
+    assert decide.file_suppressions(text, {k: v for k, v in starts.items() if k % 2}) == {"FAL001"}
 
 
 def test_exclude_globs_leave_out_what_they_match(project: Any) -> None:
