@@ -98,9 +98,12 @@ def file_suppressions(text: str, starts: dict[int, int]) -> set[str] | None:
     code (``# fa-lint: noqa``); None: no exemption. ``starts``: where each line's comment begins
     (``syntax.comments.starts``): a "#" inside a string or a URL is no comment, so it exempts nothing."""
     codes: set[str] | None = None
+    line, counted = 1, 0  # the line a match is on, counted on from the last match, not from the top
     for m in _FILE.finditer(text):
+        line += text.count("\n", counted, m.start())
+        counted = m.start()
         line_start = text.rfind("\n", 0, m.start()) + 1
-        if starts.get(text.count("\n", 0, m.start()) + 1) != text.index("#", line_start) - line_start:
+        if starts.get(line) != text.index("#", line_start) - line_start:
             continue
         listed = m.group("codes")
         if not listed:
@@ -112,6 +115,7 @@ def file_suppressions(text: str, starts: dict[int, int]) -> set[str] | None:
 
 
 def _exempt(code: str, codes: set[str] | None) -> bool:
+    """Whether ``codes`` (a comment's: None, none; empty, every code; else code prefixes) covers ``code``."""
     return codes is not None and (not codes or any(code.startswith(c) for c in codes))
 
 
@@ -121,8 +125,7 @@ def suppressed(finding: Finding, lines: list[str], starts: dict[int, int]) -> bo
     loc = finding.location
     for n in range(loc.line, min(loc.end_line, len(lines)) + 1):
         col = starts.get(n)
-        codes = suppressions(lines[n - 1][col:]) if col is not None else None
-        if codes is not None and (not codes or any(finding.code.startswith(c) for c in codes)):
+        if col is not None and _exempt(finding.code, suppressions(lines[n - 1][col:])):
             return True
     return False
 

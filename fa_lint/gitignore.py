@@ -322,18 +322,17 @@ class Rules:
         by_name = Needles((i, p.needle) for i, p in globs if p.basename)
         by_path = Needles((i, p.needle) for i, p in globs if not p.basename)
         # only the kinds this file has: most have no path patterns, and a lookup less a path counts
-        self.literal = [
-            (table, kind) for table, kind in ((self.names, "name"), (self.paths, "path")) if table
-        ]
-        self.globs = [(grams, kind) for grams, kind in ((by_name, True), (by_path, False)) if not grams.empty]
+        # each with whether it is asked with the name (True) or the path
+        self.literal = [(table, by) for table, by in ((self.names, True), (self.paths, False)) if table]
+        self.globs = [(grams, by) for grams, by in ((by_name, True), (by_path, False)) if not grams.empty]
 
     def verdict(self, rel: str, is_dir: bool) -> bool | None:
         """True: ignored, False: re-included by a ``!`` line, None: no pattern speaks of it."""
         name = rel.rsplit("/", 1)[-1]
         best = -1
         patterns = self.patterns
-        for literal, text in self.literal:
-            for i in reversed(literal.get(name if text == "name" else rel, ())):
+        for literal, by_name in self.literal:
+            for i in reversed(literal.get(name if by_name else rel, ())):
                 if i > best and patterns[i].matches(rel, name, is_dir):
                     best = i
                     break

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import json
 import os
 import random
 import re
@@ -18,11 +19,12 @@ from typing import Any
 import pytest
 
 from fa_lint import decide, fix, gitignore, needles, patch
+from fa_lint.code import commands
 from fa_lint.gitignore import GitIgnore
 from fa_lint.model import Group, ParseProblem, Requirement
 from fa_lint.rules import versions
 from fa_lint.sources import pyproject, tox
-from fa_lint.syntax import tables
+from fa_lint.syntax import comments, tables
 from tests.conftest import run
 
 OLD = "flash-attn==2.4.2\n"
@@ -474,6 +476,50 @@ def test_indexed_globs_match_as_fnmatch_does(seed: int) -> None:
         match = fnmatch.fnmatchcase if case else fnmatch.fnmatch
         for text in texts:
             assert index.matching(text) == [i for i, g in enumerate(globs) if match(text, g)], text
+
+
+class _Counted(str):
+    """A text that adds up how many characters ``count`` looks at."""
+
+    scanned = 0
+
+    def count(self, sub: str, start: Any = None, end: Any = None) -> int:
+        begin = 0 if start is None else start
+        _Counted.scanned += (len(self) if end is None else end) - begin
+        return super().count(sub, begin, len(self) if end is None else end)
+
+
+def test_file_level_noqa_lines_are_counted_once_not_from_the_top() -> None:
+    n = 3_000
+    text = "flash-attn==2.5.0  # x\n# ruff: noqa: E501\n" * n + "# fa-lint: noqa: FAL001\n"
+    starts = comments.starts(text, "pip")
+    _Counted.scanned = 0
+    assert decide.file_suppressions(_Counted(text), starts) == {"E501", "FAL001"}
+    assert _Counted.scanned <= len(text)  # each match's line found from the one before: about n^2/2 before
+    # each comment is judged by its own line's entry: the last line's, then the even lines'
+    assert decide.file_suppressions(text, {k: v for k, v in starts.items() if k != 2 * n + 1}) == {"E501"}
+    assert decide.file_suppressions(text, {k: v for k, v in starts.items() if k % 2}) == {"FAL001"}
+
+
+def test_a_stale_lock_indexes_each_file_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[str] = []
+
+    class Counted(commands.TextIndex):
+        def __init__(self, path: str, text: str) -> None:
+            made.append(path)
+            super().__init__(path, text)
+
+    monkeypatch.setattr(commands, "TextIndex", Counted)
+    n = 2_000
+    lock = json.dumps([{"repo_id": f"org/k{i}"} for i in range(n)], indent=2)
+    asked = '[tool.kernels.dependencies]\n"org/a" = 1\n"org/k3" = 1\n'
+    found = commands.stale_lock("pyproject.toml", asked, "kernels.lock", lock)
+    assert [(u.location.path, u.location.line) for u in found[:2]] == [
+        ("pyproject.toml", 2),
+        ("kernels.lock", 3),
+    ]
+    assert len(found) == n
+    assert sorted(made) == ["kernels.lock", "pyproject.toml"]  # once a file: once a repository before
 
 
 def test_exclude_globs_leave_out_what_they_match(project: Any) -> None:

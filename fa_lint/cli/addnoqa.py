@@ -78,9 +78,9 @@ def add(findings: Iterable[Finding], recheck: Recheck, write: Callable[[str, byt
         if not added:
             continue
         new = bom + "\n".join(split).encode("utf-8")
-        before, after = recheck(path, data), recheck(path, new)
-        hidden = {(c, n, m) for c, n, m in _seen(before, path) if c in added.get(n, ())}
-        if _seen(after, path) != _seen(before, path) - hidden:
+        before = _seen(recheck(path, data), path)
+        hidden = {(c, n, m) for c, n, m in before if c in added.get(n, ())}
+        if _seen(recheck(path, new), path) != before - hidden:
             why = "fa-lint would read the file differently with the comment (a format without comments?)"
             refused += [(path, n, why) for n in sorted(added)]
             continue

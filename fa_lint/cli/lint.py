@@ -377,7 +377,7 @@ def _add_noqa(report: Report, settings: Settings, err: TextIO, quiet: bool) -> i
     for path, line, why in added.refused:
         say(err, f"no noqa added: {path}:{line}: {why}")
     if not quiet:
-        comments = "1 noqa comment" if added.comments == 1 else f"{added.comments} noqa comments"
+        comments = plural(added.comments, "noqa comment")
         err.write(f"fa-lint: added {comments} to {plural(added.files, 'file')}\n")
     return EXIT_OK
 

@@ -121,16 +121,20 @@ def stale_lock(pyproject: str, pyproject_text: str, lock: str, lock_text: str) -
     locked = {
         e.get("repo_id") or (e.get("dependency") or {}).get("repo-id") for e in pinned if isinstance(e, dict)
     }
-    found = []
-    for repo in sorted(set(wanted) - locked):
-        found.append(_at(pyproject, pyproject_text, repo, f"{lock} does not pin it"))
-    for repo in sorted(r for r in locked - set(wanted) if isinstance(r, str)):
-        found.append(_at(lock, lock_text, repo, f"{pyproject} no longer asks for it"))
+    unpinned = sorted(set(wanted) - locked)
+    unasked = sorted(r for r in locked - set(wanted) if isinstance(r, str))
+    # each file indexed once, and only when it has a repository to locate
+    found = _at(TextIndex(pyproject, pyproject_text), unpinned, f"{lock} does not pin it") if unpinned else []
+    if unasked:
+        found += _at(TextIndex(lock, lock_text), unasked, f"{pyproject} no longer asks for it")
     return found
 
 
-def _at(path: str, text: str, repo: str, detail: str) -> Use:
-    where = text.find(f'"{repo}"')
-    start = where + 1 if where >= 0 else 0
-    location = TextIndex(path, text).location(start, start + len(repo) if where >= 0 else 0)
-    return Use(STALE_LOCK, location, name=repo, detail=detail)
+def _at(index: TextIndex, repos: list[str], detail: str) -> list[Use]:
+    found = []
+    for repo in repos:
+        where = index.text.find(f'"{repo}"')
+        start = where + 1 if where >= 0 else 0
+        location = index.location(start, start + len(repo) if where >= 0 else 0)
+        found.append(Use(STALE_LOCK, location, name=repo, detail=detail))
+    return found

@@ -22,8 +22,8 @@ def uses_of(path: str, source: str, text: str) -> list[Use]:
     if source in PYTHON_FORMATS:
         from fa_lint.code.python import read
 
-        found = read(path, text)
-    elif source in CONFIG_FORMATS:
+        return read(path, text)  # in file order already (the same key as below)
+    if source in CONFIG_FORMATS:
         from fa_lint.code.commands import config_uses
 
         found = config_uses(path, text)
