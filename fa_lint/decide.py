@@ -8,7 +8,6 @@ from collections.abc import Iterable, Mapping
 
 from fa_lint.model import Finding
 from fa_lint.needles import compiled
-from fa_lint.syntax import comments
 
 # flake8's bare or coded noqa comment, and fa-lint's own "# fa-lint: ignore[FAL001]".
 # Patterns, compiled the first time a finding's line has a comment.
@@ -160,10 +159,18 @@ def apply(
             text = texts.get(path)
             lines[path] = text.split("\n") if text is not None else []
             style = STYLES.get((formats or {}).get(path, ""), "yaml")
-            starts[path] = comments.starts(text, style) if text is not None and "#" in text else {}
+            starts[path] = _comment_starts(text, style) if text is not None and "#" in text else {}
             exempt[path] = file_suppressions(text, starts[path]) if text else None
         if _exempt(f.code, exempt[path]) or suppressed(f, lines[path], starts[path]):
             dropped += 1
         else:
             kept.append(f)
     return kept, dropped
+
+
+def _comment_starts(text: str, style: str) -> dict[int, int]:
+    """``syntax.comments.starts``, imported only once a file with a finding has a "#" in it: a clean
+    run, and most runs of pre-commit, never load the comment scanners."""
+    from fa_lint.syntax import comments
+
+    return comments.starts(text, style)

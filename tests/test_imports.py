@@ -181,3 +181,13 @@ def test_files_that_say_nothing_of_the_machine_load_none_of_its_checks(tmp_path:
         "fa_lint.rules._nvcc",
         "fa_lint.kb.images",
     }
+
+
+def test_a_clean_run_loads_no_comment_scanner(tmp_path: Path) -> None:
+    # suppression comments are read only for a file with a finding, so a clean file (most pre-commit
+    # runs) loads neither the comment scanners nor Python's tokenizer
+    clean = {"requirements.txt": "torch==2.4.1  # cpu\nflash-attn==2.6.3\n"}
+    loaded = _loaded(tmp_path, clean, "requirements.txt")
+    assert not _within(loaded, {"fa_lint.syntax.comments", "tokenize"})
+    dirty = {"requirements.txt": "flash-attn==2.4.2  # old\n"}
+    assert _within(_loaded(tmp_path, dirty, "requirements.txt"), {"fa_lint.syntax.comments"})

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import io
 import re
-import tokenize
 from collections.abc import Callable
 
 STYLES = ("pip", "toml", "yaml", "shell", "python", "none")
@@ -231,6 +230,8 @@ def _bodies(text: str, i: int, line: int, pending: list[tuple[str, bool]]) -> tu
 def _python(text: str) -> dict[int, int]:
     """Python's own tokenizer: its COMMENT tokens. Past a point it cannot read, no comment counts
     (the file is then a FAL900 of its own)."""
+    import tokenize  # only for a Python file with a finding: most runs read no Python comments
+
     out: dict[int, int] = {}
     lines = text.split("\n")
     try:
