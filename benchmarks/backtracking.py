@@ -21,7 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from fa_lint import engine, fix
+from fa_lint import engine
+from fa_lint.fixes import apply as fix
 
 # Each template marks with "|" the places a filler goes (one at a time).
 TEMPLATES: dict[str, list[str]] = {

@@ -9,13 +9,16 @@ from typing import Protocol
 
 from packaging.version import Version
 
-from fa_lint import decide, kb
+from fa_lint import kb
 from fa_lint._gc import fewer_collections
 from fa_lint._records import NamedTuple
-from fa_lint.code.files import uses_of
+from fa_lint.code.readers import uses_of
 from fa_lint.code.uses import Use
-from fa_lint.discover import GitIgnore, Target, discover, excluded
-from fa_lint.environments import build
+from fa_lint.files.discover import GitIgnore, Target, discover, excluded
+from fa_lint.files.project import companions, includers, load, off_limits, project_root, reached
+from fa_lint.files.read import read_text
+from fa_lint.kb.assess import Policy
+from fa_lint.machine.environments import build
 from fa_lint.model import (
     BuildConfig,
     FileResult,
@@ -26,10 +29,8 @@ from fa_lint.model import (
     Requirement,
     Setting,
 )
-from fa_lint.project import companions, includers, load, off_limits, project_root, reached
-from fa_lint.read import read_text
-from fa_lint.resolve import Policy
 from fa_lint.rules import CHECKS, Context, settle
+from fa_lint.settings import decide
 from fa_lint.syntax.text import TextIndex
 
 
@@ -114,7 +115,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     roots = {project_root(p, known_roots) for p in paths}
     files, problems, unfollowed = load([*targets, *context], given, parsed, roots)
     if any(isinstance(r, Requirement) and r.checkout is not None for f in files.values() for r in f.records):
-        from fa_lint import checkouts  # source builds of a folder the repository holds: few runs
+        from fa_lint.files import checkouts  # source builds of a folder the repository holds: few runs
 
         checkouts.resolve(files, [os.path.realpath(r) for r in roots])
     problems += settings.problems
@@ -209,7 +210,7 @@ def _uses(files: Mapping[str, FileResult], hidden: set[str], roots: set[str]) ->
         if f.source == "pyproject" and "[tool.kernels" in f.text:
             lock = os.path.join(os.path.dirname(path), "kernels.lock")
             if os.path.isfile(lock) and off_limits(lock, [os.path.realpath(r) for r in roots]) is None:
-                from fa_lint.code.commands import stale_lock  # for projects that lock kernels only
+                from fa_lint.code.command_lines import stale_lock  # for projects that lock kernels only
 
                 text = read_text(lock)
                 if isinstance(text, str):

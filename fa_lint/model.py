@@ -157,7 +157,7 @@ class Requirement(NamedTuple):
     build: str | None = None  # a source build, what it builds: "flash-attention cloned at tag v2.3.3"
     # A source build of a folder no command of the file made (`cd third_party/flash-attention && pip
     # install .`): the folder, relative to the file's own (a Dockerfile's: its build context). What
-    # the repository holds there, a vendored copy or a git submodule, is read by fa_lint.checkouts.
+    # the repository holds there, a vendored copy or a git submodule, is read by fa_lint.files.checkouts.
     checkout: str | None = None
     options: InstallOptions | None = None  # how the command (or file) that asks for it installs
 

@@ -23,10 +23,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from fa_lint import bots, cli, kb, rules
+from fa_lint import cli, kb, rules
 from fa_lint._compat import chdir
-from fa_lint.discover import pattern_regex
-from fa_lint.resolve import Policy
+from fa_lint.cli import bots
+from fa_lint.files.discover import pattern_regex
+from fa_lint.kb.assess import Policy
 
 REPO = Path(__file__).resolve().parents[1]
 

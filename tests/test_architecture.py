@@ -21,8 +21,9 @@ LAYERS = {
     "fa_lint._gc": 0,
     "fa_lint._compat": 0,
     "fa_lint._records": 0,
-    "fa_lint.git": 0,  # running git with nothing the checkout configures able to run
-    "fa_lint.needles": 0,  # many globs against many paths, indexed
+    "fa_lint.files": 0,  # which files, read how: sub-layers below, each where its imports put it
+    "fa_lint.files.git": 0,  # running git with nothing the checkout configures able to run
+    "fa_lint.files.needles": 0,  # many globs against many paths, indexed
     "fa_lint.kb": 1,
     # located readers of generic syntaxes and requirement languages; no knowledge of flash-attn
     "fa_lint.syntax": 1.1,
@@ -52,33 +53,35 @@ LAYERS = {
     "fa_lint.shell.scanner": 2.4,
     # one module per file format, and the catalogue
     "fa_lint.sources": 3,
-    "fa_lint.resolve": 3,
+    "fa_lint.kb.assess": 3,
     # what the project's code runs (uses), read from Python and command lines: uses < prefilter <
     # python, commands < files
     "fa_lint.code": 3.5,
     "fa_lint.code.uses": 3.1,
     "fa_lint.code.prefilter": 3.1,
     "fa_lint.code.python": 3.2,
-    "fa_lint.code.commands": 3.2,
-    "fa_lint.code.files": 3.3,
+    "fa_lint.code.command_lines": 3.2,
+    "fa_lint.code.readers": 3.3,
     # what installs (environments) and where (target); which files (discover)
-    "fa_lint.gitignore": 4,
-    "fa_lint.discover": 4,
-    "fa_lint.environments": 4,
+    "fa_lint.files.gitignore": 4,
+    "fa_lint.files.discover": 4,
+    "fa_lint.machine.environments": 4,
     "fa_lint.machine": 4.1,
     "fa_lint.rules": 5,
-    "fa_lint.decide": 6,
-    "fa_lint.read": 6,
-    "fa_lint.project": 6.1,
-    "fa_lint.checkouts": 6.2,
+    "fa_lint.settings": 6,
+    "fa_lint.settings.decide": 6,
+    "fa_lint.files.read": 6,
+    "fa_lint.files.project": 6.1,
+    "fa_lint.files.checkouts": 6.2,
     "fa_lint.engine": 7,
     "fa_lint.report": 8,
-    "fa_lint.config": 8,
-    "fa_lint.bots": 8,
-    "fa_lint.releases": 8,
-    "fa_lint.fix": 8,
-    "fa_lint.patch": 8,  # the unified diff of --diff, from the fixes' edits
-    "fa_lint.newfromrev": 8,
+    "fa_lint.settings.config": 8,
+    "fa_lint.cli.bots": 8,
+    "fa_lint.cli.releases": 8,
+    "fa_lint.fixes": 8,
+    "fa_lint.fixes.apply": 8,
+    "fa_lint.fixes.diff": 8,  # the unified diff of --diff, from the fixes' edits
+    "fa_lint.cli.newfromrev": 8,
     "fa_lint.cli": 9,
     "fa_lint.__main__": 10,
     "fa_lint.verify": 11,
@@ -259,7 +262,7 @@ def test_no_import_circles() -> None:
 def test_static_mode_imports_nothing_heavy(tmp_path: Path) -> None:
     code = (
         "import sys, fa_lint.cli\n"
-        "early = [m for m in ('pip_requirements_parser', 'fa_lint.sources', 'fa_lint.fix') if m in sys.modules]\n"
+        "early = [m for m in ('pip_requirements_parser', 'fa_lint.sources', 'fa_lint.fixes.apply') if m in sys.modules]\n"
         "assert not early, f'imported at start-up: {early}'\n"
         f"fa_lint.cli.main([{str(REPO / 'examples/demo')!r}, '--format', 'json'])\n"
         f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"

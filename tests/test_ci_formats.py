@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from fa_lint.discover import detect, pattern_regex
+from fa_lint.files.discover import detect, pattern_regex
 from tests.conftest import parse, reqs, run
 
 OLD = "flash-attn==2.4.2"

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from fa_lint import __version__, cli, kb, read
+from fa_lint import __version__, cli, kb
+from fa_lint.files import read
 from fa_lint.rules import RULES
 from tests.conftest import REPO, Tty, run
 

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from fa_lint.code import commands, prefilter, python
+from fa_lint.code import command_lines as commands
+from fa_lint.code import prefilter, python
 from fa_lint.code.uses import (
     ATTN,
     CALL,
@@ -27,7 +28,7 @@ from fa_lint.code.uses import (
     STALE_LOCK,
     SUBSTITUTE,
 )
-from fa_lint.discover import discover
+from fa_lint.files.discover import discover
 from tests.conftest import REPO, run
 
 REALWORLD = REPO / "tests/data/realworld/code"
@@ -593,7 +594,7 @@ def test_startup_check_reads_the_installed_source_without_importing_it(
 
 
 def test_a_python_file_past_the_limit_is_not_searched(tmp_path: Path) -> None:
-    from fa_lint import discover as discovering
+    from fa_lint.files import discover as discovering
 
     big = tmp_path / "generated.py"
     big.write_bytes(b"x = 1\n" * (discovering.CODE_BYTES // 6 + 1) + b"m.generate_batch(x)\n")

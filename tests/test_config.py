@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from fa_lint import config
+from fa_lint.settings import config
 from tests.conftest import SHARED, run
 
 OLD = "flash-attn==2.4.2\n"

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fa_lint import engine, fix
+from fa_lint import engine
+from fa_lint.fixes import apply as fix
 from tests.conftest import run
 
 # (file name, text before, text after --fix): one FAL002 or FAL007 per format, written as users write them.

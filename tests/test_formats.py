@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fa_lint.discover import candidate, classify, detect
+from fa_lint.files.discover import candidate, classify, detect
 from fa_lint.model import Group, Parsed
 from tests.conftest import DATA, includes, parse, problems, reqs, run, span
 

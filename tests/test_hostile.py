@@ -22,11 +22,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fa_lint import git as fa_git
-from fa_lint import project as project_files
-from fa_lint import read
-from fa_lint.discover import Target
-from fa_lint.gitignore import GitIgnore, Rules
+from fa_lint.files import git as fa_git
+from fa_lint.files import project as project_files
+from fa_lint.files import read
+from fa_lint.files.discover import Target
+from fa_lint.files.gitignore import GitIgnore, Rules
 from fa_lint.shell.variables import MAX_EXPANDED
 from tests.conftest import run
 from tests.fuzz import assert_safe
@@ -479,7 +479,8 @@ def test_a_diff_of_plain_and_quoted_names_applies_with_git(project: Any) -> None
 def test_no_file_name_or_line_can_forge_diff_output(text: str) -> None:
     import tempfile
 
-    from fa_lint import engine, fix
+    from fa_lint import engine
+    from fa_lint.fixes import apply as fix
 
     name = text.replace("/", "_").strip() or "_"
     if name in (".", ".."):
@@ -1019,7 +1020,7 @@ def test_a_comment_column_always_points_at_a_hash(text: str, style: str) -> None
 
 
 def test_every_format_says_where_its_comments_are() -> None:
-    from fa_lint.decide import STYLES
+    from fa_lint.settings.decide import STYLES
     from fa_lint.sources import SOURCES
     from fa_lint.syntax.comments import STYLES as KNOWN
 

@@ -139,7 +139,7 @@ def test_a_check_defines_no_dataclass(tmp_path: Path) -> None:
     files = {"requirements.txt": text, "Dockerfile": docker}
     for name in files:
         loaded = _loaded(tmp_path, files, name)
-        assert "fa_lint.environments" in loaded, name  # the run went as far as its environments
+        assert "fa_lint.machine.environments" in loaded, name  # the run went as far as its environments
         assert not _within(loaded, {"dataclasses", "inspect"}), name
 
 

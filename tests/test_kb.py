@@ -14,7 +14,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from fa_lint import kb
-from fa_lint.resolve import Policy
+from fa_lint.kb.assess import Policy
 
 REPO = Path(__file__).parent.parent
 

@@ -9,12 +9,12 @@ import pytest
 from packaging.version import Version
 
 from fa_lint import kb
-from fa_lint import project as project_files
-from fa_lint.discover import Target, detect
-from fa_lint.environments import build
+from fa_lint.files import project as project_files
+from fa_lint.files.discover import Target, detect
+from fa_lint.kb.assess import Policy
+from fa_lint.machine.environments import build
 from fa_lint.machine.toolchain import Toolchain, cuda_version, index_cuda
 from fa_lint.model import Location
-from fa_lint.resolve import Policy
 from fa_lint.rules import Context
 from fa_lint.sources.dockerfile import image
 from tests.conftest import SHARED, run

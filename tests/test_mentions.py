@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from fa_lint import engine
-from fa_lint import project as project_files
-from fa_lint.discover import discover
+from fa_lint.files import project as project_files
+from fa_lint.files.discover import discover
 from fa_lint.model import Requirement
 from tests.conftest import DATA, SHARED
 

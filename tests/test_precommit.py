@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fa_lint.discover import candidate, detect, pattern_regex
+from fa_lint.files.discover import candidate, detect, pattern_regex
 from tests.conftest import REPO
 
 PRE_COMMIT = [sys.executable, "-m", "pre_commit"]

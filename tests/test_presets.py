@@ -15,7 +15,7 @@ import yaml
 from packaging.specifiers import SpecifierSet
 
 from fa_lint import __version__, kb
-from fa_lint.resolve import Policy
+from fa_lint.kb.assess import Policy
 from tests.conftest import REPO, check_jsonschema, run
 
 PRESETS = REPO / "presets"

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from fa_lint import engine, read
-from fa_lint import project as project_files
+from fa_lint import engine
+from fa_lint.files import project as project_files
+from fa_lint.files import read
 from fa_lint.report import FORMATS, json_format
 from tests.conftest import REPO, run
 from tests.fuzz import assert_safe, render_all
@@ -190,8 +191,8 @@ HOSTILE = [
 def test_writers_escape_every_string_taken_from_input(text: str) -> None:
     from fa_lint.engine import Report
     from fa_lint.kb import load
+    from fa_lint.kb.assess import Policy
     from fa_lint.model import Finding, Fix, Location, Severity
-    from fa_lint.resolve import Policy
 
     where = Location(text, 1, 1, 1, 2)
     finding = Finding(

@@ -18,8 +18,9 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from fa_lint import bots, kb
-from fa_lint.resolve import Policy
+from fa_lint import kb
+from fa_lint.cli import bots
+from fa_lint.kb.assess import Policy
 from tests import node_tools
 from tests.conftest import REPO
 

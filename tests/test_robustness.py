@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from fa_lint import engine
-from fa_lint.discover import detect
+from fa_lint.files.discover import detect
 from tests.conftest import DATA, parse, run
 
 FIXTURES = sorted(p for p in DATA.rglob("*") if p.is_file() and detect(str(p)))

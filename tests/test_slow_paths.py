@@ -18,11 +18,14 @@ from typing import Any
 
 import pytest
 
-from fa_lint import decide, fix, gitignore, needles, patch
-from fa_lint.code import commands
-from fa_lint.gitignore import GitIgnore
+from fa_lint.code import command_lines as commands
+from fa_lint.files import gitignore, needles
+from fa_lint.files.gitignore import GitIgnore
+from fa_lint.fixes import apply as fix
+from fa_lint.fixes import diff as patch
 from fa_lint.model import Group, ParseProblem, Requirement
 from fa_lint.rules import versions
+from fa_lint.settings import decide
 from fa_lint.sources import pyproject, tox
 from fa_lint.syntax import comments, tables
 from tests.conftest import run

@@ -392,7 +392,7 @@ def test_lines_in_pip_syntax_are_read_by_the_library(line: str) -> None:
 
 
 def test_both_readings_agree_on_every_requirements_file() -> None:
-    from fa_lint.discover import detect
+    from fa_lint.files.discover import detect
 
     roots = [DATA, SHARED / "corpus" / "files"]
     files = [p for root in roots if root.is_dir() for p in sorted(root.rglob("*")) if p.is_file()]
@@ -474,7 +474,7 @@ def _state(name: str, spec: object, url: object, marker: object, extras: object)
 
 def _file_lines(roots: list[Path]) -> list[str]:
     """Every line of the requirements files under ``roots`` (those that exist), comments cut."""
-    from fa_lint.discover import detect
+    from fa_lint.files.discover import detect
 
     files = [p for root in roots if root.is_dir() for p in sorted(root.rglob("*")) if p.is_file()]
     texts = []
@@ -539,11 +539,11 @@ BAD_ENTRIES = {
 def test_entries_left_unbuilt_are_those_the_reader_drops(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A format that leaves out the records fa_lint.read would drop reads to exactly the records it
+    """A format that leaves out the records fa_lint.files.read would drop reads to exactly the records it
     read before: every problem of an entry left out is still there, located."""
     import json
 
-    from fa_lint.read import parse_file
+    from fa_lint.files.read import parse_file
     from fa_lint.sources import SOURCES
 
     found = [*DATA.rglob("Pipfile.lock"), *(SHARED / "corpus" / "files").rglob("Pipfile.lock")]

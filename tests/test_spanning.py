@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from fa_lint import project as project_files
-from fa_lint.discover import Target
+from fa_lint.files import project as project_files
+from fa_lint.files.discover import Target
 from tests.conftest import run
 
 UV_LOCK = 'version = 1\n\n[[package]]\nname = "flash-attn"\nversion = "{v}"\nsource = {{ registry = "https://pypi.org/simple" }}\n'

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from fa_lint.files.read import parse_file
 from fa_lint.machine.target import Machines, archs, platform_of
 from fa_lint.model import Image, Setting
-from fa_lint.read import parse_file
 from tests.conftest import parse
 
 
@@ -115,7 +115,7 @@ def test_cluster_yaml() -> None:
 
 
 def test_a_yaml_file_is_read_only_when_its_head_says_gpu(tmp_path: Any) -> None:
-    from fa_lint.discover import classify
+    from fa_lint.files.discover import classify
 
     (tmp_path / "sky.yaml").write_text("resources:\n  accelerators: A100\n")
     (tmp_path / "values.yaml").write_text("replicas: 2\n")
@@ -161,7 +161,7 @@ def test_arch_lists() -> None:
 
 
 def _target(tmp_path: Any, text: str, name: str = "Dockerfile") -> Any:
-    from fa_lint.environments import build
+    from fa_lint.machine.environments import build
 
     path = tmp_path / name
     path.write_text(text)

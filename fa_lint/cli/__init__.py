@@ -14,7 +14,6 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from fa_lint import config
 from fa_lint.cli.args import (
     EXIT_OK,
     EXIT_USAGE,
@@ -26,8 +25,9 @@ from fa_lint.cli.args import (
     rule_parser,
     say,
 )
-from fa_lint.cli.commands import bot_config, list_rules, rule, version
 from fa_lint.cli.lint import lint
+from fa_lint.cli.subcommands import bot_config, list_rules, rule, version
+from fa_lint.settings import config
 
 __all__ = ["FORMATS", "entry", "main"]
 
@@ -67,7 +67,7 @@ def _main(argv: Sequence[str] | None, out: TextIO | None, err: TextIO | None) ->
         if argv[:1] == ["bot-config"]:
             return bot_config(bot_parser().parse_args(argv[1:]), out)
         if argv[:1] == ["releases"]:
-            from fa_lint.releases import main as releases_main
+            from fa_lint.cli.releases import main as releases_main
 
             return releases_main(argv[1:], out)
         if argv[:1] == ["rule"]:

@@ -9,7 +9,7 @@ from typing import Any, TextIO
 
 from packaging.version import Version
 
-from fa_lint import config
+from fa_lint.settings import config
 
 FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab")
 ALIASES = {"full": "text"}  # ruff's name for the format fa-lint calls text
@@ -289,7 +289,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def bot_parser() -> argparse.ArgumentParser:
-    from fa_lint.bots import BOTS, COOLDOWN, ECOSYSTEMS, VERSIONING
+    from fa_lint.cli.bots import BOTS, COOLDOWN, ECOSYSTEMS, VERSIONING
 
     p = _Parser(
         prog="fa-lint bot-config",

@@ -39,7 +39,7 @@ class _Command(NamedTuple):
 
 def _commands() -> list[_Command]:
     from fa_lint.cli import args
-    from fa_lint.releases import parser as releases
+    from fa_lint.cli.releases import parser as releases
     from fa_lint.rules import RULES
     from fa_lint.verify.cli import parser as verify
 

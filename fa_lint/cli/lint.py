@@ -9,7 +9,6 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
-from fa_lint import config
 from fa_lint.cli.args import (
     ALIASES,
     EXIT_FINDINGS,
@@ -25,12 +24,13 @@ from fa_lint.cli.args import (
     say,
     write,
 )
+from fa_lint.settings import config
 
 if TYPE_CHECKING:
+    from fa_lint.cli.newfromrev import Baseline, Relocate
     from fa_lint.engine import Report, Settings
-    from fa_lint.fix import Outcome
+    from fa_lint.fixes.apply import Outcome
     from fa_lint.model import Finding, Fix, ParseProblem
-    from fa_lint.newfromrev import Baseline, Relocate
     from fa_lint.report.text import ShownFixes
 
 
@@ -65,7 +65,7 @@ def _skipped(outcomes: list[Outcome], err: TextIO) -> None:
 
 
 def _diff(report: Report, unsafe: bool, out: TextIO, err: TextIO, quiet: bool) -> int:
-    from fa_lint import fix
+    from fa_lint.fixes import apply as fix
     from fa_lint.report.text import plural
 
     outcomes = fix.run(report.findings, unsafe=unsafe, dry_run=True)
@@ -97,7 +97,7 @@ def _edits(report: Report, outcomes: list[Outcome]) -> list[tuple[Finding, Fix]]
 
 def _would_fix(report: Report, unsafe: bool, err: TextIO) -> ShownFixes:
     """--show-fixes without --fix: the edits --fix would make now, found by making them in memory."""
-    from fa_lint import fix
+    from fa_lint.fixes import apply as fix
     from fa_lint.report.text import ShownFixes
 
     outcomes = fix.run(report.findings, unsafe=unsafe, dry_run=True)
@@ -109,7 +109,7 @@ def _would_fix(report: Report, unsafe: bool, err: TextIO) -> ShownFixes:
 def _fix(
     report: Report, recheck: Callable[[], Report], unsafe: bool, err: TextIO, quiet: bool
 ) -> tuple[Report, ShownFixes]:
-    from fa_lint import fix
+    from fa_lint.fixes import apply as fix
     from fa_lint.report.text import ShownFixes, plural
 
     fixed: dict[str, int] = {}
@@ -137,7 +137,7 @@ def _fix(
 
 def _stdin() -> bytes:
     """Standard input up to one byte past the size limit: enough to refuse it, never all of it."""
-    from fa_lint.read import MAX_BYTES
+    from fa_lint.files.read import MAX_BYTES
 
     stream = getattr(sys.stdin, "buffer", None)
     if stream is not None:
@@ -147,7 +147,8 @@ def _stdin() -> bytes:
 
 def _baseline(rev: str, paths: list[str], settings: Settings) -> Baseline:
     """What ``rev`` had; a usage error outside a git repository or for a revision git does not know."""
-    from fa_lint import engine, newfromrev
+    from fa_lint import engine
+    from fa_lint.cli import newfromrev
 
     def at_rev(moved: list[str], relocate: newfromrev.Relocate) -> Report:
         # The configuration's problems are the working tree's: REV's copy of them would hide them.
@@ -366,8 +367,9 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _add_noqa(report: Report, settings: Settings, err: TextIO, quiet: bool) -> int:
     """``--add-noqa``: ruff's, and like ruff's it exits 0: the findings are suppressed, not fixed."""
-    from fa_lint import engine, fix
+    from fa_lint import engine
     from fa_lint.cli.addnoqa import add
+    from fa_lint.fixes import apply as fix
     from fa_lint.report.text import plural
 
     def recheck(path: str, data: bytes) -> Report:

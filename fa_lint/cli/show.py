@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from fa_lint import config
+from fa_lint.settings import config
 
 if TYPE_CHECKING:
     from fa_lint.engine import Settings

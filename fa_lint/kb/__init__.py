@@ -50,7 +50,7 @@ class KnowledgeBase:
     """Every flash-attn release and its facts, as scripts/build_kb.py read them.
 
     Not changed once made (what ``cached_property`` adds is worked out from the fields); equal when
-    its fields are. A plain class: see ``fa_lint.environments.Environment``."""
+    its fields are. A plain class: see ``fa_lint.machine.environments.Environment``."""
 
     __hash__ = None  # type: ignore[assignment]  # it holds a dict, as the frozen dataclass it was did
 

@@ -71,7 +71,7 @@ class Wheels:
     """The prebuilt wheels of one release; ``fetched`` False: its setup.py fetches none.
 
     Not changed once made (what ``cached_property`` adds is worked out from the fields); equal when
-    its fields are. A plain class: see ``fa_lint.environments.Environment``.
+    its fields are. A plain class: see ``fa_lint.machine.environments.Environment``.
     """
 
     __hash__ = None  # type: ignore[assignment]  # it holds dicts, as the frozen dataclass it was did

@@ -2,7 +2,7 @@
 
 (``machine``, not ``target``: ``target/`` is a build folder that many global .gitignore files leave out.)
 
-An environment (``fa_lint.environments``) says *what* installs; its target says *where*: torch as the
+An environment (``fa_lint.machine.environments``) says *what* installs; its target says *where*: torch as the
 environment ends with it (``final_torch``, one Python at a time where markers split: ``by_python``; a
 base image's own torch: ``images``), torch's CUDA, CPython and the C++ ABI (``toolchain``); GPUs,
 platform, glibc, nvcc and build variables (``target``). Every fact is read from the project's files

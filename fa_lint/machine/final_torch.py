@@ -26,9 +26,9 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from fa_lint._records import NamedTuple
-from fa_lint.environments import Environment
 from fa_lint.kb import torch as torch_kb
 from fa_lint.machine import by_python, images
+from fa_lint.machine.environments import Environment
 from fa_lint.machine.series import minors
 from fa_lint.model import Image, Kind, Requirement, Uninstall
 

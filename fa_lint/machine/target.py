@@ -25,13 +25,13 @@ from collections.abc import Iterable
 from packaging.version import InvalidVersion, Version
 
 from fa_lint._records import NamedTuple
-from fa_lint.environments import Environment, split
 from fa_lint.kb import gpus as _gpus
 from fa_lint.kb import images as _images
 from fa_lint.kb.gpus import Gpu
 from fa_lint.kb.images import Host
 from fa_lint.machine.cpu import Cpu, cpus
 from fa_lint.machine.driver import Driver, drivers
+from fa_lint.machine.environments import Environment, split
 from fa_lint.machine.toolchain import Known
 from fa_lint.model import CONDA_NVCC, Image, Requirement, Setting
 

@@ -30,9 +30,9 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from fa_lint._records import NamedTuple
-from fa_lint.environments import SEQUENTIAL, Environment
 from fa_lint.kb import torch as torch_kb
 from fa_lint.machine import final_torch, images
+from fa_lint.machine.environments import SEQUENTIAL, Environment
 from fa_lint.machine.final_torch import TORCH, FinalTorch, Source
 from fa_lint.machine.series import minors
 from fa_lint.model import FLASH_ATTN, Image, Kind, Requirement

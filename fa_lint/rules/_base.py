@@ -13,9 +13,10 @@ from packaging.version import Version
 
 from fa_lint._records import NamedTuple
 from fa_lint.code.uses import Use
-from fa_lint.environments import SEQUENTIAL, Environment, label, split
 from fa_lint.kb import KnowledgeBase
+from fa_lint.kb.assess import Assessment, Policy, assess, assessed_as
 from fa_lint.machine import toolchain
+from fa_lint.machine.environments import SEQUENTIAL, Environment, label, split
 from fa_lint.model import (
     BuildConfig,
     Finding,
@@ -29,7 +30,6 @@ from fa_lint.model import (
     Setting,
     Severity,
 )
-from fa_lint.resolve import Assessment, Policy, assess, assessed_as
 
 if TYPE_CHECKING:
     from fa_lint.kb.transformers import TransformersFacts

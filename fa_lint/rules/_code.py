@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from fa_lint.code.uses import ATTN, CALL, NOT_PAGED, PAGED, Use
-from fa_lint.environments import Environment, split
+from fa_lint.machine.environments import Environment, split
 from fa_lint.model import Requirement
 from fa_lint.rules._base import Context
 

@@ -8,8 +8,8 @@ import bisect
 import itertools
 
 from fa_lint._records import NamedTuple
-from fa_lint.environments import Environment, source_applies
 from fa_lint.machine import final_torch
+from fa_lint.machine.environments import Environment, source_applies
 from fa_lint.machine.final_torch import TORCH
 from fa_lint.model import FLASH_ATTN, Kind, Requirement
 from fa_lint.rules._base import Context

@@ -15,10 +15,10 @@ from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import Version
 
 from fa_lint._records import NamedTuple
-from fa_lint.environments import Environment
 from fa_lint.kb import PAGED_KV, KnowledgeBase, Release
+from fa_lint.kb.assess import Policy, Verdict, assess_range
+from fa_lint.machine.environments import Environment
 from fa_lint.model import FLASH_ATTN, Fix, Kind, Requirement, pretty
-from fa_lint.resolve import Policy, Verdict, assess_range
 from fa_lint.rules import _wheels
 from fa_lint.rules._base import Context
 from fa_lint.syntax.text import TextIndex

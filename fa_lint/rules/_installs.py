@@ -18,11 +18,11 @@ from collections.abc import Iterator
 from packaging.version import Version
 
 from fa_lint._records import NamedTuple
-from fa_lint.environments import Environment
 from fa_lint.kb import Release
 from fa_lint.kb import builds as _builds
 from fa_lint.kb import images as _images
 from fa_lint.kb.builds import BuildFacts
+from fa_lint.machine.environments import Environment
 from fa_lint.machine.target import Target
 from fa_lint.machine.toolchain import Toolchain, exact
 from fa_lint.model import FA3, FA4, FLASH_ATTN, Kind, Requirement

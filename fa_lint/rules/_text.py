@@ -14,8 +14,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from fa_lint.kb import KVCACHE, Release
+from fa_lint.kb.assess import Policy, intersect
 from fa_lint.model import FLASH_ATTN, Kind, Requirement, pretty
-from fa_lint.resolve import Policy, intersect
 from fa_lint.rules._base import Context
 
 if TYPE_CHECKING:

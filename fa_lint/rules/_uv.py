@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fa_lint._records import NamedTuple
-from fa_lint.environments import Environment
+from fa_lint.machine.environments import Environment
 from fa_lint.machine.toolchain import Known
 from fa_lint.model import FLASH_ATTN, Kind, Requirement
 from fa_lint.rules._base import Context

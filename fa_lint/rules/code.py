@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from packaging.version import Version
 
 from fa_lint.code.uses import ATTN, CALL, CUSTOM, KERNEL, LOCAL_KERNEL, STALE_LOCK, SUBSTITUTE, Use
-from fa_lint.environments import Environment
+from fa_lint.machine.environments import Environment
 from fa_lint.model import FA3, FA4, FLASH_ATTN, Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import Context, Rule, exact
 from fa_lint.rules._code import certain, folder, nearest, paged

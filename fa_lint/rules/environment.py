@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 from packaging.ranges import VersionRange
 
-from fa_lint.environments import Environment, source_applies, split
 from fa_lint.kb import PAGED_KV
+from fa_lint.kb.assess import Assessment, Verdict, assess_range, build_range, intersect
+from fa_lint.machine.environments import Environment, source_applies, split
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Location, Requirement, Severity
-from fa_lint.resolve import Assessment, Verdict, assess_range, build_range, intersect
 from fa_lint.rules import _text
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import breaks, count, fit, quoted, releases, relock_all, subject

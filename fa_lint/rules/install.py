@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from fa_lint.environments import Environment
 from fa_lint.kb import Release
+from fa_lint.kb.assess import Verdict
 from fa_lint.machine import toolchain
+from fa_lint.machine.environments import Environment
 from fa_lint.machine.toolchain import Known, Toolchain
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
-from fa_lint.resolve import Verdict
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._fal012 import (
     CONDA_PIP,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fa_lint.environments import Environment
 from fa_lint.machine import toolchain
+from fa_lint.machine.environments import Environment
 from fa_lint.machine.final_torch import Source, written
 from fa_lint.model import FLASH_ATTN, Finding, Location, Severity
 from fa_lint.rules._base import Context, Rule

@@ -7,11 +7,11 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from fa_lint.environments import Environment, source_applies
 from fa_lint.kb import PAGED_KV, Release, versions
+from fa_lint.kb.assess import Assessment, Policy, Verdict, assess_range, intersect
 from fa_lint.machine import toolchain
+from fa_lint.machine.environments import Environment, source_applies
 from fa_lint.model import FLASH_ATTN, Finding, Fix, Kind, Requirement, Severity
-from fa_lint.resolve import Assessment, Policy, Verdict, assess_range, intersect
 from fa_lint.rules import _text
 from fa_lint.rules._base import Context, Rule, exact
 from fa_lint.rules._code import code_note

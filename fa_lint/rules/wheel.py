@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from packaging.ranges import VersionRange
 from packaging.version import Version
 
-from fa_lint.environments import Environment
 from fa_lint.machine import final_torch, series, toolchain
+from fa_lint.machine.environments import Environment
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import fit

@@ -2,7 +2,7 @@
 build``): the values its ``--build-arg NAME=VALUE`` options give the ``ARG`` lines of the Dockerfile it
 builds (``-f PATH``, else ``Dockerfile`` in the build context).
 
-Read by ``fa_lint.project``, which hands them to that Dockerfile's reader: an ``ARG FLASH_ATTN_VERSION``
+Read by ``fa_lint.files.project``, which hands them to that Dockerfile's reader: an ``ARG FLASH_ATTN_VERSION``
 with no default then has the value a script, a workflow step or a Makefile builds it with.
 """
 

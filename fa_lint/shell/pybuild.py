@@ -1,7 +1,7 @@
 """Builds of a folder: ``python setup.py install|develop|bdist_wheel``, ``python -m build`` and pip's
 ``pip install ./DIR``. A folder a clone of this file made builds what that clone's repository builds
 (``builds``); a flash-attention folder no command here made is a git submodule or a vendored copy the
-repository may hold (``fa_lint.checkouts`` reads which), or a folder fa-lint cannot see. A build that
+repository may hold (``fa_lint.files.checkouts`` reads which), or a folder fa-lint cannot see. A build that
 makes wheels (``bdist_wheel``, ``python -m build``) puts them in its ``dist/`` for a later install.
 """
 
@@ -49,7 +49,7 @@ def folder(scanner: Sink, path: str, c: Context) -> Requirement | None:
 
 def _checkout(scanner: Sink, folder: str, where: Location, c: Context) -> Requirement | None:
     """A build of a flash-attention folder no command here made: a git submodule or a vendored
-    copy the repository may hold (``fa_lint.checkouts`` reads which), or a folder it cannot see."""
+    copy the repository may hold (``fa_lint.files.checkouts`` reads which), or a folder it cannot see."""
     name, base = None, folder
     for inside, dist in sorted(SUBDIRECTORIES.items(), key=lambda kv: -len(kv[0])):
         if not inside or base.endswith("/" + inside):

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from fa_lint.model import Parsed
 
 # Whether the requirement on a package (its PEP 503 name) at an install step and scope is one the
-# reader above drops as it arrives (fa_lint.read: no rule reads the package, and that step and scope
+# reader above drops as it arrives (fa_lint.files.read: no rule reads the package, and that step and scope
 # have a record already). A format with many entries (``Source.drops``) builds no record for those,
 # but still reports what is wrong with them.
 Dropped = Callable[[str, int, str], bool]

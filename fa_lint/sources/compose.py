@@ -2,7 +2,7 @@
 
 ``services.NAME.build`` is a context folder, or a table with ``context``, ``dockerfile`` (from the
 context) and ``args`` (a mapping, or a list of ``NAME=VALUE``), as the Compose specification's build
-section says. Each argument is a ``BuildArg`` for that Dockerfile (``fa_lint.project`` reads it again
+section says. Each argument is a ``BuildArg`` for that Dockerfile (``fa_lint.files.project`` reads it again
 with the values, for its ``ARG`` lines without a default). A value with a variable (``${VER}``, set
 from the shell or a ``.env`` file when compose runs) is not known here, and is left out.
 """

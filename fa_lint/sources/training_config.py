@@ -2,7 +2,7 @@
 ``HfArgumentParser`` configs (``attn_implementation: flash_attention_2``, ``use_transformers_paged: true``).
 
 Such a file installs nothing, so it has no records here; the code layer reads its uses
-(``fa_lint.code.commands.config_uses``). Any ``*.yaml``/``*.yml`` no other format claims may be one: it
+(``fa_lint.code.command_lines.config_uses``). Any ``*.yaml``/``*.yml`` no other format claims may be one: it
 is read when its head has one of those keys at the start of a line. Other frameworks' keys (axolotl's
 ``flash_attention:``, LLaMA-Factory's ``flash_attn:``) map to an implementation through the framework's
 own code and release, and are not read (docs/code.md says why).

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from fa_lint.discover import Target
+from fa_lint.files.discover import Target
+from fa_lint.files.project import load, project_root
 from fa_lint.model import FLASH_ATTN, Requirement
-from fa_lint.project import load, project_root
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from fa_lint import config, engine, fix, read
+from fa_lint import engine
 from fa_lint._compat import chdir
 from fa_lint.engine import Report
+from fa_lint.files import read
+from fa_lint.fixes import apply as fix
 from fa_lint.report import FORMATS, renderer
+from fa_lint.settings import config
 
 # What no output line may hold: C0/C1 controls but tab and the final newline, Unicode line breaks,
 # bidi controls. A lone surrogate fails the strict UTF-8 encode below.

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 from hypothesis import strategies as st
 
-from fa_lint.discover import _fallback, detect
+from fa_lint.files.discover import _fallback, detect
 from fa_lint.sources import SOURCES
 
 DATA = Path(__file__).resolve().parents[1] / "data"

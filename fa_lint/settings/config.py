@@ -79,8 +79,8 @@ Codes = Callable[[Iterable[str]], list[str]]  # the selectors no rule code start
 
 def _read(path: str) -> TomlDoc | ParseProblem:
     """A TOML file as a document, or where it cannot be read, located the way the lint run locates it."""
+    from fa_lint.files.read import read_text, too_deep
     from fa_lint.model import ParseProblem
-    from fa_lint.read import read_text, too_deep
     from fa_lint.syntax import tomldoc
 
     text = read_text(path)

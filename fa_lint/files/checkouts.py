@@ -26,10 +26,10 @@ from collections.abc import Collection, Iterator, MutableMapping
 from packaging.version import InvalidVersion, Version
 
 from fa_lint._records import NamedTuple
+from fa_lint.files.project import off_limits, project_root
+from fa_lint.files.read import read_text
 from fa_lint.kb import forks
 from fa_lint.model import FLASH_ATTN, SUBDIRECTORIES, FileResult, Requirement
-from fa_lint.project import off_limits, project_root
-from fa_lint.read import read_text
 
 _VERSION = re.compile(r"^__version__\s*=\s*(.*)$", re.M)  # flash-attention's setup.py, get_package_version
 _SETUP_VERSION = re.compile(r"""^\s*version\s*=\s*(["'][^"'\n]+["'])""", re.M)

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from packaging.version import Version
 
 from fa_lint.kb import PAGED_KV, KnowledgeBase
+from fa_lint.kb.assess import Policy
 from fa_lint.model import FLASH_ATTN
-from fa_lint.resolve import Policy
 
 BOTS = ("renovate", "dependabot")
 ECOSYSTEMS = ("pip", "uv")  # Dependabot's names for the ecosystems that read flash-attn pins

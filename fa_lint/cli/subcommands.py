@@ -6,8 +6,9 @@ import argparse
 import json
 from typing import TYPE_CHECKING, TextIO
 
-from fa_lint import __version__, config
+from fa_lint import __version__
 from fa_lint.cli.args import EXIT_OK, UsageError, configuration, min_version, write
+from fa_lint.settings import config
 
 if TYPE_CHECKING:
     from fa_lint.rules import Rule
@@ -66,8 +67,9 @@ def list_rules(out: TextIO) -> None:
 
 
 def bot_config(args: argparse.Namespace, out: TextIO) -> int:
-    from fa_lint import bots, kb
-    from fa_lint.resolve import Policy
+    from fa_lint import kb
+    from fa_lint.cli import bots
+    from fa_lint.kb.assess import Policy
 
     base = kb.load()
     floor = min_version(args, configuration(args))

@@ -11,10 +11,10 @@ import stat
 from collections import deque
 from collections.abc import Collection, Iterable, Iterator, Mapping
 
-from fa_lint.discover import GitIgnore, Target, classify, detect, walk
-from fa_lint.environments import LOCKS, PAIRS
+from fa_lint.files.discover import GitIgnore, Target, classify, detect, walk
+from fa_lint.files.read import MAX_BYTES, parse_file
+from fa_lint.machine.environments import LOCKS, PAIRS
 from fa_lint.model import BuildArg, FileResult, Include, Kind, Location, ParseProblem, Requirement
-from fa_lint.read import MAX_BYTES, parse_file
 from fa_lint.syntax.text import excerpt
 
 

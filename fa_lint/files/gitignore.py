@@ -2,7 +2,7 @@
 
 Git's rule is that ``.gitignore`` speaks only for untracked files: a file in the index (``git add -f``)
 is the repository's whatever a pattern says. So in a git work tree the index is asked first
-(``git ls-files``, once per repository, run by ``fa_lint.git`` with nothing the repository configures
+(``git ls-files``, once per repository, run by ``fa_lint.files.git`` with nothing the repository configures
 able to run), and only untracked paths are matched against patterns; outside one, or without git, the
 patterns alone decide.
 
@@ -21,9 +21,9 @@ import os
 import re
 from collections.abc import Iterator
 
-from fa_lint import git
 from fa_lint._records import NamedTuple
-from fa_lint.needles import Needles
+from fa_lint.files import git
+from fa_lint.files.needles import Needles
 
 MAX_PATTERNS = 10_000  # patterns read from one .gitignore file; a longer one is not hand-written
 _INDEX_TIMEOUT_S = 60
@@ -317,7 +317,7 @@ class Rules:
         for i, p in enumerate(self.patterns):
             if p.literal is not None:
                 (self.names if p.basename else self.paths).setdefault(p.literal, []).append(i)
-        # the others by a piece of the text they need (a name's, or a path's): see fa_lint.needles
+        # the others by a piece of the text they need (a name's, or a path's): see fa_lint.files.needles
         globs = [(i, p) for i, p in enumerate(self.patterns) if p.match is not None]
         by_name = Needles((i, p.needle) for i, p in globs if p.basename)
         by_path = Needles((i, p.needle) for i, p in globs if not p.basename)

@@ -15,11 +15,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from fa_lint import read
-from fa_lint.discover import Target
+from fa_lint.files import read
+from fa_lint.files.discover import Target
+from fa_lint.files.project import companions, off_limits, project_root
+from fa_lint.fixes.diff import changed_lines, unified
 from fa_lint.model import FLASH_ATTN, Finding, Fix, NotRun, ParseProblem, Requirement
-from fa_lint.patch import changed_lines, unified
-from fa_lint.project import companions, off_limits, project_root
 from fa_lint.report._common import printable
 from fa_lint.rules._text import RELOCK_ALL
 from fa_lint.sources import SOURCES

@@ -6,8 +6,8 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 
+from fa_lint.files.needles import compiled
 from fa_lint.model import Finding
-from fa_lint.needles import compiled
 
 # flake8's bare or coded noqa comment, and fa-lint's own "# fa-lint: ignore[FAL001]".
 # Patterns, compiled the first time a finding's line has a comment.
@@ -60,7 +60,7 @@ PerFile = tuple[tuple[str, tuple[str, ...]], ...]  # (glob, code prefixes), as [
 
 def file_ignores(path: str, per_file: PerFile, root: str) -> tuple[str, ...]:
     """The code prefixes ignored in ``path``: globs match its path relative to ``root``, or its name.
-    The globs are indexed once per list (``fa_lint.needles``), not tried one by one on every file."""
+    The globs are indexed once per list (``fa_lint.files.needles``), not tried one by one on every file."""
     rel = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
     name = os.path.basename(path)
     globs = compiled(per_file, lambda: [glob for glob, _ in per_file], case=True)

@@ -24,11 +24,11 @@ def uses_of(path: str, source: str, text: str) -> list[Use]:
 
         return read(path, text)  # in file order already (the same key as below)
     if source in CONFIG_FORMATS:
-        from fa_lint.code.commands import config_uses
+        from fa_lint.code.command_lines import config_uses
 
         found = config_uses(path, text)
     else:
-        from fa_lint.code.commands import command_uses
+        from fa_lint.code.command_lines import command_uses
 
         found = command_uses(path, text)
     return sorted(found, key=lambda u: (u.location, u.kind))

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Iterator
 
 from fa_lint._records import NamedTuple
 from fa_lint.code import prefilter
-from fa_lint.gitignore import GitIgnore
-from fa_lint.needles import compiled
+from fa_lint.files.gitignore import GitIgnore
+from fa_lint.files.needles import compiled
 from fa_lint.sources import SNIFFED, SOURCES
 
 __all__ = ["GitIgnore", "Target", "classify", "detect", "discover", "walk"]
@@ -117,7 +117,7 @@ SNIFF_BYTES = 8192
 
 PYTHON_APP = "python-app"  # the format a *.py may be: its sniff reads the whole file (_sniff_python)
 # Python files larger than this are never searched whole for the code layer's words (a generated
-# module, a vendored bundle): fa-lint would not read them (fa_lint.read.MAX_BYTES) anyway.
+# module, a vendored bundle): fa-lint would not read them (fa_lint.files.read.MAX_BYTES) anyway.
 CODE_BYTES = 16 * 1024 * 1024
 
 
@@ -298,7 +298,7 @@ def excluded(path: str, exclude: tuple[str, ...]) -> bool:
     if not exclude:
         return False
     rel, name = os.path.normpath(path), os.path.basename(os.path.normpath(path))
-    return bool(compiled(exclude, lambda: exclude).matching(rel, name))  # indexed: fa_lint.needles
+    return bool(compiled(exclude, lambda: exclude).matching(rel, name))  # indexed: fa_lint.files.needles
 
 
 def _entries(folder: str) -> list[os.DirEntry[str]]:

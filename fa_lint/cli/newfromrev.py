@@ -23,14 +23,14 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from fa_lint import git
 from fa_lint._compat import chdir
 from fa_lint._records import NamedTuple
-from fa_lint.discover import candidate, detect
 from fa_lint.engine import Report
+from fa_lint.files import git
+from fa_lint.files.discover import candidate, detect
+from fa_lint.files.project import Names, is_git
+from fa_lint.files.read import MAX_BYTES
 from fa_lint.model import Finding, Location
-from fa_lint.project import Names, is_git
-from fa_lint.read import MAX_BYTES
 from fa_lint.report._common import fingerprint
 
 
