@@ -97,7 +97,7 @@ def check(
         return _check(list(paths), settings or Settings(), given)
 
 
-def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | None) -> Report:
+def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | None) -> Report:  # noqa: C901 - complexity 15, to split or justify (issue 45)
     base = kb.load()
     policy = _policy(settings, base)
     ignored = GitIgnore() if settings.respect_gitignore else None

@@ -131,7 +131,7 @@ def _condition(test: ast.expr, where: str) -> dict[str, str]:
     return out
 
 
-def gencode_archs(text: str, where: str) -> list[dict[str, Any]]:
+def gencode_archs(text: str, where: str) -> list[dict[str, Any]]:  # noqa: C901 - complexity 11, to split or justify (issue 45)
     """Each ``-gencode arch=...`` the CUDA build passes, and what it needs to be passed."""
     tree = ast.parse(text)
     parents = _parents(tree)

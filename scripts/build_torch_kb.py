@@ -309,7 +309,7 @@ def metadata(fetch: Fetcher, wheel: dict[str, Any]) -> tuple[str, str]:
     return zipped.read(name).decode("utf-8", "replace"), f"{wheel['filename']}:{name}"
 
 
-def sdist_metadata(fetch: Fetcher, files: list[dict[str, Any]]) -> tuple[list[str], str] | str:
+def sdist_metadata(fetch: Fetcher, files: list[dict[str, Any]]) -> tuple[list[str], str] | str:  # noqa: C901 - complexity 11, to split or justify (issue 45)
     """The requirements an sdist publishes: PKG-INFO's Requires-Dist when static (Metadata-Version 2.2+
     without 'Dynamic: Requires-Dist'), else setuptools' ``*.egg-info/requires.txt``. A string: why
     none could be read."""
@@ -619,7 +619,7 @@ def _on_linux(marker: str | None) -> bool:
     )
 
 
-def compact(packages: dict[str, Any]) -> dict[str, Any]:
+def compact(packages: dict[str, Any]) -> dict[str, Any]:  # noqa: C901 - complexity 11, to split or justify (issue 45)
     """The form the data file keeps. Each package lists its distinct requirement lines once
     (``deps``), its distinct sets of them once (``requires``, indexes into ``deps``), and each release
     points at its set. A release keeps its lines on torch, on itself with extras (one extra pulling

@@ -56,7 +56,7 @@ def entry() -> int:
     return code
 
 
-def _main(argv: Sequence[str] | None, out: TextIO | None, err: TextIO | None) -> int:
+def _main(argv: Sequence[str] | None, out: TextIO | None, err: TextIO | None) -> int:  # noqa: C901 - complexity 15, to split or justify (issue 45)
     argv = list(sys.argv[1:] if argv is None else argv)
     out, err = out or sys.stdout, err or sys.stderr
     try:

@@ -149,7 +149,7 @@ def _key(path: str) -> str:
     return os.path.normcase(os.path.abspath(path))
 
 
-def includers(
+def includers(  # noqa: C901 - complexity 11, to split or justify (issue 45)
     named: list[Target],
     known: list[Target],
     exclude: tuple[str, ...] = (),
@@ -337,7 +337,7 @@ def reached(files: Mapping[str, FileResult], roots: Iterable[str]) -> set[str]:
     return seen
 
 
-def load(
+def load(  # noqa: C901 - complexity 14, to split or justify (issue 45)
     targets: Iterable[Target],
     given: Mapping[str, bytes] | None = None,
     parsed: Mapping[str, FileResult] | None = None,

@@ -109,7 +109,7 @@ def _flash_attn(records: Iterable[object]) -> tuple[list[str], int]:
     return raws, problems
 
 
-def edit(path: str, fixes: list[Fix]) -> Outcome:
+def edit(path: str, fixes: list[Fix]) -> Outcome:  # noqa: C901 - complexity 11, to split or justify (issue 45)
     """The file with ``fixes`` applied in memory; nothing is written here."""
     try:
         with open(path, "rb") as fh:

@@ -251,7 +251,7 @@ def _known(r: Requirement) -> bool:
     return not r.unresolved and not (r.url and r.version is None)
 
 
-def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> Iterable[Environment]:
+def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> Iterable[Environment]:  # noqa: C901 - complexity 17, to split or justify (issue 45)
     """One environment per stage or job, folding its install and uninstall commands in order.
 
     For each package, a later install replaces the one in place, unless it is already satisfied:

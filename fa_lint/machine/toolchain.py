@@ -118,7 +118,7 @@ def _torch(final: FinalTorch | None) -> tuple[Known | None, Requirement | None]:
     return Known(minors[0], where(source)), source.requirement
 
 
-def _cuda(env: Environment, torch: Requirement | None, final: FinalTorch | None) -> Known | None:
+def _cuda(env: Environment, torch: Requirement | None, final: FinalTorch | None) -> Known | None:  # noqa: C901 - complexity 11, to split or justify (issue 45)
     if torch is not None:
         v = exact(torch) if torch.name in TORCH else None
         label = _LABEL.match(v.local or "") if v is not None else None
@@ -200,7 +200,7 @@ def _index_abi(minor: str, cuda: str | None) -> bool | None:
     return None if found is None else bool(found)
 
 
-def _abi(env: Environment, final: FinalTorch | None, cuda: Known | None) -> tuple[bool | None, str]:
+def _abi(env: Environment, final: FinalTorch | None, cuda: Known | None) -> tuple[bool | None, str]:  # noqa: C901 - complexity 12, to split or justify (issue 45)
     """The C++ ABI of the torch the environment ends with, and what says so."""
     if final is None or final.last is None:  # nothing installs torch: the base image's, if known
         for image in env.images:

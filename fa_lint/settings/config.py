@@ -130,7 +130,7 @@ def load(path: str, unknown_codes: Codes | None = None) -> Config:
     return _from(path, doc, unknown_codes)
 
 
-def _from(path: str, doc: TomlDoc, unknown_codes: Codes | None) -> Config:
+def _from(path: str, doc: TomlDoc, unknown_codes: Codes | None) -> Config:  # noqa: C901 - complexity 13, to split or justify (issue 45)
     from fa_lint.model import ParseProblem
 
     # fa-lint's own file holds the keys at its top; any other name (``--config cfg.toml``) is read as

@@ -184,7 +184,7 @@ def unwrap(words: list[Word]) -> list[Word]:
     return rest
 
 
-def install(words: list[Word]) -> Install | None:
+def install(words: list[Word]) -> Install | None:  # noqa: C901 - complexity 20, to split or justify (issue 45)
     """The packaging command in ``pip install`` (any spelling), ``uv add``, ``conda install``...,
     ``python setup.py install`` or ``python -m build``; ``conda run``/``uv run`` are followed."""
     words = unwrap(words)

@@ -52,7 +52,7 @@ _VALUED = frozenset(
 TOOLS = ("docker", "podman", "buildah")
 
 
-def build_args(
+def build_args(  # noqa: C901 - complexity 11, to split or justify (issue 45)
     words: list[Word], state: State, make: bool, locate: Callable[[Word], Location]
 ) -> list[BuildArg]:
     """The build arguments a ``docker build`` command gives its Dockerfile; [] for any other command."""

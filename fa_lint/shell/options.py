@@ -41,7 +41,7 @@ _FALSE = {"n", "no", "f", "false", "off", "0"}
 _NO_ISOLATION = {"pdm": {"--no-isolation"}, "build": {"--no-isolation", "-n"}}
 
 
-def install_options(
+def install_options(  # noqa: C901 - complexity 25, to split or justify (issue 45)
     inst: Install, cmd: Command, state: State, make: bool, command: Location | None = None, step: int = 0
 ) -> InstallOptions:
     """The options of one install command that say where packages come from and how sdists build.

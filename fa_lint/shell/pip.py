@@ -36,7 +36,7 @@ _EXTRAS = re.compile(r"\[[^\]]*\]$")  # .[dev]
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
-def install(scanner: Sink, inst: Install, c: Context) -> None:
+def install(scanner: Sink, inst: Install, c: Context) -> None:  # noqa: C901 - complexity 17, to split or justify (issue 45)
     """``pip install ARGS``, ``uv add ARGS``, ``poetry add ARGS``...: each argument's record."""
     split: dict[int, str] = {}  # a field of an expansion -> the expansion as written
     expanded: dict[int, Expanded] = {}  # a word _fields expanded and kept whole -> its expansion

@@ -78,7 +78,7 @@ class Scanner:
         walk.run(state)
         self.stopped = walk.stopped
 
-    def command(self, cmd: Command, state: State, possible: bool, make: bool) -> Word | None:
+    def command(self, cmd: Command, state: State, possible: bool, make: bool) -> Word | None:  # noqa: C901 - complexity 13, to split or justify (issue 45)
         words = self._resolve_head(cmd.words, state, make)
         if not words:
             return None

@@ -27,7 +27,7 @@ _MODULE = re.compile(r"^(?:cuda|CUDA|cudatoolkit|nvhpc)(?:/(\d+)\.(\d+)[\w.-]*)?
 _RUNFILE = re.compile(r"(?:^|/)cuda_(\d+)\.(\d+)(?:\.\d+)?_[\w.]*linux[\w.-]*\.run$")
 
 
-def toolkit(words: list[Word], head: str | None = None) -> tuple[Word, str, str] | None:
+def toolkit(words: list[Word], head: str | None = None) -> tuple[Word, str, str] | None:  # noqa: C901 - complexity 11, to split or justify (issue 45)
     """The CUDA toolkit a command installs: a package of the system's package manager
     (``apt-get install cuda-nvcc-12-1``) or NVIDIA's runfile (``sh cuda_12.1.0_..._linux.run``), its
     version ("12.1", or "" when the name says none), and how ("apt", "runfile"); or None."""

@@ -80,7 +80,7 @@ def _task(
             yield from scanner.drain()
 
 
-def _settings(index: TextIndex, text: str, node: yaml.Node, depth: int) -> Iterator[Setting]:
+def _settings(index: TextIndex, text: str, node: yaml.Node, depth: int) -> Iterator[Setting]:  # noqa: C901 - complexity 12, to split or justify (issue 45)
     if depth > 64:
         return
     if isinstance(node, yaml.SequenceNode):

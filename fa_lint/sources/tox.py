@@ -174,7 +174,7 @@ def _substitute(text: str) -> tuple[str, str | None]:
     return out, (unresolved[0] if unresolved else None)
 
 
-def parse(path: str, text: str) -> Iterator[Parsed]:
+def parse(path: str, text: str) -> Iterator[Parsed]:  # noqa: C901 - complexity 12, to split or justify (issue 45)
     index = TextIndex(path, text)
     problem = ini.check(index, "tox.ini")
     if problem is not None:
@@ -274,7 +274,7 @@ def _dep(index: TextIndex, start: int, dep: str, scope: str) -> Iterator[Parsed]
     yield pep508.parse(text, where, NAME, scope=scope)
 
 
-def _groups(
+def _groups(  # noqa: C901 - complexity 17, to split or justify (issue 45)
     index: TextIndex,
     envlist: list[str],
     sections: dict[str, int],

@@ -47,7 +47,7 @@ def _count(value: Any) -> int:
     return n
 
 
-def matched(text: str, data: Any, depth: int) -> dict[JsonPath, int] | None:
+def matched(text: str, data: Any, depth: int) -> dict[JsonPath, int] | None:  # noqa: C901 - complexity 11, to split or justify (issue 45)
     """Where each member's key starts, down to ``depth``: the keys the expression finds, matched in
     order to the members of ``data`` (deeper ones counted, not compared); None unless they match."""
     found = _KEY_END.finditer(text)

@@ -125,7 +125,7 @@ class _Scanner:
                 continue
             return tuple(keys)
 
-    def _value(self, path: TomlPath, key_start: int) -> None:
+    def _value(self, path: TomlPath, key_start: int) -> None:  # noqa: C901 - complexity 17, to split or justify (issue 45)
         s = self.s
         start = self.i
         c = s[start]

@@ -92,7 +92,7 @@ def _located(doc: TomlDoc, path: tomldoc.TomlPath) -> Location:
 Record = Callable[[Package, Callable[[], Location]], "Parsed | None"]
 
 
-def _by_table(path: str, text: str, key: str, record: Record) -> list[Parsed] | None:
+def _by_table(path: str, text: str, key: str, record: Record) -> list[Parsed] | None:  # noqa: C901 - complexity 11, to split or justify (issue 45)
     """The records of every ``[[key]]`` table, each table read alone; None when the document cannot
     be read that way with the meaning it has whole, or tomllib refuses a part of it.
 

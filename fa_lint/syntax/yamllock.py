@@ -42,7 +42,7 @@ def _scalar(text: str) -> str:
     return text
 
 
-def entries(index: TextIndex, key: str) -> Iterator[Entry | ParseProblem]:
+def entries(index: TextIndex, key: str) -> Iterator[Entry | ParseProblem]:  # noqa: C901 - complexity 12, to split or justify (issue 45)
     """The entries of the top-level list ``key:``; a line no writer makes is a located problem."""
     text = index.text
     m = re.search(rf"^{re.escape(key)}:[ \t]*\r?$", text, re.M)
