@@ -420,3 +420,28 @@ def test_a_gpu_instance_fa_lint_cannot_map_is_not_judged(project: Any, files: di
 def test_a_cpu_instance_says_nothing(project: Any) -> None:
     sky = "resources:\n  instance_type: m5.large\nsetup: pip install flash-attn==2.6.3\n"
     assert _fal013(project, {"sky.yaml": sky}) == []
+
+
+@pytest.mark.parametrize(
+    ("launch", "severity"),
+    [
+        # runpod-python's create_pod(name, image_name, gpu_type_id, ...) (runpod/api/ctl_commands.py):
+        # the GPU type by position or keyword; an RTX 2080 Ti is Turing (7.5), below 2.6.3's 8.0
+        ('import runpod\npod = runpod.create_pod("t", "img", "NVIDIA GeForce RTX 2080 Ti")\n', "warning"),
+        (
+            'from runpod import create_pod\np = create_pod("t", gpu_type_id="NVIDIA GeForce RTX 2080 Ti")\n',
+            "warning",
+        ),
+        # a GPU type fa-lint cannot map is said, not passed
+        ('import runpod\npod = runpod.create_pod("t", "img", gpu_type_id="NVIDIA Quux 9")\n', "info"),
+    ],
+)
+def test_runpod_gpu_types(project: Any, launch: str, severity: str) -> None:
+    files = {"launch.py": launch, "requirements.txt": "flash-attn==2.6.3\n"}
+    assert _fal013(project, files) == [("requirements.txt", 1, severity)]
+
+
+def test_a_runpod_endpoint_pool_names_no_gpu(project: Any) -> None:
+    # an endpoint's gpu_ids name pools of several GPUs ("AMPERE_16"): nothing to judge, nothing said
+    launch = 'import runpod\nrunpod.create_endpoint(name="e", template_id="t", gpu_ids="AMPERE_16")\n'
+    assert _fal013(project, {"launch.py": launch, "requirements.txt": "flash-attn==2.6.3\n"}) == []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 
 FIRST_LINE = 256  # bytes: a shebang line is short (the kernel reads at most 256 on Linux)
 _SHEBANG = re.compile(rb"#![ \t]*(\S+)(?:[ \t]+(-\S+[ \t]+)*(\S+))?")
@@ -69,13 +70,16 @@ _FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0
 
 
 def first_line(path: str) -> bytes:
-    """The first line of a file, at most FIRST_LINE bytes; empty when it cannot be read. O_NONBLOCK: a
-    FIFO named like a script must not stop the run."""
+    """The first line of a regular file, at most FIRST_LINE bytes; empty when it cannot be read or is
+    not a regular file. O_NONBLOCK: a FIFO named like a script must not stop the run; and a pipe
+    (``fa-lint <(...)``) is not read here, since what is read from a pipe is gone for the reader after."""
     try:
         fd = os.open(path, _FLAGS)
     except OSError:
         return b""
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
         return os.read(fd, FIRST_LINE).split(b"\n", 1)[0]
     except OSError:  # a folder, a FIFO with no writer
         return b""
