@@ -271,6 +271,7 @@ def test_numbers_that_name_no_card(text: str) -> None:
         ("Standard_NC4as_T4_v3", "NVIDIA T4", "7.5", None),
         ("Standard_ND96isr_H100_v5", "NVIDIA H100", "9.0", None),
         ("Standard_NV36ads_A10_v5", "NVIDIA A10", "8.6", None),
+        ("Standard_ND128isr_NDR_GB200_v6", "NVIDIA GB200", "10.0", None),  # two words before the version
     ],
 )
 def test_instance_families_of_issue_39(text: str, name: str, cc: str, arch: str | None) -> None:
