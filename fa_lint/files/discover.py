@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 
 from fa_lint._records import NamedTuple
 from fa_lint.code import prefilter
+from fa_lint.files import shebang
 from fa_lint.files.gitignore import GitIgnore
 from fa_lint.files.needles import compiled
 from fa_lint.sources import SNIFFED, SOURCES
@@ -207,6 +208,8 @@ def classify(path: str) -> str | None:
         if fmt is not None and not sniff(path, fmt):
             last = SNIFFED[_LAST_LOOK]
             fmt = _LAST_LOOK if _matches(last.candidates, _posix(path)) and sniff(path, _LAST_LOOK) else None
+    if fmt is None and shebang.admitted(path):
+        fmt = shebang.script_format(path) or None  # a script with no extension: its first line says
     return fmt
 
 
@@ -227,17 +230,22 @@ _BY_NAME = (
 )
 
 
-def _fallback(path: str) -> str:
+def _fallback(path: str) -> str | None:
     """A format for a file named explicitly whose name the catalogue does not know.
 
-    Every file pre-commit or a user names is checked; its extension, then its text, decide how.
-    Anything else is read as a pip requirements file, the most common unnamed format.
+    Every file pre-commit or a user names is checked; its first line, its extension, then its text,
+    decide how: a shell shebang makes a shell script (``train`` or ``job.txt`` with ``#!/bin/bash``);
+    a name that says its format comes next; anything else is read as a pip requirements file, the most
+    common unnamed format, unless a shebang says it is another interpreter's script (None: not ours).
     """
+    script = shebang.script_format(path)
+    if script:
+        return script
     base = os.path.basename(path).lower()
     for pattern, fmt in _BY_NAME:
         if fnmatch.fnmatchcase(base, pattern):
             return _sniff_lock(path) if fmt == "lock" else fmt
-    return "requirements"
+    return "requirements" if script is None else None
 
 
 def _sniff_lock(path: str) -> str:
@@ -384,7 +392,8 @@ def discover(
                 fmt = "setup.py"  # setup_gpu.py named explicitly: as before; other Python is not ours
             found = [] if fmt is None else [Target(path, fmt, explicit=True)]
         else:
-            found = [Target(path, detect(path) or _fallback(path), explicit=True)]
+            fmt = detect(path) or _fallback(path)
+            found = [] if fmt is None else [Target(path, fmt, explicit=True)]
         for target in found:
             key = os.path.normcase(os.path.abspath(target.path))
             if key not in seen:

@@ -226,8 +226,10 @@ def _build_gpu(scope: str, own: list[Setting], gpus: tuple[GpuTarget, ...]) -> t
 
 def _gpu_targets(settings: Iterable[Setting]) -> Iterable[GpuTarget]:
     for s in settings:
-        if s.kind in ("runner", "gpu"):
-            gpu = _gpus.named(s.value) or (_gpus.runner_tag(s.value) if s.kind == "runner" else None)
+        if s.kind == "gpu":
+            gpu = _gpus.gpu_named(s.value)
+        elif s.kind == "runner":
+            gpu = _gpus.named(s.value) or _gpus.runner_tag(s.value)
         elif s.kind == "instance":
             gpu = _gpus.instance(s.value)
         else:
@@ -238,10 +240,14 @@ def _gpu_targets(settings: Iterable[Setting]) -> Iterable[GpuTarget]:
 
 def _unknown_gpus(settings: Iterable[Setting]) -> Iterable[UnknownGpu]:
     """GPU names gpus.json does not map. Only settings that certainly name a GPU (SkyPilot accelerators,
-    a GPU node label, a Slurm GPU type, Modal's gpu=): a runner label or an instance type need not
+    a GPU node label, a Slurm GPU type, Modal's gpu=) or a GPU instance family (AWS p*/g*, Azure's N
+    sizes, Google's accelerator-optimized series): a runner label or another instance type need not
     name one at all (``self-hosted``, ``m5.large``)."""
     for s in settings:
-        if s.kind == "gpu" and _gpus.named(s.value) is None:
+        unknown = (s.kind == "gpu" and _gpus.gpu_named(s.value) is None) or (
+            s.kind == "instance" and _gpus.instance(s.value) is None and _gpus.gpu_instance(s.value)
+        )
+        if unknown:
             yield UnknownGpu(s.value, f"{s.location} ({s.name}: {s.value})")
 
 

@@ -127,7 +127,17 @@ SOURCES: dict[str, Source] = {
                 "Containerfile_*",
             ),
         ),
-        Source("shell", "shell", ("*.sh", "*.bash")),
+        Source(
+            "shell",
+            "shell",
+            # Slurm job scripts: *.slurm and *.sbatch are the names public repositories give them most
+            # (train.slurm, job.slurm, train.sbatch: hundreds of repositories each)
+            ("*.sh", "*.bash", "*.sbatch", "*.slurm"),
+            # names schedulers' job scripts share with other tools' files (PBS/Torque, LSF, Grid Engine,
+            # a generic *.job): a shell script when its head shows one (sources/shell.py sniff). A script
+            # with no extension at all is found by its first line (fa_lint.files.shebang).
+            ("*.job", "*.pbs", "*.qsub", "*.lsf"),
+        ),
         Source(
             "requirements",
             "requirements",

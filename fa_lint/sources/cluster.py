@@ -128,7 +128,8 @@ def _accelerators(index: TextIndex, text: str, node: yaml.Node) -> Iterator[Sett
         body = text[start:end]
         names = [
             (m.group(1), start + m.start(1), start + m.end(1))
-            for m in re.finditer(r"([A-Za-z][\w-]*)(?::\d+)?", body)
+            # a name starts with a letter, or is a GeForce model number (2080ti:1, 3090)
+            for m in re.finditer(r"((?:[A-Za-z]|\d{4})[\w-]*)(?::\d+)?", body)
         ]
         for name, a, b in names:
             yield Setting(index.location(a, b), "gpu", "accelerators", name, possible=len(names) > 1)
