@@ -279,9 +279,9 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:  # noqa: C9
     if args.add_noqa and (args.fix or args.diff):
         raise UsageError("--add-noqa suppresses the findings; it cannot also fix them (--fix, --diff)")
     if args.show_fixes and args.format not in LISTING:
-        raise UsageError("--show-fixes lists fixes in the text output: use --format text or concise")
+        raise UsageError("--show-fixes lists fixes in the text output: use --format text, concise or grouped")
     if args.statistics and args.format not in (*LISTING, "json"):
-        raise UsageError("--statistics prints a table: use --format text, concise or json")
+        raise UsageError("--statistics prints a table: use --format text, concise, grouped or json")
     missing = [p for p in paths if not os.path.exists(p) and not (given and p in given)]
     if missing:
         say(err, f"no such file or folder: {', '.join(missing)}")
@@ -354,6 +354,7 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:  # noqa: C9
             fixable=fixable,
             fixes=shown if args.show_fixes else None,
             quiet=quiet,
+            fails=lambda f: _fails(f, args, cfg, found),  # which findings fail the run (junit's failures)
             **extra,
         )
     if args.output_file or not args.silent:
