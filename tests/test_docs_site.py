@@ -46,7 +46,9 @@ def test_a_broken_link_fails_the_build(tmp_path: Path) -> None:
     (docs / "index.md").write_text("# x\n\nSee [nowhere](missing.md).\n")
     config = tmp_path / "mkdocs.yml"
     text = (REPO / "mkdocs.yml").read_text()
-    text = re.sub(r"(?ms)^nav:.*", "nav:\n  - index.md\n", text).replace("docs_dir: docs", f"docs_dir: {docs}")
+    text = re.sub(r"(?ms)^nav:.*", "nav:\n  - index.md\n", text).replace(
+        "docs_dir: docs", f"docs_dir: {docs}"
+    )
     config.write_text(text)
     r = _build(tmp_path / "site", config)
     assert r.returncode != 0 and "missing.md" in r.stdout + r.stderr
