@@ -1,5 +1,5 @@
 """``fa-lint [PATHS...]`` and its subcommands (``verify``, ``rule``, ``releases``, ``bot-config``,
-``completion``):
+``completion``, ``server``):
 the entry point, which dispatches, and turns every error into a message and an exit code.
 
 Exit codes: 0 no error findings, 1 at least one error finding (warnings too with --strict),
@@ -64,6 +64,10 @@ def _main(argv: Sequence[str] | None, out: TextIO | None, err: TextIO | None) ->
             from fa_lint.verify.cli import main as verify_main
 
             return verify_main(argv[1:], out=out, err=err)
+        if argv[:1] == ["server"]:
+            from fa_lint.server import main as server_main
+
+            return server_main(argv[1:], err)
         if argv[:1] == ["bot-config"]:
             return bot_config(bot_parser().parse_args(argv[1:]), out)
         if argv[:1] == ["releases"]:

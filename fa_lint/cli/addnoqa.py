@@ -49,13 +49,24 @@ def _seen(report: Report, path: str) -> set[tuple[str, int, str]]:
     return {(f.code, f.location.line, f.message) for f in report.findings if f.location.path == path}
 
 
-def add(findings: Iterable[Finding], recheck: Recheck, write: Callable[[str, bytes], None]) -> Added:
+def _read(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def add(
+    findings: Iterable[Finding],
+    recheck: Recheck,
+    write: Callable[[str, bytes], None],
+    read: Callable[[str], bytes] = _read,
+) -> Added:
+    """Comment each finding's line, file by file; ``read`` gives a file's bytes (an editor's unsaved
+    text, for ``fa-lint server``), ``write`` takes the new ones."""
     comments = files = 0
     refused: list[tuple[str, int, str]] = []
     for path, lines in _wanted(findings).items():
         try:
-            with open(path, "rb") as fh:
-                data = fh.read()
+            data = read(path)
         except OSError as exc:
             refused += [(path, n, f"cannot read the file: {exc.strerror or exc}") for n in sorted(lines)]
             continue

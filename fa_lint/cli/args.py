@@ -11,10 +11,24 @@ from packaging.version import Version
 
 from fa_lint.settings import config
 
-FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab")
+FORMATS = (
+    "text",
+    "concise",
+    "json",
+    "sarif",
+    "github",
+    "gitlab",
+    "json-lines",
+    "junit",
+    "rdjson",
+    "pylint",
+    "azure",
+    "grouped",
+)
 ALIASES = {"full": "text"}  # ruff's name for the format fa-lint calls text
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-LISTING = ("text", "concise")  # the formats --statistics and --show-fixes print in (json: --statistics too)
+# the formats --statistics and --show-fixes print in (json: --statistics too)
+LISTING = ("text", "concise", "grouped")
 
 
 class _Help(argparse.HelpFormatter):

@@ -41,6 +41,7 @@ def _commands() -> list[_Command]:
     from fa_lint.cli import args
     from fa_lint.cli.releases import parser as releases
     from fa_lint.rules import RULES
+    from fa_lint.server import parser as server
     from fa_lint.verify.cli import parser as verify
 
     parsers = {
@@ -50,6 +51,7 @@ def _commands() -> list[_Command]:
         "releases": releases(),
         "bot-config": args.bot_parser(),
         "completion": completion_parser(),
+        "server": server(),
     }
     out = []
     for name, p in parsers.items():

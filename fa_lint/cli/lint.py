@@ -243,14 +243,11 @@ def _per_file(given: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(out)
 
 
-def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:  # noqa: C901 - complexity 30, to split or justify (issue 45)
-    from fa_lint import engine
-    from fa_lint.report import renderer
-
-    paths = args.paths or ["."]
-    args.format = ALIASES.get(args.format, args.format)
-    args.fix = args.fix or args.fix_only
-    quiet = args.quiet or args.silent  # the findings alone; --silent: not even those
+def prepared(
+    args: argparse.Namespace, paths: list[str]
+) -> tuple[Settings, config.Config, config.Resolver | None]:
+    """The run's settings for ``paths`` (each file's own configuration under the command line), the
+    run's configuration, and the resolver that finds each file's; for ``lint`` and ``fa-lint server``."""
     found = resolver(args)
     cfg = configuration(args, paths, found)
     settings = _settings(args, cfg, prune=True)
@@ -261,6 +258,18 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:  # noqa: C9
         settings = settings._replace(exclude=(*cfg.exclude, *(args.extend_exclude or ())))
     if found is not None:
         settings = settings._replace(scoped=_Scopes(found, lambda c: _settings(args, c, prune=False)))
+    return settings, cfg, found
+
+
+def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:  # noqa: C901 - complexity 30, to split or justify (issue 45)
+    from fa_lint import engine
+    from fa_lint.report import renderer
+
+    paths = args.paths or ["."]
+    args.format = ALIASES.get(args.format, args.format)
+    args.fix = args.fix or args.fix_only
+    quiet = args.quiet or args.silent  # the findings alone; --silent: not even those
+    settings, cfg, found = prepared(args, paths)
     given = None
     rev = cfg.new_from_rev if args.new_from_rev is None else args.new_from_rev  # "" turns it off
     if args.stdin_filename or paths == ["-"]:
@@ -279,9 +288,9 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:  # noqa: C9
     if args.add_noqa and (args.fix or args.diff):
         raise UsageError("--add-noqa suppresses the findings; it cannot also fix them (--fix, --diff)")
     if args.show_fixes and args.format not in LISTING:
-        raise UsageError("--show-fixes lists fixes in the text output: use --format text or concise")
+        raise UsageError("--show-fixes lists fixes in the text output: use --format text, concise or grouped")
     if args.statistics and args.format not in (*LISTING, "json"):
-        raise UsageError("--statistics prints a table: use --format text, concise or json")
+        raise UsageError("--statistics prints a table: use --format text, concise, grouped or json")
     missing = [p for p in paths if not os.path.exists(p) and not (given and p in given)]
     if missing:
         say(err, f"no such file or folder: {', '.join(missing)}")
@@ -354,6 +363,7 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:  # noqa: C9
             fixable=fixable,
             fixes=shown if args.show_fixes else None,
             quiet=quiet,
+            fails=lambda f: _fails(f, args, cfg, found),  # which findings fail the run (junit's failures)
             **extra,
         )
     if args.output_file or not args.silent:

@@ -60,11 +60,20 @@ class Outcome:
 def quoted(path: str) -> str:
     """A path as git writes it in a diff header: in double quotes, with C escapes (octal for each
     byte of a character outside ASCII, as core.quotePath does), when it holds anything but plain
-    printable ASCII; as it is otherwise."""
+    printable ASCII; as it is otherwise. A path holding "##" is quoted too, its "#" written as octal
+    (``\\043``, which ``git apply`` and ``patch`` read back): a CI log would act on "##[" or "##vso["
+    in a header line (``report._common.printable``)."""
     raw = os.fsencode(path.replace(os.sep, "/"))
-    if all(0x20 <= b < 0x7F and b not in b'"\\' for b in raw):
+    hashes = b"##" in raw
+    if not hashes and all(0x20 <= b < 0x7F and b not in b'"\\' for b in raw):
         return path
-    return '"' + "".join(_QUOTE.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in raw) + '"'
+
+    def char(b: int) -> str:
+        if hashes and b == 0x23:
+            return "\\043"
+        return _QUOTE.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}")
+
+    return '"' + "".join(map(char, raw)) + '"'
 
 
 _QUOTE = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\"}

@@ -1,8 +1,8 @@
-"""``--format text`` and ``--format concise``: ruff's ``full`` and ``concise`` output.
+"""``--format text``, ``concise`` and ``grouped``: ruff's ``full``, ``concise`` and ``grouped`` output.
 
 ``text`` gives each finding a header (``path:line:col: CODE [severity] [*] headline``), the source with
-the span marked, ``= note:`` lines and a ``= help:`` line; ``concise`` the header alone. Both end with a
-summary.
+the span marked, ``= note:`` lines and a ``= help:`` line; ``concise`` the header alone; ``grouped`` each
+file's name once, then ``line:col CODE [severity] [*] headline`` under it. All end with a summary.
 Every string taken from a checked file passes through ``printable``.
 """
 
@@ -44,11 +44,16 @@ def plural(n: int, word: str) -> str:
 def _header(f: Finding, paint: _Paint, fixable: bool) -> str:
     loc = f.location
     where = paint(_BOLD, f"{printable(loc.path)}:{loc.line}:{loc.column}:")
+    return f"{where} {_said(f, paint, fixable)}"
+
+
+def _said(f: Finding, paint: _Paint, fixable: bool) -> str:
+    """``CODE [severity] [*] headline``: a header after its place."""
     mark = " [*]" if fixable and f.fix is not None and f.fix.safe else ""
     # The severity in words, not colour alone: a log, a pipe or a colour-blind reader sees which
     # findings fail the run. After the code, so that "path:line:col: CODE" stays what tools match.
     label = paint(_COLOR[f.severity], f"{f.code} [{f.severity.value}]")
-    return f"{where} {label}{mark} {printable(f.message)}"
+    return f"{label}{mark} {printable(f.message)}"
 
 
 def _help(f: Finding, fixable: bool) -> str:
@@ -91,6 +96,7 @@ def render(
     fixable: bool = True,
     fixes: ShownFixes | None = None,
     quiet: bool = False,
+    **_: object,
 ) -> str:
     """Every finding in full, then the fixes (with ``--show-fixes``) and the summary.
 
@@ -129,10 +135,37 @@ def concise(
     fixable: bool = True,
     fixes: ShownFixes | None = None,
     quiet: bool = False,
+    **_: object,
 ) -> str:
     """One line a finding, then the fixes (with ``--show-fixes``) and the summary."""
     paint = _Paint(color)
     lines = [_header(f, paint, fixable) for f in report.findings]
+    return _end(lines, report, fixable, fixes, quiet)
+
+
+def grouped(
+    report: Report,
+    *,
+    color: bool = False,
+    fixable: bool = True,
+    fixes: ShownFixes | None = None,
+    quiet: bool = False,
+    **_: object,
+) -> str:
+    """Each file's name, then one line a finding under it, lines and columns aligned as ruff aligns them."""
+    paint = _Paint(color)
+    by_file: dict[str, list[Finding]] = {}
+    for f in report.findings:  # sorted by path already: a file's findings stay in order
+        by_file.setdefault(f.location.path, []).append(f)
+    lines: list[str] = []
+    for path, found in by_file.items():
+        rows = max(len(str(f.location.line)) for f in found)
+        columns = max(len(str(f.location.column)) for f in found)
+        lines.append(paint(_BOLD, f"{printable(path)}:"))
+        for f in found:
+            where = f"{f.location.line:>{rows}}:{f.location.column:<{columns}}"
+            lines.append(f"  {where} {_said(f, paint, fixable)}")
+        lines.append("")
     return _end(lines, report, fixable, fixes, quiet)
 
 
