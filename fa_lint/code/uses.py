@@ -27,4 +27,5 @@ class Use(NamedTuple):
     name: str = ""  # the function, implementation or kernel repository
     keywords: tuple[str, ...] = ()  # a call's keywords; a custom kernel's parameters
     pinned: bool = False  # a kernel loaded with a version, a revision or a lock
+    args: int = 0  # a kernel load's positional arguments (the repository, then a revision)
     detail: str = ""  # how, in words for a note: "generate_batch()", "device='cpu'"
