@@ -19,7 +19,7 @@ from fa_lint.code.uses import ATTN, CALL, CUSTOM, KERNEL, LOCAL_KERNEL, STALE_LO
 from fa_lint.machine.environments import Environment
 from fa_lint.model import FA3, FA4, FLASH_ATTN, Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import Context, Rule, exact
-from fa_lint.rules._code import certain, folder, nearest, paged
+from fa_lint.rules._code import ancestors, folder, nearest, sure
 from fa_lint.rules._text import KERNELS, TRANSFORMERS, fit
 
 CALL_KEYWORD = Rule(
@@ -147,24 +147,17 @@ def _custom(ctx: Context, use: Use) -> Iterator[Finding]:
         return
     # What puts it in flash-attn's place: a substitution in its own file or package folder (what a
     # substitution elsewhere assigns is not followed), or a local kernel loaded from a folder above it.
-    here = folder(use.location.path)
-    put = [
-        u
-        for u in ctx.uses
-        if (u.kind == SUBSTITUTE and folder(u.location.path) == here)
-        or (u.kind == LOCAL_KERNEL and u.name and _holds(u, here))
-    ]
+    put = _put(ctx, folder(use.location.path))
     kernel_layout = "torch-ext/" in use.location.path.replace("\\", "/")
-    if not put and not kernel_layout:
+    if put is None and not kernel_layout:
         return  # a function of that name nothing puts in flash-attn's place: transformers never calls it
-    on, off = paged(ctx)
     # a kernel's own source is reached by whoever loads it, which this repository need not be
-    sure = certain(on, off) if put else []
+    taken = sure(ctx) if put is not None else []
     facts = ctx.transformers
     pinned = _transformers(nearest(ctx, use))
     notes = []
-    if put:
-        notes.append(f"{put[0].location} puts it in flash-attn's place ({put[0].detail or put[0].name})")
+    if put is not None:
+        notes.append(f"{put.location} puts it in flash-attn's place ({put.detail or put.name})")
     else:
         notes.append(
             "it is a kernel's source (torch-ext/): transformers loads it for attn_implementation='org/repo'"
@@ -192,16 +185,16 @@ def _custom(ctx: Context, use: Use) -> Iterator[Finding]:
             "block table "
             "and read the paged cache as if it were contiguous"
         )
-    if sure:
-        notes.append(f"the code takes the paged path: {sure[0].detail} at {sure[0].location}")
+    if taken:
+        notes.append(f"the code takes the paged path: {taken[0].detail} at {taken[0].location}")
     else:
         notes.append("no code read takes the paged path for certain; the next script that does reaches it")
     yield CUSTOM_KERNEL.finding(
         use.location,
         "this `flash_attn_with_kvcache` takes no `block_table` or `page_table`: paged decode fails on it; "
         "add `block_table`",
-        severity=Severity.ERROR if sure else Severity.WARNING,
-        related=tuple(u.location for u in put[:1]),
+        severity=Severity.ERROR if taken else Severity.WARNING,
+        related=(put.location,) if put is not None else (),
         notes=tuple(notes),
         help=(
             "give it a `block_table` (or `page_table`) parameter and use it, or load flash-attn>=2.5.0 "
@@ -210,12 +203,43 @@ def _custom(ctx: Context, use: Use) -> Iterator[Finding]:
     )
 
 
-def _holds(local: Use, here: str) -> bool:
-    """Whether a local kernel's folder (relative to the loading file) holds the folder ``here``."""
+def _put(ctx: Context, here: str) -> Use | None:
+    """The first use (in the run's order) that puts a kernel of the folder ``here`` in flash-attn's
+    place: a substitution in that folder, or a local kernel loaded from it or a folder above it. Looked
+    up in an index built once a run (reliability 60), not searched in every use for each kernel."""
+    substitutes, locals_ = _put_index(ctx)
+    # each list is in the run's order: its first is its earliest
+    firsts = [found[0] for found in (substitutes.get(here), *map(locals_.get, ancestors(here))) if found]
+    order = _order(ctx)
+    return min(firsts, key=lambda u: order[id(u)], default=None)
+
+
+def _put_index(ctx: Context) -> tuple[dict[str, list[Use]], dict[str, list[Use]]]:
+    """Substitutions by their file's folder; local kernels by the folder they load (relative to the
+    loading file)."""
     import os
 
-    base = os.path.normpath(os.path.join(folder(local.location.path), local.name))
-    return here == base or here.startswith(base + os.sep)
+    key = ("what puts kernels in place",)
+    if key not in ctx.memo:
+        substitutes: dict[str, list[Use]] = {}
+        locals_: dict[str, list[Use]] = {}
+        for u in ctx.uses:
+            if u.kind == SUBSTITUTE:
+                substitutes.setdefault(folder(u.location.path), []).append(u)
+            elif u.kind == LOCAL_KERNEL and u.name:
+                base = os.path.normpath(os.path.join(folder(u.location.path), u.name))
+                locals_.setdefault("" if base == "." else base, []).append(u)
+        ctx.memo[key] = (substitutes, locals_)
+    found: tuple[dict[str, list[Use]], dict[str, list[Use]]] = ctx.memo[key]
+    return found
+
+
+def _order(ctx: Context) -> dict[int, int]:
+    key = ("use order",)
+    if key not in ctx.memo:
+        ctx.memo[key] = {id(u): n for n, u in enumerate(ctx.uses)}
+    found: dict[int, int] = ctx.memo[key]
+    return found
 
 
 def _kernel(use: Use) -> Iterator[Finding]:
