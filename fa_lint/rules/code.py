@@ -18,6 +18,7 @@ from packaging.version import Version
 from fa_lint.code.uses import ATTN, CALL, CUSTOM, KERNEL, LOCAL_KERNEL, STALE_LOCK, SUBSTITUTE, Use
 from fa_lint.machine.environments import Environment
 from fa_lint.model import FA3, FA4, FLASH_ATTN, Finding, Kind, Requirement, Severity
+from fa_lint.rules import _hub
 from fa_lint.rules._base import Context, Rule, exact
 from fa_lint.rules._code import ancestors, folder, nearest, sure
 from fa_lint.rules._text import KERNELS, TRANSFORMERS, fit
@@ -91,7 +92,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         elif use.kind == CUSTOM:
             yield from _custom(ctx, use)
         elif use.kind in (KERNEL, STALE_LOCK) or (use.kind == ATTN and _HUB.match(use.name)):
-            yield from _kernel(use)
+            yield from _kernel(ctx, use)
         if use.kind == ATTN and use.name.removeprefix("paged|") in PROVIDERS:
             yield from _unavailable(ctx, use)
 
@@ -242,7 +243,7 @@ def _order(ctx: Context) -> dict[int, int]:
     return found
 
 
-def _kernel(use: Use) -> Iterator[Finding]:
+def _kernel(ctx: Context, use: Use) -> Iterator[Finding]:
     if use.kind == STALE_LOCK:
         yield UNPINNED_KERNEL.finding(
             use.location,
@@ -255,26 +256,11 @@ def _kernel(use: Use) -> Iterator[Finding]:
             help="run `kernels lock .` and commit both files",
         )
         return
+    if use.kind == KERNEL and use.detail == "get_kernel()" and use.args > 1:
+        yield from _hub.positional(ctx, UNPINNED_KERNEL, use)
     if use.pinned or "@" in use.name:
         return
-    repo = use.name.split(":", 1)[0]
-    how = f'attn_implementation="{use.name}"' if use.kind == ATTN else f'{use.detail[:-2]}("{use.name}")'
-
-    yield UNPINNED_KERNEL.finding(
-        use.location,
-        fit("Hub kernel `{repo}` is loaded without a version or revision; pin one", repo=repo),
-        notes=(
-            f"{how} loads whatever the Hub holds at run time",
-            "the `kernels` documentation asks for a `version` or `revision` on every Hub kernel: an "
-            "unpinned one can change (lose `block_table`, drop a GPU) between two runs of the same code",
-            "whether the kernel as it stands today has what the code needs cannot be judged offline",
-        ),
-        help=(
-            f'use "{repo}@<revision>" (or a version), or `get_kernel("{repo}", version=...)`'
-            if use.kind == ATTN
-            else f"pass version= or revision= to load `{repo}`, or lock it (get_locked_kernel)"
-        ),
-    )
+    yield from _hub.unpinned(ctx, UNPINNED_KERNEL, use)
 
 
 def _unavailable(ctx: Context, use: Use) -> Iterator[Finding]:
