@@ -11,6 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from packaging.ranges import VersionRange
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
 from fa_lint._records import NamedTuple
 from fa_lint.code.uses import ATTN, CALL, NOT_PAGED, PAGED, Use
 from fa_lint.machine.environments import Environment, split
@@ -18,6 +22,25 @@ from fa_lint.model import Requirement
 from fa_lint.rules._base import Context
 
 _SHOWN = 1  # paged-path uses a note names; the rest are counted
+# The keywords each function gained after its first release, and the knowledge base's feature for
+# each (fa_lint/kb/flash_attn.json "features": from flash-attn's own signatures, per release).
+KEYWORDS = {
+    "flash_attn_with_kvcache": {
+        "block_table": "paged-kv",
+        "cache_batch_idx": "cache-batch-idx",
+        "cache_leftpad": "cache-leftpad",
+        "rotary_cos": "rotary",
+        "window_size": "sliding-window",
+        "alibi_slopes": "alibi",
+        "softcap": "softcap",
+    },
+    "flash_attn_varlen_func": {
+        "block_table": "paged-varlen",
+        "window_size": "sliding-window",
+        "alibi_slopes": "alibi",
+        "softcap": "softcap",
+    },
+}
 
 
 def folder(path: str) -> str:
@@ -75,6 +98,7 @@ class _Under(NamedTuple):
     on: list[Use]  # take the paged path
     off: list[Use]  # keep it off the block table
     calls: list[Use]  # call flash-attn with block_table= themselves
+    needs: list[Use]  # call flash-attn with a keyword some release lacks (KEYWORDS)
 
 
 def _under_index(ctx: Context) -> dict[str, _Under]:
@@ -85,18 +109,66 @@ def _under_index(ctx: Context) -> dict[str, _Under]:
     if key not in ctx.memo:
         index: dict[str, _Under] = {}
         for use in ctx.uses:
-            field = _FIELD.get(use.kind)
-            if field is None or (use.kind == CALL and "block_table" not in use.keywords):
-                continue
-            for f in ancestors(folder(use.location.path)):
-                getattr(index.setdefault(f, _Under([], [], [])), field).append(use)
+            fields = _fields(use)
+            for f in ancestors(folder(use.location.path)) if fields else ():
+                under = index.setdefault(f, _Under([], [], [], []))
+                for field in fields:
+                    getattr(under, field).append(use)
         ctx.memo[key] = index
     found: dict[str, _Under] = ctx.memo[key]
     return found
 
 
-_FIELD = {PAGED: "on", NOT_PAGED: "off", CALL: "calls"}
-_NONE = _Under([], [], [])
+def _fields(use: Use) -> tuple[str, ...]:
+    if use.kind == PAGED:
+        return ("on",)
+    if use.kind == NOT_PAGED:
+        return ("off",)
+    if use.kind != CALL:
+        return ()
+    known = KEYWORDS.get(use.name, {})
+    needs = ("needs",) if any(k in known for k in use.keywords) else ()
+    return ("calls", *needs) if "block_table" in use.keywords else needs
+
+
+_NONE = _Under([], [], [], [])
+
+
+class Floor(NamedTuple):
+    """The lowest flash-attn the project's own calls run on: the first release with every keyword they
+    pass (issue 40 item 5: a fix must satisfy the code, not only the paged-KV policy)."""
+
+    version: Version
+    use: Use  # the call that sets it
+    keyword: str
+
+    def range(self) -> VersionRange:
+        return SpecifierSet(f">={self.version}").to_range()
+
+    def reason(self) -> str:
+        return (
+            f"the code calls `{self.use.name}({self.keyword}=...)` at {self.use.location}, which flash-attn "
+            f"has from {self.version}"
+        )
+
+
+def code_floor(ctx: Context, req: Requirement) -> Floor | None:
+    """The floor the code that ``req`` installs for sets (the code in its folder and below, or all the
+    code for a script, Dockerfile or workflow, as ``code_note`` reads it); None where the calls ask for
+    nothing the policy's minimum lacks."""
+    top = _top("" if req.source in _ANYWHERE else folder(req.location.path))
+    key = ("code floor", top)
+    if key not in ctx.memo:
+        found = None
+        for use in _under_index(ctx).get(top, _NONE).needs:
+            for keyword in use.keywords:
+                feature = KEYWORDS[use.name].get(keyword)
+                first = ctx.kb.first_with(feature).version if feature else None
+                if first is not None and first > (found.version if found else ctx.policy.min_version):
+                    found = Floor(first, use, keyword)
+        ctx.memo[key] = found
+    floor: Floor | None = ctx.memo[key]
+    return floor
 
 
 def paged(ctx: Context, top: str = "") -> tuple[list[Use], list[Use]]:

@@ -16,18 +16,20 @@ from collections.abc import Iterator
 from packaging.version import Version
 
 from fa_lint.code.uses import ATTN, CALL, CUSTOM, KERNEL, LOCAL_KERNEL, STALE_LOCK, SUBSTITUTE, Use
+from fa_lint.kb import PAGED_KV
 from fa_lint.machine.environments import Environment
 from fa_lint.model import FA3, FA4, FLASH_ATTN, Finding, Kind, Requirement, Severity
 from fa_lint.rules import _hub
 from fa_lint.rules._base import Context, Rule, exact
-from fa_lint.rules._code import ancestors, folder, nearest, sure
-from fa_lint.rules._text import KERNELS, TRANSFORMERS, fit
+from fa_lint.rules._code import KEYWORDS, ancestors, folder, nearest, sure
+from fa_lint.rules._text import KERNELS, TRANSFORMERS, fit, releases
 
 CALL_KEYWORD = Rule(
     "FAL018",
     "call-keyword-missing",
     Severity.ERROR,
     "The code calls flash-attn with a keyword the installed release lacks: TypeError at the first call.",
+    also=(Severity.WARNING,),
 )
 CUSTOM_KERNEL = Rule(
     "FAL019",
@@ -41,6 +43,7 @@ UNPINNED_KERNEL = Rule(
     "hub-kernel-unpinned",
     Severity.WARNING,
     "A Hub kernel loaded without a version or revision, or a kernels.lock that disagrees with pyproject.",
+    also=(Severity.ERROR,),
 )
 ATTN_UNAVAILABLE = Rule(
     "FAL021",
@@ -52,25 +55,6 @@ ATTN_UNAVAILABLE = Rule(
 RULES = (CALL_KEYWORD, CUSTOM_KERNEL, UNPINNED_KERNEL, ATTN_UNAVAILABLE)
 PACKAGES = frozenset({TRANSFORMERS, KERNELS})
 
-# The keywords each function gained after its first release, and the knowledge base's feature for
-# each (fa_lint/kb/flash_attn.json "features": from flash-attn's own signatures, per release).
-KEYWORDS = {
-    "flash_attn_with_kvcache": {
-        "block_table": "paged-kv",
-        "cache_batch_idx": "cache-batch-idx",
-        "cache_leftpad": "cache-leftpad",
-        "rotary_cos": "rotary",
-        "window_size": "sliding-window",
-        "alibi_slopes": "alibi",
-        "softcap": "softcap",
-    },
-    "flash_attn_varlen_func": {
-        "block_table": "paged-varlen",
-        "window_size": "sliding-window",
-        "alibi_slopes": "alibi",
-        "softcap": "softcap",
-    },
-}
 # attn_implementation -> the distribution transformers detects it by (FA3: only "flash-attn-3", the
 # name hopper/setup.py builds; transformers/utils/import_utils.py is_flash_attn_3_available)
 PROVIDERS = {
@@ -104,37 +88,57 @@ def _installs(env: Environment, name: str) -> list[Requirement]:
 
 
 def _call(ctx: Context, use: Use) -> Iterator[Finding]:
-    features = KEYWORDS[use.name]
-    for keyword in use.keywords:
-        feature = features.get(keyword)
-        if feature is None:
-            continue
-        for env in nearest(ctx, use):
-            for req in _installs(env, FLASH_ATTN):
-                admitted = ctx.assessment(req).admitted
-                if not admitted or any(r.has(feature) for r in admitted):
-                    continue  # some release it installs takes the keyword: FAL001/FAL002 judge the rest
-                first = ctx.kb.first_with(feature)
-                what = f"flash-attn {admitted[0]}" if len(admitted) == 1 else f"`{req.raw}`"
-                yield CALL_KEYWORD.finding(
-                    use.location,
-                    fit(
-                        f"`{use.name}({keyword}=...)`: {{what}} lacks `{keyword}` (TypeError); "
-                        f"require flash-attn>={first}",
-                        what=what,
-                    ),
-                    package=FLASH_ATTN,
-                    requirement=req.raw,
-                    environment=env.name,
-                    related=(req.location,),
-                    notes=(
-                        f"{req.location} installs {what}, which admits no release with `{keyword}` on "
-                        f"`{use.name}`: the first call raises TypeError: {use.name}() got an unexpected "
-                        f"keyword argument '{keyword}'",
-                    ),
-                    help=f"require flash-attn>={first} at {req.location}",
-                )
-                return  # one finding per call: the first keyword and install that fail it
+    """One finding per call: an error for the first keyword and install that no admitted release takes;
+    else a warning for the first that some admitted release lacks (block_table on the kvcache call is
+    paged KV itself, which FAL001/FAL002 judge at the pin)."""
+    gaps = [gap for keyword in use.keywords for gap in _gaps(ctx, use, keyword)]
+    worst = next((g for g in gaps if not g[3]), None) or next((g for g in gaps if g[4] != PAGED_KV), None)
+    if worst is None:
+        return
+    keyword, env, req, some, feature = worst
+    admitted = ctx.assessment(req).admitted
+    first = ctx.kb.first_with(feature)
+    what = f"flash-attn {admitted[0]}" if len(admitted) == 1 else f"`{req.raw}`"
+    lacking = [r for r in admitted if not r.has(feature)]
+    call = f"`{use.name}({keyword}=...)`"
+    if some:
+        headline = f"{call}: {{what}} admits releases without `{keyword}`; require flash-attn>={first}"
+        note = (
+            f"{req.location} installs {what}, which admits {releases(lacking)} without `{keyword}` on "
+            f"`{use.name}` (it arrives in {first}): with one of those the first call raises TypeError"
+        )
+    else:
+        headline = f"{call}: {{what}} lacks `{keyword}` (TypeError); require flash-attn>={first}"
+        note = (
+            f"{req.location} installs {what}, which admits no release with `{keyword}` on "
+            f"`{use.name}`: the first call raises TypeError: {use.name}() got an unexpected "
+            f"keyword argument '{keyword}'"
+        )
+    yield CALL_KEYWORD.finding(
+        use.location,
+        fit(headline, what=what),
+        severity=Severity.WARNING if some else Severity.ERROR,
+        package=FLASH_ATTN,
+        requirement=req.raw,
+        environment=env.name,
+        related=(req.location,),
+        notes=(note,),
+        help=f"require flash-attn>={first} at {req.location}",
+    )
+
+
+def _gaps(ctx: Context, use: Use, keyword: str) -> Iterator[tuple[str, Environment, Requirement, bool, str]]:
+    """(keyword, environment, install, whether some admitted release has it, feature) for each install
+    serving the call that admits a release without the keyword."""
+    feature = KEYWORDS[use.name].get(keyword)
+    if feature is None:
+        return
+    for env in nearest(ctx, use):
+        for req in _installs(env, FLASH_ATTN):
+            admitted = ctx.assessment(req).admitted
+            has = [r.has(feature) for r in admitted]
+            if admitted and not all(has):
+                yield keyword, env, req, any(has), feature
 
 
 def _transformers(envs: list[Environment]) -> Version | None:
