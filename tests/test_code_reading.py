@@ -17,11 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fa_lint.code import prefilter, python
 from fa_lint.code.uses import ATTN, CALL, KERNEL, PAGED
 from fa_lint.kb import exports
 from tests.conftest import REPO, lint
+from tests.fuzz import code_inputs
 
 CALL_SOFTCAP = "out = {name}(q, k_cache, v_cache, softcap=30.0)\n"
 OLD = {"requirements.txt": "flash-attn==2.5.8\n"}
@@ -258,3 +261,27 @@ def test_each_tree_is_walked_once(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [u.kind for u in found] == [PAGED]
     assert expanded == nodes - leaves  # each other node once
     assert expanded < nodes  # three walks expanded 3 * nodes
+
+
+# --- property: the prefilter and the reader see what Python sees (tests/fuzz/code_inputs.py) ----------
+
+
+@settings(max_examples=150, derandomize=True, database=None, deadline=None)
+@given(code_inputs.code(), st.sampled_from(["utf-8", "utf-7", "latin-1"]))
+def test_respelled_code_reads_as_its_ascii_form(pair: tuple[str, str], codec: str) -> None:
+    """However the names are spelled (NFKC-equal characters) and whatever encoding is declared,
+    Python parses the same program, and fa-lint keeps the file and reads the same uses from it."""
+    plain, written = pair
+    declaration = f"# -*- coding: {codec} -*-\n"
+    try:
+        data = (declaration + written).encode(codec)
+    except UnicodeEncodeError:
+        data = (declaration + written).encode("utf-8").replace(codec.encode(), b"utf-8", 1)
+    assert ast.dump(ast.parse(data)) == ast.dump(ast.parse(declaration + plain))  # the premise
+    assert prefilter.wanted(data) >= prefilter.wanted((declaration + plain).encode())
+    text = data.decode(codec if codec.encode() in data[:40] else "utf-8")
+    mine = [(u.kind, u.location.line, u.name, u.keywords) for u in python.read("app.py", text)]
+    ascii_ = [
+        (u.kind, u.location.line, u.name, u.keywords) for u in python.read("app.py", declaration + plain)
+    ]
+    assert mine == ascii_
