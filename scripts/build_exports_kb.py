@@ -100,10 +100,9 @@ def _lazy(tree: ast.Module) -> Bound:
         ):
             for value in node.value.values:
                 found.update((n, line) for n, line in _strings(value) if n not in found)
-    for node in ast.walk(tree):  # _import_structure["generation"].extend([...]) and the like
-        if _extends_structure(node):
-            assert isinstance(node, ast.Call)
-            found.update((n, line) for n, line in _strings(node.args[0]) if n not in found)
+    for call in ast.walk(tree):  # _import_structure["generation"].extend([...]) and the like
+        if isinstance(call, ast.Call) and _extends_structure(call):
+            found.update((n, line) for n, line in _strings(call.args[0]) if n not in found)
     return found
 
 

@@ -271,14 +271,10 @@ def _assigned(text: str, name: str) -> tuple[Any, int] | None:
     import ast
 
     for node in ast.parse(text).body:
-        targets = (
-            node.targets
-            if isinstance(node, ast.Assign)
-            else [node.target]
-            if isinstance(node, ast.AnnAssign)
-            else []
-        )
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets) and node.value is not None:
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
             try:
                 return ast.literal_eval(node.value), node.lineno
             except ValueError:

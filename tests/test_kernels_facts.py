@@ -281,3 +281,39 @@ def test_the_floor_is_only_the_code_that_the_pin_serves(project: Any) -> None:
     )
     (fal002,) = [f for f in found if f["code"] == "FAL002"]
     assert not fal002["message"].endswith(">=2.5.7")
+
+
+# --- a kernels.lock in 0.16's format where kernels 0.17 installs -----------------------------------------
+
+OLD_ENTRY = [
+    {"repo_id": "kernels-community/relu", "sha": "d649efb56fb249ac8f7a57fa1866728ad0c60e52", "variants": {}}
+]
+NEW_ENTRY = [
+    {"dependency": {"repo-id": "kernels-community/relu", "version": 1}, "lock": {"commit": "d649efb5"}}
+]
+
+
+def _locked_project(dependency: str, lock: list[dict[str, Any]]) -> dict[str, str]:
+    deps = f'dependencies = ["{dependency}"]\n' if dependency else ""
+    pyproject = f'[project]\nname = "x"\n{deps}[tool.kernels.dependencies]\n"kernels-community/relu" = 1\n'
+    return {"pyproject.toml": pyproject, "kernels.lock": json.dumps(lock, indent=2)}
+
+
+@pytest.mark.parametrize(
+    ("dependency", "lock", "expected"),
+    [
+        ("kernels>=0.17", OLD_ENTRY, [("kernels.lock", 3, "error")]),  # 0.17's parser refuses repo_id
+        ("kernels>=0.16", OLD_ENTRY, [("kernels.lock", 3, "warning")]),  # admits 0.16.x and 0.17.x
+        ("kernels==0.16.2", OLD_ENTRY, []),  # reads it
+        ("", OLD_ENTRY, []),  # which kernels is not known (huggingface/kernels' own test projects)
+        ("kernels>=0.17", NEW_ENTRY, []),  # 0.17's own format
+    ],
+)
+def test_fal020_old_lock_format(
+    project: Any, dependency: str, lock: list[dict[str, Any]], expected: list[tuple[str, int, str]]
+) -> None:
+    found = lint(project, _locked_project(dependency, lock))
+    assert _fal020(found) == expected
+    if expected:
+        (finding,) = [f for f in found if f["code"] == "FAL020"]
+        assert any("unknown field `repo_id`" in n for n in finding["notes"])

@@ -17,6 +17,7 @@ CALL = "call"  # a direct call into pip's flash-attn (name: the function; keywor
 CUSTOM = "custom"  # a ``def flash_attn_with_kvcache`` of the project's own (keywords: its parameters)
 SUBSTITUTE = "substitute"  # a module or function put in flash-attn's place (sys.modules, setattr)
 STALE_LOCK = "stale-lock"  # a kernels.lock that disagrees with [tool.kernels.dependencies]
+OLD_LOCK = "old-lock"  # a kernels.lock in the format kernels 0.16 and older write (entries with repo_id)
 
 
 class Use(NamedTuple):

@@ -143,3 +143,26 @@ def positional(ctx: Context, rule: Rule, use: Use) -> Iterator[Finding]:
         ),
         help=f'get_kernel("{use.name}", revision=...)',
     )
+
+
+def old_lock(ctx: Context, rule: Rule, use: Use) -> Iterator[Finding]:
+    """A kernels.lock in 0.16's format where the install admits kernels 0.17.0 or later, whose parser
+    refuses it (what the release's own parser says: ``old_lock_refusal``)."""
+    facts = kernels_kb.load()
+    versions = admitted(ctx, use, KERNELS, facts.releases)
+    if versions is None or versions[-1] < facts.lock_dependency:
+        return  # every kernels it installs reads this format (or which is not known)
+    certain = versions[0] >= facts.lock_dependency
+    yield rule.finding(
+        use.location,
+        "kernels.lock is in the format kernels 0.16 and older write, which kernels "
+        f"{facts.lock_dependency} and later cannot read; run `kernels lock .` again",
+        severity=Severity.ERROR if certain else Severity.WARNING,
+        notes=(
+            f"the install admits kernels {_span(versions)}; from {facts.lock_dependency} the lock's entries "
+            f'are {{"dependency", "lock"}} ({facts.evidence["lock_dependency"]}), and an entry with '
+            f'"repo_id" is refused: {facts.old_lock_refusal}',
+            "get_locked_kernel and `kernels download` read this lock: they fail before loading any kernel",
+        ),
+        help="run `kernels lock .` with the kernels the project installs, and commit the lock",
+    )

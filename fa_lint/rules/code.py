@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
-from fa_lint.code.uses import ATTN, CALL, CUSTOM, KERNEL, LOCAL_KERNEL, STALE_LOCK, SUBSTITUTE, Use
+from fa_lint.code.uses import ATTN, CALL, CUSTOM, KERNEL, LOCAL_KERNEL, OLD_LOCK, STALE_LOCK, SUBSTITUTE, Use
 from fa_lint.kb import PAGED_KV
 from fa_lint.machine.environments import Environment
 from fa_lint.model import FA3, FA4, FLASH_ATTN, Finding, Kind, Requirement, Severity
@@ -77,6 +77,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             yield from _custom(ctx, use)
         elif use.kind in (KERNEL, STALE_LOCK) or (use.kind == ATTN and _HUB.match(use.name)):
             yield from _kernel(ctx, use)
+        elif use.kind == OLD_LOCK:
+            yield from _hub.old_lock(ctx, UNPINNED_KERNEL, use)
         if use.kind == ATTN and use.name.removeprefix("paged|") in PROVIDERS:
             yield from _unavailable(ctx, use)
 
