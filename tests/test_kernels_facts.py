@@ -317,3 +317,14 @@ def test_fal020_old_lock_format(
     if expected:
         (finding,) = [f for f in found if f["code"] == "FAL020"]
         assert any("unknown field `repo_id`" in n for n in finding["notes"])
+
+
+def test_an_extra_installs_on_top_of_the_base(project: Any) -> None:
+    """trl's shape (f2cd5771 pyproject.toml:36 and :53): the base's transformers bound holds in every
+    extra's install, whose own `transformers!=5.1.0` adds to it rather than replacing it."""
+    pyproject = (
+        '[project]\nname = "x"\ndependencies = ["transformers>=5.13.0"]\n'
+        '[project.optional-dependencies]\ndeepspeed = ["transformers!=5.14.0"]\n'
+    )
+    found = lint(project, {"pyproject.toml": pyproject, "a.py": ATTN.format(name="org/k")})
+    assert _fal020(found) == []

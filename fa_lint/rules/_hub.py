@@ -20,7 +20,7 @@ from packaging.version import Version
 
 from fa_lint.code.uses import ATTN, Use
 from fa_lint.kb import kernels as kernels_kb
-from fa_lint.model import Finding, Kind, Severity
+from fa_lint.model import Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._code import nearest
 from fa_lint.rules._text import KERNELS, TRANSFORMERS, fit
@@ -29,19 +29,24 @@ _RAISES = "ValueError: A kernel version or revision must be specified"
 
 
 def admitted(ctx: Context, use: Use, name: str, releases: tuple[Version, ...]) -> list[Version] | None:
-    """The releases of ``name`` read by its knowledge base that the installs serving the use admit;
-    None where none of them installs it, or where what they admit is none of those read (a release
-    newer than the knowledge base)."""
-    reqs = [
-        r
-        for env in nearest(ctx, use)
-        for r in (list(env.of(name, locked=True)) or list(env.of(name)))
-        if r.kind is not Kind.CONSTRAINT
-    ]
-    found = {
-        v for r in reqs for v in releases if (r.version == v if r.version else r.specifier.contains(v, True))
-    }
+    """The releases of ``name`` read by its knowledge base that an install serving the use admits (in
+    one environment every requirement of it holds at once: a base ``>=4.56.2`` and an extra's
+    ``!=5.1.0`` together); None where none of them installs it, or where what they admit is none of
+    those read (a release newer than the knowledge base)."""
+    found: set[Version] = set()
+    for env in nearest(ctx, use):
+        reqs = [
+            r
+            for r in (list(env.of(name, locked=True)) or list(env.of(name)))
+            if r.kind is not Kind.CONSTRAINT
+        ]
+        if reqs:
+            found.update(v for v in releases if all(_admits(r, v) for r in reqs))
     return sorted(found) or None
+
+
+def _admits(req: Requirement, version: Version) -> bool:
+    return req.version == version if req.version is not None else req.specifier.contains(version, True)
 
 
 def unpinned(ctx: Context, rule: Rule, use: Use) -> Iterator[Finding]:
