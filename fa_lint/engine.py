@@ -210,11 +210,11 @@ def _uses(files: Mapping[str, FileResult], hidden: set[str], roots: set[str]) ->
         if f.source == "pyproject" and "[tool.kernels" in f.text:
             lock = os.path.join(os.path.dirname(path), "kernels.lock")
             if os.path.isfile(lock) and off_limits(lock, [os.path.realpath(r) for r in roots]) is None:
-                from fa_lint.code.command_lines import stale_lock  # for projects that lock kernels only
+                from fa_lint.code.command_lines import lock_uses  # for projects that lock kernels only
 
                 text = read_text(lock)
                 if isinstance(text, str):
-                    found += stale_lock(path, f.text, lock, text)
+                    found += lock_uses(path, f.text, lock, text)
     return tuple(found)
 
 

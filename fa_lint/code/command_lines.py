@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from fa_lint.code.uses import ATTN, PAGED, STALE_LOCK, Use
+from fa_lint.code.uses import ATTN, OLD_LOCK, PAGED, STALE_LOCK, Use
 from fa_lint.syntax.text import TextIndex
 
 # A word ends at a blank, or at the quote and comma of a Dockerfile's exec form (CMD ["a", "b"]).
@@ -128,6 +128,32 @@ def stale_lock(pyproject: str, pyproject_text: str, lock: str, lock_text: str) -
     if unasked:
         found += _at(TextIndex(lock, lock_text), unasked, f"{pyproject} no longer asks for it")
     return found
+
+
+def lock_uses(pyproject: str, pyproject_text: str, lock: str, lock_text: str) -> list[Use]:
+    """What a ``kernels.lock`` beside a ``[tool.kernels.dependencies]`` says: where it is stale
+    (``stale_lock``), and its first entry where it is in the format kernels 0.16 and older write."""
+    import json  # for projects that lock kernels only
+
+    found = stale_lock(pyproject, pyproject_text, lock, lock_text)
+    try:
+        old = _old_format(json.loads(lock_text))
+    except (ValueError, RecursionError):
+        return found
+    if old is not None:
+        at = max(lock_text.find('"repo_id"'), 0)
+        found.append(Use(OLD_LOCK, TextIndex(lock, lock_text).location(at, at + len('"repo_id"')), name=old))
+    return found
+
+
+def _old_format(pinned: object) -> str | None:
+    """The first entry's repository, where the lock is in the format kernels 0.16 and older write and
+    read (``{"repo_id", "sha", "variants"}``; 0.17 reads ``{"dependency", "lock"}``: fa_lint.kb.kernels)."""
+    if not isinstance(pinned, list):
+        return None
+    first = next((e for e in pinned if isinstance(e, dict)), None)
+    repo = first.get("repo_id") if first is not None else None
+    return repo if isinstance(repo, str) else None
 
 
 def _at(index: TextIndex, repos: list[str], detail: str) -> list[Use]:

@@ -17,6 +17,7 @@ CALL = "call"  # a direct call into pip's flash-attn (name: the function; keywor
 CUSTOM = "custom"  # a ``def flash_attn_with_kvcache`` of the project's own (keywords: its parameters)
 SUBSTITUTE = "substitute"  # a module or function put in flash-attn's place (sys.modules, setattr)
 STALE_LOCK = "stale-lock"  # a kernels.lock that disagrees with [tool.kernels.dependencies]
+OLD_LOCK = "old-lock"  # a kernels.lock in the format kernels 0.16 and older write (entries with repo_id)
 
 
 class Use(NamedTuple):
@@ -27,4 +28,5 @@ class Use(NamedTuple):
     name: str = ""  # the function, implementation or kernel repository
     keywords: tuple[str, ...] = ()  # a call's keywords; a custom kernel's parameters
     pinned: bool = False  # a kernel loaded with a version, a revision or a lock
+    args: int = 0  # a kernel load's positional arguments (the repository, then a revision)
     detail: str = ""  # how, in words for a note: "generate_batch()", "device='cpu'"

@@ -21,6 +21,7 @@ from fa_lint.machine.environments import Environment
 from fa_lint.model import FLASH_ATTN, Fix, Kind, Requirement, pretty
 from fa_lint.rules import _wheels
 from fa_lint.rules._base import Context
+from fa_lint.rules._code import code_floor
 from fa_lint.syntax.text import TextIndex
 
 SHELL_SOURCES = frozenset({"dockerfile", "shell", "workflow", "makefile"})
@@ -144,6 +145,7 @@ def target(req: Requirement, ctx: Context, narrow: bool = False) -> Release | No
     """
     envs = ctx.environments_of(req)
     allowed = req.version_range if narrow else VersionRange.full()
+    allowed = allowed.intersection(_code_range(ctx, req))
     for env in envs:
         allowed = allowed.intersection(_others(req, env, ctx))
     admitted = ("admitted", allowed)  # the same range for every repeat of a pin: filtered once
@@ -174,7 +176,12 @@ def why(req: Requirement, to: Release | None, ctx: Context, narrow: bool = False
         first = f"the first release with paged KV at or above {ctx.policy.min_version}"
     if to.version == good[0].version:
         return f"why {to}: {first}"
-    allowed = req.version_range if narrow else VersionRange.full()
+    floor = code_floor(ctx, req)
+    if floor is not None and to.version == next(
+        (r.version for r in good if r.version >= floor.version), None
+    ):
+        return f"why {to}: {floor.reason()}"
+    allowed = (req.version_range if narrow else VersionRange.full()).intersection(_code_range(ctx, req))
     envs = ctx.environments_of(req)
     for env in envs:
         allowed = allowed.intersection(_others(req, env, ctx))
@@ -189,6 +196,13 @@ def why(req: Requirement, to: Release | None, ctx: Context, narrow: bool = False
         f"why {to}: {first} and a prebuilt wheel for the torch {tools.torch.value}{python} this install "
         f"has (from {admitted} on, the releases before it have none, or one built against a torch nightly)"
     )
+
+
+def _code_range(ctx: Context, req: Requirement) -> VersionRange:
+    """What the project's own calls admit: from the first release with every keyword they pass
+    (``rules._code.code_floor``), a separate input to the floor beside the policy and the install."""
+    floor = code_floor(ctx, req)
+    return floor.range() if floor is not None else VersionRange.full()
 
 
 def floor_for(to: Release | None, ctx: Context) -> Version | None:
