@@ -236,6 +236,9 @@ class Image(NamedTuple):
     cxx11_abi: bool | None = None  # the C++ ABI its torch was built with, when known
     cuda: str | None = None  # the CUDA its torch was built with, or the toolkit it ships: "12.1"
     has_torch: bool | None = None  # whether torch comes installed; None when the image is not known
+    # what names it as the machine's base, for messages: a Dockerfile's FROM, a workflow job's
+    # container:, a GitLab job's image: (each is the image its commands run in)
+    said: str = "FROM"
 
 
 class BuildConfig(NamedTuple):

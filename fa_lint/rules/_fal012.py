@@ -104,7 +104,7 @@ class Stage(NamedTuple):
             setuptools[0] if setuptools else None,
             steps,  # a wheel's build command too: installed at a later step, it was read at its own
             next(s for s in itertools.count(1) if s not in steps),
-            frozenset(r.step for r in reqs if r.name in TORCH and r.kind in (Kind.INSTALL, Kind.OVERRIDE)),
+            frozenset(r.step for r in reqs if _named(r)),
         )
 
     def torch_before(self, step: int, image: bool) -> bool:
@@ -135,6 +135,18 @@ class Stage(NamedTuple):
     def pip_before(self, step: int) -> Requirement | None:
         i = bisect.bisect_left([r.step for r in self.pip], step)
         return self.pip[i - 1] if i else None
+
+
+# A project's own metadata (``pip install -e .`` reads its ``[project] dependencies`` or
+# ``install_requires``): its torch is what the project requires, as liger-kernel's is, not a torch the
+# command asks for. pip's default upgrade strategy (only-if-needed) keeps a torch in place that the
+# requirement admits, so it says nothing of whether one is there.
+_PROJECT_METADATA = frozenset({"pyproject", "setup.py", "setup.cfg"})
+
+
+def _named(r: Requirement) -> bool:
+    """An install that asks for torch itself: in the command or a file of requirements it names."""
+    return r.name in TORCH and r.kind in (Kind.INSTALL, Kind.OVERRIDE) and r.source not in _PROJECT_METADATA
 
 
 def stage_of(ctx: Context, env: Environment) -> Stage:
