@@ -271,6 +271,9 @@ class ParseProblem(NamedTuple):
     # The one entry that could not be read, as written, when the rest of the file was read: a
     # requirement line, a list item. Empty when the whole file (or an include) failed.
     entry: str = ""
+    # Where the file is a Jinja template that failed to parse as its format: the tag that says so and
+    # its line ("`{{ name }}` at line 2"); empty otherwise (fa_lint.syntax.templates)
+    template: str = ""
 
 
 class NotRun(NamedTuple):
