@@ -375,7 +375,9 @@ class Fix(NamedTuple):
     source: str = ""  # the format of the file, to check that it still parses after the edit
     expect: str = ""  # the requirement as that format's parser will read it after the edit
     # What the engine must settle with the file's text before the fix is final: "shell" (quote the
-    # new word where it stands bare), "toml-value" (narrow the span to the quoted version string).
+    # new word where it stands bare), "toml-value" (narrow the span to the quoted version string),
+    # "python-command" (a word of a command a Python program runs: kept only where no shell reads it
+    # into something else, see fa_lint.rules._fixes).
     context: str = ""
 
 

@@ -17,9 +17,12 @@ from fa_lint.model import FA3, FLASH_ATTN, BuildConfig, Finding, Kind, Location,
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._fal012 import (
     CONDA_PIP,
+    NO_TORCH,
     NONE_BEFORE,
     Stage,
+    builds,
     conda_pip_step,
+    hopper,
     keeps_any,
     stage_of,
     torchless,
@@ -58,10 +61,6 @@ PACKAGES = frozenset({FLASH_ATTN, "pip", "setuptools"}) | toolchain.PACKAGES
 COMPILE = (
     "compiling flash-attn needs nvcc matching torch's CUDA, ninja, tens of GB of RAM and an hour or more "
     "(FLASH_ATTENTION_FORCE_BUILD=TRUE forces this path; there are no Windows or macOS wheels)"
-)
-NO_TORCH = (
-    "flash-attn has no pyproject.toml and its setup.py imports torch first, so a build that cannot "
-    "see the installed torch fails with \"ModuleNotFoundError: No module named 'torch'\""
 )
 PIP_RULE = (
     "pip >= 25.3 always builds with PEP 517, isolated unless --no-build-isolation; pip 23.1-25.2 "
@@ -311,7 +310,7 @@ def _closest(
 def _isolation(ctx: Context) -> Iterator[Finding]:
     seen: set[tuple[Location, str | None]] = set()  # a clone's tag places both its builds on one word
     for env in ctx.environments:
-        for req in _builds(env):
+        for req in builds(env):
             if req.kind not in (Kind.INSTALL, Kind.OVERRIDE) or _prebuilt(ctx, req, env):
                 continue
             found = (
@@ -320,37 +319,10 @@ def _isolation(ctx: Context) -> Iterator[Finding]:
                 else _project(ctx, env, req)
             )
             if found is not None and req.name == FA3:
-                found = _hopper(found)
+                found = hopper(found)
             if found is not None and (found.location, found.package) not in seen:
                 seen.add((found.location, found.package))
                 yield found
-
-
-def _builds(env: Environment) -> tuple[Requirement, ...]:
-    """What FAL012 judges: flash-attn's installs (one a later install replaces still runs, and builds),
-    and source builds of flash-attention's hopper/ (FA3), whose setup.py imports torch as flash-attn's
-    does: the same ``pip wheel .`` in the clone and in its hopper/ folder is judged alike. An install
-    of PyPI's flash-attn-3 (an empty placeholder, FAL022) builds nothing of hopper/."""
-    found = (*env.of(FLASH_ATTN), *env.of(FA3), *env.superseded)
-    return tuple(r for r in found if r.name == FLASH_ATTN or (r.name == FA3 and r.build))
-
-
-# hopper/setup.py imports torch at its top (0251105a2fb1:hopper/setup.py:24 `import torch`, the commit
-# fa_lint/kb/builds.json's fa3 facts were read at), and hopper/ has no pyproject.toml in that tree
-_HOPPER_NO_TORCH = (
-    "flash-attention's hopper/ (flash-attn-3) has no pyproject.toml and its setup.py imports torch "
-    "first (hopper/setup.py: `import torch`), so a build that cannot see the installed torch fails with "
-    "\"ModuleNotFoundError: No module named 'torch'\""
-)
-
-
-def _hopper(found: Finding) -> Finding:
-    """FAL012 on a build of hopper/: the same judgement, said of flash-attn-3."""
-    return found._replace(
-        message=found.message.replace("flash-attn ", "flash-attn-3 (hopper/) ", 1),
-        notes=tuple(_HOPPER_NO_TORCH if n == NO_TORCH else n for n in found.notes),
-        package=FA3,
-    )
 
 
 def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
