@@ -1,6 +1,6 @@
 """Issue 35, part B: every requirement judged in the environment it really lands in (markers, locks of
 URL requirements, uv's sources, release facts) and findings a person can read. Fixtures are written
-here; the real cases (excerpts of public files, with their sources) are in
+here; the real cases (fixtures of real shapes, with their sources named) are in
 tests/data/realworld/precision/README.md."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from tests.conftest import assert_cases_listed, lint, realworld_findings, run
 CASES = Path(__file__).parent / "data" / "realworld" / "precision"
 
 EXPECTED: dict[str, list[tuple[str, int, str]]] = {
-    "ace-step-markers": [("FAL002", 10, "warning")],
-    "open-instruct-uv-groups": [("FAL011", 37, "info")],
+    "ace-step-markers": [("FAL002", 6, "warning")],
+    "open-instruct-uv-groups": [("FAL011", 24, "info")],
     "vision-agent-tools-poetry-url": [],
 }
 
