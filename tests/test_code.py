@@ -440,9 +440,9 @@ def test_fal001_says_when_no_code_takes_it_but_only_after_reading_the_code(proje
 @pytest.mark.parametrize(
     ("case", "expected"),
     [
-        ("transformers-cb-simple", [("continuous_batching_simple.py", 25, "FAL020", "warning")]),
-        ("nano-vllm-attention", [("pyproject.toml", 11, "FAL002", "warning")]),
-        ("nano-vllm-attention-old-pin", [("attention.py", 26, "FAL018", "error")]),
+        ("transformers-cb-simple", [("batch_decode.py", 14, "FAL020", "warning")]),
+        ("nano-vllm-attention", [("pyproject.toml", 7, "FAL002", "warning")]),
+        ("nano-vllm-attention-old-pin", [("paged_attention.py", 14, "FAL018", "error")]),
         ("diffusers-kernels-revision", []),
         ("kernels-basic", []),
     ],
