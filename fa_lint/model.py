@@ -236,6 +236,9 @@ class Image(NamedTuple):
     cxx11_abi: bool | None = None  # the C++ ABI its torch was built with, when known
     cuda: str | None = None  # the CUDA its torch was built with, or the toolkit it ships: "12.1"
     has_torch: bool | None = None  # whether torch comes installed; None when the image is not known
+    # what names it as the machine's base, for messages: a Dockerfile's FROM, a workflow job's
+    # container:, a GitLab job's image: (each is the image its commands run in)
+    said: str = "FROM"
 
 
 class BuildConfig(NamedTuple):
@@ -268,6 +271,9 @@ class ParseProblem(NamedTuple):
     # The one entry that could not be read, as written, when the rest of the file was read: a
     # requirement line, a list item. Empty when the whole file (or an include) failed.
     entry: str = ""
+    # Where the file is a Jinja template that failed to parse as its format: the tag that says so and
+    # its line ("`{{ name }}` at line 2"); empty otherwise (fa_lint.syntax.templates)
+    template: str = ""
 
 
 class NotRun(NamedTuple):
@@ -369,7 +375,9 @@ class Fix(NamedTuple):
     source: str = ""  # the format of the file, to check that it still parses after the edit
     expect: str = ""  # the requirement as that format's parser will read it after the edit
     # What the engine must settle with the file's text before the fix is final: "shell" (quote the
-    # new word where it stands bare), "toml-value" (narrow the span to the quoted version string).
+    # new word where it stands bare), "toml-value" (narrow the span to the quoted version string),
+    # "python-command" (a word of a command a Python program runs: kept only where no shell reads it
+    # into something else, see fa_lint.rules._fixes).
     context: str = ""
 
 

@@ -1,4 +1,4 @@
-"""Issue 20 (the torch an environment ends with) on excerpts of real projects' files; where each comes
+"""Issue 20 (the torch an environment ends with) on fixtures of real projects' shapes; where each comes
 from and why each verdict holds: tests/data/realworld/torch/README.md."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ CASES = Path(__file__).parent / "data" / "realworld" / "torch"
 EXPECTED: dict[str, list[tuple[str, int, str]]] = {
     "verl-ngc-vllm08": [],
     "verl-sglang": [],
-    "verl-sglang-wheel": [("FAL005", 12, "error")],
+    "verl-sglang-wheel": [("FAL005", 6, "error")],
     "verl-ngc-vllm": [],
     "openrlhf-fa-before-vllm": [("FAL005", 3, "warning"), ("FAL012", 3, "warning")],
     "openrlhf-vllm-then-wheel": [],

@@ -7,7 +7,7 @@ import functools
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from fa_lint._records import NamedTuple
 from fa_lint.code import prefilter
@@ -158,12 +158,12 @@ def _read_bytes(path: str) -> bytes | None:
 
 
 @functools.cache
-def _python_app() -> tuple[int, tuple[bytes, ...], re.Pattern[bytes]]:
+def _python_app() -> tuple[int, tuple[bytes, ...], re.Pattern[bytes], Callable[[bytes], bool]]:
     """What the app formats' sniff looks for, loaded with the first Python file (a run with none never
-    loads the module)."""
+    loads the module): an app framework's import, or an install command of flash-attn it runs."""
     from fa_lint.sources import python_app
 
-    return python_app.HEAD, python_app.FRAMEWORKS, python_app.IMPORTS_BYTES
+    return python_app.HEAD, python_app.FRAMEWORKS, python_app.IMPORTS_BYTES, python_app.installs
 
 
 def _sniff_python(path: str) -> bool:
@@ -173,7 +173,7 @@ def _sniff_python(path: str) -> bool:
     data = _read_bytes(path)
     if data is None:
         return False
-    head_size, frameworks, imports = _python_app()
+    head_size, frameworks, imports, installs = _python_app()
     head = data[:head_size]
     # the app frameworks' names first, as plain substrings: the import pattern runs only where one is
     for name in frameworks:
@@ -181,7 +181,7 @@ def _sniff_python(path: str) -> bool:
             if imports.search(head):
                 return True
             break
-    return len(data) <= CODE_BYTES and prefilter.wanted(data)
+    return len(data) <= CODE_BYTES and (prefilter.wanted(data) or installs(data))
 
 
 def sniff(path: str, fmt: str) -> bool:

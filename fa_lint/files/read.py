@@ -271,4 +271,8 @@ def parse_file(
                     path, f"internal error while parsing ({type(exc).__name__}: {exc}); please report it"
                 ),
             )
+    if any(isinstance(r, ParseProblem) and not r.entry for r in records):
+        from fa_lint.syntax import templates  # only for a file that could not be read
+
+        records = tuple(templates.recognised(text, r) if isinstance(r, ParseProblem) else r for r in records)
     return FileResult(path, source, text, records)

@@ -192,7 +192,7 @@ class Machines:
         if img is not None:
             host = _images.image(img.reference)
             ref = img.reference
-            base = f"modal.Image.{ref[6:]}()" if ref.startswith("modal:") else f"FROM {ref}"
+            base = f"modal.Image.{ref[6:]}()" if ref.startswith("modal:") else f"{img.said} {ref}"
             return host, f"{base} ({img.location})" if host else ""
         for s in own:
             # a workflow's ubuntu-22.04 label is GitHub's image; a GitLab tag is the runner owner's word

@@ -109,9 +109,11 @@ def render(
     lines: list[str] = []
     first: dict[tuple[object, ...], Finding] = {}
     previous: Finding | None = None
+    repeats = 0
     for f in report.findings:
         same = first.setdefault(_same(f), f)
         if same is not f:
+            repeats += 1
             # one problem, one block: a repeat (near-identical scripts, a copied Dockerfile) keeps its
             # header line, which editors and CI logs match, and points at the block above
             at = same.location
@@ -125,7 +127,7 @@ def render(
             spanned = previous is not None and previous.location[:3] == f.location[:3]
             lines += _full(f, None if spanned else split.get(f.location.path), paint, fixable)
         previous = f
-    return _end(lines, report, fixable, fixes, quiet)
+    return _end(lines, report, fixable, fixes, quiet, repeats)
 
 
 def concise(
@@ -169,15 +171,18 @@ def grouped(
     return _end(lines, report, fixable, fixes, quiet)
 
 
-def _end(lines: list[str], report: Report, fixable: bool, fixes: ShownFixes | None, quiet: bool) -> str:
-    """The findings' lines, then the fixes (asked for) and the summary, which ``quiet`` leaves out."""
+def _end(
+    lines: list[str], report: Report, fixable: bool, fixes: ShownFixes | None, quiet: bool, repeats: int = 0
+) -> str:
+    """The findings' lines, then the fixes (asked for) and the summary, which ``quiet`` leaves out;
+    ``repeats``: the findings shown as the same as one above."""
     if fixes is not None:
         lines += [*shown_fixes(fixes), ""]
     if quiet:
         while lines and not lines[-1]:  # the blank line after the last finding or the fixes
             lines.pop()
         return "".join(f"{line}\n" for line in lines)
-    lines.append(summary(report, fixable=fixable))
+    lines.append(summary(report, fixable=fixable, repeats=repeats))
     return "\n".join(lines) + "\n"
 
 
@@ -196,8 +201,10 @@ def shown_fixes(fixes: ShownFixes) -> list[str]:
     return out
 
 
-def summary(report: Report, *, fixable: bool = True) -> str:
-    """'Found 1 error, 2 warnings, 0 info in 3 files.' or 'All checks passed: ...'."""
+def summary(report: Report, *, fixable: bool = True, repeats: int = 0) -> str:
+    """'Found 1 error, 2 warnings, 0 info in 3 files.' or 'All checks passed: ...'; ``repeats``, the
+    findings the full text showed as the same as one above, are said among the counts (a copied
+    script's findings count each, and the reader sees why there are so many)."""
     if not report.files:  # "all checks passed" would claim checks that never ran
         return f"No dependency files found under {printable(', '.join(report.paths) or '.')}"
     c = counts(report)
@@ -205,8 +212,11 @@ def summary(report: Report, *, fixable: bool = True) -> str:
         f"{plural(c['error'], 'error')}, {plural(c['warning'], 'warning')}, {c['info']} info "
         f"in {plural(len(report.files), 'file')}"
     )
-    if report.suppressed:
-        text += f" ({report.suppressed} suppressed)"
+    aside = [f"{report.suppressed} suppressed"] if report.suppressed else []
+    if repeats:
+        aside.append(f"{repeats} the same as one above")
+    if aside:
+        text += f" ({', '.join(aside)})"
     text = ("Found " if report.findings else "All checks passed: ") + text + "."
     if not fixable:
         return text

@@ -17,7 +17,7 @@ from packaging.version import Version
 from fa_lint._records import NamedTuple
 from fa_lint.kb import PAGED_KV, KnowledgeBase, Release
 from fa_lint.kb.assess import Policy, Verdict, assess_range
-from fa_lint.machine.environments import Environment
+from fa_lint.machine.environments import Environment, commands
 from fa_lint.model import FLASH_ATTN, Fix, Kind, Requirement, pretty
 from fa_lint.rules import _wheels
 from fa_lint.rules._base import Context
@@ -62,7 +62,15 @@ def _pep508(req: Requirement) -> _Written | None:
         new = f"{head}{pretty(new_spec)}{tail}"
         return new, new
 
-    return _Written(req.raw, render, "shell" if req.source in SHELL_SOURCES else "")
+    return _Written(req.raw, render, _context(req))
+
+
+def _context(req: Requirement) -> str:
+    """What a fix of a requirement written as a word must be settled against: a shell's quoting, or,
+    for a command a Python program runs (fa_lint.sources.python_commands), the Python string too."""
+    if req.source in SHELL_SOURCES:
+        return "shell"
+    return "python-command" if commands(req.scope) else ""
 
 
 def _parts(raw: str) -> tuple[str, str, str] | None:
@@ -336,4 +344,17 @@ def settle(fix: Fix, index: TextIndex) -> Fix | None:
         return _shell(fix, index.text, start, end)
     if fix.context == "toml-value":
         return _toml_value(fix, index, start, end)
+    if fix.context == "python-command":
+        return _python_command(fix, index.text, start, end)
+    return None
+
+
+def _python_command(fix: Fix, text: str, start: int, end: int) -> Fix | None:
+    """A word of an argument list (``["pip", "install", "flash-attn"]``) is a whole Python string, which
+    no shell reads: the new text goes in as it is. A word of a command line in a string (``os.system(
+    "pip install flash-attn")``) is read by a shell: only a new text the shell reads as one word goes
+    in, since quoting it would mean quoting inside the Python string."""
+    before, after = text[start - 1 : start], text[end : end + 1]
+    if (before in ("'", '"') and before == after) or not re.search(_SHELL_SPECIAL, fix.new):
+        return fix._replace(context="")
     return None

@@ -13,13 +13,16 @@ from fa_lint.kb.assess import Verdict
 from fa_lint.machine import toolchain
 from fa_lint.machine.environments import Environment
 from fa_lint.machine.toolchain import Known, Toolchain
-from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
+from fa_lint.model import FA3, FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._fal012 import (
     CONDA_PIP,
+    NO_TORCH,
     NONE_BEFORE,
     Stage,
+    builds,
     conda_pip_step,
+    hopper,
     keeps_any,
     stage_of,
     torchless,
@@ -58,10 +61,6 @@ PACKAGES = frozenset({FLASH_ATTN, "pip", "setuptools"}) | toolchain.PACKAGES
 COMPILE = (
     "compiling flash-attn needs nvcc matching torch's CUDA, ninja, tens of GB of RAM and an hour or more "
     "(FLASH_ATTENTION_FORCE_BUILD=TRUE forces this path; there are no Windows or macOS wheels)"
-)
-NO_TORCH = (
-    "flash-attn has no pyproject.toml and its setup.py imports torch first, so a build that cannot "
-    "see the installed torch fails with \"ModuleNotFoundError: No module named 'torch'\""
 )
 PIP_RULE = (
     "pip >= 25.3 always builds with PEP 517, isolated unless --no-build-isolation; pip 23.1-25.2 "
@@ -309,10 +308,9 @@ def _closest(
 
 
 def _isolation(ctx: Context) -> Iterator[Finding]:
-    seen: set[Location] = set()
+    seen: set[tuple[Location, str | None]] = set()  # a clone's tag places both its builds on one word
     for env in ctx.environments:
-        replaced = tuple(r for r in env.superseded if r.name == FLASH_ATTN)  # it still runs, and builds
-        for req in (*env.of(FLASH_ATTN), *replaced):
+        for req in builds(env):
             if req.kind not in (Kind.INSTALL, Kind.OVERRIDE) or _prebuilt(ctx, req, env):
                 continue
             found = (
@@ -320,8 +318,10 @@ def _isolation(ctx: Context) -> Iterator[Finding]:
                 if req.options is not None and req.options.installer
                 else _project(ctx, env, req)
             )
-            if found is not None and found.location not in seen:
-                seen.add(found.location)
+            if found is not None and req.name == FA3:
+                found = hopper(found)
+            if found is not None and (found.location, found.package) not in seen:
+                seen.add((found.location, found.package))
                 yield found
 
 

@@ -14,6 +14,7 @@ UNREADABLE = Rule(
     "unreadable-file",
     Severity.ERROR,
     "A file fa-lint could not read or parse; its requirements went unchecked.",
+    also=(Severity.INFO,),  # a Jinja template named like a dependency file: not read, and that is all
 )
 SKIPPED_ENTRY = Rule(
     "FAL901",
@@ -51,6 +52,9 @@ def check(ctx: Context) -> Iterator[Finding]:
                 help="write it the way every installer reads it, or ignore FAL901 for this file",
             )
             continue
+        if problem.template:
+            yield _template(problem)
+            continue
         headline = clip(whole, HEADLINE)
         yield UNREADABLE.finding(
             problem.location,
@@ -66,6 +70,24 @@ def check(ctx: Context) -> Iterator[Finding]:
             notes=("the requirements in that file went unchecked", *(() if url else (_BOUNDED,))),
             help="check the included file on its own" + (", or vendor it into the repository" if url else ""),
         )
+
+
+def _template(problem: ParseProblem) -> Finding:
+    """A Jinja template named like a dependency file: an info that it was not read. Its generator
+    renders the file installers read; the template itself is none, and no pin in it went unchecked
+    that an install would take."""
+    return UNREADABLE.finding(
+        problem.location,
+        fit("not read: a Jinja template ({tag}), not a file an installer reads", tag=problem.template),
+        severity=Severity.INFO,
+        notes=(
+            f"as its format it does not parse: {problem.message}",
+            "the tool that renders it writes the real file; fa-lint reads that file where the repository "
+            "holds it",
+        ),
+        help="nothing to fix; to leave templates out of every run, add their folder to `exclude` in "
+        "[tool.fa-lint]",
+    )
 
 
 def _skipped(message: str, entry: str) -> str:

@@ -88,9 +88,14 @@ def _read(path: str) -> TomlDoc | ParseProblem:
         return text
     try:
         # a pyproject.toml is linted too: its document is kept for that pass
-        return tomldoc.load(path, text, keep=os.path.basename(path) == "pyproject.toml")
+        doc = tomldoc.load(path, text, keep=os.path.basename(path) == "pyproject.toml")
     except RecursionError:  # tomllib recurses once per level of nesting
         return too_deep(path)
+    if isinstance(doc, ParseProblem):
+        from fa_lint.syntax import templates
+
+        return templates.recognised(text, doc)  # a Jinja template is not read, and says so
+    return doc
 
 
 def _tool(doc: TomlDoc) -> dict[str, Any] | ParseProblem:
@@ -346,7 +351,7 @@ class Resolver:
             tool = doc if isinstance(doc, ParseProblem) else _tool(doc)
             if isinstance(tool, ParseProblem):
                 message = f"{tool.message}; fa-lint read no configuration from it"
-                self.problems.setdefault(shown, ParseProblem(tool.location, message))
+                self.problems.setdefault(shown, tool._replace(message=message, entry=""))
                 return DEFAULT
             if "fa-lint" in tool:
                 assert not isinstance(doc, ParseProblem)

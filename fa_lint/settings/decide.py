@@ -147,14 +147,16 @@ def apply(
     ignore = tuple(ignore)
     ignored: dict[str, tuple[str, ...]] = {}  # per file, computed once
     kept, dropped = [], 0
-    seen: set[tuple[str, object]] = set()
+    # one finding per rule, span and package: a clone's tag places its flash-attn and its hopper/
+    # (flash-attn-3) builds on one word, and each is its own problem
+    seen: set[tuple[str, object, str | None]] = set()
     for f in sorted(found, key=lambda f: (f.location, f.code)):
         path = f.location.path
         if path not in ignored:
             ignored[path] = ignore + file_ignores(path, per_file, root) if per_file else ignore
-        if (f.code, f.location) in seen or not selected(f.code, select, ignored[path]):
+        if (f.code, f.location, f.package) in seen or not selected(f.code, select, ignored[path]):
             continue
-        seen.add((f.code, f.location))
+        seen.add((f.code, f.location, f.package))
         if path not in lines:
             text = texts.get(path)
             lines[path] = text.split("\n") if text is not None else []

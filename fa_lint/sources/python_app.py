@@ -2,7 +2,9 @@
 are installs, see ``modal_app``), SageMaker jobs, Ray tasks and RunPod pods (the GPU they ask for).
 
 Any ``*.py`` may be one; a file is read when its head imports ``modal``, ``sagemaker``, ``ray`` or
-``runpod`` (the rest of a project's Python is not opened past its first 8 KiB). What each says:
+``runpod`` (the rest of a project's Python is not opened past its first 8 KiB), or, outside a test,
+when it runs an install of flash-attn (``fa_lint.sources.python_commands``: ``os.system``,
+``subprocess``, a launcher's command). What each says:
 
 - SageMaker: ``instance_type="ml.g5.2xlarge"`` in any call (an estimator, ``deploy``, a processor):
   the instance family's GPU (``ml.p3`` V100, ``ml.g4dn`` T4, ``ml.g5`` A10G, ``ml.p4d`` A100, ...).
@@ -41,6 +43,29 @@ FRAMEWORKS = (b"modal", b"sagemaker", b" ray", b"\tray", b"runpod")
 HEAD = 8192  # the bytes whose imports make a file one of these (the rest is not looked at for them)
 
 
+# What a Python file must hold to be read for the install commands it runs: an install word,
+# flash-attn, and a call fa_lint.sources.python_commands reads (bytes, searched before the file is
+# decoded: fa_lint.files.discover). Here, so that the check costs no import of the shell model.
+_RUNNER_BYTES = (b"subprocess", b"system(", b"popen(", b"getoutput", b"RunConfig", b"Task(")
+_FLASH_BYTES = re.compile(rb"flash[-_]?attn|flash-attention", re.I)
+_FLASH_TEXT = re.compile(_FLASH_BYTES.pattern.decode(), re.I)
+_RUNNER_TEXT = tuple(w.decode() for w in _RUNNER_BYTES)
+
+
+def installs(data: bytes) -> bool:
+    """Whether a Python file's bytes may hold an install of flash-attn through one of these calls."""
+    if b"install" not in data or not any(word in data for word in _RUNNER_BYTES):
+        return False
+    return _FLASH_BYTES.search(data) is not None
+
+
+def installs_text(text: str) -> bool:
+    """``installs``, for the decoded text."""
+    if "install" not in text or not any(word in text for word in _RUNNER_TEXT):
+        return False
+    return _FLASH_TEXT.search(text) is not None
+
+
 def sniff(head: str, *, complete: bool) -> bool:
     return _IMPORTS.search(head) is not None
 
@@ -49,15 +74,23 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     import ast
 
     from fa_lint.model import ParseProblem
+    from fa_lint.sources import python_commands
     from fa_lint.syntax import pyast
     from fa_lint.syntax.pyast import PythonIndex
 
-    if not _IMPORTS.search(text[:HEAD]):
-        return  # picked for the code layer's words (fa_lint.code), not as an app: nothing here
+    app = _IMPORTS.search(text[:HEAD]) is not None
+    commands = not test_file(path) and installs_text(text)
+    if not app and not commands:
+        return  # picked for the code layer's words (fa_lint.code) only: nothing here
     index = PythonIndex(path, text)
     tree = pyast.parse(index, "Python file")
     if isinstance(tree, ParseProblem):
-        yield tree
+        if app:  # a script read only for its install commands is no file of ours to call broken
+            yield tree
+        return
+    if commands:
+        yield from python_commands.parse(index, tree, NAME)
+    if not app:
         return
     imported = {
         (a.name if isinstance(n, ast.Import) else n.module or "").split(".")[0]
@@ -71,6 +104,17 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         yield from modal_app.parse(index, tree)
     if imported & {"sagemaker", "ray", "runpod"}:
         yield from _gpu_keywords(index, tree, imported)
+
+
+# Where a project keeps its tests (pytest's default discovery: test_*.py and *_test.py files,
+# conftest.py, and the tests/ folder projects put them in): a test's subprocess call installs into a
+# throwaway environment, or is a fixture a mock answers, and a list it compares with is no command.
+_TEST_FILE = re.compile(r"(?:^|/)(?:tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
+
+
+def test_file(path: str) -> bool:
+    """Whether a Python file is a test's: its commands are not the project's installs."""
+    return _TEST_FILE.search(path.replace("\\", "/")) is not None
 
 
 def _gpu_keywords(index: PythonIndex, tree: ast.Module, imported: set[str]) -> Iterator[Setting]:

@@ -221,7 +221,8 @@ def _machine(
     ref = yamldoc.get(container, "image") if isinstance(container, yaml.MappingNode) else container
     for value, node, _ in _values(ref, matrix):
         start, end = yamldoc.span(node, text)
-        yield image(value, index.location(start, end), scope)
+        # the job's steps run in this image, not on the runner: it is their machine, as FROM is a stage's
+        yield image(value, index.location(start, end), scope)._replace(said="container:")
     for env in (yamldoc.get(root, "env"), yamldoc.get(job, "env")):
         yield from _env(index, text, env, scope, 0, None)
 

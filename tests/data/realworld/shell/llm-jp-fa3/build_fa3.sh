@@ -1,8 +1,7 @@
 git clone https://github.com/Dao-AILab/flash-attention.git
 pushd flash-attention/
-git checkout ${PRETRAIN_FLASH_ATTENTION_VERSION}
+git checkout ${FA_REF}
 
-# Use flash-attention 3
+# the Hopper build lives in its own folder
 pushd hopper/
-
 python setup.py install
