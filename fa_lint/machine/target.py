@@ -61,6 +61,9 @@ class Platform(NamedTuple):
     possible: bool  # only some runs land there (a matrix does land on each; a pixi platform may)
     certain_run: bool  # the install is run there (a workflow job), not only declared (pixi, uv)
     scope: str = ""  # a pixi feature's own platforms apply to its requirements only
+    # a machine no file describes (a Windows script runs on its user's own machine): whether a CUDA
+    # toolkit is there is unknown, where a hosted runner is known to have none
+    local: bool = False
 
 
 class Target(NamedTuple):
@@ -277,6 +280,8 @@ def _platforms(settings: Iterable[Setting]) -> Iterable[Platform]:
             name = platform_of(s.value) if s.name == "runs-on" else _tag_platform(s.value)
             if name:
                 yield Platform(name, f"{s.location} ({s.name}: {s.value})", s.possible, True)
+        elif s.kind == "platform" and s.name.endswith(" script"):  # a .bat or .ps1: run on Windows
+            yield Platform(s.value, f"{s.location} ({s.name})", False, True, local=True)
         elif s.kind == "platform":
             names = _marker_platforms(s.value) if s.name.startswith("uv ") else [platform_of(s.value)]
             for name in names:

@@ -71,11 +71,12 @@ class Scanner:
         """Read the file's text from ``start`` to ``end`` as a script (``text``: what the parser reads)."""
         self.script(Chunk(self.index.text[start:end], start, parse=text), state, make)
 
-    def script(self, chunk: Chunk, state: State, make: bool = False) -> None:
-        """Read a script placed in the file by ``chunk``: the file's own text, or a decoded string."""
+    def script(self, chunk: Chunk, state: State, make: bool = False, possible: bool = False) -> None:
+        """Read a script placed in the file by ``chunk``: the file's own text, or a decoded string
+        (``possible``: it may not run at all, a notebook's ``!`` line inside a Python ``if``)."""
         state.scope.adopt(self.budget)
         walk = Walk(chunk, self, make, stop=self.halted)
-        walk.run(state)
+        walk.run(state, possible=possible)
         self.stopped = walk.stopped
 
     def command(self, cmd: Command, state: State, possible: bool, make: bool) -> Word | None:  # noqa: C901 - complexity 13, to split or justify (issue 45)

@@ -1,0 +1,82 @@
+"""What the readers of Windows install scripts (``batch``, ``powershell``) share: the machine they run
+on, the commands' names as Windows writes them, and their variables in the shell model's terms.
+
+Each script is parsed with its own grammar (tree-sitter-batch, tree-sitter-powershell), never as sh;
+the commands it runs are handed to the same ``Scanner`` the shell readers use, as words: quotes and
+escapes already removed, a path's ``\\`` made ``/``, and each variable reference the script makes
+(``%FA%``, ``$env:FA``, ``$fa``) a ``${NAME}`` of the scanner's scope, which holds the values the
+script gives it. What the scanner reports as unresolved is said again in the script's own spelling.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from fa_lint.model import BUILD_VARIABLES, Parsed, Requirement, Setting
+from fa_lint.shell.parse import Word
+from fa_lint.shell.variables import Scope
+from fa_lint.syntax.text import TextIndex
+
+# the Windows launcher (py -3.11 -m pip) and an interpreter or tool named with its .exe
+_LAUNCHER = re.compile(r"^py(?:\.exe)?$", re.I)
+_EXE = re.compile(r"\.(?:exe|cmd|bat)$", re.I)
+
+
+def platform(index: TextIndex, kind: str) -> Setting:
+    """The script's machine: Windows, where it runs (a ``.bat`` or ``.ps1`` is run there)."""
+    return Setting(index.location(0, 0), "platform", f"{kind} script", "windows")
+
+
+class Names:
+    """The script's variables as the scanner's scope holds them: ``${W1}``, ``${W2}`` ..., each
+    standing for a name as the script writes it (``%FA%``, ``$env:MAX_JOBS``)."""
+
+    def __init__(self) -> None:
+        self.scope = Scope()
+        self._keys: dict[str, str] = {}  # the script's name, folded -> the scope's
+        self.written: dict[str, str] = {}  # "${W1}" -> "%FA%"
+
+    def key(self, name: str, written: str) -> str:
+        folded = name.casefold()  # cmd.exe's and PowerShell's names ignore case
+        if folded not in self._keys:
+            self._keys[folded] = name if name in BUILD_VARIABLES else f"W{len(self._keys) + 1}"
+            self.written["${" + self._keys[folded] + "}"] = written
+        return self._keys[folded]
+
+    def assign(self, name: str, written: str, value: str, possible: bool) -> None:
+        key = self.key(name, written)
+        old = self.scope.get(key)
+        if not possible:
+            self.scope.set(key, (value,))
+        else:  # a branch's value beside what was there (or nothing: it may stay unset)
+            self.scope.set(key, tuple(dict.fromkeys((*(old or (None,)), value))))
+
+    def reference(self, name: str, written: str) -> str:
+        return "${" + self.key(name, written) + "}"
+
+    def restore(self, records: Iterable[Parsed]) -> Iterator[Parsed]:
+        """The records, each unresolved reference named as the script writes it."""
+        for r in records:
+            if isinstance(r, Requirement) and r.unresolved in self.written:
+                yield r._replace(unresolved=self.written[r.unresolved])
+            else:
+                yield r
+
+
+def command_words(words: list[Word]) -> list[Word]:
+    """The words with the command's name as the scanner knows it: ``python.exe`` is ``python``, and
+    ``py -3.11`` (the launcher, which runs the Python it names) is ``python``."""
+    if not words:
+        return words
+    head = words[0]
+    name = head.text.rsplit("/", 1)[-1]
+    if _LAUNCHER.match(name):
+        rest = words[1:]
+        if rest and re.fullmatch(r"-\d+(?:\.\d+)?(?:-\d+)?", rest[0].text):
+            rest = rest[1:]
+        return [Word("python", head.start, head.end), *rest]
+    suffix = _EXE.search(name)
+    if suffix is not None:
+        return [Word(head.text[: suffix.start() - len(name)], head.start, head.end, head.quoted), *words[1:]]
+    return words
