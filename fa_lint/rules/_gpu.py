@@ -34,9 +34,9 @@ def check(ctx: Context, rule: Rule) -> Iterator[Finding]:
         # one finding per install: the most certain GPU leads, the others follow in the notes
         found.sort(key=lambda gp: (gp[0].possible, not gp[1][3]))
         (gpu, (headline, notes, help_, certain)), rest = found[0], found[1:]
-        severity = (
-            Severity.ERROR if (certain and not gpu.possible) or _every(inst, found) else Severity.WARNING
-        )
+        # an install that may not run (a branch, a notebook line under a capability test) is a warning
+        sure = (certain and not gpu.possible) or _every(inst, found)
+        severity = Severity.ERROR if sure and not inst.req.possible else Severity.WARNING
         yield rule.finding(
             inst.req.location,
             headline,

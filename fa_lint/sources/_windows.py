@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from fa_lint.model import BUILD_VARIABLES, Parsed, Requirement, Setting
+from fa_lint.model import BUILD_VARIABLES, NotRun, Parsed, Requirement, Setting
 from fa_lint.shell.parse import Word
 from fa_lint.shell.variables import Scope
 from fa_lint.syntax.text import TextIndex
@@ -21,6 +21,7 @@ from fa_lint.syntax.text import TextIndex
 # the Windows launcher (py -3.11 -m pip) and an interpreter or tool named with its .exe
 _LAUNCHER = re.compile(r"^py(?:\.exe)?$", re.I)
 _EXE = re.compile(r"\.(?:exe|cmd|bat)$", re.I)
+_PLACEHOLDER = re.compile(r"\$\{W\d+\}")
 
 
 def platform(index: TextIndex, kind: str) -> Setting:
@@ -58,10 +59,18 @@ class Names:
     def restore(self, records: Iterable[Parsed]) -> Iterator[Parsed]:
         """The records, each unresolved reference named as the script writes it."""
         for r in records:
-            if isinstance(r, Requirement) and r.unresolved in self.written:
-                yield r._replace(unresolved=self.written[r.unresolved])
+            if isinstance(r, Requirement):
+                yield self._written(r)
+            elif isinstance(r, NotRun):
+                yield r._replace(requirement=self._written(r.requirement))
             else:
                 yield r
+
+    def _written(self, r: Requirement) -> Requirement:
+        if "${W" not in r.raw and r.unresolved not in self.written:
+            return r
+        raw = _PLACEHOLDER.sub(lambda m: self.written.get(m.group(), m.group()), r.raw)
+        return r._replace(raw=raw, unresolved=self.written.get(r.unresolved or "", r.unresolved))
 
 
 def command_words(words: list[Word]) -> list[Word]:
