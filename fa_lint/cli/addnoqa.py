@@ -71,6 +71,27 @@ def _seen(report: Report, path: str) -> set[tuple[str, int, str]]:
     return {(f.code, f.location.line, f.message) for f in report.findings if f.location.path == path}
 
 
+def _commented(
+    path: str, split: list[str], lines: dict[int, set[str]], refused: list[tuple[str, int, str]]
+) -> dict[int, set[str]]:
+    """Each line of ``split`` with a finding given its comment, in place; the lines that got one."""
+    added: dict[int, set[str]] = {}
+    goes_on = _GOES_ON.get(path.lower().rsplit(".", 1)[-1], "\\")
+    for n, codes in sorted(lines.items()):
+        if not 1 <= n <= len(split):
+            continue
+        if split[n - 1].rstrip(" \t\r").endswith(goes_on):
+            refused.append((path, n, f"the line goes on with a '{goes_on}': a comment would end it"))
+            continue
+        commented = _comment(split[n - 1], codes, path)
+        if commented is None:
+            refused.append((path, n, "the line holds no one line of a cell to end with a comment"))
+            continue
+        split[n - 1] = commented
+        added[n] = codes
+    return added
+
+
 def add(findings: Iterable[Finding], recheck: Recheck, write: Callable[[str, bytes], None]) -> Added:
     comments = files = 0
     refused: list[tuple[str, int, str]] = []
@@ -88,20 +109,7 @@ def add(findings: Iterable[Finding], recheck: Recheck, write: Callable[[str, byt
             refused += [(path, n, "the file is not UTF-8") for n in sorted(lines)]
             continue
         split = text.split("\n")
-        added: dict[int, set[str]] = {}
-        for n, codes in sorted(lines.items()):
-            if not 1 <= n <= len(split):
-                continue
-            goes_on = _GOES_ON.get(path.lower().rsplit(".", 1)[-1], "\\")
-            if split[n - 1].rstrip(" \t\r").endswith(goes_on):
-                refused.append((path, n, f"the line goes on with a '{goes_on}': a comment would end it"))
-                continue
-            commented = _comment(split[n - 1], codes, path)
-            if commented is None:
-                refused.append((path, n, "the line holds no one line of a cell to end with a comment"))
-                continue
-            split[n - 1] = commented
-            added[n] = codes
+        added = _commented(path, split, lines, refused)
         if not added:
             continue
         new = bom + "\n".join(split).encode("utf-8")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from fa_lint.model import ParseProblem
 from fa_lint.syntax import notebook
 
 Scanner = Callable[[str], dict[int, int]]  # a script's text -> {line: column} of its comments
@@ -118,9 +119,7 @@ def _ps_line(line: str) -> int | None:
                 quote = ""
         elif c in "'\"":
             quote = c
-        elif c == "#" and (i == 0 or line[i - 1] in _PS_TOKEN_BREAKS):
-            return i
-        elif line.startswith("<#", i):
+        elif (c == "#" and (i == 0 or line[i - 1] in _PS_TOKEN_BREAKS)) or line.startswith("<#", i):
             return i
         i += 1
     return None
@@ -128,7 +127,7 @@ def _ps_line(line: str) -> int | None:
 
 def _notebook(text: str, shell: Scanner) -> dict[int, int]:
     found = notebook.load("", text)
-    if not isinstance(found, tuple):
+    if isinstance(found, ParseProblem):
         return {}
     _, cells = found
     lines = [0, *(m.end() for m in re.finditer("\n", text))]
