@@ -101,6 +101,13 @@ class Target(NamedTuple):
                 found = s
         return Known(found.value, str(found.location)) if found is not None else None
 
+    @property
+    def memory(self) -> Known | None:
+        """The memory, in GB, the files give the machine an install runs on (a Slurm job's ``--mem``, a
+        SkyPilot task's exact ``memory``): the last one said."""
+        found = [s for s in self.settings if s.kind == "memory" and not s.possible]
+        return Known(found[-1].value, f"{found[-1].location} ({found[-1].name})") if found else None
+
     def nvcc(self, step: int) -> Known | None:
         """The nvcc the install command ``step`` can use: its version ("12.1"), "" (one of unknown
         version), "none" (certainly none), or None (unknown)."""
@@ -154,7 +161,7 @@ class Machines:
         chain = self._stages(path, scope)
         own = [s for st in chain for s in self.by_scope.get((path, st), [])]
         own += self.by_scope.get((path, ""), []) if scope else []
-        settings = tuple(s for s in own if s.kind in ("env", "toolkit"))
+        settings = tuple(s for s in own if s.kind in ("env", "toolkit", "memory"))
         # platforms a manifest declares hold for the whole file, a pixi feature's for its own scope
         own += [
             s
