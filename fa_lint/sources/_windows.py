@@ -37,6 +37,7 @@ class Names:
         self.scope = Scope()
         self._keys: dict[str, str] = {}  # the script's name, folded -> the scope's
         self.written: dict[str, str] = {}  # "${W1}" -> "%FA%"
+        self._aliases: dict[str, str] = {}  # a reference as written -> its own key
 
     def key(self, name: str, written: str) -> str:
         folded = name.casefold()  # cmd.exe's and PowerShell's names ignore case
@@ -54,7 +55,19 @@ class Names:
             self.scope.set(key, tuple(dict.fromkeys((*(old or (None,)), value))))
 
     def reference(self, name: str, written: str) -> str:
-        return "${" + self.key(name, written) + "}"
+        """``${Wn}`` for the reference as written here, holding the variable's values now (a reference
+        is expanded when its command runs, which is when it is read), so that what the scanner says
+        of it names it as this line spells it."""
+        values = self.scope.get(self.key(name, written))
+        alias = self._aliases.get(written)
+        if alias is None:
+            alias = self._aliases[written] = f"W{len(self._keys) + len(self._aliases) + 1}"
+            self.written["${" + alias + "}"] = written
+        if values is not None:
+            self.scope.set(alias, values)
+        elif self.scope.get(alias) is not None:
+            self.scope.set(alias, (None,))
+        return "${" + alias + "}"
 
     def restore(self, records: Iterable[Parsed]) -> Iterator[Parsed]:
         """The records, each unresolved reference named as the script writes it."""
