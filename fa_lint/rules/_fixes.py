@@ -23,7 +23,7 @@ from fa_lint.rules import _wheels
 from fa_lint.rules._base import Context
 from fa_lint.syntax.text import TextIndex
 
-SHELL_SOURCES = frozenset({"dockerfile", "shell", "workflow", "makefile", "notebook", "batch"})
+SHELL_SOURCES = frozenset({"dockerfile", "shell", "workflow", "makefile", "notebook", "batch", "powershell"})
 # formats whose shell lines sit in a JSON string: a '"' there would have to be written '\"', so a
 # word is quoted with "'" (the shell's other quote)
 _IN_JSON = frozenset({"notebook"})

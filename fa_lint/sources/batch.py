@@ -166,7 +166,3 @@ class _Walk:
 
     def _source(self, node: Node) -> str:
         return self.chunk.source(node)
-
-
-def sniff(head: str, *, complete: bool) -> bool:
-    return True

@@ -150,7 +150,3 @@ def _machine(doc: jsondoc.JsonDoc) -> Iterator[Setting]:
     if m is not None:
         start, end = jsondoc.key_span(doc, ("metadata", "kaggle", "accelerator"))
         yield Setting(doc.index.location(start, end), "gpu", "kaggle accelerator", m.group(1))
-
-
-def sniff(head: str, *, complete: bool) -> bool:
-    return True

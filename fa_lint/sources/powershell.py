@@ -190,7 +190,3 @@ def _name(written: str) -> str:
 def _unescape(text: str) -> str:
     """The backtick's escapes: a line continuation is nothing, any other character is itself."""
     return re.sub(r"`(\r?\n|.)", lambda m: "" if m.group(1) in ("\n", "\r\n") else m.group(1), text)
-
-
-def sniff(head: str, *, complete: bool) -> bool:
-    return True
