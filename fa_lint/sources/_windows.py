@@ -12,16 +12,40 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
-from fa_lint.model import BUILD_VARIABLES, NotRun, Parsed, Requirement, Setting
-from fa_lint.shell.parse import Word
+from fa_lint.model import BUILD_VARIABLES, NotRun, Parsed, ParseProblem, Requirement, Setting
+from fa_lint.shell.parse import TooCostly, Word, bounded
 from fa_lint.shell.variables import Scope
 from fa_lint.syntax.text import TextIndex
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
 
 # the Windows launcher (py -3.11 -m pip) and an interpreter or tool named with its .exe
 _LAUNCHER = re.compile(r"^py(?:\.exe)?$", re.I)
 _EXE = re.compile(r"\.(?:exe|cmd|bat)$", re.I)
 _PLACEHOLDER = re.compile(r"\$\{W\d+\}")
+
+
+MAX_DEPTH = 200  # nested blocks followed; deeper is a located problem, never a RecursionError
+
+
+def tree(parser: Parser, data: bytes, index: TextIndex) -> Node | ParseProblem:
+    """The script's parse, or why there is none: its grammar's error recovery ran past the bound a
+    shell script's has (tree-sitter's recovery is super-linear in broken text)."""
+    try:
+        return bounded(parser, data)
+    except TooCostly:
+        return ParseProblem(
+            index.location(0, 0), "the file's syntax errors take too long to read past; not read"
+        )
+
+
+def too_deep(index: TextIndex, start: int) -> ParseProblem:
+    return ParseProblem(
+        index.location(start, start), f"blocks nested deeper than {MAX_DEPTH} levels; not read past here"
+    )
 
 
 def platform(index: TextIndex, kind: str) -> Setting:

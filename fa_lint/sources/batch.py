@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from fa_lint.model import Parsed
+from fa_lint.model import Parsed, ParseProblem
 from fa_lint.shell.parse import Chunk, Command, Word
 from fa_lint.shell.scanner import Scanner
 from fa_lint.shell.variables import State
@@ -45,9 +45,14 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
     yield _windows.platform(index, "batch")
     chunk = Chunk(text)  # tree-sitter's bytes to the text's characters
+    root = _windows.tree(_parser(), chunk.data, index)
+    if isinstance(root, ParseProblem):
+        yield root
+        return
     walk = _Walk(Scanner(index, NAME), chunk)
-    walk.run(_parser().parse(chunk.data).root_node)
+    walk.run(root)
     yield from walk.names.restore(walk.scanner.finish())
+    yield from walk.problems
 
 
 class _Walk:
@@ -57,15 +62,19 @@ class _Walk:
         self.names = _windows.Names()
         self.state = State(self.names.scope)
         self.subroutines = False  # past the first label: code a ``call`` runs, if any
+        self.problems: list[ParseProblem] = []
 
     def run(self, root: Node) -> None:
         for node in root.named_children:
             self.statement(node, False)
 
-    def statement(self, node: Node, possible: bool) -> None:
+    def statement(self, node: Node, possible: bool, depth: int = 0) -> None:
         kind = node.type
         possible = possible or self.subroutines
-        if kind == "label":
+        if depth > _windows.MAX_DEPTH:
+            if not self.problems:
+                self.problems.append(_windows.too_deep(self.scanner.index, self.chunk.span(node)[0]))
+        elif kind == "label":
             self.subroutines = True
         elif kind == "variable_assignment":
             self._set(node, possible)
@@ -76,7 +85,7 @@ class _Walk:
         else:
             inner = possible or kind in _BODIES
             for child in node.named_children:
-                self.statement(child, inner)
+                self.statement(child, inner, depth + 1)
 
     def _either(self, node: Node, possible: bool) -> None:
         """``a || b``: b runs only when a fails; ``a && b``: b when a succeeds (certain as a's)."""

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from fa_lint.model import Parsed
+from fa_lint.model import Parsed, ParseProblem
 from fa_lint.shell.parse import Chunk, Command, Word
 from fa_lint.shell.scanner import Scanner
 from fa_lint.shell.variables import State
@@ -61,9 +61,14 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
     yield _windows.platform(index, "powershell")
     chunk = Chunk(text)
+    root = _windows.tree(_parser(), chunk.data, index)
+    if isinstance(root, ParseProblem):
+        yield root
+        return
     walk = _Walk(Scanner(index, NAME), chunk)
-    walk.statement(_parser().parse(chunk.data).root_node, False)
+    walk.statement(root, False)
     yield from walk.names.restore(walk.scanner.finish())
+    yield from walk.problems
 
 
 class _Walk:
@@ -72,24 +77,28 @@ class _Walk:
         self.chunk = chunk
         self.names = _windows.Names()
         self.state = State(self.names.scope)
+        self.problems: list[ParseProblem] = []
 
-    def statement(self, node: Node, possible: bool) -> None:
+    def statement(self, node: Node, possible: bool, depth: int = 0) -> None:
         kind = node.type
-        if kind == "command":
+        if depth > _windows.MAX_DEPTH:
+            if not self.problems:
+                self.problems.append(_windows.too_deep(self.scanner.index, self.chunk.span(node)[0]))
+        elif kind == "command":
             self._command(node, possible)
         elif kind == "assignment_expression":
             self._assign(node, possible)
         elif kind in ("pipeline", "pipeline_chain"):
-            self._chain(node, possible)
+            self._chain(node, possible, depth)
         elif kind not in ("comment", "ERROR"):
             inner = possible or kind in _MAYBE
             for child in node.named_children:
-                self.statement(child, inner)
+                self.statement(child, inner, depth + 1)
 
-    def _chain(self, node: Node, possible: bool) -> None:
+    def _chain(self, node: Node, possible: bool, depth: int) -> None:
         """``a || b`` (PowerShell 7): b runs only when a fails."""
         for child in node.named_children:
-            self.statement(child, possible)
+            self.statement(child, possible, depth + 1)
             if child.type == "pipeline_chain_tail" and any(c.type == "||" for c in child.children):
                 possible = True
 

@@ -116,7 +116,7 @@ def lines(text: str) -> Iterator[Line]:
             if end < 0:
                 end = n
                 break
-            if not text[:end].endswith("\\"):
+            if text[end - 1 : end] != "\\":
                 break
             end += 1
         m = _ESCAPE.match(text, start, end)
