@@ -320,3 +320,18 @@ def test_make_f_in_a_dockerfile_reads_the_fragment_in_its_stage(project: Any) ->
     found = lint(project, files, "--select", "FAL001,FAL015")
     # judged alone (FAL001), and in the stage, where python:3.11-slim has no nvcc (FAL015)
     assert ("docker/Makefile-docker", 2, "FAL015") in {(f["path"], f["line"], f["code"]) for f in found}
+
+
+def test_powershell_builds_a_wheel_url_from_variables(project: Any) -> None:
+    # the shape of a Windows installer that assembles a community wheel's name (a VOX-1 installer:
+    # values with trailing comments, "${name}" references, & $python -m pip install $url)
+    ps1 = (
+        '$FlashAttnVersion = "2.6.3"\n'
+        '$CudaVersion = "cu124"  # CUDA 12.4\n'
+        "$Platform = 'linux_x86_64'\n"
+        '$WheelFilename = "flash_attn-${FlashAttnVersion}+${CudaVersion}torch2.4-cp310-cp310-${Platform}.whl"\n'
+        '$WheelUrl = "https://example.com/releases/${WheelFilename}"\n'
+        "& $PythonExe -m pip install $WheelUrl --no-deps\n"
+    )
+    found = lint(project, {"install.ps1": ps1}, "--select", "FAL014")
+    assert [(f["line"], f["severity"], f["requirement"]) for f in found] == [(6, "error", "$WheelUrl")]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from fa_lint.model import BUILD_VARIABLES, NotRun, Parsed, ParseProblem, Requirement, Setting
 from fa_lint.shell.parse import TooCostly, Word, bounded
-from fa_lint.shell.variables import Scope
+from fa_lint.shell.variables import Scope, expand
 from fa_lint.syntax.text import TextIndex
 
 if TYPE_CHECKING:
@@ -62,15 +62,25 @@ class Names:
         self._keys: dict[str, str] = {}  # the script's name, folded -> the scope's
         self.written: dict[str, str] = {}  # "${W1}" -> "%FA%"
         self._aliases: dict[str, str] = {}  # a reference as written -> its own key
+        self._count = 0
 
     def key(self, name: str, written: str) -> str:
         folded = name.casefold()  # cmd.exe's and PowerShell's names ignore case
         if folded not in self._keys:
-            self._keys[folded] = name if name in BUILD_VARIABLES else f"W{len(self._keys) + 1}"
+            self._keys[folded] = name if name in BUILD_VARIABLES else self._new()
             self.written["${" + self._keys[folded] + "}"] = written
         return self._keys[folded]
 
+    def _new(self) -> str:
+        self._count += 1
+        return f"W{self._count}"
+
     def assign(self, name: str, written: str, value: str, possible: bool) -> None:
+        """``value`` as the script writes it, its references made ``${Wn}`` (``reference``): they are
+        expanded now, as the script expands them when it assigns."""
+        found = expand(value, self.scope)
+        if not found.unresolved and len(found.texts) == 1:
+            value = found.text
         key = self.key(name, written)
         old = self.scope.get(key)
         if not possible:
@@ -85,7 +95,7 @@ class Names:
         values = self.scope.get(self.key(name, written))
         alias = self._aliases.get(written)
         if alias is None:
-            alias = self._aliases[written] = f"W{len(self._keys) + len(self._aliases) + 1}"
+            alias = self._aliases[written] = self._new()
             self.written["${" + alias + "}"] = written
         if values is not None:
             self.scope.set(alias, values)

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 NAME = "powershell"
 # $name, ${name}, $env:NAME (scope prefixes too: $script:name), and $(...) a run's value
 _VARIABLE = re.compile(r"\$\{([^}]+)\}|\$((?:[A-Za-z]+:)?[A-Za-z_][\w]*)|\$\(")
+# a value as assigned: '...' (as written), "..." (expanded), or a bare number or word
+_LITERAL = re.compile(r"""'((?:[^']|'')*)'|"((?:[^"`]|`.)*)"|([\w.+-]+)""", re.S)
 _ASSIGNED = re.compile(r"\$\{[^}]+\}|\$(?:[A-Za-z]+:)?[A-Za-z_]\w*")
 # statements whose blocks may not run: branches, loops, handlers, and functions (run when called)
 _MAYBE = frozenset(
@@ -103,8 +105,9 @@ class _Walk:
                 possible = True
 
     def _assign(self, node: Node, possible: bool) -> None:
-        left = node.named_children[0] if node.named_children else None
-        value = node.named_children[-1] if len(node.named_children) >= 3 else None
+        named = [c for c in node.named_children if c.type != "comment"]
+        left = named[0] if named else None
+        value = named[2] if len(named) >= 3 else None  # the target, the operator, the value
         written = self._source(left).strip() if left is not None else ""
         if value is None or not _ASSIGNED.fullmatch(written):
             return  # $a[0] = ..., $x.y = ...: not a variable of its own
@@ -120,13 +123,15 @@ class _Walk:
     def _value(self, node: Node) -> str | None:
         """A value as it is assigned: a number or a string (expanded), else unknown."""
         raw = self._source(node).strip()
-        if re.fullmatch(r"[\w.+-]+", raw):
-            return raw
-        if len(raw) >= 2 and raw[0] == raw[-1] == "'":
-            return raw[1:-1].replace("''", "'")
-        if len(raw) >= 2 and raw[0] == raw[-1] == '"':
-            return self._expand(_unescape(raw[1:-1]))
-        return None
+        m = _LITERAL.match(raw)
+        rest = raw[m.end() :].strip() if m is not None else ""
+        if m is None or (rest and not rest.startswith("#")):  # (a comment may follow the value)
+            return None
+        if m.group(1) is not None:
+            return m.group(1).replace("''", "'")
+        if m.group(2) is not None:
+            return self._expand(_unescape(m.group(2)))
+        return m.group(3)
 
     def _command(self, node: Node, possible: bool) -> None:
         words = _windows.command_words(self._words(node))
