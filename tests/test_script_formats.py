@@ -335,3 +335,19 @@ def test_powershell_builds_a_wheel_url_from_variables(project: Any) -> None:
     )
     found = lint(project, {"install.ps1": ps1}, "--select", "FAL014")
     assert [(f["line"], f["severity"], f["requirement"]) for f in found] == [(6, "error", "$WheelUrl")]
+
+
+def test_a_batch_variable_set_from_another_is_a_build_setting_of_its_value() -> None:
+    from fa_lint.sources import batch
+
+    bat = "set N=4\nset MAX_JOBS=%N%\npip install flash-attn==2.6.3 --no-build-isolation\n"
+    settings = [(r.kind, r.name, r.value) for r in batch.parse("x.bat", bat) if type(r).__name__ == "Setting"]
+    assert ("env", "MAX_JOBS", "4") in settings
+
+
+def test_nested_batch_alternatives_are_bounded(project: Any) -> None:
+    # `a || (b || (c ...` nests through || as deep as through blocks: a located problem, never a crash
+    bat = "pip install x || (" * 400 + "pip install flash-attn==2.4.2" + ")" * 400 + "\n"
+    found = lint(project, {"deep.bat": bat})
+    assert [f["code"] for f in found] == ["FAL900"]
+    assert "nested deeper than 200" in found[0]["message"]

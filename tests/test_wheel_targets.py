@@ -152,3 +152,19 @@ def test_no_memory_finding_where_a_wheel_is_fetched(project: Any) -> None:
     # 2.6.3 has a wheel for torch 2.4 (cu12, cxx11abiFALSE): setup.py fetches it, nothing compiles
     files = {"job.sh": SLURM.format("16G") + "pip install --no-build-isolation flash-attn==2.6.3\n"}
     assert [f for f in lint(project, files, "--select", "FAL015") if "memory" in f["message"]] == []
+
+
+def test_a_skypilot_task_s_exact_memory(project: Any) -> None:
+    # SkyPilot's resources.memory in GB: "32" is exactly that; "32+" at least, which bounds nothing
+    task = (
+        "resources:\n  accelerators: A100:1\n  memory: {}\n"
+        "setup: |\n  pip install torch==2.4.0\n"
+        "  FLASH_ATTENTION_FORCE_BUILD=TRUE MAX_JOBS=8 pip install --no-build-isolation flash-attn==2.6.3\n"
+    )
+    files = {"a/task.yaml": task.format("32"), "b/task.yaml": task.format("32+")}
+    got = [
+        (f["path"], f["severity"])
+        for f in lint(project, files, "--select", "FAL015")
+        if "memory" in f["message"]
+    ]
+    assert got == [("a/task.yaml", "warning")]

@@ -75,9 +75,9 @@ class Names:
         self._count += 1
         return f"W{self._count}"
 
-    def assign(self, name: str, written: str, value: str, possible: bool) -> None:
+    def assign(self, name: str, written: str, value: str, possible: bool) -> str:
         """``value`` as the script writes it, its references made ``${Wn}`` (``reference``): they are
-        expanded now, as the script expands them when it assigns."""
+        expanded now, as the script expands them when it assigns. The value as assigned."""
         found = expand(value, self.scope)
         if not found.unresolved and len(found.texts) == 1:
             value = found.text
@@ -87,6 +87,7 @@ class Names:
             self.scope.set(key, (value,))
         else:  # a branch's value beside what was there (or nothing: it may stay unset)
             self.scope.set(key, tuple(dict.fromkeys((*(old or (None,)), value))))
+        return value
 
     def reference(self, name: str, written: str) -> str:
         """``${Wn}`` for the reference as written here, holding the variable's values now (a reference

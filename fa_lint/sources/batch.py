@@ -81,20 +81,20 @@ class _Walk:
         elif kind in ("cmd", "call_stmt", "redirect_stmt"):
             self._command(node, possible)
         elif kind == "cond_exec":
-            self._either(node, possible)
+            self._either(node, possible, depth)
         else:
             inner = possible or kind in _BODIES
             for child in node.named_children:
                 self.statement(child, inner, depth + 1)
 
-    def _either(self, node: Node, possible: bool) -> None:
+    def _either(self, node: Node, possible: bool, depth: int) -> None:
         """``a || b``: b runs only when a fails; ``a && b``: b when a succeeds (certain as a's)."""
         after_or = False
         for child in node.children:
             if child.type == "||":
                 after_or = True
             elif child.is_named:
-                self.statement(child, possible or after_or)
+                self.statement(child, possible or after_or, depth + 1)
 
     def _set(self, node: Node, possible: bool) -> None:
         name = next((c for c in node.named_children if c.type == "variable_name"), None)
@@ -105,8 +105,7 @@ class _Walk:
         raw = self._source(value) if value is not None else ""
         if value is not None and value.type == "quoted_assignment_value":
             raw = raw.strip('"')
-        text = self._expand(raw.rstrip(" \t"))
-        self.names.assign(key, f"%{key}%", text, possible)
+        text = self.names.assign(key, f"%{key}%", self._expand(raw.rstrip(" \t")), possible)
         start, end = self.chunk.span(name)[0], self.chunk.span(value or name)[1]
         self.scanner.assign(key.upper(), text, start, end, possible)
 

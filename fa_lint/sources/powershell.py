@@ -115,7 +115,7 @@ class _Walk:
         text = self._value(value)
         if text is None:
             return  # a value only a run knows ((Get-Content v.txt), a function's result)
-        self.names.assign(name, written, text, possible)
+        text = self.names.assign(name, written, text, possible)
         if name.casefold().startswith("env:"):
             start, end = self.chunk.span(node)
             self.scanner.assign(name[4:].upper(), text, start, end, possible)
