@@ -4,8 +4,8 @@ Read for what they say about the machine (``Setting`` records): SkyPilot ``resou
 (``A100:8``, ``{A100:8, H100:8}``, a list: each one of several), ``resources.instance_type`` and
 ``image_id: docker:...``, an exact ``resources.memory`` (GB); a Kubernetes pod's ``nodeSelector`` or
 node affinity on ``nvidia.com/gpu.product``, ``cloud.google.com/gke-accelerator``,
-``karpenter.k8s.aws/instance-gpu-name`` or ``node.kubernetes.io/instance-type``. A SkyPilot task's ``setup`` and ``run`` scripts are read as
-shell, so what they install lands on those accelerators.
+``karpenter.k8s.aws/instance-gpu-name`` or ``node.kubernetes.io/instance-type``. A SkyPilot task's
+``setup`` and ``run`` scripts are read as shell, so what they install lands on those accelerators.
 
 The files have any name; a ``*.yaml`` or ``*.yml`` that no other format claims is read when its head
 names one of these keys.
