@@ -323,8 +323,9 @@ def test_make_f_in_a_dockerfile_reads_the_fragment_in_its_stage(project: Any) ->
 
 
 def test_powershell_builds_a_wheel_url_from_variables(project: Any) -> None:
-    # the shape of a Windows installer that assembles a community wheel's name (a VOX-1 installer:
-    # values with trailing comments, "${name}" references, & $python -m pip install $url)
+    # the shape of a Windows installer that assembles a community wheel's name (marcusau2/VOX-1-Audiobook-
+    # Maker, InstallFlashAttention.ps1, which its Install-Flash-Attention.bat runs: values with trailing
+    # comments, "${name}" references, & $PythonExe -m pip install ...)
     ps1 = (
         '$FlashAttnVersion = "2.6.3"\n'
         '$CudaVersion = "cu124"  # CUDA 12.4\n'
