@@ -213,6 +213,9 @@ class Include(NamedTuple):
     # dependencies and its dev extra, not its build-system table or its other extras
     scopes: tuple[str, ...] = ()
     override: bool = False  # uv's --override FILE: each line replaces every request for its package
+    # the format the target is read as, when the include says (a Makefile's ``include``, ``make -f``):
+    # "makefile"; empty, a requirements file (or, for an optional one, the format its name says)
+    source: str = ""
 
 
 class Uninstall(NamedTuple):

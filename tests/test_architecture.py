@@ -50,6 +50,7 @@ LAYERS = {
     "fa_lint.shell.twostep": 2.3,
     "fa_lint.shell.conda": 2.3,
     "fa_lint.shell.docker": 2.3,
+    "fa_lint.shell.makefiles": 2.3,
     "fa_lint.shell.scanner": 2.4,
     # one module per file format, and the catalogue
     "fa_lint.sources": 3,

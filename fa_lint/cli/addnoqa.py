@@ -12,6 +12,7 @@ replaced atomically, as ``--fix`` replaces it.
 from __future__ import annotations
 
 import codecs
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
@@ -39,14 +40,56 @@ def _wanted(findings: Iterable[Finding]) -> dict[str, dict[int, set[str]]]:
     return by_path
 
 
-def _comment(line: str, codes: set[str]) -> str:
-    """The line with the comment before its line ending (a CRLF file keeps its ``\\r``)."""
+def _comment(line: str, codes: set[str], path: str = "") -> str | None:
+    """The line with the comment before its line ending (a CRLF file keeps its ``\\r``), written as
+    the file's format writes one: a batch file's ``& REM``, inside a notebook's JSON string (at the end
+    of the cell's line it holds). None where the format gives the line no place for one."""
     body, cr = (line[:-1], "\r") if line.endswith("\r") else (line, "")
-    return f"{body}  # noqa: {', '.join(sorted(codes))}{cr}"
+    comment = f"# noqa: {', '.join(sorted(codes))}"
+    suffix = path.lower().rsplit(".", 1)[-1] if "." in path else ""
+    if suffix in ("bat", "cmd"):
+        return f"{body}  & REM {comment[2:]}{cr}"
+    if suffix == "ipynb":
+        return _in_string(body, comment, cr)
+    return f"{body}  {comment}{cr}"
+
+
+def _in_string(body: str, comment: str, cr: str) -> str | None:
+    """A notebook's JSON line that holds one line of a cell (``"!pip install ...\\n",``): the comment
+    goes inside its string, before the escaped line break."""
+    m = re.fullmatch(r'(\s*(?:"source"\s*:\s*\[?\s*)?"(?:[^"\\]|\\[^n])*)((?:\\n)?"\s*,?\s*\]?\s*,?)', body)
+    if m is None:
+        return None
+    return f"{m.group(1)}  {comment}{m.group(2)}{cr}"
+
+
+# what continues a line in each format: a comment after it would end the line early
+_GOES_ON = {"bat": "^", "cmd": "^", "ps1": "`"}
 
 
 def _seen(report: Report, path: str) -> set[tuple[str, int, str]]:
     return {(f.code, f.location.line, f.message) for f in report.findings if f.location.path == path}
+
+
+def _commented(
+    path: str, split: list[str], lines: dict[int, set[str]], refused: list[tuple[str, int, str]]
+) -> dict[int, set[str]]:
+    """Each line of ``split`` with a finding given its comment, in place; the lines that got one."""
+    added: dict[int, set[str]] = {}
+    goes_on = _GOES_ON.get(path.lower().rsplit(".", 1)[-1], "\\")
+    for n, codes in sorted(lines.items()):
+        if not 1 <= n <= len(split):
+            continue
+        if split[n - 1].rstrip(" \t\r").endswith(goes_on):
+            refused.append((path, n, f"the line goes on with a '{goes_on}': a comment would end it"))
+            continue
+        commented = _comment(split[n - 1], codes, path)
+        if commented is None:
+            refused.append((path, n, "the line holds no one line of a cell to end with a comment"))
+            continue
+        split[n - 1] = commented
+        added[n] = codes
+    return added
 
 
 def _read(path: str) -> bytes:
@@ -77,15 +120,7 @@ def add(
             refused += [(path, n, "the file is not UTF-8") for n in sorted(lines)]
             continue
         split = text.split("\n")
-        added: dict[int, set[str]] = {}
-        for n, codes in sorted(lines.items()):
-            if not 1 <= n <= len(split):
-                continue
-            if split[n - 1].rstrip(" \t\r").endswith("\\"):
-                refused.append((path, n, "the line goes on with a '\\': a comment would end it"))
-                continue
-            split[n - 1] = _comment(split[n - 1], codes)
-            added[n] = codes
+        added = _commented(path, split, lines, refused)
         if not added:
             continue
         new = bom + "\n".join(split).encode("utf-8")

@@ -61,6 +61,9 @@ class Platform(NamedTuple):
     possible: bool  # only some runs land there (a matrix does land on each; a pixi platform may)
     certain_run: bool  # the install is run there (a workflow job), not only declared (pixi, uv)
     scope: str = ""  # a pixi feature's own platforms apply to its requirements only
+    # a machine no file describes (a Windows script runs on its user's own machine): whether a CUDA
+    # toolkit is there is unknown, where a hosted runner is known to have none
+    local: bool = False
 
 
 class Target(NamedTuple):
@@ -97,6 +100,13 @@ class Target(NamedTuple):
             if s.kind == "env" and s.name == name and s.after < step and (s.until is None or step <= s.until):
                 found = s
         return Known(found.value, str(found.location)) if found is not None else None
+
+    @property
+    def memory(self) -> Known | None:
+        """The memory, in GB, the files give the machine an install runs on (a Slurm job's ``--mem``, a
+        SkyPilot task's exact ``memory``): the last one said."""
+        found = [s for s in self.settings if s.kind == "memory" and not s.possible]
+        return Known(found[-1].value, f"{found[-1].location} ({found[-1].name})") if found else None
 
     def nvcc(self, step: int) -> Known | None:
         """The nvcc the install command ``step`` can use: its version ("12.1"), "" (one of unknown
@@ -151,7 +161,7 @@ class Machines:
         chain = self._stages(path, scope)
         own = [s for st in chain for s in self.by_scope.get((path, st), [])]
         own += self.by_scope.get((path, ""), []) if scope else []
-        settings = tuple(s for s in own if s.kind in ("env", "toolkit"))
+        settings = tuple(s for s in own if s.kind in ("env", "toolkit", "memory"))
         # platforms a manifest declares hold for the whole file, a pixi feature's for its own scope
         own += [
             s
@@ -283,6 +293,8 @@ def _platforms(settings: Iterable[Setting]) -> Iterable[Platform]:
             name = platform_of(s.value) if s.name == "runs-on" else _tag_platform(s.value)
             if name:
                 yield Platform(name, f"{s.location} ({s.name}: {s.value})", s.possible, True)
+        elif s.kind == "platform" and s.name.endswith(" script"):  # a .bat or .ps1: run on Windows
+            yield Platform(s.value, f"{s.location} ({s.name})", False, True, local=True)
         elif s.kind == "platform":
             names = _marker_platforms(s.value) if s.name.startswith("uv ") else [platform_of(s.value)]
             for name in names:

@@ -24,7 +24,10 @@ from fa_lint.rules._base import Context
 from fa_lint.rules._code import code_floor
 from fa_lint.syntax.text import TextIndex
 
-SHELL_SOURCES = frozenset({"dockerfile", "shell", "workflow", "makefile"})
+SHELL_SOURCES = frozenset({"dockerfile", "shell", "workflow", "makefile", "notebook", "batch", "powershell"})
+# formats whose shell lines sit in a JSON string: a '"' there would have to be written '\"', so a
+# word is quoted with "'" (the shell's other quote)
+_IN_JSON = frozenset({"notebook"})
 # The patterns below compile when a fix is first built (re caches them): most runs build none.
 # name, optional extras | the version part | an optional marker. Written by hand because packaging's
 # parser keeps no offsets, and the edit must keep the name, extras and marker exactly as written.
@@ -308,7 +311,8 @@ def quote_word(req: Requirement) -> Fix | None:
         return None
     old = req.raw + req.redirected  # the redirect starts where the word ends
     span = loc._replace(end_column=loc.end_column + len(req.redirected))
-    return Fix(span, old, f'"{old}"', f'quote it: "{old}"', True, req.source, old)
+    q = "'" if req.source in _IN_JSON else '"'
+    return Fix(span, old, f"{q}{old}{q}", f"quote it: {q}{old}{q}", True, req.source, old)
 
 
 _SHELL_SPECIAL = r"[\s<>|&;()]"
@@ -319,6 +323,8 @@ def _shell(fix: Fix, text: str, start: int, end: int) -> Fix | None:
     quoted = before in ("'", '"') and before == after
     if quoted or not re.search(_SHELL_SPECIAL, fix.new):
         return fix._replace(context="")
+    if fix.source in _IN_JSON:  # no '"' or '\\' can be written in a JSON string as it is
+        return None if re.search(r'["\\\']', fix.new) else fix._replace(new=f"'{fix.new}'", context="")
     if not re.search(r'["$`\\]', fix.new):
         return fix._replace(new=f'"{fix.new}"', context="")
     if "'" not in fix.new:

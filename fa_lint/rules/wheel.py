@@ -95,6 +95,15 @@ def _problems(
                 (f"{tools.abi_where} uses the {abi} C++ ABI", _UNDEFINED),
                 f"use {want}",
             )
+    if label and label["cuda"]:
+        yield from _cuda_problem(env, req, label["cuda"], tools)
+    yield from _python_problem(env, req, filename, python_tag, tools)
+
+
+def _python_problem(
+    env: Environment, req: Requirement, filename: str, python_tag: str, tools: toolchain.Toolchain
+) -> Iterator[Problem]:
+    """The wheel's CPython tag against the Python its marker or its environment selects."""
     m = re.fullmatch(r"cp(\d)(\d+)", python_tag or "")
     if not m:
         return
@@ -175,6 +184,31 @@ def _torch_problem(
     else:
         help_ = f"pin torch {built} where it is installed, or use a build for the torch installed"
     yield headline, tuple(notes), help_
+
+
+def _cuda_problem(
+    env: Environment, req: Requirement, digits: str, tools: toolchain.Toolchain
+) -> Iterator[Problem]:
+    """The wheel's CUDA major (``cu118``: 11, ``cu12``/``cu124``: 12) against torch's: its extension
+    links the CUDA runtime of its own major, which a torch of another major does not bring."""
+    cuda = tools.cuda
+    have = cuda.value if cuda is not None else ""
+    if not re.fullmatch(r"\d+(?:\.\d+)*", have) or not markers.holds_on(req.marker, "linux"):
+        return  # a CPU or ROCm torch, or one whose CUDA no file says
+    built = int(digits[:2])
+    if built == int(have.split(".")[0]):
+        return
+    assert cuda is not None
+    yield (
+        f"this wheel is built with CUDA {built}, but its environment's torch with CUDA {have}; use its "
+        f"CUDA {have.split('.')[0]} build",
+        (
+            f"{env.name} installs a torch built with CUDA {have} ({cuda.where})",
+            f"the extension links the CUDA {built} runtime, which that torch does not bring: importing "
+            f"flash_attn fails ('libcudart.so.{built}...: cannot open shared object file')",
+        ),
+        f"use the cu{have.split('.')[0]} build of the same release",
+    )
 
 
 def _built_abi(req: Requirement, filename: str, labelled: bool, torch: str | None) -> bool | None:

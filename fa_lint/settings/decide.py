@@ -42,6 +42,9 @@ STYLES = {
     "shell": "shell",
     "makefile": "shell",
     "justfile": "shell",
+    "notebook": "notebook",
+    "batch": "batch",
+    "powershell": "powershell",
     "setup.py": "python",
     "nox": "python",
     "python-app": "python",
@@ -158,16 +161,30 @@ def apply(
             continue
         seen.add((f.code, f.location, f.package))
         if path not in lines:
-            text = texts.get(path)
+            text, starts[path] = _read(texts.get(path), STYLES.get((formats or {}).get(path, ""), "yaml"))
             lines[path] = text.split("\n") if text is not None else []
-            style = STYLES.get((formats or {}).get(path, ""), "yaml")
-            starts[path] = _comment_starts(text, style) if text is not None and "#" in text else {}
             exempt[path] = file_suppressions(text, starts[path]) if text else None
         if _exempt(f.code, exempt[path]) or suppressed(f, lines[path], starts[path]):
             dropped += 1
         else:
             kept.append(f)
     return kept, dropped
+
+
+# formats whose comments open with no "#" (a batch file's REM), or whose "#" may sit anywhere
+_OPENERS = frozenset({"batch", "powershell", "notebook"})
+
+
+def _read(text: str | None, style: str) -> tuple[str | None, dict[int, int]]:
+    """A file's text as the suppression comments are read in it, and where each line's comment starts."""
+    if text is None or ("#" not in text and style not in _OPENERS):
+        return text, {}
+    found = _comment_starts(text, style)
+    if style in _OPENERS:
+        from fa_lint.syntax import comments
+
+        text = comments.normalized(text, style, found)
+    return text, found
 
 
 def _comment_starts(text: str, style: str) -> dict[int, int]:

@@ -154,8 +154,12 @@ SOURCES: dict[str, Source] = {
             # templates (Makefile.in, config.h.in, MANIFEST.in). The head of the file tells them apart.
             ("*.in",),
         ),
-        Source("makefile", "makefile", ("Makefile", "makefile", "GNUmakefile", "*.mk")),
+        # Makefile-* and *.mk: fragments a Makefile includes or a Dockerfile runs with make -f
+        Source("makefile", "makefile", ("Makefile", "makefile", "GNUmakefile", "*.mk", "Makefile-*")),
         Source("justfile", "justfile", ("justfile", "Justfile", ".justfile", "*.just")),
+        Source("notebook", "notebook", ("*.ipynb",)),  # Jupyter and Colab: shell lines, %pip, the GPU
+        Source("batch", "batch", ("*.bat", "*.cmd")),  # Windows cmd.exe scripts
+        Source("powershell", "powershell", ("*.ps1",)),
         # read for the build arguments its services build their Dockerfiles with (issue 35)
         Source(
             "compose",

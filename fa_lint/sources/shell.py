@@ -33,6 +33,11 @@ def sniff(head: str, *, complete: bool) -> bool:
     return _HEAD.match(head) is not None
 
 
+# the memory a job is given per node: --mem=64G (Slurm's default unit is MB; --mem=0 is the node's all)
+_SBATCH_MEM = re.compile(r"^#SBATCH\b[^\n]*?--mem[= ]([1-9][0-9]*)([KMGT]?)\b", re.M)
+_GB = {"K": 1 / 1024**2, "M": 1 / 1024, "": 1 / 1024, "G": 1, "T": 1024}
+
+
 def parse(path: str, text: str) -> Iterator[Parsed]:
     # the shell model (tree-sitter) is loaded for a file that is read, not for one that is sniffed
     from fa_lint.shell.scanner import Scanner
@@ -41,6 +46,9 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     index = TextIndex(path, text)
     for m in _SBATCH.finditer(text):
         yield Setting(index.location(m.start(1), m.end(1)), "gpu", "#SBATCH", m.group(1))
+    for m in _SBATCH_MEM.finditer(text):
+        gb = int(m.group(1)) * _GB[m.group(2)]
+        yield Setting(index.location(m.start(1), m.end(2)), "memory", "#SBATCH --mem", f"{gb:g}")
     scanner = Scanner(index, NAME)
     scanner.run(0, len(text), State(Scope()))
     yield from scanner.finish()

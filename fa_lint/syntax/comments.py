@@ -19,7 +19,7 @@ import io
 import re
 from collections.abc import Callable
 
-STYLES = ("pip", "toml", "yaml", "shell", "python", "none")
+STYLES = ("pip", "toml", "yaml", "shell", "python", "notebook", "batch", "powershell", "none")
 # pip's rule: "#" at the line's start or after whitespace
 _PIP = re.compile(r"(?:^|(?<=\s))#")
 # where a YAML flow scalar may open with a quote: at the value's start
@@ -41,7 +41,22 @@ def starts(text: str, style: str) -> dict[int, int]:
         return _shell(text)
     if style == "python":
         return _python(text)
+    if style in ("notebook", "batch", "powershell"):
+        from fa_lint.syntax import script_comments  # only for these formats' files with a finding
+
+        return script_comments.starts(text, style, _shell)
     return {}
+
+
+def normalized(text: str, style: str, found: dict[int, int]) -> str:
+    """The text with each comment's opener written as ``#`` (a batch file's ``REM``/``::``, a
+    PowerShell ``<#``), and a notebook's whole-line comments alone on their line, so that the
+    suppression comments read the same in every format; lines and columns stay where they were."""
+    if style not in ("notebook", "batch", "powershell") or not found:
+        return text
+    from fa_lint.syntax import script_comments
+
+    return script_comments.normalized(text, style, found)
 
 
 def _by_line(text: str, first: Callable[[str], int | None]) -> dict[int, int]:
