@@ -43,6 +43,10 @@ def torchless(env: Environment) -> bool:
     return bool(env.images) and all(i.has_torch is False for i in env.images)
 
 
+NO_TORCH = (
+    "flash-attn has no pyproject.toml and its setup.py imports torch first, so a build that cannot "
+    "see the installed torch fails with \"ModuleNotFoundError: No module named 'torch'\""
+)
 # A conda environment file's pip: list (its scope, fa_lint.sources.conda): conda env create runs one
 # `python -m pip install -U -r FILE` over it after its own packages (conda/env/installers/pip.py),
 # and sets the file's variables: only after that (conda/cli/install.py).
