@@ -306,6 +306,9 @@ BUILD_VARIABLES = frozenset(
         "CUDA_HOME",
         "CUDA_PATH",
         "CONDA_OVERRIDE_CUDA",  # conda's __cuda: the driver CUDA conda solves for (machine/driver.py)
+        "GPU_ARCHS",  # flash-attn's ROCm build: the gfx archs it compiles for (kb/rocm.json)
+        "PYTORCH_ROCM_ARCH",  # the gfx archs a ROCm build of torch and its extensions target
+        "FLASH_ATTENTION_TRITON_AMD_ENABLE",  # flash-attn's Triton backend on ROCm (no arch check)
     }
 )
 
