@@ -241,9 +241,12 @@ def _toolkit(
 ) -> Iterator[Setting]:
     """``uses: Jimver/cuda-toolkit@...`` with ``cuda: 12.1.0``: an nvcc of that version from here on."""
     uses = yamldoc.get(step, "uses")
-    if not isinstance(uses, yaml.ScalarNode) or not str(uses.value).lower().startswith(
-        "jimver/cuda-toolkit@"
-    ):
+    if not isinstance(uses, yaml.ScalarNode):
+        return
+    action = str(uses.value).lower().split("@", 1)[0]
+    if action != "jimver/cuda-toolkit":
+        if "cuda" in action:  # another action that installs a toolkit (mjun0812/setup-cuda): version unknown
+            yield _setting(index, text, uses, "toolkit", str(uses.value), "", scope, after)
         return
     for value, node, possible in _values(yamldoc.get(yamldoc.get(step, "with"), "cuda"), matrix):
         m = re.match(r"(\d+\.\d+)", value)
