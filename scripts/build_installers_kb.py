@@ -119,7 +119,13 @@ def pip(repo: Path) -> dict[str, Any]:
         ),
         None,
     )
+    resolver = ("src/pip/_internal/resolution/resolvelib/candidates.py",)
+    name_check = first(
+        all_tags,
+        lambda t: grep(repo, t, r"self\._name != dist\.canonical_name|MetadataInconsistent\(", resolver),
+    )
     return {
+        "metadata_name_check": name_check,
         "legacy_unless_pyproject": legacy,
         "isolated_without_setuptools": setuptools,
         "isolated_without_wheel": wheel,
