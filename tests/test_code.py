@@ -441,7 +441,11 @@ def test_fal001_says_when_no_code_takes_it_but_only_after_reading_the_code(proje
     ("case", "expected"),
     [
         ("transformers-cb-simple", [("continuous_batching_simple.py", 25, "FAL020", "warning")]),
-        ("nano-vllm-attention", [("pyproject.toml", 11, "FAL002", "warning")]),
+        # pip install . builds the unpinned flash-attn of [project] dependencies (FAL012, issue 42)
+        (
+            "nano-vllm-attention",
+            [("pyproject.toml", 11, "FAL002", "warning"), ("pyproject.toml", 11, "FAL012", "warning")],
+        ),
         ("nano-vllm-attention-old-pin", [("attention.py", 26, "FAL018", "error")]),
         ("diffusers-kernels-revision", []),
         ("kernels-basic", []),
