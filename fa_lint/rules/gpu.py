@@ -40,3 +40,7 @@ def check(ctx: Context) -> Iterator[Finding]:
 
     yield from _gpu.check(ctx, GPU_ARCH_UNSUPPORTED)
     yield from _rocm.check(ctx, GPU_ARCH_UNSUPPORTED)  # a ROCm build's archs (kb/rocm.json)
+    if ctx.uses:
+        from fa_lint.rules import _backend
+
+        yield from _backend.check(ctx, GPU_ARCH_UNSUPPORTED)  # a server's fa3/fa4 backend flag
