@@ -87,3 +87,45 @@ def test_the_code_asking_for_flash_attention_3_makes_it_an_error(project: Any) -
     notes = " ".join(hits[0]["notes"])
     assert "flash_attn_interface module from the flash-attn-3 distribution" in notes
     assert "app.py:2" in notes
+
+
+# --- code importing FA3's module where only flash-attn 2 is installed ------------------------------------
+
+UNGUARDED = "import torch\nfrom flash_attn_interface import flash_attn_func\n"
+GUARDED = (
+    "try:\n    from flash_attn_interface import flash_attn_func\nexcept ImportError:\n    flash_attn_func = None\n"
+    "if HOPPER:\n    import flash_attn_interface\n"
+)
+
+
+def test_an_unguarded_fa3_import_with_only_fa2_installed(project: Any) -> None:
+    files = {"requirements.txt": "flash-attn==2.8.3\n", "attn.py": UNGUARDED}
+    found = [(f["path"], f["line"], f["severity"]) for f in lint(project, files) if f["code"] == "FAL022"]
+    assert found == [("attn.py", 2, "warning")]
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"requirements.txt": "flash-attn==2.8.3\n", "attn.py": GUARDED},  # guarded: it may be missing
+        {"attn.py": UNGUARDED},  # nothing says what is installed
+        {
+            "requirements.txt": "flash-attn==2.8.3\n",
+            "attn.py": UNGUARDED,
+            "install.sh": f'pip install "{REPO}@v2.8.3#subdirectory=hopper"\n',
+        },
+        {
+            "requirements.txt": "flash-attn==2.8.3\n",
+            "attn.py": UNGUARDED,
+            "Dockerfile": "FROM nvcr.io/nvidia/pytorch:25.06-py3\n",
+        },
+        {
+            "requirements.txt": "flash-attn==2.8.3\n",
+            "attn.py": "from flash_attn.flash_attn_interface import flash_attn_func\n",
+        },
+    ],
+)
+def test_fa3_imports_not_judged(project: Any, files: dict[str, str]) -> None:
+    assert [
+        f for f in lint(project, files) if f["code"] == "FAL022" and "flash_attn_interface" in f["message"]
+    ] == []

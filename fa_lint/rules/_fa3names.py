@@ -16,8 +16,8 @@ import re
 from typing import TYPE_CHECKING
 
 from fa_lint._records import NamedTuple
-from fa_lint.code.uses import ATTN
-from fa_lint.model import FA3, FLASH_ATTN, Requirement, Severity, normalize
+from fa_lint.code.uses import ATTN, Use
+from fa_lint.model import FA3, FLASH_ATTN, Image, Kind, Requirement, Severity, normalize
 from fa_lint.rules._base import Context
 from fa_lint.rules._text import TRANSFORMERS
 
@@ -131,3 +131,47 @@ def _unseen(ctx: Context, req: Requirement, built: Built, kb: Fa3KnowledgeBase) 
         "build hopper/ from v2.8.0 or later (it names itself flash_attn_3), or call flash_attn_interface "
         "directly rather than through transformers",
     )
+
+
+def unguarded_import(ctx: Context, use: Use, kb: Fa3KnowledgeBase) -> Named | None:
+    """An unguarded ``import flash_attn_interface`` where the files install flash-attn 2 and no FA3: the
+    module is FA3's alone, so it raises ModuleNotFoundError. Not judged where anything could bring FA3
+    (a hopper/ build, flash-attn-3, a base image, an install fa-lint could not read)."""
+    fa2, fa3 = _installed(ctx)
+    if fa2 is None or fa3 or ctx.unfollowed or any(isinstance(s, Image) for s in ctx.settings):
+        return None  # a base image (a stage that installs nothing too) may hold FA3
+    listing = (
+        "none lists py_modules"
+        if not kb.fa2_py_modules
+        else f"{', '.join(kb.fa2_py_modules)} list py_modules"
+    )
+    return Named(
+        f"`{use.detail}` needs FA3's top-level flash_attn_interface, and the files install only flash-attn "
+        "2: ModuleNotFoundError",
+        Severity.WARNING,
+        (
+            f"{fa2.location} installs `{fa2.raw}`: flash-attn 2 ships flash_attn.flash_attn_interface, "
+            f"never a top-level flash_attn_interface (its setup.py at {kb.fa2_tags_read}: {listing})",
+            f"nothing in the files installs FA3 (hopper/, {FA3}), which is what provides the module",
+            "the import is outside any try/except ImportError and any if: it runs unconditionally",
+        ),
+        "import from flash_attn (FA2's `from flash_attn import flash_attn_func`), install FA3 (a build of "
+        f"hopper/ from v2.8.0 or later, `{FA3}`), or guard the import with try/except ImportError",
+    )
+
+
+def _installed(ctx: Context) -> tuple[Requirement | None, bool]:
+    """A flash-attn 2 install the files make, and whether any FA3 install is there too."""
+    key = "fa2 and fa3 installs"
+    if key not in ctx.memo:
+        fa2 = next(
+            (r for r in ctx.requirements if r.name == FLASH_ATTN and r.kind in (Kind.INSTALL, Kind.LOCK)),
+            None,
+        )
+        fa3 = any(
+            r.name in (FA3, "flashattn-hopper") or "hopper" in (r.url or "") or "hopper" in (r.build or "")
+            for r in ctx.requirements
+        )
+        ctx.memo[key] = (fa2, fa3)
+    found: tuple[Requirement | None, bool] = ctx.memo[key]
+    return found

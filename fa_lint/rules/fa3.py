@@ -59,6 +59,28 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue  # a lock says what installs: its entry is judged, not the manifest's range
         kb = kb or _load()
         yield _judge(ctx, req, kb)
+    yield from _imports(ctx, kb)
+
+
+def _imports(ctx: Context, kb: Fa3KnowledgeBase | None) -> Iterator[Finding]:
+    """Unguarded imports of FA3's flash_attn_interface where the files install only flash-attn 2."""
+    from fa_lint.code.uses import IMPORT
+    from fa_lint.rules import _fa3names
+
+    for use in ctx.uses:
+        if use.kind != IMPORT:
+            continue
+        kb = kb or _load()
+        named = _fa3names.unguarded_import(ctx, use, kb)
+        if named is not None:
+            yield FLASH_ATTN_3.finding(
+                use.location,
+                named.headline,
+                severity=named.severity,
+                package=FA3,
+                notes=named.notes,
+                help=named.help,
+            )
 
 
 def _load() -> Fa3KnowledgeBase:
