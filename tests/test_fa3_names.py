@@ -49,9 +49,9 @@ def test_names_per_tag_and_transformers_per_release() -> None:
         (
             f"{REPO}@v2.7.2#egg=flashattn-hopper&subdirectory=hopper",
             "warning",
-            "builds FA3 as `flashattn-hopper`",
+            "installs `flashattn-hopper`, not flash-attn-3",
         ),
-        (f"{REPO}@v2.7.4.post1#subdirectory=hopper", "warning", "builds FA3 as `flash-attn`"),
+        (f"{REPO}@v2.7.4.post1#subdirectory=hopper", "warning", "installs `flash-attn`, not flash-attn-3"),
         (f"{REPO}@v2.7.4.post1#egg=flash_attn_3&subdirectory=hopper", "error", "`#egg=flash_attn_3` is not"),
     ],
 )

@@ -185,7 +185,7 @@ def test_pixi_in_pyproject(project: Any) -> None:
     # a [tool.pixi] table: pixi installs the [project] dependencies
     pyproject = PLAIN + '\n[tool.pixi.workspace]\nchannels = ["conda-forge"]\nplatforms = ["linux-64"]\n'
     assert [m.split(";")[0] for _, _, _, m in _fal012(project, {"pyproject.toml": pyproject})] == [
-        "pixi builds flash-attn in isolation, where torch is missing"
+        "pixi builds flash-attn in isolation, without torch"
     ]
     fixed = pyproject + '\n[tool.pixi.pypi-options]\nno-build-isolation = ["flash-attn"]\n'
     assert _fal012(project, {"pyproject.toml": fixed}) == []

@@ -87,14 +87,13 @@ def _judge(ctx: Context, rule: Rule, use: Use) -> Finding | None:
     backend = use.name.partition(":")[2]
     return rule.finding(
         use.location,
-        f"`{use.detail}` cannot start on {gpu.name} (SM {gpu.capability}): {said} runs its {backend} "
-        "backend on other GPUs only",
+        f"`{use.detail}` cannot start on {gpu.name} (SM {gpu.capability}): the {backend} backend refuses it",
         severity=Severity.ERROR if every and not setting.possible else Severity.WARNING,
         package="sglang",
         notes=(
             f"{setting.location} names {setting.value}: {gpu.name}, compute capability {gpu.capability} "
             f"({gpu.source})",
-            f"the {backend} backend starts only on other majors: {evidence}",
+            f"{said}: the {backend} backend starts only on other majors ({evidence})",
             *(() if every else ("the file names other GPUs too, on which it may start",)),
         ),
         help="use --attention-backend flashinfer (or triton) on this GPU, or run it on a GPU the backend "

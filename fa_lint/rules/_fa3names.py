@@ -124,8 +124,7 @@ def _unseen(ctx: Context, req: Requirement, built: Built, kb: Fa3KnowledgeBase) 
             f'the code asks for attn_implementation="flash_attention_3" at {asked.location}: it fails'
         )
     return Named(
-        f"hopper/ here builds FA3 as `{built.distribution}`, a name transformers never finds as FA3 "
-        f"({FA3}): flash_attention_3 is unavailable",
+        f"this hopper/ build installs `{built.distribution}`, not {FA3}: transformers never finds it as FA3",
         Severity.ERROR if asked is not None else Severity.WARNING,
         tuple(notes),
         "build hopper/ from v2.8.0 or later (it names itself flash_attn_3), or call flash_attn_interface "
@@ -146,8 +145,8 @@ def unguarded_import(ctx: Context, use: Use, kb: Fa3KnowledgeBase) -> Named | No
         else f"{', '.join(kb.fa2_py_modules)} list py_modules"
     )
     return Named(
-        f"`{use.detail}` needs FA3's top-level flash_attn_interface, and the files install only flash-attn "
-        "2: ModuleNotFoundError",
+        "`flash_attn_interface` is FA3's module, and only flash-attn 2 is installed: this import raises "
+        "ModuleNotFoundError",
         Severity.WARNING,
         (
             f"{fa2.location} installs `{fa2.raw}`: flash-attn 2 ships flash_attn.flash_attn_interface, "

@@ -54,7 +54,8 @@ def judge(ctx: Context, env: Environment, req: Requirement) -> Verdict | None:
     if req.source == "pixi":
         tools.add("pixi")
     if not tools:
-        return _pip(ctx, req)
+        # a lock of another tool (pylock.toml) says what installs, not `pip install .`
+        return None if env.locked else _pip(ctx, req)
     verdicts = [JUDGES[tool](ctx, req, configs) for tool in ORDER if tool in tools]
     if not verdicts or any(v is None for v in verdicts):
         return None  # an installer the project names builds it where torch is
@@ -81,8 +82,8 @@ def _pip(ctx: Context, req: Requirement) -> Verdict | None:
         "no command in the files read installs this project: it is judged as `pip install .` installs it",
     )
     return Verdict(
-        "flash-attn may be built in isolation when this project is installed (`pip install .`), where "
-        "torch is missing; install torch first, then `pip install --no-build-isolation .`",
+        "`pip install .` may build flash-attn in isolation, without torch; install torch, then "
+        "`pip install --no-build-isolation`",
         Severity.WARNING,
         notes,
         "install torch first and the project with `pip install --no-build-isolation .` (and say so where "
@@ -214,7 +215,7 @@ def _pixi(ctx: Context, req: Requirement, configs: list[BuildConfig]) -> Verdict
         )
     table = "[tool.pixi.pypi-options]" if req.source == "pyproject" else "[pypi-options]"
     return Verdict(
-        f"pixi builds flash-attn in isolation, where torch is missing; "
+        f"pixi builds flash-attn in isolation, without torch; "
         f'set {table} no-build-isolation = ["flash-attn"]',
         Severity.ERROR,
         tuple(notes),

@@ -130,14 +130,12 @@ def _finding(rule: Rule, r: Refusal) -> Finding:
     archs = ", ".join(r.refused)
     certain = r.variable == "GPU_ARCHS"
     if certain:
-        headline = (
-            f"flash-attn {r.release}'s ROCm build refuses GPU_ARCHS {archs} (it accepts "
-            f"{', '.join(r.accepted)}): setup.py's arch check stops the build"
-        )
+        accepts = ", ".join(r.accepted)
+        headline = f"flash-attn {r.release}'s ROCm build refuses GPU_ARCHS {archs}: it accepts only {accepts}"
     else:
         headline = (
-            f"PYTORCH_ROCM_ARCH targets {archs}, which flash-attn {r.release}'s ROCm build does not accept "
-            f"(only {', '.join(r.accepted)})"
+            f"PYTORCH_ROCM_ARCH targets {archs}; flash-attn {r.release}'s ROCm build accepts only "
+            f"{', '.join(r.accepted)}"
         )
     notes = [
         f"{r.variable} is set at {r.said.where}: {r.said.value}",

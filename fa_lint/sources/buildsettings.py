@@ -65,7 +65,10 @@ def pixi_options(doc: TomlDoc, base: TomlPath) -> Iterator[Parsed]:
     reads (it skips a pixi.toml's ``[tool]`` table): kept, with ``read=False``, for what it meant."""
     places: list[tuple[TomlPath, bool]] = [(base, True)]
     top = get(doc.data, base) if base else doc.data
-    places += [((*base, "feature", f), True) for f in subtable(top, "feature")]
+    features = (
+        top.get("feature") if isinstance(top, dict) else None
+    )  # pixi refuses another type: tables.py says
+    places += [((*base, "feature", f), True) for f in (features if isinstance(features, dict) else {})]
     if not base:
         places.append((("tool", "pixi"), False))
     for where, read in places:
