@@ -245,10 +245,11 @@ class Image(NamedTuple):
 
 
 class BuildConfig(NamedTuple):
-    """A project tool's table (``[tool.uv]``, ``[tool.poetry]``): how it builds the sdists it installs."""
+    """A project tool's table (``[tool.uv]``, ``[tool.poetry]``, ``[tool.pdm]``, pixi's ``[pypi-options]``):
+    how it builds the sdists it installs."""
 
     location: Location
-    tool: str  # "uv", "poetry"
+    tool: str  # "uv", "poetry", "pdm", "pixi"
     no_isolation: frozenset[str] = frozenset()  # packages built without isolation; "*": every one
     torch_for: frozenset[str] = frozenset()  # packages whose extra build dependencies bring torch
     # [tool.uv] conflicts: extras or groups resolved apart, so the one lock holds each fork's versions
@@ -256,6 +257,11 @@ class BuildConfig(NamedTuple):
     # [tool.uv] default-groups: the dependency groups `uv sync` installs unless told otherwise (uv's
     # default is ["dev"]; "all" is every group, written ("*",))
     default_groups: tuple[str, ...] = ("dev",)
+    # packages whose torch build dependency has match-runtime = true (uv's extra-build-dependencies)
+    runtime_for: frozenset[str] = frozenset()
+    # False: a table the tool never reads where it is written (pixi.toml's [tool.pixi.pypi-options]:
+    # pixi skips a pixi.toml's [tool] table unread); its settings say what the author meant
+    read: bool = True
 
 
 class Group(NamedTuple):
@@ -309,6 +315,9 @@ BUILD_VARIABLES = frozenset(
         "CUDA_HOME",
         "CUDA_PATH",
         "CONDA_OVERRIDE_CUDA",  # conda's __cuda: the driver CUDA conda solves for (machine/driver.py)
+        "GPU_ARCHS",  # flash-attn's ROCm build: the gfx archs it compiles for (kb/rocm.json)
+        "PYTORCH_ROCM_ARCH",  # the gfx archs a ROCm build of torch and its extensions target
+        "FLASH_ATTENTION_TRITON_AMD_ENABLE",  # flash-attn's Triton backend on ROCm (no arch check)
     }
 )
 

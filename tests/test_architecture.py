@@ -61,6 +61,7 @@ LAYERS = {
     "fa_lint.code.uses": 3.1,
     "fa_lint.code.prefilter": 3.1,
     "fa_lint.code.python": 3.2,
+    "fa_lint.code.fa3_imports": 3.15,
     "fa_lint.code.command_lines": 3.2,
     "fa_lint.code.readers": 3.3,
     # what installs (environments) and where (target); which files (discover)

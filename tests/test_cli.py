@@ -201,7 +201,8 @@ def test_standard_input_as_a_named_file(project: Any, monkeypatch: pytest.Monkey
     ]
     _stdin(monkeypatch, b"[project]\nname = 'x'\nversion = '1'\ndependencies = ['flash-attn==2.4.2']\n")
     assert run("--format", "json", "--stdin-filename", "pyproject.toml").codes() == [
-        ("pyproject.toml", 4, "FAL001")  # the name says the format
+        ("pyproject.toml", 4, "FAL001"),  # the name says the format
+        ("pyproject.toml", 4, "FAL012"),  # and `pip install .` builds its flash-attn (issue 42)
     ]
     _stdin(monkeypatch, OLD.encode())
     assert run("--format", "json", "-").codes() == [("-", 1, "FAL001")]  # a bare '-' reads requirements

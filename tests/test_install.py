@@ -344,8 +344,8 @@ def test_build_isolation(project: Any, files: dict[str, str], severity: str, lin
             "pyproject.toml": '[tool.poetry.dependencies]\nflash-attn = { url = "https://github.com/Dao-AILab/'
             'flash-attention/releases/download/v2.6.3/flash_attn-2.6.3+cu123torch2.4cxx11abiFALSE-cp311-cp311-linux_x86_64.whl" }\n'
         },
-        # a plain pyproject: how it is installed is not said
-        {"pyproject.toml": '[project]\nname = "x"\nversion = "0"\ndependencies = ["flash-attn>=2.6"]\n'},
+        # a requirements file alone: which command installs it is not said (a plain pyproject is
+        # installed by `pip install .`: issue 42, tests/test_installers.py)
         {"requirements.txt": "flash-attn>=2.6\n"},
     ],
 )

@@ -164,3 +164,26 @@ def _at(index: TextIndex, repos: list[str], detail: str) -> list[Use]:
         location = index.location(start, start + len(repo) if where >= 0 else 0)
         found.append(Use(STALE_LOCK, location, name=repo, detail=detail))
     return found
+
+
+# SGLang's server: ``python -m sglang.launch_server`` (or ``sglang serve``) with a FlashAttention backend
+_SGLANG = re.compile(r"\bsglang\.launch_server\b|\bsglang[\"']?(?:\s*,\s*[\"']|\s+)serve\b")
+_BACKEND_FLAG = re.compile(
+    r"[\s\"'](?P<flag>--(?:prefill-|decode-)?attention-backend)(?:[= ]+|[\"']\s*,\s*)[\"']?(?P<name>fa[34])\b"
+)
+
+
+def backend_uses(path: str, text: str) -> list[Use]:
+    """SGLang server command lines that select its fa3 or fa4 attention backend (FAL013 judges the GPU)."""
+    from fa_lint.code.uses import BACKEND  # for files that start an SGLang server only
+
+    index: TextIndex | None = None
+    found: list[Use] = []
+    for start, line in _logical_lines(text):
+        if line.lstrip().startswith("#") or not _SGLANG.search(line):
+            continue
+        for m in _BACKEND_FLAG.finditer(line):
+            index = index or TextIndex(path, text)
+            at = index.location(start + m.start() + 1, start + m.end())
+            found.append(Use(BACKEND, at, name=f"sglang:{m['name']}", detail=f"{m['flag']} {m['name']}"))
+    return found

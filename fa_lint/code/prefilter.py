@@ -33,6 +33,7 @@ WORDS = (
     b"LayerRepository",
     b"flash_attn_with_kvcache",
     b"flash_attn_varlen_func",
+    b"flash_attn_interface",  # FA3's own module (fa_lint.code.fa3_imports)
 )
 TRIGGER = re.compile(b"|".join(map(re.escape, WORDS)))
 # Pieces one of which every word holds: a substring test each (the bytes type's own fast search, many

@@ -80,7 +80,12 @@ def read(path: str, text: str) -> list[Use]:
         return []
     if isinstance(tree, ParseProblem):
         return []
-    return sorted(_Reader(index, tree).uses(), key=lambda u: (u.location, u.kind))
+    found = list(_Reader(index, tree).uses())
+    if "flash_attn_interface" in text:  # FA3's own module (issue 42): read where the file names it
+        from fa_lint.code.fa3_imports import fa3_imports
+
+        found += fa3_imports(index, tree)
+    return sorted(found, key=lambda u: (u.location, u.kind))
 
 
 class _Scope(NamedTuple):

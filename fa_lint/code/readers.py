@@ -17,6 +17,16 @@ def uses_of(path: str, source: str, text: str) -> list[Use]:
     (the text is decoded already, as the file's format says)."""
     if source not in PYTHON_FORMATS and source not in COMMAND_FORMATS and source not in CONFIG_FORMATS:
         return []
+    if "attention-backend" in text and source not in PYTHON_FORMATS:  # an SGLang server's flag
+        from fa_lint.code.command_lines import backend_uses
+
+        extra = backend_uses(path, text)
+        if extra:
+            return sorted([*extra, *_uses_of(path, source, text)], key=lambda u: (u.location, u.kind))
+    return _uses_of(path, source, text)
+
+
+def _uses_of(path: str, source: str, text: str) -> list[Use]:
     if not wanted_text(text):
         return []
     # the readers load ast and their patterns: only for a file the byte search kept

@@ -11,6 +11,10 @@ PAGED = "paged"
 # What keeps the paged path off the block table: max_blocks_per_request=0, a non-CUDA device.
 NOT_PAGED = "not-paged"
 ATTN = "attn"  # an attention implementation asked for (name: "flash_attention_2", "org/repo@rev:fn")
+BACKEND = "backend"  # a serving engine's attention backend flag (name: "sglang:fa3")
+IMPORT = (
+    "import"  # an unguarded import of a module only another distribution provides ("flash_attn_interface")
+)
 KERNEL = "kernel"  # a Hub kernel loaded through ``kernels`` (name: "org/repo"; pinned or not)
 LOCAL_KERNEL = "local-kernel"  # a kernel loaded from a folder of this repository
 CALL = "call"  # a direct call into pip's flash-attn (name: the function; keywords: those passed)

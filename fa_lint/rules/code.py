@@ -276,8 +276,16 @@ def _unavailable(ctx: Context, use: Use) -> Iterator[Finding]:
         if env.images:
             continue  # a base image may hold any of them: what it holds is not read
         family = {n: _installs(env, n) for n in FAMILY}
-        if family[needed] or not any(family.values()) or _installs(env, KERNELS):
-            continue  # provided; or this install says nothing of attention; or a Hub kernel may stand in
+        if family[needed] or _installs(env, KERNELS):
+            continue  # provided; or a Hub kernel may stand in
+        if not any(family.values()):  # no flash-attn at all: judged only where a lock is the whole install
+            from fa_lint.rules._attn_absent import absent
+
+            found = absent(ctx, ATTN_UNAVAILABLE, use, env, needed, FAMILY)
+            if found is not None:
+                yield found
+                return
+            continue
         others = [r for n, reqs in family.items() if n != needed for r in reqs]
         complete = bool(env.locked)
         yield ATTN_UNAVAILABLE.finding(

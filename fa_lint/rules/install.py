@@ -13,7 +13,7 @@ from fa_lint.kb.assess import Verdict
 from fa_lint.machine import toolchain
 from fa_lint.machine.environments import Environment
 from fa_lint.machine.toolchain import Known, Toolchain
-from fa_lint.model import FA3, FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
+from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Location, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._fal012 import (
     CONDA_PIP,
@@ -68,16 +68,6 @@ PIP_RULE = (
     "the legacy 'setup.py bdist_wheel', which sees torch"
 )
 PIP_253 = Version("25.3")
-# uv 0.11.0 refused match-runtime for a package without static metadata, flash-attn among them ("Extra
-# build requirement `torch` was declared with `match-runtime = true`, but `flash-attn` does not declare
-# static metadata, making runtime-matching impossible"); 0.11.1 reverted it. Sources: astral-sh/uv#18690
-# (the report) and #18692 (the revert), embeddings-benchmark/mteb#4295 (the error as CI printed it),
-# PrimeIntellect-ai/verifiers#1112 ("uv 0.11.1+ is allowed again").
-MATCH_RUNTIME_UV = (
-    'match-runtime needs uv other than 0.11.0, which refuses it for flash-attn ("`flash-attn` does not '
-    'declare static metadata, making runtime-matching impossible"; fixed in 0.11.1): keep '
-    '[tool.uv] required-version = ">=0.11.1" or setup-uv\'s version off 0.11.0'
-)
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -453,45 +443,19 @@ def _at_least(req: Requirement, version: Version) -> bool:
 
 
 def _project(ctx: Context, env: Environment, req: Requirement) -> Finding | None:
-    """A uv or Poetry project that lists flash-attn: its tool builds the sdist in isolation."""
-    if req.source != "pyproject" or req.scope == "build-system":
+    """A project's own manifest, as its installer installs it (``_projects``)."""
+    from fa_lint.rules import _projects  # for a manifest entry only: its knowledge base loads then
+
+    verdict = _projects.judge(ctx, env, req)
+    if verdict is None:
         return None
-    configs = [b for b in ctx.builds if b.location.path == req.location.path]
-    tools = {b.tool for b in configs} | {r.tool for r in env.locked if r.tool in ("uv", "poetry")}
-    uv = next((b for b in configs if b.tool == "uv"), None)
-    if "uv" in tools and not _uv_allows(uv):
-        return BUILD_ISOLATION.finding(
-            req.location,
-            "uv builds flash-attn in isolation, where torch is missing; "
-            'set [tool.uv] no-build-isolation-package = ["flash-attn"]',
-            package=FLASH_ATTN,
-            requirement=req.raw,
-            environment=env.name,
-            notes=(
-                NO_TORCH,
-                "uv builds every sdist in isolation unless [tool.uv] no-build-isolation-package names it "
-                "or [tool.uv.extra-build-dependencies] gives it torch",
-                MATCH_RUNTIME_UV,
-            ),
-            help='add [tool.uv.extra-build-dependencies] flash-attn = [{ requirement = "torch", '
-            'match-runtime = true }], or no-build-isolation-package = ["flash-attn"] with torch '
-            "a dependency",
-        )
-    if "poetry" in tools and "uv" not in tools:
-        return BUILD_ISOLATION.finding(
-            req.location,
-            "Poetry builds flash-attn in isolation, where torch is missing; use a wheel URL for it",
-            package=FLASH_ATTN,
-            requirement=req.raw,
-            environment=env.name,
-            notes=(NO_TORCH, "Poetry builds every sdist in isolation and has no option to turn it off"),
-            help='point flash-attn at a release wheel (flash-attn = { url = "...whl" }), or install it '
-            "outside Poetry with 'pip install --no-build-isolation flash-attn'",
-        )
-    return None
-
-
-def _uv_allows(config: BuildConfig | None) -> bool:
-    if config is None:
-        return False
-    return bool({"*", FLASH_ATTN} & config.no_isolation) or FLASH_ATTN in config.torch_for
+    return BUILD_ISOLATION.finding(
+        req.location,
+        verdict.headline,
+        severity=verdict.severity,
+        package=FLASH_ATTN,
+        requirement=req.raw,
+        environment=env.name,
+        notes=verdict.notes,
+        help=verdict.help,
+    )

@@ -10,12 +10,13 @@ from packaging.version import InvalidVersion, Version
 from fa_lint.kb import PAGED_KV, Release, versions
 from fa_lint.kb.assess import Assessment, Policy, Verdict, assess_range, intersect
 from fa_lint.machine import toolchain
-from fa_lint.machine.environments import Environment, source_applies
+from fa_lint.machine.environments import source_applies
 from fa_lint.model import FLASH_ATTN, Finding, Fix, Kind, Requirement, Severity
 from fa_lint.rules import _text
 from fa_lint.rules._base import Context, Rule, exact
 from fa_lint.rules._code import code_note
 from fa_lint.rules._fixes import bump_pin, floor_for, raise_floor, target, why
+from fa_lint.rules._rocm import on_rocm, refusal, upstream
 from fa_lint.rules._text import breaks, count, fit, fix, help_for, quoted, releases, subject
 
 PAGED_KV_MISSING = Rule(
@@ -77,6 +78,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             if earlier is not None and ctx.assessment(earlier).verdict in (Verdict.OK, Verdict.NEWER):
                 continue  # a no-op: the good version installed before it stays
             here = _rocm(req, ctx) or ctx
+            if here is not ctx and refusal(ctx, req) is not None:
+                continue  # its ROCm build refuses the archs the files target: FAL013 says so, not FAL001
             finding = judge(req, here.assessment(req), here)
             if finding is not None:
                 yield finding
@@ -86,10 +89,10 @@ def _rocm(req: Requirement, ctx: Context) -> Context | None:
     """The rules' context for a requirement every install of which lands on a ROCm torch: its floor is
     the release whose Composable Kernel backend has paged KV (fa_lint/kb/rocm.json), and so are its
     fixes. A source build (a fork's tag, a checkout) is its own code: judged as it is."""
-    if req.build is not None or req.checkout is not None or not _upstream(req.url):
+    if req.build is not None or req.checkout is not None or not upstream(req.url):
         return None
     envs = ctx.environments_of(req)
-    if not envs or not all(_on_rocm(ctx, env) for env in envs):
+    if not envs or not all(on_rocm(ctx, env) for env in envs):
         return None
     if "rocm context" not in ctx.memo:
         from fa_lint.kb import rocm  # for ROCm installs only
@@ -100,28 +103,6 @@ def _rocm(req: Requirement, ctx: Context) -> Context | None:
         ctx.memo["rocm context"] = ctx.with_policy(policy)
     found: Context = ctx.memo["rocm context"]
     return found
-
-
-def _upstream(url: str | None) -> bool:
-    """An index release, or flash-attention's own repository: not a fork (ROCm's ``v2.6.3-cktile`` has
-    its own code, judged as it is)."""
-    return url is None or any(
-        r in url.lower() for r in ("/dao-ailab/flash-attention", "/hazyresearch/flash-attention")
-    )
-
-
-def _on_rocm(ctx: Context, env: Environment) -> bool:
-    """Whether the environment's torch is a ROCm build: its index (``/whl/rocm6.1``), or a
-    ``rocm/pytorch`` image whose torch nothing replaced."""
-    tools = ctx.toolchain(env)
-    if tools.cuda is not None and tools.cuda.value.startswith("rocm"):
-        return True
-    final = tools.final
-    source = toolchain.deciding(final) if final is not None else None
-    images = [source.image] if source is not None and source.image is not None else []
-    if final is None:
-        images = list(env.images)
-    return any("rocm/pytorch" in image.reference for image in images)
 
 
 def _sourced(req: Requirement, ctx: Context) -> bool:
