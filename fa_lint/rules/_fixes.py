@@ -17,6 +17,7 @@ from packaging.version import Version
 from fa_lint._records import NamedTuple
 from fa_lint.kb import PAGED_KV, KnowledgeBase, Release
 from fa_lint.kb.assess import Policy, Verdict, assess_range
+from fa_lint.machine import toolchain
 from fa_lint.machine.environments import Environment
 from fa_lint.model import FLASH_ATTN, Fix, Kind, Requirement, pretty
 from fa_lint.rules import _wheels
@@ -135,29 +136,79 @@ def _below(spec: Specifier, floor: Version) -> bool:
     return False
 
 
+def allowed(req: Requirement, ctx: Context, narrow: bool = False) -> VersionRange:
+    """What every other flash-attn requirement of ``req``'s installs admits -- constraints, overrides,
+    the same command's other words -- in every environment it is part of, whichever file the run
+    started from: the one place a fix's range is worked out. ``narrow``: with ``req``'s own range too
+    (a fix that raises its floor keeps its other bounds)."""
+    key = ("allowed", req.location, req.raw, narrow)
+    if key not in ctx.memo:
+        rng = req.version_range if narrow else VersionRange.full()
+        for env in ctx.environments_of(req):
+            rng = rng.intersection(_others(req, env, ctx))
+        ctx.memo[key] = rng
+    found: VersionRange = ctx.memo[key]
+    return found
+
+
+def taken(req: Requirement, ctx: Context) -> Release | None:
+    """The release pip or uv installs for ``req``: the newest one its range and the rest of its install
+    admit (a pin or a lock's version as it is). Neither falls back to an older release because that one
+    has a prebuilt wheel: they build the sdist of the newest (see docs/wheels.md)."""
+    pinned = toolchain.exact(req)
+    if pinned is not None:
+        return ctx.kb.get(pinned)
+    rng = allowed(req, ctx, narrow=True)
+    found = [r for r in ctx.kb.installable if not r.version.is_prerelease and rng.contains(r.version)]
+    return found[-1] if found else None
+
+
+def _over(spec: Specifier, top: Version) -> bool:
+    """An upper bound or exclusion that ``<=top`` makes redundant."""
+    if spec.operator in ("<=", "<", "!=") and "*" not in spec.version:
+        return Version(spec.version) > top
+    return False
+
+
 def target(req: Requirement, ctx: Context, narrow: bool = False) -> Release | None:
     """The release a fix for ``req`` moves to: the first good one that every other requirement of its
-    environments admits -- constraints, overrides, the same command's other words -- with a prebuilt
-    wheel for their torch/CPython/CUDA when fa-lint knows them (a released-torch build first).
-    ``narrow``: a fix that raises the floor of ``req`` keeps its other bounds, so ``req`` must admit
-    the release too. None when the environments admit no good release at all.
+    environments admits (``allowed``), with a prebuilt wheel for their torch/CPython/CUDA when fa-lint
+    knows them (a released-torch build first). ``narrow``: a fix that raises the floor of ``req`` keeps
+    its other bounds, so ``req`` must admit the release too. None when the environments admit no good
+    release at all.
     """
     envs = ctx.environments_of(req)
-    allowed = req.version_range if narrow else VersionRange.full()
-    for env in envs:
-        allowed = allowed.intersection(_others(req, env, ctx))
-    admitted = ("admitted", allowed)  # the same range for every repeat of a pin: filtered once
+    rng = allowed(req, ctx, narrow)
+    admitted = ("admitted", rng)  # the same range for every repeat of a pin: filtered once
     if admitted not in ctx.memo:
-        ctx.memo[admitted] = tuple(r for r in _good(ctx) if allowed.contains(r.version))
+        ctx.memo[admitted] = tuple(r for r in _good(ctx) if rng.contains(r.version))
     good: tuple[Release, ...] = ctx.memo[admitted]
     if not good:
         return None
+    if narrow:
+        # a raised floor leaves the installer the newest release of the range: its wheel is not the
+        # floor's to choose (``cap`` bounds the range where that release has none)
+        return good[0]
     tools = tuple(ctx.toolchain(env) for env in envs)
     key = ("target", tuple(r.version for r in good), tools)
     if key not in ctx.memo:
         ctx.memo[key] = _wheels.pick(good, tools) or good[0]
     found: Release = ctx.memo[key]
     return found
+
+
+def cap(req: Requirement, ctx: Context) -> Release | None:
+    """The newest release a raised floor's range must stop at so that what the installer takes (the
+    newest release the range admits) has a prebuilt wheel for every torch fa-lint knows the install to
+    have; None when the newest already has one (or whether it has is unknown), or no release does."""
+    rng = allowed(req, ctx, narrow=True)
+    good = [r for r in _good(ctx) if rng.contains(r.version)]
+    tools = [t for t in map(ctx.toolchain, ctx.environments_of(req)) if t.torch is not None]
+    if not good or not tools:
+        return None
+    if all(_wheels.fits(good[-1], t) is not False for t in tools):
+        return None
+    return _wheels.pick(reversed(good), tools)
 
 
 def why(req: Requirement, to: Release | None, ctx: Context, narrow: bool = False) -> str | None:
@@ -174,11 +225,9 @@ def why(req: Requirement, to: Release | None, ctx: Context, narrow: bool = False
         first = f"the first release with paged KV at or above {ctx.policy.min_version}"
     if to.version == good[0].version:
         return f"why {to}: {first}"
-    allowed = req.version_range if narrow else VersionRange.full()
+    rng = allowed(req, ctx, narrow)
     envs = ctx.environments_of(req)
-    for env in envs:
-        allowed = allowed.intersection(_others(req, env, ctx))
-    admitted = next((r for r in good if allowed.contains(r.version)), None)
+    admitted = next((r for r in good if rng.contains(r.version)), None)
     if admitted is not None and admitted.version == to.version:
         return f"why {to}: {first} that the install's other flash-attn requirements admit"
     tools = next((t for t in map(ctx.toolchain, envs) if t.torch is not None), None)
@@ -188,6 +237,19 @@ def why(req: Requirement, to: Release | None, ctx: Context, narrow: bool = False
     return (
         f"why {to}: {first} and a prebuilt wheel for the torch {tools.torch.value}{python} this install "
         f"has (from {admitted} on, the releases before it have none, or one built against a torch nightly)"
+    )
+
+
+def capped(req: Requirement, upto: Release, ctx: Context) -> str | None:
+    """Why a raised floor also stops at ``upto``: the release the installer would take otherwise."""
+    newest = taken(req, ctx)
+    tools = next((t for t in map(ctx.toolchain, ctx.environments_of(req)) if t.torch is not None), None)
+    if newest is None or tools is None or tools.torch is None:
+        return None
+    return (
+        f"why <={upto}: pip and uv install the newest release a range admits, {newest}, which "
+        f"{_wheels.missing(newest, tools).split(' ', 1)[1]}, and build its sdist rather than fall back "
+        f"to an older release with a wheel; {upto} is the newest with paged KV and a prebuilt wheel there"
     )
 
 
@@ -213,13 +275,14 @@ def _others(req: Requirement, env: Environment, ctx: Context) -> VersionRange:
     than combining), without a marker or with ``req``'s. All but one, for each of a group's
     requirements, from prefix and suffix intersections: linear in the group, however large.
     """
-    key = ("others", id(env), req.step, req.marker)
+    step = _step_in(req, env, ctx)
+    key = ("others", id(env), step, req.marker)
     if key not in ctx.memo:
         group = [
             r
             for r in env.of(FLASH_ATTN)
             if r.kind in (Kind.INSTALL, Kind.CONSTRAINT, Kind.OVERRIDE)
-            and r.step == req.step
+            and r.step == step
             and not r.unresolved
             and (not r.marker or not req.marker or r.marker == req.marker)
         ]
@@ -241,8 +304,23 @@ def _others(req: Requirement, env: Environment, ctx: Context) -> VersionRange:
     return rest
 
 
+def _step_in(req: Requirement, env: Environment, ctx: Context) -> int:
+    """The command ``req`` is part of in ``env``: a file's own record counts its lines from 0, a
+    Dockerfile stage that copies the file and runs ``pip install -r`` counts its own commands, so the
+    step is the stage's record of the same line's."""
+    key = ("steps", id(env))
+    if key not in ctx.memo:
+        ctx.memo[key] = {r.location: r.step for r in (*env.members, *env.superseded, *env.locked)}
+    steps: dict[object, int] = ctx.memo[key]
+    return steps.get(req.location, req.step)
+
+
 def raise_floor(
-    req: Requirement, kb: KnowledgeBase, policy: Policy, floor: Version | None = None
+    req: Requirement,
+    kb: KnowledgeBase,
+    policy: Policy,
+    floor: Version | None = None,
+    upto: Release | None = None,
 ) -> Fix | None:
     """FAL002: add ``>=floor`` and drop the bounds it makes redundant; only releases go.
 
@@ -252,8 +330,10 @@ def raise_floor(
     w = _written(req)
     if w is None:
         return None
+    top = [Specifier(f"<={upto.version}")] if upto is not None else []
+    kept = [s for s in req.specifier if not (upto is not None and _over(s, upto.version))]
     for low in dict.fromkeys(v for v in (floor, policy.min_version) if v is not None):
-        spec = SpecifierSet([Specifier(f">={low}"), *(s for s in req.specifier if not _below(s, low))])
+        spec = SpecifierSet([Specifier(f">={low}"), *top, *(s for s in kept if not _below(s, low))])
         if assess_range(spec.to_range(), kb, policy).verdict is Verdict.OK:
             return _fix(req, w, spec, f"require flash-attn{pretty(spec)}", safe=True)
     return None  # e.g. '!=2.5.*,<2.6': nothing good is left to narrow to

@@ -28,7 +28,8 @@ from fa_lint.rules._fal012 import (
 )
 from fa_lint.rules._text import fit, subject
 from fa_lint.rules._uv import NO_KERNELS, Instead, skip_setting, uv_instead
-from fa_lint.rules._wheels import fits, lacking, missing, span, stable
+from fa_lint.rules._fixes import taken
+from fa_lint.rules._wheels import fits, lacking, missing, series, span, stable
 from fa_lint.rules.versions import JUDGED
 
 if TYPE_CHECKING:
@@ -89,41 +90,47 @@ def check(ctx: Context) -> Iterator[Finding]:
 # --- FAL011 ----------------------------------------------------------------------------------------
 
 
-def _no_wheel(ctx: Context) -> Iterator[Finding]:  # noqa: C901 - complexity 11, to split or justify (issue 45)
+def _no_wheel(ctx: Context) -> Iterator[Finding]:
     seen: set[Location] = set()
     for env in ctx.environments:
         # an install a later one replaces still runs, and still compiles
         replaced = tuple(r for r in env.superseded if r.name == FLASH_ATTN)
         reqs = (*env.of(FLASH_ATTN), *replaced, *env.of(FLASH_ATTN, locked=True))
-        if not reqs:
-            continue  # what the environment runs is worked out only where flash-attn is installed
         for req in reqs:
             if req.location in seen or not _from_index(req) or ctx.satisfied_by(req) is not None:
                 continue
-            instead = uv_instead(ctx, env, req)
-            if instead is not None and instead.own:
-                continue  # this environment's group installs flash-attn from its source, not this entry
-            built = ctx.building(env, req)  # a wheel another stage built: setup.py ran there
-            tools = ctx.toolchain(built)
-            if tools.torch is None:
-                continue
-            a = ctx.assessment(req)
-            paged = [r for r in a.admitted if ctx.policy.good(r)]
-            if not paged or a.newer or a.verdict is Verdict.UNKNOWN:
-                continue  # no paged KV at all is FAL001's; past the KB nothing is known
-            found = [fits(r, tools) for r in paged]
-            if any(found):
-                continue  # one has a wheel
-            unknown = [r for r, f in zip(paged, found, strict=True) if f is None]
-            if unknown and any(r.wheels is None for r in unknown):
-                continue  # a release with no tag to read: fa-lint cannot tell
-            seen.add(req.location)
-            skip = skip_setting(ctx.target(built), req)
-            if unknown:  # a torch newer than the tag: only a wheel attached later would serve it
-                found_ = _unknown_finding(built, req, unknown, tools, skip)
-            else:
-                found_ = _no_wheel_finding(ctx, built, req, paged, tools, skip)
-            yield _aside(found_, instead) if instead is not None else found_
+            found = _judge_wheel(ctx, env, req)
+            if found is not None:
+                seen.add(req.location)
+                yield found
+
+
+def _judge_wheel(ctx: Context, env: Environment, req: Requirement) -> Finding | None:
+    """FAL011 on the release the installer takes: pip and uv install the newest release the range (and
+    the rest of the install) admits and build its sdist; an older release's wheel does not help."""
+    instead = uv_instead(ctx, env, req)
+    if instead is not None and instead.own:
+        return None  # this environment's group installs flash-attn from its source, not this entry
+    built = ctx.building(env, req)  # a wheel another stage built: setup.py ran there
+    tools = ctx.toolchain(built)
+    if tools.torch is None:
+        return None
+    a = ctx.assessment(req)
+    paged = [r for r in a.admitted if ctx.policy.good(r)]
+    if not paged or a.newer or a.verdict is Verdict.UNKNOWN:
+        return None  # no paged KV at all is FAL001's; past the KB nothing is known
+    release = taken(req, ctx)
+    if release is None or release.wheels is None or not ctx.policy.good(release):
+        return None  # a release with no tag to read (fa-lint cannot tell), or FAL001's/FAL004's case
+    found = fits(release, tools)
+    if found:
+        return None
+    skip = skip_setting(ctx.target(built), req)
+    if found is None:  # a torch newer than the tag: only a wheel attached later would serve it
+        finding = _unknown_finding(built, req, [release], tools, skip)
+    else:
+        finding = _no_wheel_finding(ctx, built, req, paged, tools, skip, release)
+    return _aside(finding, instead) if instead is not None else finding
 
 
 def _from_index(req: Requirement) -> bool:
@@ -160,10 +167,12 @@ def _no_wheel_finding(
     paged: list[Release],
     tools: Toolchain,
     skip: Known | None = None,
+    release: Release | None = None,
 ) -> Finding:
     torch = tools.torch
     assert torch is not None
-    combo = lacking(paged[-1], tools)  # the release a resolver picks from the range
+    release = release or paged[-1]  # the release the installer takes from the range
+    combo = lacking(release, tools)
     from fa_lint.rules._installs import machine_notes  # the machine's facts: only for this finding
 
     target = ctx.target(env)
@@ -174,7 +183,7 @@ def _no_wheel_finding(
         if near
         else _closest(ctx, paged, tools, target, (lambda r, t: fits(r, t) is None and r.wheels is not None,))
     )
-    template, parts = (f"flash-attn {paged[0]}", {}) if len(paged) == 1 else subject(req)
+    template, parts = _taking(req, paged, release)
     fix = (
         f"use flash-attn=={near}"
         if near
@@ -188,20 +197,20 @@ def _no_wheel_finding(
     said += [f"CPython {tools.python.value} from {tools.python.where}"] if tools.python else []
     said += [f"CUDA {tools.cuda.value} from {tools.cuda.where}"] if tools.cuda else []
     notes = [
-        missing(paged[0], tools)
-        if len(paged) == 1
-        else f"none of {len(paged)} admitted releases with paged KV has one",
+        missing(release, tools),
+        *_newest(req, paged, release),
         f"{NO_KERNELS} (the variable is set at {skip.where})" if skip else COMPILE,
         "; ".join(said),
-        *machine_notes(env, req, paged[-1], target),
+        *machine_notes(env, req, release, target),
     ]
     if near is not None and near.wheels is not None:
         w = near.wheels
         built = w.built_against(torch.value)
+        here = sorted({b.python for b in w.matching(torch.value)} | {a.python for a in w.assets_for(torch.value)})
         notes.append(
-            f"{near} has wheels for torch {span(w.torch)}, CPython {span(w.python)}, CUDA builds "
-            f"{', '.join('cu' + c for c in w.cuda)}"
-            + (f" (its torch {torch.value} wheel was built against the pre-release {built})" if built else "")
+            f"{near} has wheels for torch {span(series(w))}; for torch {torch.value}, CPython "
+            f"{span(sorted(here, key=lambda v: tuple(map(int, v.split('.')))))}"
+            + (f" (built against the pre-release {built})" if built else "")
         )
     if maybe is not None and maybe.tagged is not None:
         notes.append(
@@ -226,6 +235,24 @@ def _no_wheel_finding(
         notes=tuple(notes),
         help=help_,
     )
+
+
+def _taking(req: Requirement, paged: list[Release], release: Release) -> tuple[str, dict[str, str]]:
+    """The headline's subject: the release, or the requirement and the release it takes."""
+    if len(paged) == 1 or toolchain.exact(req) is not None:
+        return f"flash-attn {release}", {}
+    template, parts = subject(req)
+    return f"{template} installs {release}, which", parts
+
+
+def _newest(req: Requirement, paged: list[Release], release: Release) -> list[str]:
+    """Why that release: the installer takes the newest one the range admits."""
+    if len(paged) == 1 or toolchain.exact(req) is not None:
+        return []
+    return [
+        f"pip and uv install the newest release the range admits, {release}, and build its sdist: "
+        "they do not fall back to an older release because it has a prebuilt wheel"
+    ]
 
 
 def _unknown_finding(
