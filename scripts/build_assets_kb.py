@@ -51,7 +51,9 @@ GENERATOR = {
     ),
 }
 OUT = Path(__file__).resolve().parent.parent / "fa_lint" / "kb" / "assets.json"
-_ENTRY = re.compile(r'name = "(?P<file>[^"]+)";\s*\n\s*url = "(?P<url>[^"]+)";\s*\n\s*hash = "sha256-(?P<sri>[^"]+)";')
+_ENTRY = re.compile(
+    r'name = "(?P<file>[^"]+)";\s*\n\s*url = "(?P<url>[^"]+)";\s*\n\s*hash = "sha256-(?P<sri>[^"]+)";'
+)
 
 
 class AssetsError(Exception):
@@ -119,8 +121,7 @@ def build(repo: Path, commit: str) -> dict[str, Any]:
             "complete": complete,
             "as_of": date,
             "source": where,
-            "why": "every .whl asset of the release had a digest, so every one the generator parses is "
-            "listed"
+            "why": "every .whl asset of the release had a digest, so every one the generator parses is listed"
             if complete
             else f"{REPO}@{commit[:12]}:{MISSING}:{partial[version]} lists v{version}: its assets "
             "without a digest are left out",

@@ -293,7 +293,9 @@ class Wheels:
         series = self.later.torch.get(torch) if self.later is not None else None
         if listing is None or series is None:
             return False  # a torch the KB's snapshot of the index does not know: newer than it
-        dates = list(series.cpython.values()) if python is None else [series.cpython.get(p, "") for p in python]
+        dates = (
+            list(series.cpython.values()) if python is None else [series.cpython.get(p, "") for p in python]
+        )
         return all(d < listing.as_of for d in dates)  # "": no torch wheel for that CPython, ever
 
     def after_tag(self, torch: str, python: Iterable[str] | None = None, cuda: str | None = None) -> bool:

@@ -234,9 +234,22 @@ def why(req: Requirement, to: Release | None, ctx: Context, narrow: bool = False
     if admitted is None or tools is None or tools.torch is None:
         return None
     python = f" and CPython {tools.python.value}" if tools.python is not None else ""
+    torch = tools.torch.value
+    nightly = to.wheels.built_against(torch) if to.wheels is not None else None
+    if nightly is None:
+        return (
+            f"why {to}: {first} and a prebuilt wheel for the torch {torch}{python} this install has, built "
+            f"against a released torch {torch} (from {admitted} on, the releases before it have none, or one "
+            "built against a torch nightly)"
+        )
+    released = next((r for r in good if _wheels.stable(r, tools)), None)
+    beyond = "" if released is None else f"; the first built against a released torch {torch} is {released}"
+    if released is not None and not rng.contains(released.version):
+        beyond += ", which the install's other flash-attn requirements rule out"
     return (
-        f"why {to}: {first} and a prebuilt wheel for the torch {tools.torch.value}{python} this install "
-        f"has (from {admitted} on, the releases before it have none, or one built against a torch nightly)"
+        f"why {to}: {first} that the install's other flash-attn requirements admit with a prebuilt wheel "
+        f"for the torch {torch}{python} this install has, one built against the torch pre-release {nightly}"
+        f"{beyond}"
     )
 
 

@@ -15,6 +15,7 @@ from fa_lint.machine.environments import Environment
 from fa_lint.machine.toolchain import Known, Toolchain
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._fal011 import COMPILE, newest, unknown_finding
 from fa_lint.rules._fal012 import (
     CONDA_PIP,
     NONE_BEFORE,
@@ -26,9 +27,9 @@ from fa_lint.rules._fal012 import (
     wheel,
     wheel_sources,
 )
-from fa_lint.rules._text import fit, subject
-from fa_lint.rules._uv import NO_KERNELS, Instead, skip_setting, uv_instead
 from fa_lint.rules._fixes import taken
+from fa_lint.rules._text import fit
+from fa_lint.rules._uv import NO_KERNELS, Instead, skip_setting, uv_instead
 from fa_lint.rules._wheels import fits, lacking, missing, series, span, stable
 from fa_lint.rules.versions import JUDGED
 
@@ -56,10 +57,6 @@ RULES = (NO_PREBUILT_WHEEL, BUILD_ISOLATION)
 # and its toolchain which wheels fit.
 PACKAGES = frozenset({FLASH_ATTN, "pip", "setuptools"}) | toolchain.PACKAGES
 
-COMPILE = (
-    "compiling flash-attn needs nvcc matching torch's CUDA, ninja, tens of GB of RAM and an hour or more "
-    "(FLASH_ATTENTION_FORCE_BUILD=TRUE forces this path; there are no Windows or macOS wheels)"
-)
 NO_TORCH = (
     "flash-attn has no pyproject.toml and its setup.py imports torch first, so a build that cannot "
     "see the installed torch fails with \"ModuleNotFoundError: No module named 'torch'\""
@@ -127,7 +124,7 @@ def _judge_wheel(ctx: Context, env: Environment, req: Requirement) -> Finding | 
         return None
     skip = skip_setting(ctx.target(built), req)
     if found is None:  # a torch newer than the tag: only a wheel attached later would serve it
-        finding = _unknown_finding(built, req, [release], tools, skip)
+        finding = unknown_finding(NO_PREBUILT_WHEEL, built, req, [release], tools, skip)
     else:
         finding = _no_wheel_finding(ctx, built, req, paged, tools, skip, release)
     return _aside(finding, instead) if instead is not None else finding
@@ -183,7 +180,8 @@ def _no_wheel_finding(
         if near
         else _closest(ctx, paged, tools, target, (lambda r, t: fits(r, t) is None and r.wheels is not None,))
     )
-    template, parts = _taking(req, paged, release)
+    template = f"flash-attn {release}"
+    parts: dict[str, str] = {}
     fix = (
         f"use flash-attn=={near}"
         if near
@@ -198,7 +196,7 @@ def _no_wheel_finding(
     said += [f"CUDA {tools.cuda.value} from {tools.cuda.where}"] if tools.cuda else []
     notes = [
         missing(release, tools),
-        *_newest(req, paged, release),
+        *newest(req, paged, release),
         f"{NO_KERNELS} (the variable is set at {skip.where})" if skip else COMPILE,
         "; ".join(said),
         *machine_notes(env, req, release, target),
@@ -206,7 +204,9 @@ def _no_wheel_finding(
     if near is not None and near.wheels is not None:
         w = near.wheels
         built = w.built_against(torch.value)
-        here = sorted({b.python for b in w.matching(torch.value)} | {a.python for a in w.assets_for(torch.value)})
+        here = sorted(
+            {b.python for b in w.matching(torch.value)} | {a.python for a in w.assets_for(torch.value)}
+        )
         notes.append(
             f"{near} has wheels for torch {span(series(w))}; for torch {torch.value}, CPython "
             f"{span(sorted(here, key=lambda v: tuple(map(int, v.split('.')))))}"
@@ -234,66 +234,6 @@ def _no_wheel_finding(
         environment=env.name,
         notes=tuple(notes),
         help=help_,
-    )
-
-
-def _taking(req: Requirement, paged: list[Release], release: Release) -> tuple[str, dict[str, str]]:
-    """The headline's subject: the release, or the requirement and the release it takes."""
-    if len(paged) == 1 or toolchain.exact(req) is not None:
-        return f"flash-attn {release}", {}
-    template, parts = subject(req)
-    return f"{template} installs {release}, which", parts
-
-
-def _newest(req: Requirement, paged: list[Release], release: Release) -> list[str]:
-    """Why that release: the installer takes the newest one the range admits."""
-    if len(paged) == 1 or toolchain.exact(req) is not None:
-        return []
-    return [
-        f"pip and uv install the newest release the range admits, {release}, and build its sdist: "
-        "they do not fall back to an older release because it has a prebuilt wheel"
-    ]
-
-
-def _unknown_finding(
-    env: Environment, req: Requirement, unknown: list[Release], tools: Toolchain, skip: Known | None = None
-) -> Finding:
-    """An info, never a warning: the release's own workflow built no wheel for this torch, but a wheel
-    may have been attached after the tag, and nothing fa-lint reads offline lists those."""
-    torch = tools.torch
-    assert torch is not None
-    release = unknown[-1]  # the release a resolver picks from the range
-    w = release.wheels
-    assert w is not None and release.tagged is not None
-    later = w.later.torch.get(torch.value) if w.later else None
-    came = f"came out {later.released[:10]}, " if later else "is newer than fa-lint's torch list, so "
-    template, parts = (f"flash-attn {release}", {}) if len(unknown) == 1 else subject(req)
-    headline = fit(
-        f"whether {template} has a prebuilt wheel for torch {{torch}} is unknown (newer than its tag)",
-        torch=torch.value,
-        **parts,
-    )
-    notes = (
-        f"v{release}'s release workflow built wheels for torch {span(w.torch)}; torch {torch.value} {came}"
-        f"after v{release} was tagged ({release.tagged[:10]}): a wheel for it exists only if one was "
-        "built and attached to the release later (build.yml's workflow_dispatch), which no file fa-lint "
-        "reads lists",
-        f"if there is none: {NO_KERNELS} (the variable is set at {skip.where})"
-        if skip
-        else f"if there is none, pip compiles it: {COMPILE}",
-        f"torch {torch.value} from {torch.where}",
-    )
-    return NO_PREBUILT_WHEEL.finding(
-        req.location,
-        headline,
-        severity=Severity.INFO,
-        package=FLASH_ATTN,
-        requirement=req.raw,
-        admitted=tuple(str(r) for r in unknown),
-        environment=env.name,
-        notes=notes,
-        help=f"check v{release}'s release assets for a torch{torch.value} wheel, or use a torch its "
-        f"workflow built ({span(w.torch)})",
     )
 
 

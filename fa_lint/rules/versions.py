@@ -302,7 +302,8 @@ def _mixed(
         has = "which has" if len(locked) == 1 else "all with"
         notes.append(f"the lock pins {where}, {has} paged KV, so installs from the lock are fine")
         fields["severity"] = Severity.INFO
-    notes += [n for n in (capped(req, upto, ctx) if upto is not None else why(req, to, ctx, narrow=True),) if n]
+    reason = capped(req, upto, ctx) if upto is not None else why(req, to, ctx, narrow=True)
+    notes += [reason] if reason else []
     fixed = raise_floor(req, kb, policy, least, upto)
     return PAGED_KV_NOT_GUARANTEED.finding(
         req.location,
