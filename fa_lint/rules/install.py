@@ -211,6 +211,7 @@ def _no_wheel_finding(
             f"{near} has wheels for torch {span(series(w))}; for torch {torch.value}, CPython "
             f"{span(sorted(here, key=lambda v: tuple(map(int, v.split('.')))))}"
             + (f" (built against the pre-release {built})" if built else "")
+            + f", CUDA builds {', '.join('cu' + c for c in w.cuda)}"
         )
     if maybe is not None and maybe.tagged is not None:
         notes.append(
