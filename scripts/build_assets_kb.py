@@ -86,7 +86,8 @@ def listing(text: str, where: str) -> list[dict[str, Any]]:
     for m in _ENTRY.finditer(text):
         name = WHEEL_NAME.fullmatch(m["file"])
         url = m["url"].replace("%2B", "+")
-        if name is None or not url.endswith("/" + m["file"]):
+        release = "https://github.com/Dao-AILab/flash-attention/releases/download/"
+        if name is None or url != f"{release}v{name['version']}/{m['file']}":
             raise AssetsError(f"{where}: {m['file']!r} is not a flash-attn release wheel at its URL")
         line = text.count("\n", 0, m.start()) + 1
         found.append({"file": m["file"], "sha256": _hex(m["sri"]), "at": f"{where}:{line}"})
