@@ -369,8 +369,11 @@ class Fix(NamedTuple):
     source: str = ""  # the format of the file, to check that it still parses after the edit
     expect: str = ""  # the requirement as that format's parser will read it after the edit
     # What the engine must settle with the file's text before the fix is final: "shell" (quote the
-    # new word where it stands bare), "toml-value" (narrow the span to the quoted version string).
+    # new word where it stands bare), "toml-value" (narrow the span to the quoted version string),
+    # "lines" (write the file's own line ending between the new lines), "uv-sources" (the span is where
+    # the [tool.uv.sources] table takes a new entry).
     context: str = ""
+    adds: int = 0  # requirements of the package the edit adds beside the one it rewrites (more lines)
 
 
 class Finding(NamedTuple):

@@ -172,7 +172,8 @@ def test_fal011_judges_the_release_the_installer_takes(project: Any) -> None:
     assert f["severity"] == "warning"
     assert f["message"].startswith("flash-attn 2.8.3 has no prebuilt wheel for torch 2.10")
     assert any("newest release the range admits, 2.8.3" in n for n in f["notes"])
-    assert f["help"] == "require flash-attn==2.8.1"
+    # the fix stops the range at 2.8.1, so that the newest release it admits is the one with the wheel
+    assert f["help"] == "require flash-attn>=2.5.0,<=2.8.1" and f["fix"]["applicability"] == "safe"
 
 
 def test_no_false_arm_warning_where_the_release_has_the_arm_wheel(project: Any) -> None:

@@ -110,6 +110,11 @@ def _table(req: Requirement) -> _Written | None:
     return _Written(m["version"], render, "toml-value")
 
 
+def writable(req: Requirement) -> bool:
+    """Whether a fix can rewrite the requirement's text (its version is written as it reads)."""
+    return _written(req) is not None
+
+
 def _written(req: Requirement) -> _Written | None:
     if (
         req.version is not None
@@ -352,7 +357,18 @@ def raise_floor(
     return None  # e.g. '!=2.5.*,<2.6': nothing good is left to narrow to
 
 
-def bump_pin(req: Requirement, target: Release | None) -> Fix | None:
+def stop_at(req: Requirement, upto: Release) -> Fix | None:
+    """FAL011 on a range: add ``<=upto`` and drop the upper bounds it makes redundant, so that the
+    installer's pick (the newest release admitted) is ``upto``; safe, as ``raise_floor``'s cap is."""
+    w = _written(req)
+    if w is None:
+        return None
+    kept = [s for s in req.specifier if not _over(s, upto.version)]
+    spec = SpecifierSet([*kept, Specifier(f"<={upto.version}")])
+    return _fix(req, w, spec, f"require flash-attn{pretty(spec)}", safe=True)
+
+
+def bump_pin(req: Requirement, target: Release | None, title: str = "") -> Fix | None:
     """FAL001 on an exact ``==X`` pin: move it to ``target``, the first good release that every other
     requirement of its environment admits (with a prebuilt wheel there, when fa-lint can tell), as
     pip-audit --fix picks the first fix. No target, no fix: a pin the environment then refuses is
@@ -369,7 +385,8 @@ def bump_pin(req: Requirement, target: Release | None) -> Fix | None:
     if "+" in str(req.specifier):  # a local build (+cu122...): its index may have no such release
         return None
     spec = SpecifierSet(f"=={target.version}")
-    return _fix(req, w, spec, f"pin flash-attn=={target.version} (an upgrade: check it)", safe=False)
+    title = title or f"pin flash-attn=={target.version} (an upgrade: check it)"
+    return _fix(req, w, spec, title, safe=False)
 
 
 def quote_word(req: Requirement) -> Fix | None:
@@ -409,10 +426,41 @@ def settle(fix: Fix, index: TextIndex) -> Fix | None:
     """Make a fix final against its file's text (see ``Fix.context``); None when none is safe."""
     if not fix.context:
         return fix
+    if fix.context == "uv-sources":
+        return _uv_sources(fix, index)
     loc = fix.location
     start, end = index.offset(loc.line, loc.column), index.offset(loc.end_line, loc.end_column)
     if fix.context == "shell":
         return _shell(fix, index.text, start, end)
     if fix.context == "toml-value":
         return _toml_value(fix, index, start, end)
+    if fix.context == "lines":
+        newline = "\r\n" if index.text[end : end + 2] == "\r\n" else "\n"
+        return fix._replace(new=fix.new.replace("\n", newline), context="")
     return None
+
+
+# [tool.uv.sources] as a header line of its own (a comment may follow), and what else can define it:
+# a dotted key or a sources = ... under [tool.uv], or a subtable, where a new header would redefine it
+_KEY = r"tool[ \t]*\.[ \t]*uv[ \t]*\.[ \t]*sources"
+_SOURCES_HEADER = rf"(?m)^[ \t]*\[[ \t]*{_KEY}[ \t]*\][ \t]*(?:#[^\r\n]*)?\r?\n"
+_SOURCES_ELSEWHERE = rf"(?m)^[ \t]*(?:\[[ \t]*{_KEY}\b|sources[ \t]*=|tool[ \t]*\.)"
+
+
+def _uv_sources(fix: Fix, index: TextIndex) -> Fix | None:
+    """Where a new ``[tool.uv.sources]`` entry goes: right under the table's header, or at the end of
+    the file in a new table; None where the table is written another way (fix it by hand). The file's
+    own line ending is kept, and ``--fix`` parses the result before it writes it."""
+    text = index.text
+    newline = "\r\n" if "\r\n" in text else "\n"
+    entry = fix.new.replace("\n", newline)
+    headers = list(re.finditer(_SOURCES_HEADER, text))
+    if len(headers) == 1:
+        at = headers[0].end()
+    elif not headers and re.search(_SOURCES_ELSEWHERE, text) is None:
+        at = len(text)
+        lead = "" if not text or text.endswith("\n") else newline
+        entry = f"{lead}{newline}[tool.uv.sources]{newline}{entry}"
+    else:
+        return None
+    return fix._replace(location=index.location(at, at), old="", new=entry, context="")

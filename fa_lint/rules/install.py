@@ -11,7 +11,8 @@ from packaging.version import Version
 from fa_lint.kb import Release
 from fa_lint.kb.assess import Verdict
 from fa_lint.machine import toolchain
-from fa_lint.machine.environments import Environment
+from fa_lint.machine.cpu import ARM
+from fa_lint.machine.environments import Environment, source_applies
 from fa_lint.machine.toolchain import Known, Toolchain
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
@@ -30,8 +31,10 @@ from fa_lint.rules._fal012 import (
 from fa_lint.rules._fixes import taken
 from fa_lint.rules._text import fit
 from fa_lint.rules._uv import NO_KERNELS, Instead, skip_setting, uv_instead
+from fa_lint.rules._wheelfix import fix as wheel_fix
 from fa_lint.rules._wheels import fits, lacking, missing, series, span, stable
 from fa_lint.rules.versions import JUDGED
+from fa_lint.syntax import markers
 
 if TYPE_CHECKING:
     from fa_lint.machine.target import Target
@@ -110,7 +113,7 @@ def _judge_wheel(ctx: Context, env: Environment, req: Requirement) -> Finding | 
         return None  # this environment's group installs flash-attn from its source, not this entry
     built = ctx.building(env, req)  # a wheel another stage built: setup.py ran there
     tools = ctx.toolchain(built)
-    if tools.torch is None:
+    if tools.torch is None or _served(ctx, built, req, tools):
         return None
     a = ctx.assessment(req)
     paged = [r for r in a.admitted if ctx.policy.good(r)]
@@ -128,6 +131,23 @@ def _judge_wheel(ctx: Context, env: Environment, req: Requirement) -> Finding | 
     else:
         finding = _no_wheel_finding(ctx, built, req, paged, tools, skip, release)
     return _aside(finding, instead) if instead is not None else finding
+
+
+def _served(ctx: Context, env: Environment, req: Requirement, tools: Toolchain) -> bool:
+    """uv takes ``req`` from ``[tool.uv.sources]`` wheels on every machine the files say it has: their
+    markers cover its platform (x86_64 unless the files say Arm) and each CPython it may run (every one,
+    where none is said). Where no source's marker holds uv takes the index (uv 0.12.5:crates/
+    uv-distribution/src/metadata/lowering.rs:162-178): such a machine still compiles."""
+    sources = [
+        s
+        for s in env.of(FLASH_ATTN)
+        if s.kind is Kind.SOURCE and s.marker and s.scope.startswith("uv:sources") and source_applies(s, req)
+    ]
+    if not sources or req.kind is not Kind.INSTALL or not all(map(wheel, sources)):
+        return False
+    arm = any(c.arch == ARM and not c.possible for c in ctx.target(env).cpus)
+    written = tuple(s.marker for s in sources if s.marker)
+    return markers.covers(written, (ARM,) if arm else ("x86_64",), tools.pythons)
 
 
 def _from_index(req: Requirement) -> bool:
@@ -226,6 +246,7 @@ def _no_wheel_finding(
         if maybe
         else "use a torch some release has wheels for"
     )
+    fixed = wheel_fix(ctx, req, release, near)
     return NO_PREBUILT_WHEEL.finding(
         req.location,
         headline,
@@ -234,7 +255,8 @@ def _no_wheel_finding(
         admitted=tuple(str(r) for r in paged),
         environment=env.name,
         notes=tuple(notes),
-        help=help_,
+        help=fixed.title if fixed is not None else help_,
+        fix=fixed,
     )
 
 
