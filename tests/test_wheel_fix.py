@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from fa_lint.syntax import markers
 from tests.conftest import REPO, run
 
@@ -190,3 +192,25 @@ def test_markers_cover_the_machines() -> None:
     assert not markers.covers((linux312,), ("x86_64", "aarch64"), ("3.12",))
     assert markers.covers((linux312, linux312.replace("3.12", "3.11")), ("x86_64",), ("3.11", "3.12"))
     assert not markers.covers(("not a marker",), ("x86_64",), ("3.12",))
+
+
+def test_the_installer_facts_are_read_from_pip_and_uv() -> None:
+    """docs/wheels.md and FAL011's fix cite pip 26.2.1 and uv 0.12.5 lines that the script finds."""
+    import subprocess
+    import sys
+
+    pip, uv = Path("/work/.mirror/pypa+pip/repo"), Path("/work/.mirror/astral-sh+uv/repo")
+    if not (pip.is_dir() and uv.is_dir()):
+        pytest.skip("the pypa/pip and astral-sh/uv mirrors are not on this machine")
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "scripts/installer_order.py"), str(pip), str(uv)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "MISSING" not in proc.stdout
+    docs = (REPO / "docs/wheels.md").read_text()
+    for cited in ("package_finder.py:516", "factory.py:337", "install.py:478", "candidate_selector.rs:604"):
+        name, line = cited.split(":")
+        assert re.search(rf"{re.escape(name)}:{line}\b", proc.stdout), cited
+        assert f"{name}:{line}" in docs, cited
