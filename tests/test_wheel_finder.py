@@ -213,3 +213,15 @@ def test_no_torch_known_says_so(project: Any) -> None:
 def test_completion_offers_the_subcommand() -> None:
     script = run("completion", "bash").out
     assert '"wheel")' in script and "--platform" in script and "linux_aarch64" in script
+
+
+def test_a_wheel_by_url_is_named_as_what_installs(project: Any) -> None:
+    url = (
+        "https://github.com/Dao-AILab/flash-attention/releases/download/v2.8.1/"
+        "flash_attn-2.8.1%2Bcu12torch2.10cxx11abiTRUE-cp312-cp312-linux_x86_64.whl"
+    )
+    project({"requirements.txt": f"torch==2.10.0\nflash-attn @ {url}\n"})
+    code, found = wheel("requirements.txt")
+    assert found["requirement"]["text"] == f"flash-attn @ {url}" and found["release"] is None
+    assert found["release_why"].startswith("the file its URL names")
+    assert code == 0 and found["nearest"]["release"] == "2.8.1"

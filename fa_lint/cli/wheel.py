@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 FLAGS = "the command line"
 NEWEST = "the newest release its range and the rest of its install admit: pip and uv install that one"
+BY_URL = "the file its URL names (FAL005 judges its name against the machine)"
 _PLATFORM = {"x86_64": PLATFORMS[0], "amd64": PLATFORMS[0], "aarch64": ARM, "arm64": ARM}
 _PLATFORM.update({p: p for p in PLATFORMS})
 
@@ -283,6 +284,7 @@ def text(a: Answer) -> str:
     release, req = a.asked.release, a.asked.requirement
     if req is not None:
         installs = f"flash-attn {release}" if release else "a release fa-lint cannot tell"
+        installs = BY_URL if a.asked.why == BY_URL else installs
         lines.append(f"  {req.raw} ({req.location}) installs {installs}")
     if release is not None and a.status is Availability.YES:
         return (
@@ -342,12 +344,14 @@ def answers(
 
 def _flash_attn(env: Environment) -> Requirement | None:
     """The environment's flash-attn from an index, whose setup.py looks for a wheel (as FAL011 reads it)."""
-    for req in (*env.of(FLASH_ATTN), *env.of(FLASH_ATTN, locked=True)):
+    reqs = [r for r in (*env.of(FLASH_ATTN), *env.of(FLASH_ATTN, locked=True)) if r.kind in _ASKS]
+    for req in reqs:
         conda = req.tool == "conda" and req.scope != "pip"
         local = req.version is not None and req.version.local
-        if req.kind in _ASKS and not req.unresolved and req.url is None and not conda and not local:
+        if not req.unresolved and req.url is None and not conda and not local:
             return req
-    return None
+    # else a file by URL: no setup.py looks for a wheel, but the machine is still worth answering for
+    return next((r for r in reqs if r.url), None)
 
 
 _ASKS = (Kind.INSTALL, Kind.OVERRIDE, Kind.LOCK)
@@ -369,6 +373,8 @@ def _asked(
         return Asked((name,), machine, said, req, release, "--release")
     if req is None:
         return Asked((name,), machine, said)
+    if req.url is not None:
+        return Asked((name,), machine, said, req, why=BY_URL)
     chosen = taken(req, ctx)
     why = "its pin" if exact(req) is not None else NEWEST
     return Asked((name,), machine, said, req, chosen, why)
