@@ -214,3 +214,16 @@ def test_the_installer_facts_are_read_from_pip_and_uv() -> None:
         name, line = cited.split(":")
         assert re.search(rf"{re.escape(name)}:{line}\b", proc.stdout), cited
         assert f"{name}:{line}" in docs, cited
+
+
+def test_no_fix_where_the_release_has_no_wheel_for_the_arm_machine(project: Any) -> None:
+    # 2.8.3 has torch 2.8 wheels for x86_64 only (its complete listing); the job is Arm
+    workflow = (
+        "on: push\njobs:\n  b:\n    runs-on: ubuntu-24.04-arm\n    steps:\n"
+        "      - uses: actions/setup-python@v5\n        with:\n          python-version: '3.12'\n"
+        "      - run: pip install torch==2.8.0 && pip install --no-build-isolation flash-attn==2.8.2\n"
+    )
+    assert "3.12" not in listed("2.8.3", "2.8", "TRUE", "linux_aarch64")
+    project({".github/workflows/ci.yml": workflow})
+    fal011 = [f for f in findings() if f["code"] == "FAL011"]
+    assert fal011 and all(f["fix"] is None for f in fal011)

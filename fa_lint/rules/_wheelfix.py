@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from fa_lint.kb import Release
+from fa_lint.kb import Availability, Release
 from fa_lint.kb.assess import Verdict
 from fa_lint.machine.cpu import ARM
 from fa_lint.machine.environments import Environment
@@ -32,8 +32,7 @@ from fa_lint.machine.toolchain import exact
 from fa_lint.model import FLASH_ATTN, Fix, Kind, Requirement
 from fa_lint.rules._base import Context
 from fa_lint.rules._fixes import allowed, bump_pin, stop_at, writable
-from fa_lint.rules._wheelfiles import Machine, WheelFile, files
-from fa_lint.rules._wheels import fits
+from fa_lint.rules._wheelfiles import Machine, WheelFile, files, status
 
 # the name and extras a requirement starts with, as written (a URL line keeps them)
 _HEAD = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\])?")
@@ -44,15 +43,15 @@ def fix(ctx: Context, req: Requirement, release: Release, near: Release | None) 
     """The edit that makes ``req``'s installs take ``near``'s wheel instead of compiling ``release``."""
     if near is None or not writable(req) or ctx.assessment(req).verdict is Verdict.MIXED:
         return None  # FAL002's fix already stops a mixed range where the wheel is
-    tools = [ctx.toolchain(ctx.building(env, req)) for env in ctx.environments_of(req)]
-    if not tools or not all(t.torch is not None and fits(near, t) for t in tools):
-        return None
+    machines = _machines(ctx, req)
+    if machines is None or not all(status(near, m) is Availability.YES for m, _ in machines):
+        return None  # a machine (an Arm one, say) the release has no wheel for
     if exact(req) is None:
         return _cap(ctx, req, release, near)
     if not allowed(req, ctx).contains(near.version):
         return None  # a constraint or the same command rules it out
     title = f"pin flash-attn=={near.version}, the nearest release with a prebuilt wheel here (check it)"
-    return by_url(ctx, req, near) or bump_pin(req, near, title)
+    return by_url(ctx, req, near, machines) or bump_pin(req, near, title)
 
 
 def _cap(ctx: Context, req: Requirement, release: Release, near: Release) -> Fix | None:
@@ -65,12 +64,12 @@ def _cap(ctx: Context, req: Requirement, release: Release, near: Release) -> Fix
 # --- the wheel by URL -------------------------------------------------------------------------------
 
 
-def by_url(ctx: Context, req: Requirement, near: Release) -> Fix | None:
+def by_url(ctx: Context, req: Requirement, near: Release, machines: Machines) -> Fix | None:
     """The wheel of ``near`` for every machine of ``req``'s installs, written in its file."""
     loc = req.location
     if req.marker or req.kind is not Kind.INSTALL or "--" in req.raw or loc.line != loc.end_line:
         return None  # its own marker, options, or a line continued: written by hand
-    plan = _plan(ctx, req, near)
+    plan = _plan(near, machines)
     if plan is None:
         return None
     if req.source == "requirements":
@@ -80,21 +79,25 @@ def by_url(ctx: Context, req: Requirement, near: Release) -> Fix | None:
     return None
 
 
+Machines = list[tuple[Machine, str]]  # each install's machine, and its platform_machine
 Plan = list[tuple[str, str, WheelFile]]  # (platform_machine, CPython, the wheel)
 
 
-def _plan(ctx: Context, req: Requirement, near: Release) -> Plan | None:
+def _machines(ctx: Context, req: Requirement) -> Machines | None:
+    """The machine of each install of ``req``; None when one has no torch known."""
+    found = [_machine(ctx, req, env) for env in ctx.environments_of(req)]
+    known = [m for m in found if m is not None]
+    return known if known and len(known) == len(found) else None
+
+
+def _plan(near: Release, machines: Machines) -> Plan | None:
     """One wheel for each platform and CPython the installs run: the same torch, CUDA and C++ ABI
     everywhere (a marker cannot tell them apart), each CPython said or, where none is, each one
     ``near`` has a wheel for."""
-    machines = [_machine(ctx, req, env) for env in ctx.environments_of(req)]
-    known = [m for m in machines if m is not None]
-    if not known or len(known) != len(machines):
-        return None
-    if len({(m.torch, m.cuda, m.cxx11_abi) for m, _ in known}) != 1:
+    if len({(m.torch, m.cuda, m.cxx11_abi) for m, _ in machines}) != 1:
         return None
     plan: dict[tuple[str, str], WheelFile] = {}
-    for m, arch in known:
+    for m, arch in machines:
         for python in m.pythons or sorted({f.python for f in files(near, m) if f.fetched}, key=_order):
             found = [f for f in files(near, m._replace(pythons=(python,))) if f.fetched]
             if len(found) != 1:
