@@ -26,7 +26,6 @@ import re
 
 from fa_lint.kb import Availability, Release
 from fa_lint.kb.assess import Verdict
-from fa_lint.machine.cpu import ARM
 from fa_lint.machine.environments import Environment
 from fa_lint.machine.toolchain import exact
 from fa_lint.model import FLASH_ATTN, Fix, Kind, Requirement
@@ -36,6 +35,7 @@ from fa_lint.rules._wheelfiles import Machine, WheelFile, files, status
 
 # the name and extras a requirement starts with, as written (a URL line keeps them)
 _HEAD = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\])?")
+ARM = "aarch64"  # fa_lint.machine.cpu's, not imported here: it loads gpus.json for every run
 _PLATFORM = {"x86_64": "linux_x86_64", ARM: "linux_aarch64"}
 
 

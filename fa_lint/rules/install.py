@@ -11,7 +11,6 @@ from packaging.version import Version
 from fa_lint.kb import Release
 from fa_lint.kb.assess import Verdict
 from fa_lint.machine import toolchain
-from fa_lint.machine.cpu import ARM
 from fa_lint.machine.environments import Environment, source_applies
 from fa_lint.machine.toolchain import Known, Toolchain
 from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
@@ -145,6 +144,8 @@ def _served(ctx: Context, env: Environment, req: Requirement, tools: Toolchain) 
     ]
     if not sources or req.kind is not Kind.INSTALL or not all(map(wheel, sources)):
         return False
+    from fa_lint.machine.cpu import ARM  # (it loads gpus.json: only for a project with such sources)
+
     arm = any(c.arch == ARM and not c.possible for c in ctx.target(env).cpus)
     written = tuple(s.marker for s in sources if s.marker)
     return markers.covers(written, (ARM,) if arm else ("x86_64",), tools.pythons)
