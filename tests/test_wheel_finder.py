@@ -202,6 +202,13 @@ def test_nothing_to_answer(project: Any) -> None:
     project({"requirements.txt": "numpy\n"})
     r = run("wheel", ".")
     assert r.code == 2 and "--torch" in r.err
+    assert run("wheel").err == r.err  # no path and no --torch: the current folder
+
+
+def test_no_path_reads_the_current_folder(project: Any) -> None:
+    project({"requirements.txt": "torch==2.10.0\nflash-attn==2.8.1\n"})
+    code, found = wheel("--python", "3.12")
+    assert found["environments"] == ["requirements.txt"] and (code, found["wheel"]) == (0, "yes")
 
 
 def test_no_torch_known_says_so(project: Any) -> None:

@@ -190,14 +190,15 @@ def main(argv: Sequence[str], out: TextIO) -> int:
         release = base.get(args.release.strip())
         if release is None:
             raise UsageError(f"--release {args.release!r}: no such flash-attn release in the knowledge base")
-    if args.paths:
-        found = answers(args.paths, given, release, base)
+    paths = args.paths or ([] if "torch" in given else ["."])  # no machine given: the current folder's
+    if paths:
+        found = answers(paths, given, release, base)
     else:
         policy = Policy.default(base)
         found = [_answer(_from_flags(given, release), base, policy.good)]
     if not found:
         raise UsageError(
-            f"no environment in {', '.join(args.paths)} says which torch it has or installs flash-attn; "
+            f"no environment in {', '.join(paths)} says which torch it has or installs flash-attn; "
             "describe the machine with --torch, --cuda, --python"
         )
     if args.format == "json":
