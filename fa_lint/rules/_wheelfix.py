@@ -22,6 +22,7 @@ installs describe, and the rest of each install admits it.
 
 from __future__ import annotations
 
+import os
 import re
 
 from fa_lint.kb import Availability, Release
@@ -50,8 +51,8 @@ def fix(ctx: Context, req: Requirement, release: Release, near: Release | None) 
         return _cap(ctx, req, release, near)
     if not allowed(req, ctx).contains(near.version):
         return None  # a constraint or the same command rules it out
-    title = f"pin flash-attn=={near.version}, the nearest release with a prebuilt wheel here (check it)"
-    return by_url(ctx, req, near, machines) or bump_pin(req, near, title)
+    # as FAL011's help has it: the nearest release with a prebuilt wheel for every install's machine
+    return by_url(ctx, req, near, machines) or bump_pin(req, near, f"require flash-attn=={near.version}")
 
 
 def _cap(ctx: Context, req: Requirement, release: Release, near: Release) -> Fix | None:
@@ -157,8 +158,6 @@ def _requirements(req: Requirement, near: Release, plan: Plan) -> Fix | None:
 
 def _uv_project(ctx: Context, req: Requirement) -> bool:
     """A pyproject uv installs: a [tool.uv] table, or a uv.lock beside it."""
-    import os
-
     path = req.location.path
     lock = os.path.join(os.path.dirname(path), "uv.lock")
     return any(b.tool == "uv" and b.location.path == path for b in ctx.builds) or any(
