@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Protocol
+from typing import Any, Protocol
 
 from packaging.version import Version
 
@@ -18,12 +18,13 @@ from fa_lint.files.discover import GitIgnore, Target, discover, excluded
 from fa_lint.files.project import companions, includers, load, off_limits, project_root, reached
 from fa_lint.files.read import read_text
 from fa_lint.kb.assess import Policy
-from fa_lint.machine.environments import build
+from fa_lint.machine.environments import Environment, build
 from fa_lint.model import (
     BuildConfig,
     FileResult,
     Finding,
     Image,
+    Include,
     NotRun,
     ParseProblem,
     Requirement,
@@ -97,9 +98,39 @@ def check(
         return _check(list(paths), settings or Settings(), given)
 
 
-def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | None) -> Report:  # noqa: C901 - complexity 15, to split or justify (issue 45)
-    base = kb.load()
-    policy = _policy(settings, base)
+class _Read(NamedTuple):
+    """What a run read from its files: their records by kind, the environments they make, and which
+    files were read only for context (``hidden``)."""
+
+    files: dict[str, FileResult]
+    hidden: set[str]
+    requirements: tuple[Requirement, ...]
+    problems: tuple[ParseProblem, ...]
+    unfollowed: tuple[tuple[Include, str], ...]
+    environments: tuple[Environment, ...]
+    configs: tuple[BuildConfig, ...]
+    machine: tuple[Setting | Image, ...]
+    not_run: tuple[NotRun, ...]
+    uses: tuple[Use, ...]
+    code_read: bool
+
+    def context(self, base: kb.KnowledgeBase, policy: Policy) -> Context:
+        return Context(
+            base,
+            policy,
+            self.requirements,
+            self.problems,
+            self.unfollowed,
+            self.environments,
+            builds=self.configs,
+            settings=self.machine,
+            not_run=self.not_run,
+            uses=self.uses,
+            code_read=self.code_read,
+        )
+
+
+def _read(paths: list[str], settings: Settings, given: Mapping[str, bytes] | None) -> _Read:
     ignored = GitIgnore() if settings.respect_gitignore else None
     searched = [0]  # the Python files the walk searched for the code layer's words
     targets = _targets(paths, settings, ignored, searched)
@@ -127,43 +158,56 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     # their findings are reported only when they involve a checked file (a FAL004 or FAL006 whose
     # related locations are in one), as the same run over the whole project would report them.
     hidden = set(files) - reached(files, [t.path for t in targets])
-    requirements: list[Requirement] = []
-    configs: list[BuildConfig] = []
-    machine: list[Setting | Image] = []
-    not_run: list[NotRun] = []
+    records = _by_kind(files)
+    return _Read(
+        files,
+        hidden,
+        records[Requirement],
+        (*problems, *records[ParseProblem]),
+        tuple(unfollowed),
+        build(files, {t.path for t in (*targets, *context)}),
+        records[BuildConfig],
+        records[Setting],  # what the files say about the machines (a stage's image too)
+        records[NotRun],
+        _uses(files, hidden, roots),
+        searched[0] > 0,
+    )
+
+
+def _by_kind(files: Mapping[str, FileResult]) -> dict[type, tuple[Any, ...]]:
+    """Every record of the files, by kind, in file order (an Image goes with the Settings)."""
+    kinds: dict[type, list[Any]] = {k: [] for k in (Requirement, ParseProblem, BuildConfig, Setting, NotRun)}
     for f in files.values():
         for rec in f.records:
-            if isinstance(rec, Requirement):
-                requirements.append(rec)
-            elif isinstance(rec, ParseProblem):
-                problems.append(rec)
-            elif isinstance(rec, BuildConfig):
-                configs.append(rec)
-            elif isinstance(rec, (Setting, Image)):
-                machine.append(rec)  # what the files say about the machines (a stage's image too)
-            elif isinstance(rec, NotRun):
-                not_run.append(rec)
-    environments = build(files, {t.path for t in (*targets, *context)})
-    uses = _uses(files, hidden, roots)
+            kind = next((k for k in _KINDS if isinstance(rec, k)), None)
+            if kind is not None:
+                kinds[Setting if kind is Image else kind].append(rec)
+    return {k: tuple(v) for k, v in kinds.items()}
+
+
+_KINDS = (Requirement, ParseProblem, BuildConfig, Setting, Image, NotRun)
+
+
+def context(paths: Iterable[str], settings: Settings | None = None) -> Context:
+    """What the rules would read of ``paths``, under the run's policy: for ``fa-lint wheel``."""
+    settings = settings or Settings()
+    base = kb.load()
+    with fewer_collections():
+        return _read(list(paths), settings, None).context(base, _policy(settings, base))
+
+
+def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | None) -> Report:
+    base = kb.load()
+    policy = _policy(settings, base)
+    read = _read(paths, settings, given)
+    files, hidden = read.files, read.hidden
     # Each file is judged by its own configuration's min-version: the rules run once per one in force.
     scoped = settings.scoped
     by_file = {path: _policy(scoped(path), base) for path in files} if scoped is not None else {}
     policies = set(by_file.values()) or {policy}
 
     def findings(policy: Policy) -> Iterator[Finding]:
-        ctx = Context(
-            base,
-            policy,
-            tuple(requirements),
-            tuple(problems),
-            tuple(unfollowed),
-            environments,
-            builds=tuple(configs),
-            settings=tuple(machine),
-            not_run=tuple(not_run),
-            uses=uses,
-            code_read=searched[0] > 0,
-        )
+        ctx = read.context(base, policy)
         return (f for c in CHECKS for f in c(ctx) if _involves(f, hidden))
 
     texts = {p: f.text for p, f in files.items() if f.text is not None}

@@ -389,8 +389,11 @@ class Fix(NamedTuple):
     # What the engine must settle with the file's text before the fix is final: "shell" (quote the
     # new word where it stands bare), "toml-value" (narrow the span to the quoted version string),
     # "python-command" (a word of a command a Python program runs: kept only where no shell reads it
-    # into something else, see fa_lint.rules._fixes).
+    # into something else, see fa_lint.rules._fixes),
+    # "lines" (write the file's own line ending between the new lines), "uv-sources" (the span is where
+    # the [tool.uv.sources] table takes a new entry).
     context: str = ""
+    adds: int = 0  # requirements of the package the edit adds beside the one it rewrites (more lines)
 
 
 class Finding(NamedTuple):

@@ -388,8 +388,10 @@ def test_fal012_counts_torch_a_package_brought(project: Any) -> None:
 
 
 def test_fixes_pick_a_release_with_a_wheel_for_the_torch_a_package_brings(project: Any) -> None:
-    # vllm 0.6.5 brings torch 2.5.1 (CUDA 12.4 on PyPI); the first flash-attn with paged KV whose release
-    # workflow built a torch 2.5 wheel is 2.7.0.post2 (2.6.3's matrix ends at torch 2.4)
+    # vllm 0.6.5 brings torch 2.5.1 (CUDA 12.4 on PyPI). A raised floor leaves pip the newest release
+    # (2.8.3.post2, no tag: its wheels unknown), so the floor is the policy's; an exact pin moves to the
+    # first flash-attn with paged KV whose release workflow built a torch 2.5 wheel, 2.7.0.post2 (2.6.3's
+    # matrix ends at torch 2.4)
     project(
         {
             "Dockerfile": "FROM python:3.10\nRUN pip install vllm==0.6.5\n"
@@ -397,6 +399,14 @@ def test_fixes_pick_a_release_with_a_wheel_for_the_torch_a_package_brings(projec
         }
     )
     (f,) = [f for f in findings() if f["code"] == "FAL002"]
+    assert f["message"].endswith("require flash-attn>=2.5.0")
+    project(
+        {
+            "Dockerfile": "FROM python:3.10\nRUN pip install vllm==0.6.5\n"
+            'RUN pip install "flash-attn==2.4.2" --no-build-isolation\n'
+        }
+    )
+    (f,) = [f for f in findings() if f["code"] == "FAL001"]
     assert f["message"].endswith("require flash-attn>=2.7.0.post2")
 
 

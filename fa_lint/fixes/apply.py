@@ -118,7 +118,23 @@ def _flash_attn(records: Iterable[object]) -> tuple[list[str], int]:
     return raws, problems
 
 
-def edit(path: str, fixes: list[Fix]) -> Outcome:  # noqa: C901 - complexity 11, to split or justify (issue 45)
+def _parses_the_same(path: str, text: str, new_text: str, applied: list[Fix]) -> bool:
+    """Whether the edited file parses with no new problem, holds each fix's new requirement, and as many
+    flash-attn requirements as before plus those the fixes add (a wheel's lines, a uv source)."""
+    source = applied[0].source
+    if source not in SOURCES:
+        return True
+    before, problems_before = _flash_attn(SOURCES[source].parse(path, text))
+    after, problems_after = _flash_attn(SOURCES[source].parse(path, new_text))
+    grown = len(before) + sum(f.adds for f in applied)
+    return (
+        problems_after <= problems_before
+        and len(after) == grown
+        and {f.expect for f in applied} <= set(after)
+    )
+
+
+def edit(path: str, fixes: list[Fix]) -> Outcome:
     """The file with ``fixes`` applied in memory; nothing is written here."""
     try:
         with open(path, "rb") as fh:
@@ -156,14 +172,9 @@ def edit(path: str, fixes: list[Fix]) -> Outcome:  # noqa: C901 - complexity 11,
         pieces += [text[at:start], fix.new]
         at = end
     new_text = "".join([*pieces, text[at:]])
-    source = applied[0][2].source
-    if source in SOURCES:
-        before, problems_before = _flash_attn(SOURCES[source].parse(path, text))
-        after, problems_after = _flash_attn(SOURCES[source].parse(path, new_text))
-        expected = {f.expect for _, _, f in applied}
-        if problems_after > problems_before or len(after) != len(before) or not expected <= set(after):
-            why = "the file would not parse the same way afterwards"
-            return Outcome(path, data, data, skipped=(*skipped, *((f, why) for _, _, f in applied)))
+    if not _parses_the_same(path, text, new_text, [f for _, _, f in applied]):
+        why = "the file would not parse the same way afterwards"
+        return Outcome(path, data, data, skipped=(*skipped, *((f, why) for _, _, f in applied)))
     after_bytes = bom + new_text.encode("utf-8")
     edits = tuple((start, end, fix.new) for start, end, fix in applied)
     return Outcome(path, data, after_bytes, tuple(f for _, _, f in applied), tuple(skipped), edits)

@@ -17,17 +17,17 @@ from packaging.version import Version
 from fa_lint._records import NamedTuple
 from fa_lint.kb import PAGED_KV, KnowledgeBase, Release
 from fa_lint.kb.assess import Policy, Verdict, assess_range
+from fa_lint.machine import toolchain
 from fa_lint.machine.environments import Environment, commands
 from fa_lint.model import FLASH_ATTN, Fix, Kind, Requirement, pretty
 from fa_lint.rules import _wheels
 from fa_lint.rules._base import Context
 from fa_lint.rules._code import code_floor
-from fa_lint.syntax.text import TextIndex
 
 SHELL_SOURCES = frozenset({"dockerfile", "shell", "workflow", "makefile", "notebook", "batch", "powershell"})
 # formats whose shell lines sit in a JSON string: a '"' there would have to be written '\"', so a
 # word is quoted with "'" (the shell's other quote)
-_IN_JSON = frozenset({"notebook"})
+IN_JSON = frozenset({"notebook"})
 # The patterns below compile when a fix is first built (re caches them): most runs build none.
 # name, optional extras | the version part | an optional marker. Written by hand because packaging's
 # parser keeps no offsets, and the edit must keep the name, extras and marker exactly as written.
@@ -121,6 +121,11 @@ def _table(req: Requirement) -> _Written | None:
     return _Written(m["version"], render, "toml-value")
 
 
+def writable(req: Requirement) -> bool:
+    """Whether a fix can rewrite the requirement's text (its version is written as it reads)."""
+    return _written(req) is not None
+
+
 def _written(req: Requirement) -> _Written | None:
     if (
         req.version is not None
@@ -147,30 +152,80 @@ def _below(spec: Specifier, floor: Version) -> bool:
     return False
 
 
+def allowed(req: Requirement, ctx: Context, narrow: bool = False) -> VersionRange:
+    """What every other flash-attn requirement of ``req``'s installs admits -- constraints, overrides,
+    the same command's other words -- in every environment it is part of, whichever file the run
+    started from: the one place a fix's range is worked out. ``narrow``: with ``req``'s own range too
+    (a fix that raises its floor keeps its other bounds)."""
+    key = ("allowed", req.location, req.raw, narrow)
+    if key not in ctx.memo:
+        rng = req.version_range if narrow else VersionRange.full()
+        for env in ctx.environments_of(req):
+            rng = rng.intersection(_others(req, env, ctx))
+        ctx.memo[key] = rng
+    found: VersionRange = ctx.memo[key]
+    return found
+
+
+def taken(req: Requirement, ctx: Context) -> Release | None:
+    """The release pip or uv installs for ``req``: the newest one its range and the rest of its install
+    admit (a pin or a lock's version as it is). Neither falls back to an older release because that one
+    has a prebuilt wheel: they build the sdist of the newest (see docs/wheels.md)."""
+    pinned = toolchain.exact(req)
+    if pinned is not None:
+        return ctx.kb.get(pinned)
+    rng = allowed(req, ctx, narrow=True)
+    found = [r for r in ctx.kb.installable if not r.version.is_prerelease and rng.contains(r.version)]
+    return found[-1] if found else None
+
+
+def _over(spec: Specifier, top: Version) -> bool:
+    """An upper bound or exclusion that ``<=top`` makes redundant."""
+    if spec.operator in ("<=", "<", "!=") and "*" not in spec.version:
+        return Version(spec.version) > top
+    return False
+
+
 def target(req: Requirement, ctx: Context, narrow: bool = False) -> Release | None:
     """The release a fix for ``req`` moves to: the first good one that every other requirement of its
-    environments admits -- constraints, overrides, the same command's other words -- with a prebuilt
-    wheel for their torch/CPython/CUDA when fa-lint knows them (a released-torch build first).
-    ``narrow``: a fix that raises the floor of ``req`` keeps its other bounds, so ``req`` must admit
-    the release too. None when the environments admit no good release at all.
+    environments admits (``allowed``), with a prebuilt wheel for their torch/CPython/CUDA when fa-lint
+    knows them (a released-torch build first). ``narrow``: a fix that raises the floor of ``req`` keeps
+    its other bounds, so ``req`` must admit the release too. None when the environments admit no good
+    release at all.
     """
     envs = ctx.environments_of(req)
-    allowed = req.version_range if narrow else VersionRange.full()
-    allowed = allowed.intersection(_code_range(ctx, req))
-    for env in envs:
-        allowed = allowed.intersection(_others(req, env, ctx))
-    admitted = ("admitted", allowed)  # the same range for every repeat of a pin: filtered once
+    # the installer's constraints, and the project's own calls' keyword needs (a separate input)
+    rng = allowed(req, ctx, narrow).intersection(_code_range(ctx, req))
+    admitted = ("admitted", rng)  # the same range for every repeat of a pin: filtered once
     if admitted not in ctx.memo:
-        ctx.memo[admitted] = tuple(r for r in _good(ctx) if allowed.contains(r.version))
+        ctx.memo[admitted] = tuple(r for r in _good(ctx) if rng.contains(r.version))
     good: tuple[Release, ...] = ctx.memo[admitted]
     if not good:
         return None
+    if narrow:
+        # a raised floor leaves the installer the newest release of the range: its wheel is not the
+        # floor's to choose (``cap`` bounds the range where that release has none)
+        return good[0]
     tools = tuple(ctx.toolchain(env) for env in envs)
     key = ("target", tuple(r.version for r in good), tools)
     if key not in ctx.memo:
         ctx.memo[key] = _wheels.pick(good, tools) or good[0]
     found: Release = ctx.memo[key]
     return found
+
+
+def cap(req: Requirement, ctx: Context) -> Release | None:
+    """The newest release a raised floor's range must stop at so that what the installer takes (the
+    newest release the range admits) has a prebuilt wheel for every torch fa-lint knows the install to
+    have; None when the newest already has one (or whether it has is unknown), or no release does."""
+    rng = allowed(req, ctx, narrow=True)
+    good = [r for r in _good(ctx) if rng.contains(r.version)]
+    tools = [t for t in map(ctx.toolchain, ctx.environments_of(req)) if t.torch is not None]
+    if not good or not tools:
+        return None
+    if all(_wheels.fits(good[-1], t) is not False for t in tools):
+        return None
+    return _wheels.pick(reversed(good), tools)
 
 
 def why(req: Requirement, to: Release | None, ctx: Context, narrow: bool = False) -> str | None:
@@ -192,20 +247,44 @@ def why(req: Requirement, to: Release | None, ctx: Context, narrow: bool = False
         (r.version for r in good if r.version >= floor.version), None
     ):
         return f"why {to}: {floor.reason()}"
-    allowed = (req.version_range if narrow else VersionRange.full()).intersection(_code_range(ctx, req))
+    rng = allowed(req, ctx, narrow).intersection(_code_range(ctx, req))
     envs = ctx.environments_of(req)
-    for env in envs:
-        allowed = allowed.intersection(_others(req, env, ctx))
-    admitted = next((r for r in good if allowed.contains(r.version)), None)
+    admitted = next((r for r in good if rng.contains(r.version)), None)
     if admitted is not None and admitted.version == to.version:
         return f"why {to}: {first} that the install's other flash-attn requirements admit"
     tools = next((t for t in map(ctx.toolchain, envs) if t.torch is not None), None)
     if admitted is None or tools is None or tools.torch is None:
         return None
     python = f" and CPython {tools.python.value}" if tools.python is not None else ""
+    torch = tools.torch.value
+    nightly = to.wheels.built_against(torch) if to.wheels is not None else None
+    if nightly is None:
+        return (
+            f"why {to}: {first} and a prebuilt wheel for the torch {torch}{python} this install has, built "
+            f"against a released torch {torch} (from {admitted} on, the releases before it have none, or one "
+            "built against a torch nightly)"
+        )
+    released = next((r for r in good if _wheels.stable(r, tools)), None)
+    beyond = "" if released is None else f"; the first built against a released torch {torch} is {released}"
+    if released is not None and not rng.contains(released.version):
+        beyond += ", which the install's other flash-attn requirements rule out"
     return (
-        f"why {to}: {first} and a prebuilt wheel for the torch {tools.torch.value}{python} this install "
-        f"has (from {admitted} on, the releases before it have none, or one built against a torch nightly)"
+        f"why {to}: {first} that the install's other flash-attn requirements admit with a prebuilt wheel "
+        f"for the torch {torch}{python} this install has, one built against the torch pre-release {nightly}"
+        f"{beyond}"
+    )
+
+
+def capped(req: Requirement, upto: Release, ctx: Context) -> str | None:
+    """Why a raised floor also stops at ``upto``: the release the installer would take otherwise."""
+    newest = taken(req, ctx)
+    tools = next((t for t in map(ctx.toolchain, ctx.environments_of(req)) if t.torch is not None), None)
+    if newest is None or tools is None or tools.torch is None:
+        return None
+    return (
+        f"why <={upto}: pip and uv install the newest release a range admits, {newest}, which "
+        f"{_wheels.missing(newest, tools).split(' ', 1)[1]}, and build its sdist rather than fall back "
+        f"to an older release with a wheel; {upto} is the newest with paged KV and a prebuilt wheel there"
     )
 
 
@@ -238,13 +317,14 @@ def _others(req: Requirement, env: Environment, ctx: Context) -> VersionRange:
     than combining), without a marker or with ``req``'s. All but one, for each of a group's
     requirements, from prefix and suffix intersections: linear in the group, however large.
     """
-    key = ("others", id(env), req.step, req.marker)
+    step = _step_in(req, env, ctx)
+    key = ("others", id(env), step, req.marker)
     if key not in ctx.memo:
         group = [
             r
             for r in env.of(FLASH_ATTN)
             if r.kind in (Kind.INSTALL, Kind.CONSTRAINT, Kind.OVERRIDE)
-            and r.step == req.step
+            and r.step == step
             and not r.unresolved
             and (not r.marker or not req.marker or r.marker == req.marker)
         ]
@@ -266,8 +346,23 @@ def _others(req: Requirement, env: Environment, ctx: Context) -> VersionRange:
     return rest
 
 
+def _step_in(req: Requirement, env: Environment, ctx: Context) -> int:
+    """The command ``req`` is part of in ``env``: a file's own record counts its lines from 0, a
+    Dockerfile stage that copies the file and runs ``pip install -r`` counts its own commands, so the
+    step is the stage's record of the same line's."""
+    key = ("steps", id(env))
+    if key not in ctx.memo:
+        ctx.memo[key] = {r.location: r.step for r in (*env.members, *env.superseded, *env.locked)}
+    steps: dict[object, int] = ctx.memo[key]
+    return steps.get(req.location, req.step)
+
+
 def raise_floor(
-    req: Requirement, kb: KnowledgeBase, policy: Policy, floor: Version | None = None
+    req: Requirement,
+    kb: KnowledgeBase,
+    policy: Policy,
+    floor: Version | None = None,
+    upto: Release | None = None,
 ) -> Fix | None:
     """FAL002: add ``>=floor`` and drop the bounds it makes redundant; only releases go.
 
@@ -277,14 +372,27 @@ def raise_floor(
     w = _written(req)
     if w is None:
         return None
+    top = [Specifier(f"<={upto.version}")] if upto is not None else []
+    kept = [s for s in req.specifier if not (upto is not None and _over(s, upto.version))]
     for low in dict.fromkeys(v for v in (floor, policy.min_version) if v is not None):
-        spec = SpecifierSet([Specifier(f">={low}"), *(s for s in req.specifier if not _below(s, low))])
+        spec = SpecifierSet([Specifier(f">={low}"), *top, *(s for s in kept if not _below(s, low))])
         if assess_range(spec.to_range(), kb, policy).verdict is Verdict.OK:
             return _fix(req, w, spec, f"require flash-attn{pretty(spec)}", safe=True)
     return None  # e.g. '!=2.5.*,<2.6': nothing good is left to narrow to
 
 
-def bump_pin(req: Requirement, target: Release | None) -> Fix | None:
+def stop_at(req: Requirement, upto: Release) -> Fix | None:
+    """FAL011 on a range: add ``<=upto`` and drop the upper bounds it makes redundant, so that the
+    installer's pick (the newest release admitted) is ``upto``; safe, as ``raise_floor``'s cap is."""
+    w = _written(req)
+    if w is None:
+        return None
+    kept = [s for s in req.specifier if not _over(s, upto.version)]
+    spec = SpecifierSet([*kept, Specifier(f"<={upto.version}")])
+    return _fix(req, w, spec, f"require flash-attn{pretty(spec)}", safe=True)
+
+
+def bump_pin(req: Requirement, target: Release | None, title: str = "") -> Fix | None:
     """FAL001 on an exact ``==X`` pin: move it to ``target``, the first good release that every other
     requirement of its environment admits (with a prebuilt wheel there, when fa-lint can tell), as
     pip-audit --fix picks the first fix. No target, no fix: a pin the environment then refuses is
@@ -301,7 +409,8 @@ def bump_pin(req: Requirement, target: Release | None) -> Fix | None:
     if "+" in str(req.specifier):  # a local build (+cu122...): its index may have no such release
         return None
     spec = SpecifierSet(f"=={target.version}")
-    return _fix(req, w, spec, f"pin flash-attn=={target.version} (an upgrade: check it)", safe=False)
+    title = title or f"pin flash-attn=={target.version} (an upgrade: check it)"
+    return _fix(req, w, spec, title, safe=False)
 
 
 def quote_word(req: Requirement) -> Fix | None:
@@ -311,56 +420,5 @@ def quote_word(req: Requirement) -> Fix | None:
         return None
     old = req.raw + req.redirected  # the redirect starts where the word ends
     span = loc._replace(end_column=loc.end_column + len(req.redirected))
-    q = "'" if req.source in _IN_JSON else '"'
+    q = "'" if req.source in IN_JSON else '"'
     return Fix(span, old, f"{q}{old}{q}", f"quote it: {q}{old}{q}", True, req.source, old)
-
-
-_SHELL_SPECIAL = r"[\s<>|&;()]"
-
-
-def _shell(fix: Fix, text: str, start: int, end: int) -> Fix | None:
-    before, after = text[start - 1 : start], text[end : end + 1]
-    quoted = before in ("'", '"') and before == after
-    if quoted or not re.search(_SHELL_SPECIAL, fix.new):
-        return fix._replace(context="")
-    if fix.source in _IN_JSON:  # no '"' or '\\' can be written in a JSON string as it is
-        return None if re.search(r'["\\\']', fix.new) else fix._replace(new=f"'{fix.new}'", context="")
-    if not re.search(r'["$`\\]', fix.new):
-        return fix._replace(new=f'"{fix.new}"', context="")
-    if "'" not in fix.new:
-        return fix._replace(new=f"'{fix.new}'", context="")
-    return None  # no quoting keeps it one word
-
-
-def _toml_value(fix: Fix, index: TextIndex, start: int, end: int) -> Fix | None:
-    found = list(re.finditer(r"=\s*([\"'])(" + re.escape(fix.old) + r")\1", index.text[start:end]))
-    if len(found) != 1:
-        return None  # no version string (Pipfile's default "*"), or one with escapes
-    s, e = start + found[0].start(2), start + found[0].end(2)
-    return fix._replace(location=index.location(s, e), context="")
-
-
-def settle(fix: Fix, index: TextIndex) -> Fix | None:
-    """Make a fix final against its file's text (see ``Fix.context``); None when none is safe."""
-    if not fix.context:
-        return fix
-    loc = fix.location
-    start, end = index.offset(loc.line, loc.column), index.offset(loc.end_line, loc.end_column)
-    if fix.context == "shell":
-        return _shell(fix, index.text, start, end)
-    if fix.context == "toml-value":
-        return _toml_value(fix, index, start, end)
-    if fix.context == "python-command":
-        return _python_command(fix, index.text, start, end)
-    return None
-
-
-def _python_command(fix: Fix, text: str, start: int, end: int) -> Fix | None:
-    """A word of an argument list (``["pip", "install", "flash-attn"]``) is a whole Python string, which
-    no shell reads: the new text goes in as it is. A word of a command line in a string (``os.system(
-    "pip install flash-attn")``) is read by a shell: only a new text the shell reads as one word goes
-    in, since quoting it would mean quoting inside the Python string."""
-    before, after = text[start - 1 : start], text[end : end + 1]
-    if (before in ("'", '"') and before == after) or not re.search(_SHELL_SPECIAL, fix.new):
-        return fix._replace(context="")
-    return None

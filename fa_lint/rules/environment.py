@@ -81,7 +81,7 @@ def check(ctx: Context) -> Iterator[Finding]:
 def _combined(env: Environment, ctx: Context, reported: set[Location]) -> Iterator[Finding]:
     for marker, reqs in splits(env.of(FLASH_ATTN)):
         # an install that may not run is judged on its own, never combined with the others
-        group = [r for r in participants(reqs) if not r.unresolved and not r.possible]
+        group = _replaced([r for r in participants(reqs) if not r.unresolved and not r.possible], marker)
         asks = [r for r in group if r.kind in _ASKS]
         if len(group) < 2 or not asks or any(r.location in reported for r in group):
             continue
@@ -103,6 +103,22 @@ def _combined(env: Environment, ctx: Context, reported: set[Location]) -> Iterat
             help=f"let them admit flash-attn>={ctx.policy.min_version}: usually a constraint holds an old "
             "upper bound or exclusion that should go",
         )
+
+
+def _replaced(group: list[Requirement], marker: str | None) -> list[Requirement]:
+    """Where a ``[tool.uv.sources]`` entry's marker holds, uv takes the requirement it applies to from
+    that source, whatever the requirement's own specifier: its lowering turns the requirement into the
+    source (uv 0.12.5:crates/uv-distribution/src/metadata/lowering.rs:162-178, 185-310; a URL source
+    keeps no specifier, lowering.rs:750-786, and requirement.rs:542-543 leaves checking that the URL's
+    version matches it to do). So in that marker's part the requirement is not combined with it."""
+    sources = [r for r in group if r.kind is Kind.SOURCE and r.marker == marker and r.scope.startswith("uv:")]
+    if marker is None or not sources:
+        return group
+    return [
+        r
+        for r in group
+        if not (r.kind is Kind.INSTALL and not r.marker and any(source_applies(s, r) for s in sources))
+    ]
 
 
 def _together(group: list[Requirement], ctx: Context) -> Assessment:

@@ -15,7 +15,7 @@ from fa_lint.model import FLASH_ATTN, Finding, Fix, Kind, Requirement, Severity
 from fa_lint.rules import _text
 from fa_lint.rules._base import Context, Rule, exact
 from fa_lint.rules._code import code_note
-from fa_lint.rules._fixes import bump_pin, floor_for, raise_floor, target, why
+from fa_lint.rules._fixes import bump_pin, cap, capped, floor_for, raise_floor, target, why
 from fa_lint.rules._rocm import on_rocm, refusal, upstream
 from fa_lint.rules._text import breaks, count, fit, fix, help_for, quoted, releases, subject
 
@@ -260,11 +260,13 @@ def _mixed(
     """FAL002: the requirement admits releases with and without paged KV."""
     kb, policy = ctx.kb, ctx.policy
     least = floor_for(to, ctx)
+    upto = cap(req, ctx) if to is not None else None
+    top = upto.version if upto is not None else None
     template, parts = subject(req)
     old = all(not r.has(PAGED_KV) for r in a.bad) or bool(policy.rocm)
     without = "without paged KV" if old else f"below the required {policy.min_version}"
     without += " on ROCm" if policy.rocm else ""
-    headline = fit(f"{template} admits {count(a.bad)} {without}; {fix(req, policy, least)}", **parts)
+    headline = fit(f"{template} admits {count(a.bad)} {without}; {fix(req, policy, least, top)}", **parts)
     also = f"{releases(a.good)} with it" if a.good else "newer versions"
     notes = [
         f"it admits {releases(a.bad)} {without} as well as {also}: which one installs depends on the "
@@ -281,14 +283,15 @@ def _mixed(
         has = "which has" if len(locked) == 1 else "all with"
         notes.append(f"the lock pins {where}, {has} paged KV, so installs from the lock are fine")
         fields["severity"] = Severity.INFO
-    notes += [n for n in (why(req, to, ctx, narrow=True),) if n]
-    fixed = raise_floor(req, kb, policy, least)
+    reason = capped(req, upto, ctx) if upto is not None else why(req, to, ctx, narrow=True)
+    notes += [reason] if reason else []
+    fixed = raise_floor(req, kb, policy, least, upto)
     return PAGED_KV_NOT_GUARANTEED.finding(
         req.location,
         headline,
         fix=fixed,
         notes=tuple(notes + _hashed(req)),
-        help=_help(req, policy, fixed, least),
+        help=_help(req, policy, fixed, least, top),
         **fields,
     )
 
@@ -363,13 +366,16 @@ def _hashed(req: Requirement) -> list[str]:
     ]
 
 
-def _help(req: Requirement, policy: Policy, fixed: Fix | None, least: Version | None) -> str:
+def _help(
+    req: Requirement, policy: Policy, fixed: Fix | None, least: Version | None, upto: Version | None = None
+) -> str:
     if fixed is not None:
         return fixed.title
     if req.hash_checked:
         v = max(least, policy.min_version) if least is not None else policy.min_version
-        return f"regenerate the file with flash-attn>={v} and its hashes"
-    return help_for(req, policy, least)
+        top = f",<={upto}" if upto is not None else ""
+        return f"regenerate the file with flash-attn>={v}{top} and its hashes"
+    return help_for(req, policy, least, upto)
 
 
 def _better_manifest(req: Requirement, ctx: Context) -> list[str]:
