@@ -20,14 +20,17 @@ from fa_lint.files.read import read_text
 from fa_lint.kb.assess import Policy
 from fa_lint.machine.environments import build
 from fa_lint.model import (
+    INTERNAL,
     BuildConfig,
     FileResult,
     Finding,
     Image,
+    Location,
     NotRun,
     ParseProblem,
     Requirement,
     Setting,
+    internal_error,
 )
 from fa_lint.rules import CHECKS, Context, settle
 from fa_lint.settings import decide
@@ -144,7 +147,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
             elif isinstance(rec, NotRun):
                 not_run.append(rec)
     environments = build(files, {t.path for t in (*targets, *context)})
-    uses = _uses(files, hidden, roots)
+    uses = _uses(files, hidden, roots, problems)
     # Each file is judged by its own configuration's min-version: the rules run once per one in force.
     scoped = settings.scoped
     by_file = {path: _policy(scoped(path), base) for path in files} if scoped is not None else {}
@@ -199,23 +202,42 @@ def targets(paths: list[str], settings: Settings) -> list[str]:
     return [t.path for t in _targets(paths, settings, ignored) if t.path != "-"]
 
 
-def _uses(files: Mapping[str, FileResult], hidden: set[str], roots: set[str]) -> tuple[Use, ...]:
+def _uses(
+    files: Mapping[str, FileResult], hidden: set[str], roots: set[str], problems: list[ParseProblem]
+) -> tuple[Use, ...]:
     """What the checked files' code does (fa_lint.code): Python read with ast, command lines as text,
-    and each ``[tool.kernels.dependencies]`` against the ``kernels.lock`` beside it."""
+    and each ``[tool.kernels.dependencies]`` against the ``kernels.lock`` beside it. An exception
+    reading one file is fa-lint's bug: it costs that file's uses only, and is said (``problems``)."""
     found: list[Use] = []
+    real: list[str] | None = None  # the roots' real paths, for the locks' only
     for path, f in files.items():
         if path in hidden or f.text is None:
             continue
-        found += uses_of(path, f.source, f.text)
+        try:
+            found += uses_of(path, f.source, f.text)
+        except Exception as exc:
+            problems.append(internal_error(Location(path, 1, 1, 1, 1), exc, "reading the code in this file"))
         if f.source == "pyproject" and "[tool.kernels" in f.text:
-            lock = os.path.join(os.path.dirname(path), "kernels.lock")
-            if os.path.isfile(lock) and off_limits(lock, [os.path.realpath(r) for r in roots]) is None:
-                from fa_lint.code.command_lines import stale_lock  # for projects that lock kernels only
-
-                text = read_text(lock)
-                if isinstance(text, str):
-                    found += stale_lock(path, f.text, lock, text)
+            real = real if real is not None else [os.path.realpath(r) for r in roots]
+            found += _locked(path, f.text, real, problems)
     return tuple(found)
+
+
+def _locked(path: str, text: str, roots: list[str], problems: list[ParseProblem]) -> list[Use]:
+    """The ``kernels.lock`` beside a pyproject.toml that asks for kernels, against what it asks."""
+    lock = os.path.join(os.path.dirname(path), "kernels.lock")
+    if not os.path.isfile(lock) or off_limits(lock, roots) is not None:
+        return []
+    from fa_lint.code.command_lines import stale_lock  # for projects that lock kernels only
+
+    locked = read_text(lock)
+    if not isinstance(locked, str):
+        return []
+    try:
+        return stale_lock(path, text, lock, locked)
+    except Exception as exc:
+        problems.append(internal_error(Location(lock, 1, 1, 1, 1), exc, "reading this lock"))
+        return []
 
 
 def _policy(settings: Settings, base: kb.KnowledgeBase) -> Policy:
@@ -236,6 +258,8 @@ def _scope_excludes(target: Target, own: Settings) -> bool:
 
 
 def _selected(finding: Finding, scoped: Scopes) -> bool:
+    if finding.code == INTERNAL:  # fa-lint's own bug: no configuration turns it off
+        return True
     own = scoped(finding.location.path)
     path = finding.location.path
     ignore = own.ignore + decide.file_ignores(path, own.per_file_ignores, own.root)

@@ -358,8 +358,37 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:  # noqa: C9
         )
     if args.output_file or not args.silent:
         write(text, args.output_file, out)
+    return _status(report, args, cfg, found, changed_fails, err)
+
+
+def _status(
+    report: Report,
+    args: argparse.Namespace,
+    cfg: config.Config,
+    found: config.Resolver | None,
+    changed_fails: bool,
+    err: TextIO,
+) -> int:
+    """The exit status. fa-lint's own bug (FAL902) is 2, said once on stderr, whatever else was
+    found: ruff exits 2 (``ExitStatus::Error``) for a panic and asks for a report
+    (crates/ruff/src/lib.rs), and a run that could not read everything passes nothing; 1 for an
+    error finding (a warning too under --strict) or a fix made under --exit-non-zero-on-fix.
+    --exit-zero makes it 0 in every case, as in ruff."""
     if args.exit_zero:
         return EXIT_OK
+    from fa_lint import __version__
+    from fa_lint.model import INTERNAL  # (a report is loaded: so is the model)
+    from fa_lint.rules.unread import REPORT
+
+    crashed = {f.location.path for f in report.findings if f.code == INTERNAL}
+    if crashed:
+        say(
+            err,
+            f"internal error in fa-lint {__version__} on {len(crashed)} file(s) ({INTERNAL} in the report): "
+            "a bug in fa-lint, not in the files; what it could not read went unchecked, everything else was "
+            f"checked; {REPORT}",
+        )
+        return EXIT_USAGE
     if changed_fails:
         return EXIT_FINDINGS
     return EXIT_FINDINGS if any(_fails(f, args, cfg, found) for f in report.findings) else EXIT_OK

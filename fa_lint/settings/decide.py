@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from fa_lint.files.needles import compiled
-from fa_lint.model import Finding
+from fa_lint.model import INTERNAL, Finding
 
 # flake8's bare or coded noqa comment, and fa-lint's own "# fa-lint: ignore[FAL001]".
 # Patterns, compiled the first time a finding's line has a comment.
@@ -138,7 +138,8 @@ def apply(
     root: str = ".",
     formats: Mapping[str, str] | None = None,
 ) -> tuple[list[Finding], int]:
-    """The findings kept, and how many comments suppressed. ``formats``: each file's format (the
+    """The findings kept, and how many comments suppressed (fa-lint's own bugs, FAL902, are always
+    kept). ``formats``: each file's format (the
     catalogue's name), which says where its comments are; a file of no known format is read by the
     YAML rule (a "#" after a blank, outside a quoted value), the strictest of them."""
     lines: dict[str, list[str]] = {}  # split only for files with findings
@@ -149,6 +150,9 @@ def apply(
     kept, dropped = [], 0
     seen: set[tuple[str, object]] = set()
     for f in sorted(found, key=lambda f: (f.location, f.code)):
+        if f.code == INTERNAL:  # fa-lint's own bug: no selection or comment hides it
+            kept.append(f)
+            continue
         path = f.location.path
         if path not in ignored:
             ignored[path] = ignore + file_ignores(path, per_file, root) if per_file else ignore
