@@ -51,6 +51,7 @@ class Settings(NamedTuple):
     respect_gitignore: bool = True
     problems: tuple[ParseProblem, ...] = ()  # found reading the configuration; reported as FAL900
     scoped: Scopes | None = None  # each file's own settings, from its nearest configuration
+    noqa: bool = True  # suppression comments count (--add-noqa's recheck turns them off)
 
 
 class Scopes(Protocol):
@@ -73,6 +74,7 @@ class Report(NamedTuple):
     policy: Policy
     texts: Mapping[str, str] = MappingProxyType({})  # each file read, for code frames
     paths: tuple[str, ...] = ()  # what was asked for: the files and folders given
+    formats: Mapping[str, str] = MappingProxyType({})  # each file read, its format (where its comments are)
 
 
 def _settled(findings: Iterable[Finding], texts: dict[str, str]) -> list[Finding]:
@@ -182,9 +184,11 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
         found = [f for f in found if _selected(f, settings.scoped)]
         select, ignore, per_file = (), (), ()
     formats = {p: f.source for p, f in files.items()}
-    kept, suppressed = decide.apply(found, texts, select, ignore, per_file, settings.root, formats)
+    kept, suppressed = decide.apply(
+        found, texts, select, ignore, per_file, settings.root, formats, settings.noqa
+    )
     checked = tuple(p for p in files if p not in hidden)
-    return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths))
+    return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths), formats)
 
 
 def _targets(

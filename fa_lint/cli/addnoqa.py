@@ -1,12 +1,19 @@
 """``--add-noqa`` (ruff's): a ``# noqa: CODES`` comment at the end of each line with a finding, so a
 project can adopt fa-lint (or a new rule) and fix the old findings one at a time.
 
-A comment is added only where it changes nothing but the suppression: never after a line that goes on
-with a ``\\`` (the comment would end the continuation: pip would read the next line as another
-requirement, the shell as another command), and each file is written only when fa-lint reads it the
-same way afterwards: the same findings, less those the comments suppress. A file whose format has no
-comments (a JSON lock) fails that test and is left alone, as a file that is not UTF-8 is. Each file is
-replaced atomically, as ``--fix`` replaces it.
+A comment is added only where it changes nothing but the suppression:
+
+- never after a line that goes on with a ``\\`` (the comment would end the continuation: pip would read
+  the next line as another requirement, the shell as another command);
+- only where the file's own syntax reads it as a comment, as fa-lint's suppression does
+  (``settings.decide.comment_starts``): never in a format without comments (a JSON lock), after a
+  Dockerfile's exec-form ``RUN [...]`` (BuildKit would then run the line as a shell command), an
+  ``ENV``, ``ARG`` or ``FROM`` line, or inside a quoted string that goes on to the next line;
+- and each file is written only when fa-lint reads it the same way afterwards: with every comment's
+  suppression taken away, the very same findings as before (the comment changed no meaning), and the
+  findings on the commented lines suppressed.
+
+A file that is not UTF-8 is left alone. Each file is replaced atomically, as ``--fix`` replaces it.
 """
 
 from __future__ import annotations
@@ -22,13 +29,19 @@ if TYPE_CHECKING:
     from fa_lint.engine import Report
     from fa_lint.model import Finding
 
-Recheck = Callable[[str, bytes], "Report"]  # a file's findings with its text replaced by these bytes
+# A file's findings with its text replaced by these bytes; ``noqa`` False: with no comment suppressing.
+Recheck = Callable[[str, bytes, bool], "Report"]
+Refused = list[tuple[str, int, str]]  # (path, line, why)
 
 
 class Added(NamedTuple):
     comments: int  # lines that got a comment
     files: int
     refused: tuple[tuple[str, int, str], ...]  # (path, line, why)
+
+
+_NO_COMMENT = "the file's syntax has no comment there (a comment would be its text, or change it)"
+_CHANGED = "fa-lint reads the file differently with the comment: it would change what the file does"
 
 
 def _wanted(findings: Iterable[Finding]) -> dict[str, dict[int, set[str]]]:
@@ -51,38 +64,10 @@ def _seen(report: Report, path: str) -> set[tuple[str, int, str]]:
 
 def add(findings: Iterable[Finding], recheck: Recheck, write: Callable[[str, bytes], None]) -> Added:
     comments = files = 0
-    refused: list[tuple[str, int, str]] = []
+    refused: Refused = []
     for path, lines in _wanted(findings).items():
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError as exc:
-            refused += [(path, n, f"cannot read the file: {exc.strerror or exc}") for n in sorted(lines)]
-            continue
-        bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
-        try:
-            text = data[len(bom) :].decode("utf-8")
-        except UnicodeDecodeError:
-            refused += [(path, n, "the file is not UTF-8") for n in sorted(lines)]
-            continue
-        split = text.split("\n")
-        added: dict[int, set[str]] = {}
-        for n, codes in sorted(lines.items()):
-            if not 1 <= n <= len(split):
-                continue
-            if split[n - 1].rstrip(" \t\r").endswith("\\"):
-                refused.append((path, n, "the line goes on with a '\\': a comment would end it"))
-                continue
-            split[n - 1] = _comment(split[n - 1], codes)
-            added[n] = codes
+        new, added = _commented(path, lines, recheck, refused)
         if not added:
-            continue
-        new = bom + "\n".join(split).encode("utf-8")
-        before = _seen(recheck(path, data), path)
-        hidden = {(c, n, m) for c, n, m in before if c in added.get(n, ())}
-        if _seen(recheck(path, new), path) != before - hidden:
-            why = "fa-lint would read the file differently with the comment (a format without comments?)"
-            refused += [(path, n, why) for n in sorted(added)]
             continue
         try:
             write(path, new)
@@ -92,3 +77,60 @@ def add(findings: Iterable[Finding], recheck: Recheck, write: Callable[[str, byt
         comments += len(added)
         files += 1
     return Added(comments, files, tuple(refused))
+
+
+def _commented(
+    path: str, lines: dict[int, set[str]], recheck: Recheck, refused: Refused
+) -> tuple[bytes, dict[int, set[str]]]:
+    """The file's bytes with the comments, and the lines that got one (none: leave it as it is)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        refused += [(path, n, f"cannot read the file: {exc.strerror or exc}") for n in sorted(lines)]
+        return b"", {}
+    bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
+    try:
+        text = data[len(bom) :].decode("utf-8")
+    except UnicodeDecodeError:
+        refused += [(path, n, "the file is not UTF-8") for n in sorted(lines)]
+        return b"", {}
+    before = recheck(path, data, False)
+    split, added = _placed(text, lines, before.formats.get(path, ""), path, refused)
+    if not added:
+        return b"", {}
+    new = bom + "\n".join(split).encode("utf-8")
+    if _seen(recheck(path, new, False), path) != _seen(before, path):
+        refused += [(path, n, _CHANGED) for n in sorted(added)]
+        return b"", {}
+    left = {n for _, n, _ in _seen(recheck(path, new, True), path) if n in added}
+    if left:  # a comment fa-lint's own reading does not take for one
+        refused += [(path, n, _NO_COMMENT) for n in sorted(added)]
+        return b"", {}
+    return new, added
+
+
+def _placed(
+    text: str, lines: dict[int, set[str]], fmt: str, path: str, refused: Refused
+) -> tuple[list[str], dict[int, set[str]]]:
+    """The lines with a comment appended where the format reads it as one."""
+    from fa_lint.settings.decide import STYLES, comment_starts
+
+    original = text.split("\n")
+    split = list(original)
+    added: dict[int, set[str]] = {}
+    for n, codes in sorted(lines.items()):
+        if not 1 <= n <= len(split):
+            continue
+        if split[n - 1].rstrip(" \t\r").endswith("\\"):
+            refused.append((path, n, "the line goes on with a '\\': a comment would end it"))
+            continue
+        split[n - 1] = _comment(split[n - 1], codes)
+        added[n] = codes
+    starts = comment_starts("\n".join(split), STYLES.get(fmt, "yaml")) if added else {}
+    for n in list(added):
+        if starts.get(n) != split[n - 1].rindex("  # noqa: ") + 2:
+            refused.append((path, n, _NO_COMMENT))
+            split[n - 1] = original[n - 1]
+            del added[n]
+    return split, added

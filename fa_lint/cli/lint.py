@@ -401,8 +401,8 @@ def _add_noqa(report: Report, settings: Settings, err: TextIO, quiet: bool) -> i
     from fa_lint.fixes import apply as fix
     from fa_lint.report.text import plural
 
-    def recheck(path: str, data: bytes) -> Report:
-        return engine.check([path], settings, {path: data})
+    def recheck(path: str, data: bytes, noqa: bool) -> Report:
+        return engine.check([path], settings._replace(noqa=noqa), {path: data})
 
     added = add(report.findings, recheck, fix.write)
     for path, line, why in added.refused:

@@ -38,7 +38,7 @@ STYLES = {
     "cluster": "yaml",
     "compose": "yaml",
     "training-config": "yaml",
-    "dockerfile": "shell",
+    "dockerfile": "dockerfile",
     "shell": "shell",
     "makefile": "shell",
     "justfile": "shell",
@@ -137,11 +137,13 @@ def apply(
     per_file: PerFile = (),
     root: str = ".",
     formats: Mapping[str, str] | None = None,
+    comments: bool = True,
 ) -> tuple[list[Finding], int]:
     """The findings kept, and how many comments suppressed (fa-lint's own bugs, FAL902, are always
     kept). ``formats``: each file's format (the
     catalogue's name), which says where its comments are; a file of no known format is read by the
-    YAML rule (a "#" after a blank, outside a quoted value), the strictest of them."""
+    YAML rule (a "#" after a blank, outside a quoted value), the strictest of them. ``comments``
+    False: no comment suppresses (what the findings are with every ``noqa`` taken away)."""
     lines: dict[str, list[str]] = {}  # split only for files with findings
     starts: dict[str, dict[int, int]] = {}  # the same files' comment columns
     exempt: dict[str, set[str] | None] = {}  # file-level noqa, read only for files with findings
@@ -159,11 +161,14 @@ def apply(
         if (f.code, f.location) in seen or not selected(f.code, select, ignored[path]):
             continue
         seen.add((f.code, f.location))
+        if not comments:
+            kept.append(f)
+            continue
         if path not in lines:
             text = texts.get(path)
             lines[path] = text.split("\n") if text is not None else []
             style = STYLES.get((formats or {}).get(path, ""), "yaml")
-            starts[path] = _comment_starts(text, style) if text is not None and "#" in text else {}
+            starts[path] = comment_starts(text, style) if text is not None and "#" in text else {}
             exempt[path] = file_suppressions(text, starts[path]) if text else None
         if _exempt(f.code, exempt[path]) or suppressed(f, lines[path], starts[path]):
             dropped += 1
@@ -172,9 +177,14 @@ def apply(
     return kept, dropped
 
 
-def _comment_starts(text: str, style: str) -> dict[int, int]:
-    """``syntax.comments.starts``, imported only once a file with a finding has a "#" in it: a clean
-    run, and most runs of pre-commit, never load the comment scanners."""
+def comment_starts(text: str, style: str) -> dict[int, int]:
+    """``syntax.comments.starts`` (a Dockerfile's: ``sources.docker_comments``, which knows its
+    instructions), imported only once a file with a finding has a "#" in it: a clean run, and most
+    runs of pre-commit, never load the comment scanners."""
+    if style == "dockerfile":
+        from fa_lint.sources.docker_comments import comment_starts as dockerfile
+
+        return dockerfile(text)
     from fa_lint.syntax import comments
 
     return comments.starts(text, style)
