@@ -251,7 +251,7 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:  # noqa: C9
     args.format = ALIASES.get(args.format, args.format)
     args.fix = args.fix or args.fix_only
     quiet = args.quiet or args.silent  # the findings alone; --silent: not even those
-    found = resolver(args)
+    found = resolver(args, err)
     cfg = configuration(args, paths, found)
     settings = _settings(args, cfg, prune=True)
     # The walk prunes what the run's configuration excludes where its globs mean the same relative to
