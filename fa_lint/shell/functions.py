@@ -1,8 +1,9 @@
 """The functions a script defines, as bash keeps them: a table by name, looked up when a call runs.
 
 A definition replaces the one before it; ``unset -f`` forgets one (``fa_lint.shell.walk`` reads the
-commands). The walk follows a function at its first call; the bodies never called, those replaced
-before any call included, are what it reads at the end as possible (``waiting``).
+commands). The walk follows a function at each call with arguments it has not seen; the bodies never
+called, those replaced before any call included, are what it reads at the end as possible
+(``waiting``).
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ if TYPE_CHECKING:
 
 
 class Function:
-    __slots__ = ("body", "called")
+    __slots__ = ("active", "body", "called", "seen")
 
     def __init__(self, body: Node) -> None:
         self.body = body
-        self.called = False  # followed once, at its first call: later calls repeat what it did
+        self.called = False  # followed at least once
+        self.active = False  # being followed now: a call from inside its body is recursion
+        # the calls followed: (each argument's values, or None where unknown; whether possible)
+        self.seen: set[tuple[tuple[tuple[str, ...] | None, ...], bool]] = set()
 
 
 class Functions:

@@ -94,6 +94,10 @@ WORDS = frozenset(
     }
 )
 KINDS = STATEMENTS | PARTS | SUBSTITUTIONS | WORDS
+# Statements whose parts run in order, as certain as around them.
+SEQUENCES = frozenset({"program", "compound_statement", "do_group", "pipeline", "negated_command"})
+# What opens a substitution in a word's text: words without one are not searched.
+OPENERS = ("$(", "`", "<(", ">(")
 # Statements that hold statements: a search for substitutions stops at one (it is walked on its own).
 HOLDERS = STATEMENTS - {
     "variable_assignment",

@@ -2,39 +2,36 @@
 
 The walk is the shell's own semantics, cut down to what decides an install:
 
-- ``&&``, ``;``, newlines, pipelines, subshells and ``{ }`` run in order: what runs there is as
-  certain as the code around it;
+- ``&&``, ``;``, newlines, pipelines, subshells and ``{ }`` run in order, as certain as around them;
 - after ``||``, after a test (``[[ -v X ]] && ...``), inside ``if``/``elif``/``else``/``case``
   branches and ``while``/``until``/``for`` bodies a command is only **possible**;
-- variables and the working directory fork at each branch and merge after it, so a variable set in
-  ``if`` and ``else`` has both values (``FA=2.6.3`` / ``FA=2.4.2``), and one set in a single branch
-  may also be unset;
-- a function is followed at its first call, with ``$1``...; a later definition replaces it, ``unset
-  -f`` forgets it (``fa_lint.shell.functions``), a call inside its own body is the call being followed;
-  one never called is read at the end as possible, with any functions its body defines;
-- a command or process substitution (``$(...)``, backticks, ``<(...)``) runs a script of its own in a
-  subshell, before the command whose word holds it; so does what tree-sitter-bash hangs on a
-  here-document's redirect (``cat <<EOF && pip install ...``) after it;
+- variables and the working directory fork at each branch and merge after it (a variable set in
+  ``if`` and ``else`` has both values, one set in a single branch may also be unset);
+- a function is followed at each call with new arguments (``$1``...; not inside its own body: that
+  is recursion), a later definition replaces it, ``unset -f`` forgets it (``shell.functions``); one
+  never called is read at the end as possible, with any functions its body defines;
+- a command or process substitution (``$(...)``, backticks, ``<(...)``) runs in a subshell before the
+  command whose word holds it; what follows a here-document's word (``cat <<EOF && ...``) after it;
 - ``bash -c '...'`` and ``sh -c`` are read as scripts of their own;
 - a syntax error (an unquoted ``<`` or ``>`` with no file after it) stops the shell: bash and dash
   parse a whole line (and a whole compound command: ``if ... fi``, a function body) before running
   any of it, so nothing of that line runs, and then exit with status 2, so nothing after it runs
   either (``scripts/shell_syntax_stop.py`` shows it); those commands go to ``Handler.skipped``.
 
-What a command does is for the ``Handler`` (``fa_lint.shell.scanner``); the walk knows only the shell.
-It knows every kind of node tree-sitter-bash makes (``fa_lint.shell.nodes.KINDS``), and an exception
-inside it costs the top-level statement it was reading, said as fa-lint's bug (``Handler.internal``).
+What a command does is for the ``Handler`` (``shell.scanner``); the walk knows the shell: every node
+kind tree-sitter-bash makes (``shell.nodes``). An exception in it is fa-lint's bug (``Handler.internal``).
 """
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol
 
 from fa_lint.shell.functions import Function, Functions
 from fa_lint.shell.nodes import (
     HOLDERS,
+    OPENERS,
+    SEQUENCES,
     STATEMENTS,
     SUBSTITUTIONS,
     WORDS,
@@ -61,12 +58,13 @@ from fa_lint.shell.parse import (
 )
 from fa_lint.shell.stops import Stop
 from fa_lint.shell.stops import find as find_stop
-from fa_lint.shell.variables import MAX_VALUES, State, Values, expand
+from fa_lint.shell.variables import MAX_VALUES, Expanded, State, Values, expand
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 _MAX_DEPTH = 200  # nested constructs followed; deeper is reported, not a RecursionError
+MAX_CALLS = 10_000  # function calls followed in one stretch of shell (each with arguments of its own)
 
 
 class Handler(Protocol):
@@ -88,10 +86,6 @@ class Handler(Protocol):
 
 
 SHELLS = {"bash", "sh", "zsh", "dash"}
-_SEQUENCES = {"program", "compound_statement", "do_group", "pipeline", "negated_command"}
-
-# What opens a substitution in a word's text: words without one are not searched.
-_OPENERS = ("$(", "`", "<(", ">(")
 
 
 class Walk:
@@ -112,6 +106,7 @@ class Walk:
         self.stop = stop  # past a syntax error (or a stop before this stretch): nothing runs
         self.stopped: Stop | None = None  # the syntax error this stretch stops at, if any
         self.functions = Functions()
+        self.calls = 0  # function calls followed (``_may_call``)
         self.too_deep = False  # reported once
         # redirects the grammar hung on a list, pipeline or `!` command, by the span of the simple
         # command the shell gives them to: the last one (`a && b >x` redirects b)
@@ -141,17 +136,15 @@ class Walk:
         self._uncalled(state, depth)
 
     def _uncalled(self, state: State, depth: int) -> None:
-        """Functions never called (or replaced before a call): what they would install is only possible.
-        Reading one body can define more functions (``outer() { inner() { ...; }; }``): those are read
-        in a round of their own, until a round finds none; each body is read once."""
+        """Functions never called: what they would install is only possible. A body can define more
+        (``outer() { inner() { ...; }; }``), read in a round of their own, until a round finds none."""
         while waiting := self.functions.waiting():
             for fn in waiting:
                 fn.called = True
                 self._guarded(fn.body, state.fork(), True, depth + 1)
 
     def _guarded(self, node: Node, state: State, possible: bool, depth: int) -> None:
-        """One top-level statement; an exception inside the walk is fa-lint's bug, and costs this
-        statement only: it is said as such, and the statements after it are still read."""
+        """One top-level statement; an exception inside the walk (fa-lint's bug) costs it only."""
         try:
             self._statement(node, state, possible, depth)
         except Exception as exc:
@@ -199,7 +192,7 @@ class Walk:
         stops there; a word whose text opens no substitution is not searched at all."""
         if self.stop is not None:
             return  # past a syntax error nothing runs, substitutions neither
-        stack = [r for r in roots if any(o in self.chunk.source(r) for o in _OPENERS)]
+        stack = [r for r in roots if any(o in self.chunk.source(r) for o in OPENERS)]
         stack.reverse()
         top = {(r.start_byte, r.end_byte, r.type) for r in stack}
         while stack:
@@ -230,8 +223,7 @@ class Walk:
 
     def _tails(self, redirects: Iterable[Node], state: State, possible: bool, depth: int) -> None:
         """``cat <<EOF && pip install ...``: tree-sitter-bash hangs what follows a here-document's
-        word on its redirect. It runs after the command: certainly after ``&&`` or ``|``, possibly
-        after ``||``."""
+        word on its redirect; it runs after the command (after ``||`` possibly)."""
         for r in redirects:
             if r.type != "heredoc_redirect":
                 continue
@@ -394,7 +386,7 @@ class Walk:
         """A command that runs: ``cd``, a function the script defined, or one for the handler."""
         head = cmd.words[0].text
         if head in ("cd", "pushd", "popd"):
-            self._cd(head, cmd.words[1:], state)
+            state.cd(head, [w.text for w in cmd.words[1:]], self.make)
         elif head in self.functions:
             self._call(self.functions[head], cmd.words[1:], state, possible, depth)
         else:
@@ -406,28 +398,37 @@ class Walk:
                     for body in (c for c in r.children if c.type == "heredoc_body"):
                         self._inline(body, state, possible, depth)
 
-    def _cd(self, head: str, args: list[Word], state: State) -> None:
-        if head == "popd":
-            state.cwd = state.dirs.pop() if state.dirs else state.cwd
-            return
-        if head == "pushd":
-            state.dirs.append(state.cwd)
-        target = next((a for a in args if not a.text.startswith("-") or a.text == "-"), None)
-        if target is None or target.text == "-":
-            state.cwd = "~" if target is None else state.cwd
-            return
-        exp = expand(target.text, state.scope, self.make)
-        # an unknown folder stays as written, so `cd $DIR` still meets `git clone URL $DIR`
-        path = target.text if exp.unresolved or len(exp.texts) > 1 else exp.text
-        state.cwd = posixpath.normpath(posixpath.join(state.cwd, path))
-
     def _call(self, fn: Function, args: list[Word], state: State, possible: bool, depth: int) -> None:
-        if fn.called:
+        """A call runs the body with its arguments as ``$1``...: each call with arguments (and a
+        certainty) not seen before, as bash runs each (``install torch; install flash-attn==2.4.2``);
+        a call inside the function's own body (recursion) is the one being followed."""
+        caller = state.scope
+        found = [expand(a.text, caller, self.make) for a in args]
+        seen = (tuple(None if e.unresolved else e.texts for e in found), possible)
+        if fn.active or seen in fn.seen or not self._may_call():
             return
-        fn.called = True
+        fn.seen.add(seen)
+        fn.called = fn.active = True
+        try:
+            self._run_body(fn, found, state, possible, depth)
+        finally:
+            fn.active = False
+
+    def _may_call(self) -> bool:
+        """Whether one more call may be followed: calls with new arguments can multiply (each
+        function calling the next twice), so past ``MAX_CALLS`` they are not, said once."""
+        self.calls += 1
+        if self.calls == MAX_CALLS + 1:
+            self.handler.problem(
+                self.chunk.at(0), self.chunk.at(0), f"shell function calls past {MAX_CALLS} are not followed"
+            )
+        return self.calls <= MAX_CALLS
+
+    def _run_body(
+        self, fn: Function, found: list[Expanded], state: State, possible: bool, depth: int
+    ) -> None:
         caller = state.scope
         state.scope = caller.child()
-        found = [expand(a.text, caller, self.make) for a in args]
         for i, exp in enumerate(found[:9], start=1):
             state.scope.set(str(i), (None,) if exp.unresolved else exp.texts)
         every: Values = (None,) if any(e.unresolved for e in found) else (" ".join(e.text for e in found),)
@@ -487,7 +488,7 @@ class Walk:
 _HANDLERS: dict[str, Callable[[Walk, Node, State, bool, int], None]] = {
     "redirected_statement": Walk._redirected,
     "list": Walk._list,
-    **dict.fromkeys(_SEQUENCES, Walk._sequence),
+    **dict.fromkeys(SEQUENCES, Walk._sequence),
     "ERROR": Walk._error,
     "subshell": Walk._subshell,
     "if_statement": Walk._if,
