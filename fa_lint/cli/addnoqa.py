@@ -42,6 +42,9 @@ class Added(NamedTuple):
 
 _NO_COMMENT = "the file's syntax has no comment there (a comment would be its text, or change it)"
 _CHANGED = "fa-lint reads the file differently with the comment: it would change what the file does"
+_EXEC_FORM = (
+    "a comment after an exec-form array makes it no JSON: BuildKit would run the line as a shell command"
+)
 
 
 def _wanted(findings: Iterable[Finding]) -> dict[str, dict[int, set[str]]]:
@@ -127,10 +130,19 @@ def _placed(
             continue
         split[n - 1] = _comment(split[n - 1], codes)
         added[n] = codes
-    starts = comment_starts("\n".join(split), STYLES.get(fmt, "yaml")) if added else {}
+    style = STYLES.get(fmt, "yaml")
+    starts = comment_starts("\n".join(split), style) if added else {}
+    arrays = _exec_forms(text) if added and style == "dockerfile" else set()
     for n in list(added):
-        if starts.get(n) != split[n - 1].rindex("  # noqa: ") + 2:
-            refused.append((path, n, _NO_COMMENT))
+        why = _EXEC_FORM if n in arrays else _NO_COMMENT
+        if n in arrays or starts.get(n) != split[n - 1].rindex("  # noqa: ") + 2:
+            refused.append((path, n, why))
             split[n - 1] = original[n - 1]
             del added[n]
     return split, added
+
+
+def _exec_forms(text: str) -> set[int]:
+    from fa_lint.sources.docker_comments import exec_form_lines
+
+    return exec_form_lines(text)

@@ -20,7 +20,7 @@ class Function:
     def __init__(self, body: Node) -> None:
         self.body = body
         self.called = False  # followed at least once
-        self.active = False  # being followed now: a call from inside its body is recursion
+        self.active = 0  # calls being followed now: one from inside its body is recursion
         # the calls followed: (each argument's values, or None where unknown; whether possible)
         self.seen: set[tuple[tuple[tuple[str, ...] | None, ...], bool]] = set()
 

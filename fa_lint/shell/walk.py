@@ -7,9 +7,9 @@ The walk is the shell's own semantics, cut down to what decides an install:
   branches and ``while``/``until``/``for`` bodies a command is only **possible**;
 - variables and the working directory fork at each branch and merge after it (a variable set in
   ``if`` and ``else`` has both values, one set in a single branch may also be unset);
-- a function is followed at each call with new arguments (``$1``...; not inside its own body: that
-  is recursion), a later definition replaces it, ``unset -f`` forgets it (``shell.functions``); one
-  never called is read at the end as possible, with any functions its body defines;
+- a function is followed at each call with new arguments (``$1``..., a recursion a few levels deep),
+  a later definition replaces it, ``unset -f`` forgets it (``shell.functions``); one never called is
+  read at the end as possible, with any functions its body defines;
 - a command or process substitution (``$(...)``, backticks, ``<(...)``) runs in a subshell before the
   command whose word holds it; what follows a here-document's word (``cat <<EOF && ...``) after it;
 - ``bash -c '...'`` and ``sh -c`` are read as scripts of their own;
@@ -65,6 +65,7 @@ if TYPE_CHECKING:
 
 _MAX_DEPTH = 200  # nested constructs followed; deeper is reported, not a RecursionError
 MAX_CALLS = 10_000  # function calls followed in one stretch of shell (each with arguments of its own)
+MAX_RECURSION = 4  # a function followed inside its own body: a recursion on new arguments, so far
 
 
 class Handler(Protocol):
@@ -171,7 +172,7 @@ class Walk:
             self._command(node, [], state, possible, depth + 1)
         elif handle is not None:
             handle(self, node, state, possible, depth + 1)
-        elif kind in WORDS or kind == "test_command":  # `(( ... ))`, `[[ ... ]]`: their substitutions
+        elif kind in WORDS or kind in SUBSTITUTIONS or kind == "test_command":  # (( )), [[ ]], $( )
             self._substituted([node], state, possible, depth + 1)
         budget = state.scope.budget
         if budget.crossed and not budget.reported:  # at the innermost statement that crossed it
@@ -236,12 +237,6 @@ class Walk:
                         state.merge([self._branch([child], state, depth)], exhaustive=False)
                     else:
                         self._statement(child, state, possible, depth)
-
-    def _sequence(self, node: Node, state: State, possible: bool, depth: int) -> None:
-        self._each(node.named_children, state, possible, depth)
-
-    def _subshell(self, node: Node, state: State, possible: bool, depth: int) -> None:
-        self._each(node.named_children, state.fork(), possible, depth)  # cd and variables stay inside
 
     def _case(self, node: Node, state: State, possible: bool, depth: int) -> None:
         self._substituted(node.children_by_field_name("value"), state, possible, depth)
@@ -401,18 +396,19 @@ class Walk:
     def _call(self, fn: Function, args: list[Word], state: State, possible: bool, depth: int) -> None:
         """A call runs the body with its arguments as ``$1``...: each call with arguments (and a
         certainty) not seen before, as bash runs each (``install torch; install flash-attn==2.4.2``);
-        a call inside the function's own body (recursion) is the one being followed."""
+        a call inside its own body (recursion) too, ``MAX_RECURSION`` deep at most."""
         caller = state.scope
         found = [expand(a.text, caller, self.make) for a in args]
         seen = (tuple(None if e.unresolved else e.texts for e in found), possible)
-        if fn.active or seen in fn.seen or not self._may_call():
+        if fn.active >= MAX_RECURSION or seen in fn.seen or not self._may_call():
             return
         fn.seen.add(seen)
-        fn.called = fn.active = True
+        fn.called = True
+        fn.active += 1
         try:
             self._run_body(fn, found, state, possible, depth)
         finally:
-            fn.active = False
+            fn.active -= 1
 
     def _may_call(self) -> bool:
         """Whether one more call may be followed: calls with new arguments can multiply (each
@@ -488,9 +484,9 @@ class Walk:
 _HANDLERS: dict[str, Callable[[Walk, Node, State, bool, int], None]] = {
     "redirected_statement": Walk._redirected,
     "list": Walk._list,
-    **dict.fromkeys(SEQUENCES, Walk._sequence),
+    **dict.fromkeys(SEQUENCES, lambda w, n, s, p, d: w._each(n.named_children, s, p, d)),
     "ERROR": Walk._error,
-    "subshell": Walk._subshell,
+    "subshell": lambda w, n, s, p, d: w._each(n.named_children, s.fork(), p, d),  # cd, variables stay in
     "if_statement": Walk._if,
     "case_statement": Walk._case,
     **dict.fromkeys(("while_statement", "for_statement", "c_style_for_statement"), Walk._loop),

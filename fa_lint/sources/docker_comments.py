@@ -46,12 +46,10 @@ def comment_starts(text: str) -> dict[int, int]:
 
 def _shell_comments(index: TextIndex, ins: Instruction) -> dict[int, int]:
     """The shell's comments in a shell-form ``RUN``/``CMD``/``ENTRYPOINT`` (none in any other)."""
-    if ins.keyword not in _SHELL_FORMS:
+    if ins.keyword not in _SHELL_FORMS or _exec_form(ins):
         return {}
     skip = _args_start(ins.body, 0) if ins.keyword == "RUN" else 0
     script = ins.body[skip:]
-    if script.lstrip().startswith("[") and exec_json(script) is not None:
-        return {}
     start = ins.args + skip
     script += index.text[ins.end : ins.last]  # its here-documents, as its shell reads them
     line_starts = [0, *(i + 1 for i, c in enumerate(script) if c == "\n")]
@@ -60,6 +58,26 @@ def _shell_comments(index: TextIndex, ins: Instruction) -> dict[int, int]:
         at, column = index.position(start + line_starts[line - 1] + col)
         out[at] = column - 1
     return out
+
+
+def _exec_form(ins: Instruction) -> bool:
+    """Whether an instruction's arguments are an exec-form JSON array (after RUN's own flags)."""
+    script = ins.body[_args_start(ins.body, 0) if ins.keyword == "RUN" else 0 :]
+    return script.lstrip().startswith("[") and exec_json(script) is not None
+
+
+def exec_form_lines(text: str) -> set[int]:
+    """The lines of instructions written as an exec-form array (``RUN ["bash", "-c", "..."]``, a
+    JSON ``CMD``, ``SHELL``): text after the ``]`` makes it no JSON, and BuildKit runs the line as a
+    shell command instead, so nothing may be added to them (``--add-noqa``)."""
+    index = TextIndex("", text)
+    lines: set[int] = set()
+    for ins in instructions(index):
+        if isinstance(ins, ParseProblem):
+            break
+        if _exec_form(ins):
+            lines.update(range(index.position(ins.start)[0], index.position(ins.end)[0] + 1))
+    return lines
 
 
 def _inside(spans: list[tuple[int, int]]) -> Callable[[int], bool]:

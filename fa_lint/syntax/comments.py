@@ -15,6 +15,7 @@ could backtrack. Python comments come from ``tokenize``, which is exact.
 
 from __future__ import annotations
 
+import bisect
 import io
 import re
 from collections.abc import Callable
@@ -24,8 +25,6 @@ from collections.abc import Callable
 STYLES = ("pip", "toml", "yaml", "shell", "python", "dockerfile", "none")
 # pip's rule: "#" at the line's start or after whitespace
 _PIP = re.compile(r"(?:^|(?<=\s))#")
-# where a YAML quoted scalar may open: at a value's start, after these (or at the line's start)
-_YAML_OPENS = frozenset(("", "[", "{", ",", ":", "-", "?"))
 # what ends a shell word, so that the next "#" starts one (and a comment)
 _SHELL_BREAKS = frozenset(" \t\n;&|()<>")
 
@@ -64,93 +63,55 @@ def _pip(line: str) -> int | None:
 
 
 def _yaml(text: str) -> dict[int, int]:
-    """YAML: "#" at a line's start or after a blank, outside a quoted scalar. A quoted scalar ("..."
-    with backslash escapes, '...' with '' for a quote) opens only where a value starts, and may span
-    lines: its line breaks fold to blanks and a "#" on a later line is text too. A block scalar
-    (``key: |`` or ``>``, then its more indented lines) holds no YAML comment. A literal one (``|``)
-    is read as the shell script it is where fa-lint reads one (a workflow's ``run: |``), with the
-    shell's comments; a folded one (``>``) joins its lines with blanks, so a "#" in it would comment
-    out the lines after it too: it holds none."""
+    """YAML: a "#" at a line's start or after a blank, between the tokens PyYAML's scanner reads (the
+    reader fa-lint's YAML formats go through): never inside a scalar, quoted ones over several lines
+    included, an anchor or a tag. Past a point the scanner cannot read, no comment counts. A block
+    scalar holds no YAML comment; a literal one (``|``) is read as the shell script it is where
+    fa-lint reads one (a workflow's ``run: |``), with the shell's comments; a folded one (``>``) joins
+    its lines with blanks, so a "#" in it would comment out the lines after it: it holds none."""
+    spans, literals, end = _yaml_tokens(text)
+    starts = [span[0] for span in spans]
     out: dict[int, int] = {}
-    lines = text.split("\n")
-    quote = ""  # the quoted scalar a line break left open
-    n = 0
-    while n < len(lines):
-        col, quote = _yaml_line(lines[n], quote)
-        if col is not None:
-            out[n + 1] = col
-        parent = None if quote else _block_parent(lines[n], len(lines[n]) if col is None else col)
-        n += 1
-        if parent is not None:
-            end = _block_end(lines, n, parent)
-            if _literal(lines[n - 1]):
-                out.update({n + k: c for k, c in _shell("\n".join(lines[n:end])).items()})
-            n = end
+    line, line_start = 1, 0
+    at = text.find("#", 0, end)
+    while at >= 0:
+        line += text.count("\n", line_start, at)
+        line_start = text.rfind("\n", 0, at) + 1
+        i = bisect.bisect_right(starts, at) - 1
+        inside = i >= 0 and at < spans[i][1]
+        if not inside and (at == line_start or text[at - 1] in " \t"):
+            out.setdefault(line, at - line_start)
+            at = text.find("\n", at)  # the rest of the line is the comment
+            at = -1 if at < 0 else text.find("#", at, end)
+        else:
+            at = text.find("#", at + 1, end)
+    for first, last in literals:
+        out.update({first + k: c for k, c in _shell("\n".join(text.split("\n")[first:last])).items()})
     return out
 
 
-def _yaml_line(line: str, quote: str) -> tuple[int | None, str]:
-    """The column of a YAML line's comment (None: none), and the quote still open at its end."""
-    last = ""  # the last character outside a quote that is not a blank ("": the line's start)
-    i, n = 0, len(line)
-    while i < n:
-        c = line[i]
-        if quote:
-            i, quote = _in_quote(line, i, quote)
-            last = last if quote else "'"  # closed: a value stands here
-            continue
-        if c == "#" and (i == 0 or line[i - 1] in " \t"):
-            return i, ""
-        if c in "'\"" and last in _YAML_OPENS:
-            quote = c
-        elif c not in " \t":
-            last = c
-        i += 1
-    return None, quote
+def _yaml_tokens(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int]:
+    """The (start, end) offsets of each token PyYAML's scanner reads, the lines (first, past the
+    last, 0-based) of each literal block scalar's content, and where the scanner stopped."""
+    import yaml  # only for a YAML file with a finding and a "#"
 
-
-def _in_quote(line: str, i: int, quote: str) -> tuple[int, str]:
-    """Past one character (or escape) inside a quoted scalar; the quote, or "" where it closed."""
-    c = line[i]
-    if c == "\\" and quote == '"':
-        return i + 2, quote
-    if c != quote:
-        return i + 1, quote
-    if quote == "'" and line[i + 1 : i + 2] == "'":  # '' is a quote inside '...'
-        return i + 2, quote
-    return i + 1, ""
-
-
-def _block_parent(line: str, end: int) -> int | None:
-    """Where a line opens a block scalar (``run: |``, ``- >-``): the column its content must be
-    indented past (the key's, or the sequence dash's); None where it opens none."""
-    head = line[:end].rstrip(" \t").rstrip("-+0123456789")
-    if not head.endswith(("|", ">")) or not (len(head) == 1 or head[-2] in " \t"):
-        return None
-    indent = len(line) - len(line.lstrip(" "))
-    parent = indent - 1  # a document's top scalar: any indentation is its content
-    while line.startswith(("- ", "-\t"), indent) or line[indent:].rstrip() == "-":
-        parent = indent  # a sequence entry's dash
-        indent += 1 + len(line[indent + 1 :]) - len(line[indent + 1 :].lstrip(" \t"))
-    return parent if line.startswith(("|", ">"), indent) else indent
-
-
-def _literal(line: str) -> bool:
-    """Whether the block scalar a line opens is a literal one (``|``), not a folded one (``>``)."""
-    head = line.split(" #", 1)[0].rstrip(" \t").rstrip("-+0123456789")
-    return head.endswith("|")
-
-
-def _block_end(lines: list[str], start: int, parent: int) -> int:
-    """The first line from ``start`` that is no longer a block scalar's content: one with text at
-    or left of ``parent`` (blank lines belong to the block)."""
-    n = start
-    while n < len(lines):
-        stripped = lines[n].lstrip(" ")
-        if stripped.strip() and len(lines[n]) - len(stripped) <= parent:
-            break
-        n += 1
-    return n
+    spans: list[tuple[int, int]] = []
+    literals: list[tuple[int, int]] = []
+    end = len(text)
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            start, stop = token.start_mark.index, token.end_mark.index
+            if stop > start:
+                spans.append((start, stop))
+            if isinstance(token, yaml.ScalarToken) and token.style == "|":
+                first = text.count("\n", 0, start) + 1  # the content starts on the line after the "|"
+                literals.append(
+                    (first, text.count("\n", 0, stop) + (stop == len(text) or text[stop - 1] != "\n"))
+                )
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        end = mark.index if mark is not None else 0
+    return spans, literals, end
 
 
 def _toml(text: str) -> dict[int, int]:
@@ -280,8 +241,9 @@ class _ShellScan:
         starts_word, self.word_start = self.word_start, False
         if c == "\\":
             return self._escape(i)
-        if c == "#" and starts_word:  # to the line's end (in backticks, to the closing one: bash
-            self.out[self.line] = i - self.line_start  # finds it before it reads the command)
+        if c == "#" and starts_word:  # to the line's end; in backticks to the closing one (bash
+            if context != "`":  # finds it first), and not recorded: what follows it is no comment
+                self.out[self.line] = i - self.line_start
             return _line_end(text, i, "`" if context == "`" else "")
         if c in "'\"":
             self._push(c)
