@@ -134,7 +134,7 @@ def parser() -> argparse.ArgumentParser:
         "block_table), in requirements, pyproject, lock, conda, Docker and shell files.",
         epilog="Each file's configuration is the nearest .fa-lint.toml, fa-lint.toml or pyproject.toml with "
         "[tool.fa-lint], up to its repository's top; options given here win over it. Exit codes: 0 no "
-        "error findings, 1 error findings (warnings too with --strict), 2 usage or internal error.",
+        "error findings, 1 error findings (warnings too with --strict), 2 usage or internal error (FAL902).",
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to check (default: .)")
     p.add_argument(
