@@ -612,3 +612,19 @@ def test_add_noqa_still_comments_where_the_format_has_comments(project: Any) -> 
     assert r.code == 0 and "no noqa added" not in r.err, r.err
     after = run("--format", "json", *files).json
     assert after["findings"] == [] and after["summary"]["suppressed"] > 0
+
+
+def test_a_crash_reading_a_configuration_costs_that_configuration(
+    project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The search ends there as at a pyproject.toml that cannot be read: its files get the defaults."""
+    from fa_lint.settings import config
+
+    def boom(*_: Any, **__: Any) -> Any:
+        raise AttributeError("'list' object has no attribute 'get'")
+
+    monkeypatch.setattr(config, "_from", boom)
+    project({"sub/fa-lint.toml": 'ignore = ["FAL001"]\n', "sub/requirements.txt": OLD})
+    r = run("--format", "json", ".")
+    assert _codes(r) == [("sub/fa-lint.toml", 1, "FAL902"), ("sub/requirements.txt", 1, "FAL001")]
+    assert r.code == 2
