@@ -35,7 +35,7 @@ from fa_lint.code import command_lines
 from fa_lint.report import FORMATS, renderer
 from fa_lint.settings.decide import comment_starts
 from fa_lint.syntax.comments import starts
-from tests.conftest import REPO, run
+from tests.conftest import REPO, SHARED, run
 from tests.fuzz import assert_safe
 from tests.fuzz.constructs import kernel_locks
 
@@ -95,6 +95,11 @@ def test_an_internal_error_shows_in_every_output_format(
         out = renderer(fmt)(report, color=False, fixable=True)
         assert_safe(out, fmt, len(report.findings))
         assert "FAL902" in out, fmt
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = SHARED / "schemas" / "sarif-schema-2.1.0.json"
+    if schema.exists():  # ../shared beside the checkout
+        doc = json.loads(renderer("sarif")(report, color=False, fixable=True))
+        assert list(jsonschema.Draft4Validator(json.loads(schema.read_text())).iter_errors(doc)) == []
 
 
 @pytest.mark.parametrize(
@@ -409,10 +414,12 @@ def test_a_committed_file_named_like_an_override_is_not_read(project: Any, overr
 
 
 def test_a_config_value_that_is_no_override_is_a_file(project: Any) -> None:
-    project({"ci.toml": 'ignore = ["FAL001"]\n', "requirements.txt": OLD})
+    project({"ci.toml": 'ignore = ["FAL001"]\n', "requirements.txt": OLD, "nosuch=1": 'ignore = ["FAL"]\n'})
     assert run("--config", "ci.toml", "--format", "json", ".").codes() == []
-    r = run("--config", "nosuch=1", "--format", "json", ".")  # no fa-lint key: a file, and none is there
-    assert r.code == 2 and "no such file" in r.err
+    r = run("--config", "nosuch=1", "--format", "json", ".")  # TOML: an override (of no key), not the file
+    assert r.code == 2 and "unknown --config key(s): nosuch" in r.err
+    r = run("--config", "select = [", "--format", "json", ".")  # no TOML and no file: said as both
+    assert r.code == 2 and "neither a file nor a TOML 'key = value'" in r.err
 
 
 # --- 54: listings escape file names ---------------------------------------------------------------------

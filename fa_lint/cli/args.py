@@ -374,6 +374,8 @@ def config_file(args: argparse.Namespace) -> str | None:
     files = [v for v in given if not _override(v)]
     for v in files:
         if not os.path.exists(v):
+            if "=" in v:  # what is wrong with it as TOML (a ConfigError, as for an override)
+                config.overrides([v])
             raise UsageError(
                 f"--config {v}: no such file; a TOML 'key = value' overrides one key instead "
                 """(e.g. --config 'ignore = ["FAL002"]')"""
@@ -385,15 +387,15 @@ def config_file(args: argparse.Namespace) -> str | None:
 
 @functools.lru_cache(maxsize=64)
 def _override(value: str) -> bool:
-    """Whether a ``--config`` value is a ``key = value`` override of fa-lint's keys (its codes are
-    checked later, with the override)."""
+    """Whether a ``--config`` value is a TOML ``key = value`` (what it sets, and its codes, are
+    checked with the override: an unknown key is an error there, not a file to look for)."""
     if "=" not in value or value.lower().endswith(".toml"):
         return False
-    try:
-        config.overrides([value])
-    except config.ConfigError:
-        return False
-    return True
+    from fa_lint.model import ParseProblem
+    from fa_lint.syntax import tomldoc
+
+    doc = tomldoc.load("--config", value)
+    return not isinstance(doc, ParseProblem) and bool(doc.data)
 
 
 def _shadowed(args: argparse.Namespace) -> list[str]:

@@ -187,13 +187,12 @@ class Walk:
             self.handler.problem(start, end, f"shell nested more than {_MAX_DEPTH} levels deep is not read")
 
     def _substituted(self, roots: Iterable[Node], state: State, possible: bool, depth: int) -> None:
-        """Run the command and process substitutions in these words, as the shell does before the
-        command that holds them: each a script of its own, in a subshell (a fork of the state). A
-        statement inside a word is walked on its own (a here-document's ``&& cmd``), so the search
-        stops there; a word whose text opens no substitution is not searched at all."""
-        if self.stop is not None:
-            return  # past a syntax error nothing runs, substitutions neither
-        stack = [r for r in roots if any(o in self.chunk.source(r) for o in OPENERS)]
+        """Run the command and process substitutions in these words, as the shell does before their
+        command: each a script of its own, in a subshell (a fork of the state); a statement inside a
+        word is walked on its own (a here-document's ``&& cmd``), so the search stops there."""
+        stack = list(roots)
+        if self.stop is not None or not stack or not self._opens(stack):
+            return  # (past a syntax error nothing runs, substitutions neither)
         stack.reverse()
         top = {(r.start_byte, r.end_byte, r.type) for r in stack}
         while stack:
@@ -206,6 +205,11 @@ class Walk:
                 if kind == "heredoc_redirect":  # its statements run after the command (``_tails``)
                     inner = [c for c in inner if c.type not in STATEMENTS]
                 stack.extend(reversed(inner))
+
+    def _opens(self, nodes: list[Node]) -> bool:  # one slice of text from the first to the last
+        first, last = min(n.start_byte for n in nodes), max(n.end_byte for n in nodes)
+        text = self.chunk.text[self.chunk.index(first) : self.chunk.index(last)]
+        return any(o in text for o in OPENERS)
 
     def _redirected(self, node: Node, state: State, possible: bool, depth: int) -> None:
         body = node.child_by_field_name("body")
