@@ -65,11 +65,23 @@ def _seen(report: Report, path: str) -> set[tuple[str, int, str]]:
     return {(f.code, f.location.line, f.message) for f in report.findings if f.location.path == path}
 
 
-def add(findings: Iterable[Finding], recheck: Recheck, write: Callable[[str, bytes], None]) -> Added:
+def _read(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def add(
+    findings: Iterable[Finding],
+    recheck: Recheck,
+    write: Callable[[str, bytes], None],
+    read: Callable[[str], bytes] = _read,
+) -> Added:
+    """Comment each finding's line, file by file; ``read`` gives a file's bytes, ``write`` takes the
+    new ones, ``recheck`` says what fa-lint finds in given bytes (with or without suppressions)."""
     comments = files = 0
     refused: Refused = []
     for path, lines in _wanted(findings).items():
-        new, added = _commented(path, lines, recheck, refused)
+        new, added = _commented(path, lines, recheck, refused, read)
         if not added:
             continue
         try:
@@ -83,12 +95,11 @@ def add(findings: Iterable[Finding], recheck: Recheck, write: Callable[[str, byt
 
 
 def _commented(
-    path: str, lines: dict[int, set[str]], recheck: Recheck, refused: Refused
+    path: str, lines: dict[int, set[str]], recheck: Recheck, refused: Refused, read: Callable[[str], bytes]
 ) -> tuple[bytes, dict[int, set[str]]]:
     """The file's bytes with the comments, and the lines that got one (none: leave it as it is)."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read(path)
     except OSError as exc:
         refused += [(path, n, f"cannot read the file: {exc.strerror or exc}") for n in sorted(lines)]
         return b"", {}
