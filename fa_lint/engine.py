@@ -33,6 +33,8 @@ from fa_lint.model import (
     internal_error,
 )
 from fa_lint.rules import CHECKS, Context, settle
+from fa_lint.rules._base import Check
+from fa_lint.rules.unread import internal
 from fa_lint.settings import decide
 from fa_lint.syntax.text import TextIndex
 
@@ -169,7 +171,8 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
             uses=uses,
             code_read=searched[0] > 0,
         )
-        return (f for c in CHECKS for f in c(ctx) if _involves(f, hidden))
+        where = next(iter(files), paths[0] if paths else ".")
+        return (f for c in CHECKS for f in _judged(c, ctx, where) if _involves(f, hidden))
 
     texts = {p: f.text for p, f in files.items() if f.text is not None}
     if len(policies) == 1:
@@ -242,6 +245,18 @@ def _locked(path: str, text: str, roots: list[str], problems: list[ParseProblem]
     except Exception as exc:
         problems.append(internal_error(Location(lock, 1, 1, 1, 1), exc, "reading this lock"))
         return []
+
+
+def _judged(check: Check, ctx: Context, where: str) -> Iterator[Finding]:
+    """One family of rules' findings. An exception in it is fa-lint's bug: the findings it gave
+    before stand, the other families still judge every file, and a FAL902 says which family went
+    unfinished (at the first file read: a rule judges them all)."""
+    try:
+        yield from check(ctx)
+    except Exception as exc:
+        family = getattr(check, "__module__", "a rule").rpartition(".")[2]
+        problem = internal_error(Location(where, 1, 1, 1, 1), exc, f"judging the files (rules {family})")
+        yield internal(problem)
 
 
 def _policy(settings: Settings, base: kb.KnowledgeBase) -> Policy:

@@ -635,3 +635,24 @@ def test_a_crash_reading_a_configuration_costs_that_configuration(
     r = run("--format", "json", ".")
     assert _codes(r) == [("sub/fa-lint.toml", 1, "FAL902"), ("sub/requirements.txt", 1, "FAL001")]
     assert r.code == 2
+
+
+def test_a_crash_in_a_rule_costs_that_family_of_rules(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule judges every file: its exception leaves the other families' findings, and one FAL902
+    names the family that went unfinished."""
+    from fa_lint import rules
+    from fa_lint.rules import install
+
+    def boom(ctx: Any) -> Any:
+        raise ZeroDivisionError("division by zero")
+        yield  # (a generator, as the checks are)
+
+    monkeypatch.setattr(rules, "CHECKS", tuple(boom if c is install.check else c for c in rules.CHECKS))
+    monkeypatch.setattr(engine, "CHECKS", rules.CHECKS)
+    project({"requirements.txt": OLD})
+    r = run("--format", "json", ".")
+    codes = r.codes()
+    assert ("requirements.txt", 1, "FAL001") in codes and ("requirements.txt", 1, "FAL902") in codes, codes
+    (crash,) = [f for f in r.json["findings"] if f["code"] == "FAL902"]
+    assert crash["message"].startswith("internal error in fa-lint while judging the files (rules ")
+    assert r.code == 2
