@@ -656,3 +656,18 @@ def test_a_crash_in_a_rule_costs_that_family_of_rules(project: Any, monkeypatch:
     (crash,) = [f for f in r.json["findings"] if f["code"] == "FAL902"]
     assert crash["message"].startswith("internal error in fa-lint while judging the files (rules ")
     assert r.code == 2
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is the reference")
+def test_add_noqa_leaves_a_makefile_variable_whose_value_a_comment_would_change(tmp_path: Path) -> None:
+    """make keeps the blanks before a comment in the value: the comment would change it."""
+    from fa_lint.cli.addnoqa import _placed
+
+    probe = tmp_path / "probe.mk"
+    probe.write_text('FA := 2.4.2  # noqa: FAL001\nall:\n\t@echo "[$(FA)]"\n')
+    shown = subprocess.run(["make", "-s", "-f", str(probe)], capture_output=True, text=True).stdout
+    assert shown == "[2.4.2  ]\n"  # (the fact the rule rests on)
+    text = "FA := 2.4.2\ninstall:\n\tpip install flash-attn==$(FA)\n"
+    refused: list[tuple[str, int, str]] = []
+    split, added = _placed(text, {1: {"FAL001"}, 3: {"FAL001"}}, "makefile", "Makefile", refused)
+    assert list(added) == [3] and [n for _, n, _ in refused] == [1] and split[0] == "FA := 2.4.2"

@@ -136,8 +136,9 @@ def _placed(
     for n, codes in sorted(lines.items()):
         if not 1 <= n <= len(split):
             continue
-        if split[n - 1].rstrip(" \t\r").endswith("\\"):
-            refused.append((path, n, "the line goes on with a '\\': a comment would end it"))
+        why = _unfit(split[n - 1], fmt)
+        if why:
+            refused.append((path, n, why))
             continue
         split[n - 1] = _comment(split[n - 1], codes)
         added[n] = codes
@@ -151,6 +152,17 @@ def _placed(
             split[n - 1] = original[n - 1]
             del added[n]
     return split, added
+
+
+def _unfit(line: str, fmt: str) -> str:
+    """Why no comment may end this line, whatever the comment rules say ("" where one may)."""
+    if line.rstrip(" \t\r").endswith("\\"):
+        return "the line goes on with a '\\': a comment would end it"
+    if fmt == "makefile" and not line.startswith("\t") and "=" in line:
+        # GNU make keeps the blanks before a comment in a variable's value (its manual, 6.2, the
+        # `dir := /foo/bar    # ...` example; `FA := 2.4.2  # c` then `echo "[$(FA)]"` prints `[2.4.2  ]`)
+        return "a comment after a Makefile variable's value would leave blanks at the end of the value"
+    return ""
 
 
 def _exec_forms(text: str) -> set[int]:
