@@ -152,16 +152,14 @@ def apply(
     kept, dropped = [], 0
     seen: set[tuple[str, object]] = set()
     for f in sorted(found, key=lambda f: (f.location, f.code)):
-        if f.code == INTERNAL:  # fa-lint's own bug: no selection or comment hides it
-            kept.append(f)
-            continue
         path = f.location.path
         if path not in ignored:
             ignored[path] = ignore + file_ignores(path, per_file, root) if per_file else ignore
-        if (f.code, f.location) in seen or not selected(f.code, select, ignored[path]):
+        internal = f.code == INTERNAL  # fa-lint's own bug: no selection or comment hides it
+        if (f.code, f.location) in seen or not (internal or selected(f.code, select, ignored[path])):
             continue
         seen.add((f.code, f.location))
-        if not comments:
+        if internal or not comments:
             kept.append(f)
             continue
         if path not in lines:
