@@ -411,8 +411,9 @@ class Walk:
         fn.active += 1
         try:
             self._run_body(fn, found, state, possible, depth)
-        finally:
+        finally:  # (an exception in the body leaves the caller's variables in force, as a return does)
             fn.active -= 1
+            state.scope = caller
 
     def _may_call(self) -> bool:
         """Whether one more call may be followed: calls with new arguments can multiply (each
@@ -439,7 +440,6 @@ class Walk:
         for name, values in state.scope.local.items():
             if not (name.isdigit() or name in "@*"):
                 caller.set(name, values)
-        state.scope = caller
 
     def _too_costly(self, clock: Clock, state: State, depth: int) -> None:
         """A stretch whose error recovery the grammar could not finish in time: read again a line at a
