@@ -20,17 +20,22 @@ from fa_lint.files.read import read_text
 from fa_lint.kb.assess import Policy
 from fa_lint.machine.environments import Environment, build
 from fa_lint.model import (
+    INTERNAL,
     BuildConfig,
     FileResult,
     Finding,
     Image,
     Include,
+    Location,
     NotRun,
     ParseProblem,
     Requirement,
     Setting,
+    internal_error,
 )
 from fa_lint.rules import CHECKS, Context, settle
+from fa_lint.rules._base import Check
+from fa_lint.rules.unread import internal
 from fa_lint.settings import decide
 from fa_lint.syntax.text import TextIndex
 
@@ -49,6 +54,7 @@ class Settings(NamedTuple):
     respect_gitignore: bool = True
     problems: tuple[ParseProblem, ...] = ()  # found reading the configuration; reported as FAL900
     scoped: Scopes | None = None  # each file's own settings, from its nearest configuration
+    noqa: bool = True  # suppression comments count (--add-noqa's recheck turns them off)
 
 
 class Scopes(Protocol):
@@ -71,6 +77,7 @@ class Report(NamedTuple):
     policy: Policy
     texts: Mapping[str, str] = MappingProxyType({})  # each file read, for code frames
     paths: tuple[str, ...] = ()  # what was asked for: the files and folders given
+    formats: Mapping[str, str] = MappingProxyType({})  # each file read, its format (where its comments are)
 
 
 def _settled(findings: Iterable[Finding], texts: dict[str, str]) -> list[Finding]:
@@ -159,6 +166,7 @@ def _read(paths: list[str], settings: Settings, given: Mapping[str, bytes] | Non
     # related locations are in one), as the same run over the whole project would report them.
     hidden = set(files) - reached(files, [t.path for t in targets])
     records = _by_kind(files)
+    uses = _uses(files, hidden, roots, problems)  # a crash reading one file's code is said in problems
     return _Read(
         files,
         hidden,
@@ -169,7 +177,7 @@ def _read(paths: list[str], settings: Settings, given: Mapping[str, bytes] | Non
         records[BuildConfig],
         records[Setting],  # what the files say about the machines (a stage's image too)
         records[NotRun],
-        _uses(files, hidden, roots),
+        uses,
         searched[0] > 0,
     )
 
@@ -208,7 +216,8 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
 
     def findings(policy: Policy) -> Iterator[Finding]:
         ctx = read.context(base, policy)
-        return (f for c in CHECKS for f in c(ctx) if _involves(f, hidden))
+        where = next(iter(files), paths[0] if paths else ".")
+        return (f for c in CHECKS for f in _judged(c, ctx, where) if _involves(f, hidden))
 
     texts = {p: f.text for p, f in files.items() if f.text is not None}
     if len(policies) == 1:
@@ -223,9 +232,11 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
         found = [f for f in found if _selected(f, settings.scoped)]
         select, ignore, per_file = (), (), ()
     formats = {p: f.source for p, f in files.items()}
-    kept, suppressed = decide.apply(found, texts, select, ignore, per_file, settings.root, formats)
+    kept, suppressed = decide.apply(
+        found, texts, select, ignore, per_file, settings.root, formats, settings.noqa
+    )
     checked = tuple(p for p in files if p not in hidden)
-    return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths))
+    return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths), formats)
 
 
 def _targets(
@@ -243,23 +254,54 @@ def targets(paths: list[str], settings: Settings) -> list[str]:
     return [t.path for t in _targets(paths, settings, ignored) if t.path != "-"]
 
 
-def _uses(files: Mapping[str, FileResult], hidden: set[str], roots: set[str]) -> tuple[Use, ...]:
+def _uses(
+    files: Mapping[str, FileResult], hidden: set[str], roots: set[str], problems: list[ParseProblem]
+) -> tuple[Use, ...]:
     """What the checked files' code does (fa_lint.code): Python read with ast, command lines as text,
-    and each ``[tool.kernels.dependencies]`` against the ``kernels.lock`` beside it."""
+    and each ``[tool.kernels.dependencies]`` against the ``kernels.lock`` beside it. An exception
+    reading one file is fa-lint's bug: it costs that file's uses only, and is said (``problems``)."""
     found: list[Use] = []
+    real: list[str] | None = None  # the roots' real paths, for the locks' only
     for path, f in files.items():
         if path in hidden or f.text is None:
             continue
-        found += uses_of(path, f.source, f.text)
+        try:
+            found += uses_of(path, f.source, f.text)
+        except Exception as exc:
+            problems.append(internal_error(Location(path, 1, 1, 1, 1), exc, "reading the code in this file"))
         if f.source == "pyproject" and "[tool.kernels" in f.text:
-            lock = os.path.join(os.path.dirname(path), "kernels.lock")
-            if os.path.isfile(lock) and off_limits(lock, [os.path.realpath(r) for r in roots]) is None:
-                from fa_lint.code.command_lines import lock_uses  # for projects that lock kernels only
-
-                text = read_text(lock)
-                if isinstance(text, str):
-                    found += lock_uses(path, f.text, lock, text)
+            real = real if real is not None else [os.path.realpath(r) for r in roots]
+            found += _locked(path, f.text, real, problems)
     return tuple(found)
+
+
+def _locked(path: str, text: str, roots: list[str], problems: list[ParseProblem]) -> list[Use]:
+    """The ``kernels.lock`` beside a pyproject.toml that asks for kernels, against what it asks."""
+    lock = os.path.join(os.path.dirname(path), "kernels.lock")
+    if not os.path.isfile(lock) or off_limits(lock, roots) is not None:
+        return []
+    from fa_lint.code.command_lines import lock_uses  # for projects that lock kernels only
+
+    locked = read_text(lock)
+    if not isinstance(locked, str):
+        return []
+    try:
+        return lock_uses(path, text, lock, locked)
+    except Exception as exc:
+        problems.append(internal_error(Location(lock, 1, 1, 1, 1), exc, "reading this lock"))
+        return []
+
+
+def _judged(check: Check, ctx: Context, where: str) -> Iterator[Finding]:
+    """One family of rules' findings. An exception in it is fa-lint's bug: the findings it gave
+    before stand, the other families still judge every file, and a FAL902 says which family went
+    unfinished (at the first file read: a rule judges them all)."""
+    try:
+        yield from check(ctx)
+    except Exception as exc:
+        family = getattr(check, "__module__", "a rule").rpartition(".")[2]
+        problem = internal_error(Location(where, 1, 1, 1, 1), exc, f"judging the files (rules {family})")
+        yield internal(problem)
 
 
 def _policy(settings: Settings, base: kb.KnowledgeBase) -> Policy:
@@ -280,6 +322,8 @@ def _scope_excludes(target: Target, own: Settings) -> bool:
 
 
 def _selected(finding: Finding, scoped: Scopes) -> bool:
+    if finding.code == INTERNAL:  # fa-lint's own bug: no configuration turns it off
+        return True
     own = scoped(finding.location.path)
     path = finding.location.path
     ignore = own.ignore + decide.file_ignores(path, own.per_file_ignores, own.root)

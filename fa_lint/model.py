@@ -283,6 +283,25 @@ class ParseProblem(NamedTuple):
     # Where the file is a Jinja template that failed to parse as its format: the tag that says so and
     # its line ("`{{ name }}` at line 2"); empty otherwise (fa_lint.syntax.templates)
     template: str = ""
+    # fa-lint's own bug (an exception inside it), not the file's: reported as FAL902, never FAL900
+    internal: bool = False
+
+
+# An exception's text can quote the file (a KeyError of a line): no more of it than an excerpt.
+_CRASH_TEXT = 32
+# The code of fa-lint's own bugs (rules/unread.py): never selected away, ignored or suppressed, as
+# ruff's panic diagnostic is no rule a configuration can turn off; the run exits 2 for one.
+INTERNAL = "FAL902"
+
+
+def internal_error(location: Location, exc: BaseException, doing: str = "reading this file") -> ParseProblem:
+    """What fa-lint says where its own code raised: that it is fa-lint's bug, in the file it was
+    reading (ruff's panic diagnostic: "Panicked ... when checking `path`", then "This indicates a bug
+    in Ruff", crates/ruff_linter/src/message/mod.rs ``create_panic_diagnostic``)."""
+    text = str(exc)
+    text = text if len(text) <= _CRASH_TEXT else text[: _CRASH_TEXT - 3] + "..."
+    detail = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return ParseProblem(location, f"internal error in fa-lint while {doing} ({detail})", internal=True)
 
 
 class NotRun(NamedTuple):

@@ -39,6 +39,8 @@ LAYERS = {
     "fa_lint.shell.variables": 2.0,
     "fa_lint.shell.commands": 2.1,
     "fa_lint.shell.stops": 2.1,
+    "fa_lint.shell.nodes": 2.1,
+    "fa_lint.shell.functions": 2.0,
     "fa_lint.shell.walk": 2.2,
     "fa_lint.shell.options": 2.2,
     "fa_lint.shell.builds": 2.2,

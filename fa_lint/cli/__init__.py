@@ -138,6 +138,12 @@ def _main(argv: Sequence[str] | None, out: TextIO | None, err: TextIO | None) ->
         err.write("fa-lint: interrupted\n")
         return EXIT_USAGE
     except Exception as exc:  # the contract is exit 2 and a message, never a traceback
+        # fa-lint's bug, said as ruff says a crash ("Ruff crashed. If you could open an issue at: ...
+        # quoting the executed command, along with the relevant file contents", crates/ruff/src/lib.rs)
         say(err, f"internal error: {type(exc).__name__}: {exc}")
-        err.write("Please report it with the file that caused it.\n")
+        err.write(
+            "This is a bug in fa-lint, not in the files it checked. Please report it at "
+            "https://github.com/fa-lint/fa-lint/issues/new, quoting the command, what `fa-lint --version` "
+            "says and the files it checked.\n"
+        )
         return EXIT_USAGE

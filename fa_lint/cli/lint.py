@@ -244,11 +244,11 @@ def _per_file(given: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 
 def prepared(
-    args: argparse.Namespace, paths: list[str]
+    args: argparse.Namespace, paths: list[str], err: TextIO | None = None
 ) -> tuple[Settings, config.Config, config.Resolver | None]:
     """The run's settings for ``paths`` (each file's own configuration under the command line), the
     run's configuration, and the resolver that finds each file's; for ``lint`` and ``fa-lint server``."""
-    found = resolver(args)
+    found = resolver(args, err)
     cfg = configuration(args, paths, found)
     settings = _settings(args, cfg, prune=True)
     # The walk prunes what the run's configuration excludes where its globs mean the same relative to
@@ -269,7 +269,7 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:  # noqa: C9
     args.format = ALIASES.get(args.format, args.format)
     args.fix = args.fix or args.fix_only
     quiet = args.quiet or args.silent  # the findings alone; --silent: not even those
-    settings, cfg, found = prepared(args, paths)
+    settings, cfg, found = prepared(args, paths, err)
     given = None
     rev = cfg.new_from_rev if args.new_from_rev is None else args.new_from_rev  # "" turns it off
     if args.stdin_filename or paths == ["-"]:
@@ -368,8 +368,37 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:  # noqa: C9
         )
     if args.output_file or not args.silent:
         write(text, args.output_file, out)
+    return _status(report, args, cfg, found, changed_fails, err)
+
+
+def _status(
+    report: Report,
+    args: argparse.Namespace,
+    cfg: config.Config,
+    found: config.Resolver | None,
+    changed_fails: bool,
+    err: TextIO,
+) -> int:
+    """The exit status. fa-lint's own bug (FAL902) is 2, said once on stderr, whatever else was
+    found: ruff exits 2 (``ExitStatus::Error``) for a panic and asks for a report
+    (crates/ruff/src/lib.rs), and a run that could not read everything passes nothing; 1 for an
+    error finding (a warning too under --strict) or a fix made under --exit-non-zero-on-fix.
+    --exit-zero makes it 0 in every case, as in ruff."""
     if args.exit_zero:
         return EXIT_OK
+    from fa_lint import __version__
+    from fa_lint.model import INTERNAL  # (a report is loaded: so is the model)
+    from fa_lint.rules.unread import REPORT
+
+    crashed = {f.location.path for f in report.findings if f.code == INTERNAL}
+    if crashed:
+        say(
+            err,
+            f"internal error in fa-lint {__version__} on {len(crashed)} file(s) ({INTERNAL} in the report): "
+            "a bug in fa-lint, not in the files; what it could not read went unchecked, everything else was "
+            f"checked; {REPORT}",
+        )
+        return EXIT_USAGE
     if changed_fails:
         return EXIT_FINDINGS
     return EXIT_FINDINGS if any(_fails(f, args, cfg, found) for f in report.findings) else EXIT_OK
@@ -382,8 +411,8 @@ def _add_noqa(report: Report, settings: Settings, err: TextIO, quiet: bool) -> i
     from fa_lint.fixes import apply as fix
     from fa_lint.report.text import plural
 
-    def recheck(path: str, data: bytes) -> Report:
-        return engine.check([path], settings, {path: data})
+    def recheck(path: str, data: bytes, noqa: bool) -> Report:
+        return engine.check([path], settings._replace(noqa=noqa), {path: data})
 
     added = add(report.findings, recheck, fix.write)
     for path, line, why in added.refused:

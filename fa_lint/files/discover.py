@@ -185,7 +185,15 @@ def _sniff_python(path: str) -> bool:
 
 
 def sniff(path: str, fmt: str) -> bool:
-    """Whether the head of a candidate file shows it is the format its name suggests."""
+    """Whether the head of a candidate file shows it is the format its name suggests. An exception in
+    a sniff is fa-lint's bug, not the file's: the file is read, and its reader says what it can."""
+    try:
+        return _sniffed(path, fmt)
+    except Exception:
+        return True
+
+
+def _sniffed(path: str, fmt: str) -> bool:
     if fmt == PYTHON_APP:
         return _sniff_python(path)
     try:

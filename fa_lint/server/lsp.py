@@ -112,7 +112,9 @@ class Server(LanguageServer):
                 found.setdefault(os.path.normpath(f.location.path), []).append(f)
         return found
 
-    def _check_project(self, root: str, given: dict[str, bytes], only: str | None = None) -> Report:
+    def _check_project(
+        self, root: str, given: dict[str, bytes], only: str | None = None, noqa: bool = True
+    ) -> Report:
         from fa_lint import engine
         from fa_lint.cli.args import parser
         from fa_lint.cli.lint import prepared
@@ -121,7 +123,7 @@ class Server(LanguageServer):
             if only is None:
                 self.settings[root] = prepared(parser().parse_args([root]), [root])[0]
             settings = self.settings.get(root) or prepared(parser().parse_args([root]), [root])[0]
-            return engine.check([only or root], settings, given)
+            return engine.check([only or root], settings._replace(noqa=noqa), given)
 
     # --- code actions and hover --------------------------------------------------------------------
 
@@ -153,8 +155,8 @@ class Server(LanguageServer):
         root = self.root(path)
         written: dict[str, bytes] = {}
 
-        def recheck(p: str, data: bytes) -> Report:
-            return self._check_project(root, {**given, p: data}, only=p)
+        def recheck(p: str, data: bytes, noqa: bool) -> Report:
+            return self._check_project(root, {**given, p: data}, only=p, noqa=noqa)
 
         def read(p: str) -> bytes:
             if p in given:

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from fa_lint.files.needles import compiled
-from fa_lint.model import Finding
+from fa_lint.model import INTERNAL, Finding
 
 # flake8's bare or coded noqa comment, and fa-lint's own "# fa-lint: ignore[FAL001]".
 # Patterns, compiled the first time a finding's line has a comment.
@@ -38,7 +38,7 @@ STYLES = {
     "cluster": "yaml",
     "compose": "yaml",
     "training-config": "yaml",
-    "dockerfile": "shell",
+    "dockerfile": "dockerfile",
     "shell": "shell",
     "makefile": "shell",
     "justfile": "shell",
@@ -140,10 +140,13 @@ def apply(
     per_file: PerFile = (),
     root: str = ".",
     formats: Mapping[str, str] | None = None,
+    comments: bool = True,
 ) -> tuple[list[Finding], int]:
-    """The findings kept, and how many comments suppressed. ``formats``: each file's format (the
+    """The findings kept, and how many comments suppressed (fa-lint's own bugs, FAL902, are always
+    kept). ``formats``: each file's format (the
     catalogue's name), which says where its comments are; a file of no known format is read by the
-    YAML rule (a "#" after a blank, outside a quoted value), the strictest of them."""
+    YAML rule (a "#" after a blank, outside a quoted value), the strictest of them. ``comments``
+    False: no comment suppresses (what the findings are with every ``noqa`` taken away)."""
     lines: dict[str, list[str]] = {}  # split only for files with findings
     starts: dict[str, dict[int, int]] = {}  # the same files' comment columns
     exempt: dict[str, set[str] | None] = {}  # file-level noqa, read only for files with findings
@@ -157,9 +160,14 @@ def apply(
         path = f.location.path
         if path not in ignored:
             ignored[path] = ignore + file_ignores(path, per_file, root) if per_file else ignore
-        if (f.code, f.location, f.package) in seen or not selected(f.code, select, ignored[path]):
+        internal = f.code == INTERNAL  # fa-lint's own bug: no selection or comment hides it
+        key = (f.code, f.location, f.package)
+        if key in seen or not (internal or selected(f.code, select, ignored[path])):
             continue
-        seen.add((f.code, f.location, f.package))
+        seen.add(key)
+        if internal or not comments:
+            kept.append(f)
+            continue
         if path not in lines:
             text, starts[path] = _read(texts.get(path), STYLES.get((formats or {}).get(path, ""), "yaml"))
             lines[path] = text.split("\n") if text is not None else []
@@ -179,7 +187,7 @@ def _read(text: str | None, style: str) -> tuple[str | None, dict[int, int]]:
     """A file's text as the suppression comments are read in it, and where each line's comment starts."""
     if text is None or ("#" not in text and style not in _OPENERS):
         return text, {}
-    found = _comment_starts(text, style)
+    found = comment_starts(text, style)
     if style in _OPENERS:
         from fa_lint.syntax import comments
 
@@ -187,9 +195,14 @@ def _read(text: str | None, style: str) -> tuple[str | None, dict[int, int]]:
     return text, found
 
 
-def _comment_starts(text: str, style: str) -> dict[int, int]:
-    """``syntax.comments.starts``, imported only once a file with a finding has a "#" in it: a clean
-    run, and most runs of pre-commit, never load the comment scanners."""
+def comment_starts(text: str, style: str) -> dict[int, int]:
+    """``syntax.comments.starts`` (a Dockerfile's: ``sources.docker_comments``, which knows its
+    instructions), imported only once a file with a finding has a "#" in it: a clean run, and most
+    runs of pre-commit, never load the comment scanners."""
+    if style == "dockerfile":
+        from fa_lint.sources.docker_comments import comment_starts as dockerfile
+
+        return dockerfile(text)
     from fa_lint.syntax import comments
 
     return comments.starts(text, style)

@@ -25,6 +25,7 @@ from fa_lint.model import (
     Requirement,
     Setting,
     Uninstall,
+    internal_error,
 )
 from fa_lint.shell import conda, docker, makefiles, pip, pybuild, redirects, twostep
 from fa_lint.shell.builds import OUTPUTS, Clones
@@ -147,6 +148,9 @@ class Scanner:
 
     def problem(self, start: int, end: int, message: str) -> None:
         self.records.append(ParseProblem(self.index.location(start, end), message))
+
+    def internal(self, start: int, end: int, exc: Exception) -> None:
+        self.records.append(internal_error(self.index.location(start, end), exc, "reading this statement"))
 
     def assign(self, name: str, value: str, start: int, end: int, possible: bool) -> None:
         """``export MAX_JOBS=4``: in force for the install commands after it."""

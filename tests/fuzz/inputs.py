@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from fa_lint.files.discover import _fallback, detect
 from fa_lint.sources import SOURCES
 from tests.fuzz import code_inputs
+from tests.fuzz.constructs import EXTRA
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -845,6 +846,8 @@ def documents(source: str) -> st.SearchStrategy[str]:
     else:
         built = LINE_FORMATS.get(source, _fragments(_REQ))
     options = [built, built, built]
+    if source in EXTRA:  # round 5's constructs (tests/fuzz/constructs.py)
+        options.append(EXTRA[source])
     seeds = fixtures(source)
     if seeds:
         options.append(st.sampled_from(seeds).flatmap(_mutated))
