@@ -30,6 +30,24 @@ PACKAGES = frozenset({FLASH_ATTN}) | toolchain.PACKAGES  # the requirements this
 _LABEL = r"(?:cu(?P<cuda>\d+))?torch(?P<torch>\d+\.\d+)(?:\.\d+)?(?:cxx11abi(?P<abi>TRUE|FALSE))?"
 _RELEASES = "https://github.com/Dao-AILab/flash-attention/releases/download/"
 _UNDEFINED = "importing flash_attn fails with 'ImportError: ... flash_attn_2_cuda...: undefined symbol'"
+# A newer torch minor than the build's: torch keeps no C++ ABI across minor releases, so the extension
+# often fails to import, but not always -- a torch 2.6 build imports on torch 2.7 with the same ABI flag
+# (Dao-AILab/flash-attention#1644, the comments after the first): a warning, never a certain error. A
+# build for a newer torch than the one installed needs what that torch added: no such load is known.
+_MINOR = (
+    "torch keeps no C++ ABI across minor releases: a build for an older torch minor often fails to import "
+    "('ImportError: ... flash_attn_2_cuda...: undefined symbol'), though some pairs load; only importing "
+    "it on the machine tells (`fa-lint verify`)"
+)
+
+
+def _minor(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split(".")[:2] if p.isdigit())
+
+
+def _older(built: str, minors: tuple[str, ...] | list[str]) -> bool:
+    """Whether the build's torch minor is older than every minor the environment may have."""
+    return bool(minors) and all(_minor(built) < _minor(m) for m in minors)
 
 
 def _filename(req: Requirement) -> str | None:
@@ -57,6 +75,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 yield WHEEL_ABI_MISMATCH.finding(
                     req.location,
                     headline,
+                    severity=Severity.WARNING if _MINOR in notes else WHEEL_ABI_MISMATCH.severity,
                     package=FLASH_ATTN,
                     requirement=req.raw,
                     environment=env.name,
@@ -177,7 +196,10 @@ def _torch_problem(
             have=torch_text,
         )
     where = have.where if have is not None else (source.says if source is not None else "")
-    notes = [f"{env.name} installs torch {torch_text} ({where})", _UNDEFINED]
+    notes = [
+        f"{env.name} installs torch {torch_text} ({where})",
+        _MINOR if _older(built, minors) else _UNDEFINED,
+    ]
     if have is not None:
         want = filename.replace(f"torch{built}", f"torch{have.value}", 1)
         help_ = f"use the torch {have.value} build of the same release: {want}"
@@ -259,7 +281,10 @@ def _torch_beside(env: Environment, req: Requirement, built: str) -> Iterator[Pr
             built=built,
             have=have,
         ),
-        (f"where '{req.marker}' holds, {env.name} installs torch {have} ({where})", _UNDEFINED),
+        (
+            f"where '{req.marker}' holds, {env.name} installs torch {have} ({where})",
+            _MINOR if _older(built, minors) else _UNDEFINED,
+        ),
         f"pin torch {built} under the same marker, or use a build for torch {have}",
     )
 
@@ -292,7 +317,8 @@ def _built_then_moved(ctx: Context, env: Environment, req: Requirement) -> Findi
     mover = source.requirement
     line = mover.location.line if mover.location.path == req.location.path else str(mover.location)
     torch_now = str(final.exact) if final.exact is not None else final_torch.span(final.versions, now)
-    notes = [f"{env.name} installs torch {torch_now} ({source.says})", _UNDEFINED]
+    older = len(then) == 1 and _older(then[0], now)
+    notes = [f"{env.name} installs torch {torch_now} ({source.says})", _MINOR if older else _UNDEFINED]
     if len(then) == 1:
         headline = fit(
             "flash-attn is built for torch {then}; {mover} (line {line}) then installs torch {now}: "
@@ -302,7 +328,7 @@ def _built_then_moved(ctx: Context, env: Environment, req: Requirement) -> Findi
             line=str(line),
             now=torch_now,
         )
-        severity = Severity.ERROR
+        severity = Severity.WARNING if older else Severity.ERROR  # a newer torch: it may still load
     else:
         headline = fit(
             "flash-attn is built for the torch in place; {mover} (line {line}) then installs torch {now}: "
