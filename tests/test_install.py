@@ -85,8 +85,6 @@ def test_no_prebuilt_wheel(project: Any, files: dict[str, str], message: str, ne
         # v2.5.3 builds '2.3.0.dev20240126', named torch2.3: setup.py fetches it, nothing compiles
         {"requirements.txt": "torch==2.3.1\nflash-attn==2.5.3\n"},
         {"requirements.txt": "flash-attn==2.5.0\n"},  # no torch: nothing to say
-        # admits 2.8.3.post2, which has no tag: its wheels are unknown, never guessed
-        {"requirements.txt": "torch==2.3.1\nflash-attn>=2.5.0\n"},
         # admits 2.5.1.post1-2.5.7 too, which have a torch 2.3 build
         {"requirements.txt": "torch==2.3.1\nflash-attn>=2.5.0,<2.5.8\n"},
         # a wheel URL builds nothing (FAL005 judges what it was built for)
@@ -103,6 +101,53 @@ def test_no_prebuilt_wheel(project: Any, files: dict[str, str], message: str, ne
 def test_no_fal011(project: Any, files: dict[str, str]) -> None:
     project(files)
     assert found("FAL011") == []
+
+
+@pytest.mark.parametrize(
+    ("requirement", "later"),
+    [
+        ("flash-attn==2.8.3.post2", False),
+        # pip and uv take the newest release the range admits: 2.8.3.post2, which reached PyPI as an sdist
+        # with no tag, so nothing says which wheels its release has (issue 44: torch 2.2, unpinned)
+        ("flash-attn>=2.5.2", True),
+        ("flash-attn", True),
+    ],
+)
+def test_the_release_taken_has_no_tag_so_its_wheel_is_unknown(
+    project: Any, requirement: str, later: bool
+) -> None:
+    project({"requirements.txt": f"torch==2.2.0\n{requirement}\n"})
+    (f,) = found("FAL011")
+    assert f["severity"] == "info"
+    assert (
+        "whether flash-attn 2.8.3.post2 has a prebuilt wheel for torch 2.2 is unknown (no tag)"
+        in f["message"]
+    )
+    assert any("reached PyPI as an sdist" in n and "no git tag" in n for n in f["notes"]), f["notes"]
+    # the nearest release with a torch 2.2 wheel that the range admits is the newest such: 2.7.4.post1's
+    # publish.yml builds torch 2.2 (2.8.0's starts at 2.4)
+    assert "require flash-attn==2.7.4.post1" in f["help"]
+    assert any("releases after fa-lint's list" in n for n in f["notes"]) is later
+
+
+@pytest.mark.parametrize("pin", ["", "==2.8.3"])
+def test_no_fal011_on_rocm(project: Any, pin: str) -> None:
+    """setup.py asks a ROCm torch for a +rocm wheel; the releases' listings hold CUDA builds only."""
+    project(
+        {
+            "Dockerfile": "FROM rocm/pytorch:rocm7.2_ubuntu24.04_py3.12_pytorch_release_2.7.1\n"
+            f"RUN pip install flash-attn{pin} --no-build-isolation\n"
+        }
+    )
+    assert found("FAL011") == []
+
+
+def test_a_range_suggests_the_newest_release_it_admits_with_a_wheel(project: Any) -> None:
+    project({"requirements.txt": "torch==2.2.0\nflash-attn<2.8.3.post2\n"})
+    (f,) = found("FAL011")
+    assert f["severity"] == "warning"
+    assert "flash-attn 2.8.3.post1 has no prebuilt wheel for torch 2.2" in f["message"]
+    assert "use flash-attn==2.7.4.post1" in f["message"]
 
 
 @pytest.mark.parametrize(
@@ -541,7 +586,8 @@ DATA = Path(__file__).parent / "data" / "install"
 @pytest.mark.parametrize(
     ("case", "expected"),
     [
-        ("koble-dockerfile", [("Dockerfile", 3, "FAL002", "warning")]),
+        # pip takes 2.8.3.post2, an sdist with no tag: whether its release has a torch 2.6 wheel is unknown
+        ("koble-dockerfile", [("Dockerfile", 3, "FAL002", "warning"), ("Dockerfile", 3, "FAL011", "info")]),
         (
             "skinspector",
             [("dependencies.sh", 1, "FAL002", "warning"), ("dependencies.sh", 1, "FAL012", "warning")],

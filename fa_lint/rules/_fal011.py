@@ -74,3 +74,47 @@ def unknown_finding(
         help=f"check v{release}'s release assets for a torch{torch.value} wheel, or use a torch its "
         f"workflow built ({span(w.torch)})",
     )
+
+
+def untagged_finding(
+    rule: Rule,
+    env: Environment,
+    req: Requirement,
+    paged: list[Release],
+    release: Release,
+    tools: Toolchain,
+    near: Release | None,
+    skip: Known | None = None,
+) -> Finding:
+    """An info: the release the installer takes reached PyPI without a git tag (its sdist is all there is
+    to read), so neither its release workflow nor a listing of its assets says which wheels it has."""
+    torch = tools.torch
+    assert torch is not None
+    when = f" on {release.uploaded[:10]}" if release.uploaded else ""
+    notes = [
+        f"{release} reached PyPI as an sdist{when} with no git tag: no release workflow or asset listing "
+        f"fa-lint reads names its wheels, so whether setup.py finds one for torch {torch.value} at the "
+        f"v{release} release is unknown",
+        *newest(req, paged, release),
+        f"if there is none: {NO_KERNELS} (the variable is set at {skip.where})"
+        if skip
+        else f"if there is none, pip compiles it: {COMPILE}",
+        f"torch {torch.value} from {torch.where}",
+    ]
+    if near is not None:
+        notes.append(f"{near} has a prebuilt wheel for torch {torch.value} on this machine")
+    return rule.finding(
+        req.location,
+        fit(
+            f"whether flash-attn {release} has a prebuilt wheel for torch {{torch}} is unknown (no tag)",
+            torch=torch.value,
+        ),
+        severity=Severity.INFO,
+        package=FLASH_ATTN,
+        requirement=req.raw,
+        admitted=(str(release),),
+        environment=env.name,
+        notes=notes,
+        help=f"check v{release}'s release assets for a torch{torch.value} wheel"
+        + (f", or require flash-attn=={near}, which has one" if near else ""),
+    )

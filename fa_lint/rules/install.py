@@ -15,7 +15,7 @@ from fa_lint.machine.environments import Environment, source_applies
 from fa_lint.machine.toolchain import Known, Toolchain
 from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Location, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._fal011 import COMPILE, newest, unknown_finding
+from fa_lint.rules._fal011 import COMPILE, newest, unknown_finding, untagged_finding
 from fa_lint.rules._fal012 import (
     CONDA_PIP,
     NO_TORCH,
@@ -31,6 +31,7 @@ from fa_lint.rules._fal012 import (
     wheel_sources,
 )
 from fa_lint.rules._fixes import taken
+from fa_lint.rules._rocm import on_rocm
 from fa_lint.rules._text import fit
 from fa_lint.rules._uv import NO_KERNELS, Instead, skip_setting, uv_instead
 from fa_lint.rules._wheelfix import fix as wheel_fix
@@ -101,24 +102,49 @@ def _judge_wheel(ctx: Context, env: Environment, req: Requirement) -> Finding | 
         return None  # this environment's group installs flash-attn from its source, not this entry
     built = ctx.building(env, req)  # a wheel another stage built: setup.py ran there
     tools = ctx.toolchain(built)
-    if tools.torch is None or _served(ctx, built, req, tools):
-        return None
+    if tools.torch is None or _served(ctx, built, req, tools) or on_rocm(ctx, built):
+        return None  # on ROCm setup.py asks for a +rocm wheel; the wheels fa-lint knows are CUDA builds
     a = ctx.assessment(req)
     paged = [r for r in a.admitted if ctx.policy.good(r)]
-    if not paged or a.newer or a.verdict is Verdict.UNKNOWN:
-        return None  # no paged KV at all is FAL001's; past the KB nothing is known
+    if not paged or a.verdict is Verdict.UNKNOWN:
+        return None  # no paged KV at all is FAL001's
+    pinned = env.of(FLASH_ATTN, locked=True)
+    if a.newer and pinned and req not in pinned:
+        return None  # the lock says which release installs, and its entry is judged
     release = taken(req, ctx)
-    if release is None or release.wheels is None or not ctx.policy.good(release):
-        return None  # a release with no tag to read (fa-lint cannot tell), or FAL001's/FAL004's case
-    found = fits(release, tools)
+    finding = _judged(ctx, built, req, paged, tools, release)
+    if finding is None:
+        return None
+    if a.newer:  # judged on the newest release fa-lint knows; say that a later one would win
+        later = (
+            f"the range also admits releases after fa-lint's list (PyPI as of {ctx.kb.date}): {release} is "
+            "the newest on it, and a later one, if any, would be installed instead"
+        )
+        finding = finding._replace(notes=(*finding.notes, later))
+    return _aside(finding, instead) if instead is not None else finding
+
+
+def _judged(
+    ctx: Context,
+    built: Environment,
+    req: Requirement,
+    paged: list[Release],
+    tools: Toolchain,
+    release: Release | None,
+) -> Finding | None:
+    """FAL011's finding on the release the installer takes, if it has no wheel here or none known."""
+    if release is None or not ctx.policy.good(release):
+        return None  # FAL001's or FAL004's case
+    found = fits(release, tools) if release.wheels is not None else None
     if found:
         return None
     skip = skip_setting(ctx.target(built), req)
+    if release.wheels is None:  # an sdist with no tag: nothing fa-lint reads lists its wheels
+        near = _nearest(ctx, paged, tools, ctx.target(built))
+        return untagged_finding(NO_PREBUILT_WHEEL, built, req, paged, release, tools, near, skip)
     if found is None:  # a torch newer than the tag: only a wheel attached later would serve it
-        finding = unknown_finding(NO_PREBUILT_WHEEL, built, req, [release], tools, skip)
-    else:
-        finding = _no_wheel_finding(ctx, built, req, paged, tools, skip, release)
-    return _aside(finding, instead) if instead is not None else finding
+        return unknown_finding(NO_PREBUILT_WHEEL, built, req, [release], tools, skip)
+    return _no_wheel_finding(ctx, built, req, paged, tools, skip, release)
 
 
 def _served(ctx: Context, env: Environment, req: Requirement, tools: Toolchain) -> bool:
@@ -277,12 +303,13 @@ def _closest(
     for good in tests or (stable, lambda r, t: bool(fits(r, t))):
         found = [r for r in candidates if good(r, tools)]
         if found:
-            # nearest by position in the release list; a tie goes to the newer one
-            return min(
-                found,
-                key=lambda r: (min(abs(order.index(r) - lo), abs(order.index(r) - hi)), -order.index(r)),
-            )
+            # nearest by position in the release list, one the range admits at none; a tie goes to the newer
+            return min(found, key=lambda r: (_distance(order.index(r), lo, hi), -order.index(r)))
     return None
+
+
+def _distance(at: int, lo: int, hi: int) -> int:
+    return 0 if lo <= at <= hi else min(abs(at - lo), abs(at - hi))
 
 
 # --- FAL012 ----------------------------------------------------------------------------------------
