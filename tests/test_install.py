@@ -128,6 +128,14 @@ def test_the_release_taken_has_no_tag_so_its_wheel_is_unknown(
     # publish.yml builds torch 2.2 (2.8.0's starts at 2.4)
     assert "require flash-attn==2.7.4.post1" in f["help"]
     assert any("releases after fa-lint's list" in n for n in f["notes"]) is later
+    assert any("the release before it, 2.8.3.post1, has none" in n for n in f["notes"]), f["notes"]
+
+
+@pytest.mark.parametrize("requirement", ["flash-attn", "flash-attn>=2.5.0", "flash-attn==2.8.3.post2"])
+def test_an_untagged_release_after_one_with_the_wheel_is_not_reported(project: Any, requirement: str) -> None:
+    # 2.8.3.post1's workflow built torch 2.4 wheels: nothing says 2.8.3.post2 dropped them
+    project({"requirements.txt": f"torch==2.4.0\n{requirement}\n"})
+    assert found("FAL011") == []
 
 
 @pytest.mark.parametrize("pin", ["", "==2.8.3"])
@@ -586,8 +594,8 @@ DATA = Path(__file__).parent / "data" / "install"
 @pytest.mark.parametrize(
     ("case", "expected"),
     [
-        # pip takes 2.8.3.post2, an sdist with no tag: whether its release has a torch 2.6 wheel is unknown
-        ("koble-dockerfile", [("Dockerfile", 3, "FAL002", "warning"), ("Dockerfile", 3, "FAL011", "info")]),
+        # pip takes 2.8.3.post2, an sdist with no tag; 2.8.3.post1 before it has a torch 2.6 wheel: no FAL011
+        ("koble-dockerfile", [("Dockerfile", 3, "FAL002", "warning")]),
         (
             "skinspector",
             [("dependencies.sh", 1, "FAL002", "warning"), ("dependencies.sh", 1, "FAL012", "warning")],

@@ -11,7 +11,7 @@ from fa_lint.model import FLASH_ATTN, Finding, Requirement, Severity
 from fa_lint.rules._base import Rule
 from fa_lint.rules._text import fit, subject
 from fa_lint.rules._uv import NO_KERNELS
-from fa_lint.rules._wheels import span
+from fa_lint.rules._wheels import fits, missing, span
 
 COMPILE = (
     "compiling flash-attn needs nvcc matching torch's CUDA, ninja, tens of GB of RAM and an hour or more "
@@ -84,10 +84,12 @@ def untagged_finding(
     release: Release,
     tools: Toolchain,
     near: Release | None,
+    before: Release | None,
     skip: Known | None = None,
 ) -> Finding:
     """An info: the release the installer takes reached PyPI without a git tag (its sdist is all there is
-    to read), so neither its release workflow nor a listing of its assets says which wheels it has."""
+    to read), so neither its release workflow nor a listing of its assets says which wheels it has; said
+    only where the release it follows has none for this machine either (``before``)."""
     torch = tools.torch
     assert torch is not None
     when = f" on {release.uploaded[:10]}" if release.uploaded else ""
@@ -101,6 +103,10 @@ def untagged_finding(
         else f"if there is none, pip compiles it: {COMPILE}",
         f"torch {torch.value} from {torch.where}",
     ]
+    if before is not None and before.wheels is not None:
+        known = fits(before, tools) is False
+        said = f"has none: {missing(before, tools)}" if known else "came out before this torch: unknown too"
+        notes.insert(1, f"the release before it, {before}, {said}")
     if near is not None:
         notes.append(f"{near} has a prebuilt wheel for torch {torch.value} on this machine")
     return rule.finding(

@@ -140,11 +140,21 @@ def _judged(
         return None
     skip = skip_setting(ctx.target(built), req)
     if release.wheels is None:  # an sdist with no tag: nothing fa-lint reads lists its wheels
+        before = _tagged_before(ctx, release)
+        if before is not None and fits(before, tools):
+            return None  # the release it follows has one: nothing says this one dropped it
         near = _nearest(ctx, paged, tools, ctx.target(built))
-        return untagged_finding(NO_PREBUILT_WHEEL, built, req, paged, release, tools, near, skip)
+        return untagged_finding(NO_PREBUILT_WHEEL, built, req, paged, release, tools, near, before, skip)
     if found is None:  # a torch newer than the tag: only a wheel attached later would serve it
         return unknown_finding(NO_PREBUILT_WHEEL, built, req, [release], tools, skip)
     return _no_wheel_finding(ctx, built, req, paged, tools, skip, release)
+
+
+def _tagged_before(ctx: Context, release: Release) -> Release | None:
+    """The newest release before ``release`` whose wheels fa-lint knows."""
+    order = ctx.kb.installable
+    earlier = order[: order.index(release)] if release in order else []
+    return next((r for r in reversed(earlier) if r.wheels is not None), None)
 
 
 def _served(ctx: Context, env: Environment, req: Requirement, tools: Toolchain) -> bool:
