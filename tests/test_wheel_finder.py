@@ -232,3 +232,11 @@ def test_a_wheel_by_url_is_named_as_what_installs(project: Any) -> None:
     assert found["requirement"]["text"] == f"flash-attn @ {url}" and found["release"] is None
     assert found["release_why"].startswith("the file its URL names")
     assert code == 0 and found["nearest"]["release"] == "2.8.1"
+
+
+def test_an_untagged_release_is_unknown_in_text_as_in_json(project: Any) -> None:
+    # 2.8.3.post2 reached PyPI as an sdist with no tag: "wheel" is null in JSON, "unknown" in text
+    project({"requirements.txt": "torch==2.2.0\nflash-attn\n"})
+    text = run("wheel", ".").out
+    assert "flash-attn 2.8.3.post2: unknown: 2.8.3.post2 has no tag to read" in text
+    assert "2.8.3.post2: no prebuilt wheel" not in text

@@ -293,7 +293,7 @@ def text(a: Answer) -> str:
             + "\n"
         )
     if release is not None:
-        answer = "unknown" if a.status is Availability.UNKNOWN else "no prebuilt wheel"
+        answer = "no prebuilt wheel" if a.status is Availability.NO else "unknown"  # None: no tag to read
         lines += [f"  flash-attn {release}: {answer}: {a.reason}", *_file_lines(a.files)]
     if a.maybe is not None:
         lines.append(
