@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Protocol
 
 from packaging.version import Version
 
@@ -18,14 +18,13 @@ from fa_lint.files.discover import GitIgnore, Target, discover, excluded
 from fa_lint.files.project import companions, includers, load, off_limits, project_root, reached
 from fa_lint.files.read import read_text
 from fa_lint.kb.assess import Policy
-from fa_lint.machine.environments import Environment, build
+from fa_lint.machine.environments import build
 from fa_lint.model import (
     INTERNAL,
     BuildConfig,
     FileResult,
     Finding,
     Image,
-    Include,
     Location,
     NotRun,
     ParseProblem,
@@ -33,8 +32,8 @@ from fa_lint.model import (
     Setting,
     internal_error,
 )
-from fa_lint.rules import CHECKS, Context, settle
-from fa_lint.rules._base import Check
+from fa_lint.rules import CHECKS, PACKAGES, Context, settle
+from fa_lint.rules._base import Answers, Check
 from fa_lint.rules.unread import internal
 from fa_lint.settings import decide
 from fa_lint.syntax.text import TextIndex
@@ -106,38 +105,17 @@ def check(
 
 
 class _Read(NamedTuple):
-    """What a run read from its files: their records by kind, the environments they make, and which
-    files were read only for context (``hidden``)."""
+    """What a run read: its files, which were read only for context (``hidden``), and what the rules
+    read of them, under the run's policy (``context``; ``Context.replace`` gives it another)."""
 
     files: dict[str, FileResult]
     hidden: set[str]
-    requirements: tuple[Requirement, ...]
-    problems: tuple[ParseProblem, ...]
-    unfollowed: tuple[tuple[Include, str], ...]
-    environments: tuple[Environment, ...]
-    configs: tuple[BuildConfig, ...]
-    machine: tuple[Setting | Image, ...]
-    not_run: tuple[NotRun, ...]
-    uses: tuple[Use, ...]
-    code_read: bool
-
-    def context(self, base: kb.KnowledgeBase, policy: Policy) -> Context:
-        return Context(
-            base,
-            policy,
-            self.requirements,
-            self.problems,
-            self.unfollowed,
-            self.environments,
-            builds=self.configs,
-            settings=self.machine,
-            not_run=self.not_run,
-            uses=self.uses,
-            code_read=self.code_read,
-        )
+    context: Context
 
 
-def _read(paths: list[str], settings: Settings, given: Mapping[str, bytes] | None) -> _Read:
+def _read(
+    paths: list[str], settings: Settings, given: Mapping[str, bytes] | None, base: kb.KnowledgeBase
+) -> _Read:
     ignored = GitIgnore() if settings.respect_gitignore else None
     searched = [0]  # the Python files the walk searched for the code layer's words
     targets = _targets(paths, settings, ignored, searched)
@@ -148,10 +126,10 @@ def _read(paths: list[str], settings: Settings, given: Mapping[str, bytes] | Non
     if named:
         walked = [p for p in paths if os.path.isdir(p)]
         context += includers(
-            named, [*targets, *context], settings.exclude, ignored, parsed, walked, known_roots
+            named, [*targets, *context], settings.exclude, ignored, parsed, walked, known_roots, PACKAGES
         )
     roots = {project_root(p, known_roots) for p in paths}
-    files, problems, unfollowed = load([*targets, *context], given, parsed, roots)
+    files, problems, unfollowed = load([*targets, *context], given, parsed, roots, PACKAGES)
     if any(isinstance(r, Requirement) and r.checkout is not None for f in files.values() for r in f.records):
         from fa_lint.files import checkouts  # source builds of a folder the repository holds: few runs
 
@@ -170,52 +148,68 @@ def _read(paths: list[str], settings: Settings, given: Mapping[str, bytes] | Non
     return _Read(
         files,
         hidden,
-        records[Requirement],
-        (*problems, *records[ParseProblem]),
-        tuple(unfollowed),
-        build(files, {t.path for t in (*targets, *context)}),
-        records[BuildConfig],
-        records[Setting],  # what the files say about the machines (a stage's image too)
-        records[NotRun],
-        uses,
-        searched[0] > 0,
+        Context(
+            base,
+            _policy(settings, base),
+            Answers(),
+            tuple(records.requirements),
+            (*problems, *records.problems),
+            tuple(unfollowed),
+            build(files, {t.path for t in (*targets, *context)}),
+            tuple(records.configs),
+            tuple(records.machine),
+            tuple(records.not_run),
+            uses,
+            searched[0] > 0,
+        ),
     )
 
 
-def _by_kind(files: Mapping[str, FileResult]) -> dict[type, tuple[Any, ...]]:
-    """Every record of the files, by kind, in file order (an Image goes with the Settings)."""
-    kinds: dict[type, list[Any]] = {k: [] for k in (Requirement, ParseProblem, BuildConfig, Setting, NotRun)}
+class _Records(NamedTuple):
+    """Every record of the files, by kind, in file order."""
+
+    requirements: list[Requirement]
+    problems: list[ParseProblem]
+    configs: list[BuildConfig]
+    machine: list[Setting | Image]  # what the files say about the machines (a stage's image too)
+    not_run: list[NotRun]
+
+
+def _by_kind(files: Mapping[str, FileResult]) -> _Records:
+    out = _Records([], [], [], [], [])
     for f in files.values():
         for rec in f.records:
-            kind = next((k for k in _KINDS if isinstance(rec, k)), None)
-            if kind is not None:
-                kinds[Setting if kind is Image else kind].append(rec)
-    return {k: tuple(v) for k, v in kinds.items()}
-
-
-_KINDS = (Requirement, ParseProblem, BuildConfig, Setting, Image, NotRun)
+            if isinstance(rec, Requirement):
+                out.requirements.append(rec)
+            elif isinstance(rec, ParseProblem):
+                out.problems.append(rec)
+            elif isinstance(rec, BuildConfig):
+                out.configs.append(rec)
+            elif isinstance(rec, (Setting, Image)):
+                out.machine.append(rec)
+            elif isinstance(rec, NotRun):
+                out.not_run.append(rec)
+    return out
 
 
 def context(paths: Iterable[str], settings: Settings | None = None) -> Context:
     """What the rules would read of ``paths``, under the run's policy: for ``fa-lint wheel``."""
-    settings = settings or Settings()
-    base = kb.load()
     with fewer_collections():
-        return _read(list(paths), settings, None).context(base, _policy(settings, base))
+        return _read(list(paths), settings or Settings(), None, kb.load()).context
 
 
 def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | None) -> Report:
     base = kb.load()
-    policy = _policy(settings, base)
-    read = _read(paths, settings, given)
-    files, hidden = read.files, read.hidden
+    read = _read(paths, settings, given, base)
+    files, hidden, run = read
+    policy = run.policy
     # Each file is judged by its own configuration's min-version: the rules run once per one in force.
     scoped = settings.scoped
     by_file = {path: _policy(scoped(path), base) for path in files} if scoped is not None else {}
     policies = set(by_file.values()) or {policy}
 
     def findings(policy: Policy) -> Iterator[Finding]:
-        ctx = read.context(base, policy)
+        ctx = run if policy == run.policy else run.replace(policy)
         where = next(iter(files), paths[0] if paths else ".")
         return (f for c in CHECKS for f in _judged(c, ctx, where) if _involves(f, hidden))
 

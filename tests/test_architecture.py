@@ -21,9 +21,6 @@ LAYERS = {
     "fa_lint._gc": 0,
     "fa_lint._compat": 0,
     "fa_lint._records": 0,
-    "fa_lint.files": 0,  # which files, read how: sub-layers below, each where its imports put it
-    "fa_lint.files.git": 0,  # running git with nothing the checkout configures able to run
-    "fa_lint.files.needles": 0,  # many globs against many paths, indexed
     "fa_lint.kb": 1,
     # located readers of generic syntaxes and requirement languages; no knowledge of flash-attn
     "fa_lint.syntax": 1.1,
@@ -66,17 +63,23 @@ LAYERS = {
     "fa_lint.code.fa3_imports": 3.15,
     "fa_lint.code.command_lines": 3.2,
     "fa_lint.code.readers": 3.3,
-    # what installs (environments) and where (target); which files (discover)
-    "fa_lint.files.gitignore": 4,
-    "fa_lint.files.discover": 4,
+    # which files, read how, loaded as a project: below what installs and the rules, which read what
+    # it loaded; git and the glob index < .gitignore < discover, read < project < checkouts
+    "fa_lint.files": 3.9,
+    "fa_lint.files.git": 3.9,  # running git with nothing the checkout configures able to run
+    "fa_lint.files.needles": 3.9,  # many globs against many paths, indexed
+    "fa_lint.files.shebang": 3.9,
+    "fa_lint.files.gitignore": 3.91,
+    "fa_lint.files.discover": 3.92,
+    "fa_lint.files.read": 3.92,
+    "fa_lint.files.project": 3.93,
+    "fa_lint.files.checkouts": 3.94,
+    # what installs (environments) and where (target)
     "fa_lint.machine.environments": 4,
     "fa_lint.machine": 4.1,
     "fa_lint.rules": 5,
     "fa_lint.settings": 6,
     "fa_lint.settings.decide": 6,
-    "fa_lint.files.read": 6,
-    "fa_lint.files.project": 6.1,
-    "fa_lint.files.checkouts": 6.2,
     "fa_lint.engine": 7,
     "fa_lint.report": 8,
     "fa_lint.settings.config": 8,

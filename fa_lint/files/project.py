@@ -12,9 +12,9 @@ from collections import deque
 from collections.abc import Collection, Iterable, Iterator, Mapping
 
 from fa_lint.files.discover import GitIgnore, Target, classify, detect, walk
-from fa_lint.files.read import MAX_BYTES, parse_file
-from fa_lint.machine.environments import LOCKS, PAIRS
+from fa_lint.files.read import MAX_BYTES, Keep, parse_file
 from fa_lint.model import BuildArg, FileResult, Include, Kind, Location, ParseProblem, Requirement
+from fa_lint.sources import LOCKS, locks_of
 from fa_lint.syntax.text import excerpt
 
 
@@ -32,7 +32,8 @@ def companions(targets: list[Target], ignored: GitIgnore | None = None) -> list[
     out = []
     listed: dict[str, list[str]] = {}  # each folder is listed once
     for t in targets:
-        if t.source not in PAIRS:
+        locks = locks_of(t.source)
+        if not locks:
             continue
         folder = os.path.dirname(t.path)
         if folder not in listed:
@@ -44,7 +45,7 @@ def companions(targets: list[Target], ignored: GitIgnore | None = None) -> list[
             path = os.path.join(folder, name)
             fmt = detect(path)
             if (
-                fmt in PAIRS[t.source]
+                fmt in locks
                 and os.path.normpath(path) not in named
                 and os.path.isfile(path)
                 and not (ignored and ignored(path))
@@ -157,6 +158,7 @@ def includers(  # noqa: C901 - complexity 11, to split or justify (issue 45)
     parsed: dict[str, FileResult] | None = None,
     walked: Iterable[str] = (),
     known_roots: dict[str, str] | None = None,
+    keep: Keep = None,
 ) -> list[Target]:
     """Files of the project that include a named file, directly or through others, and the
     manifests beside a named lockfile: the environments a named file takes part in.
@@ -169,7 +171,7 @@ def includers(  # noqa: C901 - complexity 11, to split or justify (issue 45)
     once for the names of project files it mentions (``Names``), and dropped; a file is parsed
     only when a name it mentions becomes wanted, once, and what it includes kept as an index from
     each included file to its includers. ``parsed`` collects the includers parsed, for ``load`` to
-    reuse; ``known_roots`` is ``project_root``'s ``known``.
+    reuse; ``known_roots`` is ``project_root``'s ``known``; ``keep``, ``parse_file``'s.
     """
     parsed = parsed if parsed is not None else {}
     taken = {_key(t.path) for t in known}
@@ -193,7 +195,7 @@ def includers(  # noqa: C901 - complexity 11, to split or justify (issue 45)
             if t.path in seen:
                 continue
             seen.add(t.path)
-            result = parse_file(t.path, t.source)
+            result = parse_file(t.path, t.source, keep=keep)
             inside = [_key(_include_path(t.path, r.target)) for r in result.records if isinstance(r, Include)]
             if any(k in wanted for k in inside):
                 parsed[t.path] = result  # an includer already: load reads it from here
@@ -282,7 +284,7 @@ def _manifests_beside(named: list[Target], taken: set[str], ignored: GitIgnore |
         for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
             path = os.path.join(folder, name) if folder != "." else name
             fmt = classify(path) if os.path.isfile(path) and _key(path) not in taken else None
-            if fmt in PAIRS and t.source in PAIRS[fmt] and not (ignored and ignored(path)):
+            if fmt is not None and t.source in locks_of(fmt) and not (ignored and ignored(path)):
                 taken.add(_key(path))
                 out.append(Target(path, fmt, explicit=False))
     return out
@@ -342,6 +344,7 @@ def load(  # noqa: C901 - complexity 14, to split or justify (issue 45)
     given: Mapping[str, bytes] | None = None,
     parsed: Mapping[str, FileResult] | None = None,
     roots: Collection[str] = (),
+    keep: Keep = None,
 ) -> tuple[dict[str, FileResult], list[ParseProblem], list[tuple[Include, str]]]:
     """Parse every target and, transitively, every file they include (each file once).
 
@@ -349,7 +352,8 @@ def load(  # noqa: C901 - complexity 14, to split or justify (issue 45)
     holds files already parsed. Includes are followed only inside ``roots`` (the ``project_root`` of
     the current folder by default); the ones left are returned with the reason. A file found by
     walking a folder is left the same way when it is a symbolic link out of them; a file named on
-    the command line is read wherever it is.
+    the command line is read wherever it is. ``keep``: the packages whose requirements are kept
+    (``fa_lint.files.read.Keep``).
     """
     given = given or {}
     parsed = parsed or {}
@@ -370,7 +374,7 @@ def load(  # noqa: C901 - complexity 14, to split or justify (issue 45)
         path, source = queue.popleft()
         if path in files:
             continue
-        result = files[path] = parsed.get(path) or parse_file(path, source, given.get(path))
+        result = files[path] = parsed.get(path) or parse_file(path, source, given.get(path), keep=keep)
         for rec in result.records:
             if not isinstance(rec, Include):
                 continue
@@ -394,7 +398,7 @@ def load(  # noqa: C901 - complexity 14, to split or justify (issue 45)
                 problems.append(
                     ParseProblem(rec.location, f"included file {excerpt(rec.target)} does not exist")
                 )
-    _built_with_arguments(files, given)
+    _built_with_arguments(files, given, keep)
     problems += _cycles(files)
     for path in set(files) - asked:  # reached only through -c: every line is a constraint
         f = files[path]
@@ -406,7 +410,7 @@ def load(  # noqa: C901 - complexity 14, to split or justify (issue 45)
     return files, problems, unfollowed
 
 
-def _built_with_arguments(files: dict[str, FileResult], given: Mapping[str, bytes]) -> None:
+def _built_with_arguments(files: dict[str, FileResult], given: Mapping[str, bytes], keep: Keep) -> None:
     """Each Dockerfile of the check that another file builds with ``--build-arg NAME=VALUE``, read
     again with those values for its ``ARG`` lines without a default. The command names the Dockerfile
     from its working folder: the folder of the file that runs it, else the one fa-lint runs in (a
@@ -426,7 +430,7 @@ def _built_with_arguments(files: dict[str, FileResult], given: Mapping[str, byte
                     break
     for path, named in values.items():
         args = {name: tuple(dict.fromkeys(found)) for name, found in named.items()}
-        files[path] = parse_file(path, "dockerfile", given.get(path), build_args=args)
+        files[path] = parse_file(path, "dockerfile", given.get(path), build_args=args, keep=keep)
 
 
 _CHAIN = 8  # files of a cycle named in its message, around an ellipsis

@@ -17,18 +17,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any
 
 from fa_lint.model import FileResult, Group, Image, Include, Kind, Parsed, Requirement, Uninstall, normalize
-
-MANIFESTS = {"pyproject", "setup.cfg", "setup.py", "pipfile"}
-LOCKS = {"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pipfile.lock", "conda-lock", "pixi.lock"}
-SEQUENTIAL = {"dockerfile", "shell", "workflow", "gitlab-ci", "makefile", "nox", "cluster", "python-app"}
-# Which lockfile formats can pin which manifest format, when they share a folder.
-PAIRS = {
-    "pyproject": frozenset({"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pixi.lock"}),
-    "pipfile": frozenset({"pipfile.lock"}),
-    "pixi": frozenset({"pixi.lock"}),
-    "conda": frozenset({"conda-lock"}),
-}
-
+from fa_lint.sources import LOCKS, MANIFESTS, SCRIPTS, locks_of
 
 _SCAN = 32  # an environment of up to this many requirements is scanned rather than indexed
 
@@ -79,7 +68,9 @@ class Environment:
         return self._fields() == other._fields() if isinstance(other, Environment) else NotImplemented
 
     def __hash__(self) -> int:
-        return hash(self._fields())
+        # equal environments have equal names: hashing the name alone keeps a large environment a cheap
+        # key for the rules' answers (fa_lint.rules._base.Memo), where hashing its members would not be
+        return hash(self.name)
 
     def __repr__(self) -> str:
         return f"Environment({self.name!r}, {len(self.members)} members, {len(self.locked)} locked)"
@@ -127,7 +118,7 @@ def paired_locks(
     ``folders`` (``lock_folders(files)``) spares looking through every file for each manifest.
     """
     folder = os.path.dirname(path)
-    kinds = PAIRS.get(source, frozenset())
+    kinds = locks_of(source)
     found = files if folders is None else folders.get(folder, [])
     return [p for p in found if files[p].source in kinds and os.path.dirname(p) == folder]
 
@@ -422,7 +413,7 @@ def build(files: Mapping[str, FileResult], checked: Collection[str] | None = Non
     paired = {
         lp
         for path, f in files.items()
-        if f.source in PAIRS
+        if locks_of(f.source)
         for lp in paired_locks(path, f.source, files, folders)
     }
     for path, f in files.items():
@@ -431,7 +422,7 @@ def build(files: Mapping[str, FileResult], checked: Collection[str] | None = Non
         elif f.source in MANIFESTS:
             envs += _manifest(path, f, files, folders)
             envs += _sequential(path, _commands_of(f), files)
-        elif f.source in SEQUENTIAL:
+        elif f.source in SCRIPTS:
             envs += _sequential(path, f, files)
         elif f.source in LOCKS:
             if path not in paired:

@@ -32,10 +32,11 @@ from packaging.version import InvalidVersion, Version
 from fa_lint._records import NamedTuple
 from fa_lint.kb import torch as torch_kb
 from fa_lint.machine import final_torch, images
-from fa_lint.machine.environments import SEQUENTIAL, Environment
+from fa_lint.machine.environments import Environment
 from fa_lint.machine.final_torch import TORCH, FinalTorch, Source
 from fa_lint.machine.series import minors
 from fa_lint.model import FLASH_ATTN, Image, Kind, Requirement
+from fa_lint.sources import SCRIPTS
 
 # the requirements a toolchain is read from (rules.PACKAGES): torch, the packages that pin it, python
 PACKAGES = frozenset({*TORCH, "python", FLASH_ATTN}) | torch_kb.PACKAGES
@@ -167,7 +168,7 @@ def _cuda(env: Environment, torch: Requirement | None, final: FinalTorch | None)
 # --index-url lines): a torch from one of them with no index named comes from PyPI. A Pipfile, a
 # pyproject or a lock names its indexes in tables fa-lint does not read, so their torch's index is
 # not known (a Pipfile.lock may pin torch from a vendor's CUDA index).
-_INDEXES_SAID = frozenset({"requirements", *SEQUENTIAL})
+_INDEXES_SAID = frozenset({"requirements", *SCRIPTS})
 
 
 def _from_pypi(req: Requirement) -> bool:

@@ -14,7 +14,7 @@ from fa_lint.machine import toolchain
 from fa_lint.machine.environments import Environment, source_applies
 from fa_lint.machine.toolchain import Known, Toolchain
 from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Location, Requirement, Severity
-from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._base import Context, Memo, Rule
 from fa_lint.rules._fal011 import COMPILE, newest, unknown_finding
 from fa_lint.rules._fal012 import (
     CONDA_PIP,
@@ -253,11 +253,14 @@ def _no_wheel_finding(
 def _nearest(ctx: Context, paged: list[Release], tools: Toolchain, target: Target) -> Release | None:
     """The good release closest to the admitted ones that has a wheel here (a released-torch build
     first), and whose wheel imports and runs on the machine the files target."""
-    key = ("nearest", paged[0].version, paged[-1].version, tools, target)
-    if key not in ctx.memo:
-        ctx.memo[key] = _closest(ctx, paged, tools, target)
-    found: Release | None = ctx.memo[key]
-    return found
+    found = _NEAREST.of(ctx)
+    key = (paged[0].version, paged[-1].version, tools, target)
+    if key not in found:
+        found[key] = _closest(ctx, paged, tools, target)
+    return found[key]
+
+
+_NEAREST: Memo[tuple[Version, Version, Toolchain, Target], Release | None] = Memo()
 
 
 def _closest(
@@ -317,10 +320,13 @@ def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
         # check: "Can't use PEP 440 local versions."), and the wheel indexes and --find-links folders
         # that carry them carry wheels
         return True
-    key = ("sources", id(env))
-    if key not in ctx.memo:
-        ctx.memo[key] = [r for r in env.of(FLASH_ATTN) if r.kind is Kind.SOURCE]
-    return wheel_sources(req, ctx.memo[key])
+    found = _SOURCES.of(ctx)
+    if env not in found:
+        found[env] = [r for r in env.of(FLASH_ATTN) if r.kind is Kind.SOURCE]
+    return wheel_sources(req, found[env])
+
+
+_SOURCES: Memo[Environment, list[Requirement]] = Memo()
 
 
 def _container_keeps(env: Environment, req: Requirement) -> bool:
