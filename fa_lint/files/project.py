@@ -9,17 +9,15 @@ import os
 import re
 import stat
 from collections import deque
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 
-from fa_lint.files.discover import GitIgnore, Target, classify, detect, walk
+from fa_lint._records import NamedTuple
+from fa_lint.files.discover import GitIgnore, Target, classify, detect, search
+from fa_lint.files.includes import cycles, include_path
 from fa_lint.files.read import MAX_BYTES, Keep, parse_file
 from fa_lint.model import BuildArg, FileResult, Include, Kind, Location, ParseProblem, Requirement
 from fa_lint.sources import LOCKS, locks_of
 from fa_lint.syntax.text import excerpt
-
-
-def _include_path(including: str, target: str) -> str:
-    return os.path.normpath(os.path.join(os.path.dirname(including), target))
 
 
 def companions(targets: list[Target], ignored: GitIgnore | None = None) -> list[Target]:
@@ -55,17 +53,36 @@ def companions(targets: list[Target], ignored: GitIgnore | None = None) -> list[
     return out
 
 
-def project_root(path: str = ".", known: dict[str, str] | None = None) -> str:
+def project_root(path: str = ".") -> str:
     """The folder a checked path's includes may reach, and where the files that include a named one
     are looked for: the top of the git repository that holds it (the folder with ``.git``); outside
     any repository the current folder when the path is inside it (and it is not the filesystem's root),
     else the folder named (a file's own).
-    ``known`` keeps each folder's answer for the rest of a run (files named together share folders,
-    and the search up to the filesystem's root costs two system calls a level).
     """
-    folder = path if os.path.isdir(path) else os.path.dirname(path) or "."
-    if known is not None and folder in known:
-        return known[folder]
+    return _root(_folder(path))
+
+
+class Roots:
+    """``project_root`` for one run, each folder's answer kept (files named together share folders,
+    and the search up to the filesystem's root costs two system calls a level)."""
+
+    __slots__ = ("_known",)
+
+    def __init__(self) -> None:
+        self._known: dict[str, str] = {}
+
+    def __call__(self, path: str) -> str:
+        folder = _folder(path)
+        if folder not in self._known:
+            self._known[folder] = _root(folder)
+        return self._known[folder]
+
+
+def _folder(path: str) -> str:
+    return path if os.path.isdir(path) else os.path.dirname(path) or "."
+
+
+def _root(folder: str) -> str:
     start = os.path.realpath(folder)
     here = start
     while not os.path.exists(os.path.join(here, ".git")):
@@ -74,11 +91,8 @@ def project_root(path: str = ".", known: dict[str, str] | None = None) -> str:
             cwd = os.path.realpath(os.getcwd())
             # the filesystem's root is no project's (a container's working folder often is "/")
             inside = os.path.commonpath([start, cwd]) == cwd and os.path.dirname(cwd) != cwd
-            here = cwd if inside else start
-            break
+            return cwd if inside else start
         here = parent
-    if known is not None:
-        known[folder] = here
     return here
 
 
@@ -150,65 +164,103 @@ def _key(path: str) -> str:
     return os.path.normcase(os.path.abspath(path))
 
 
-def includers(  # noqa: C901 - complexity 11, to split or justify (issue 45)
+class Includers(NamedTuple):
+    """The files of the project that include a named one (``targets``), and those of them already
+    parsed (``parsed``: for ``load`` to reuse)."""
+
+    targets: list[Target]
+    parsed: dict[str, FileResult]
+
+
+def includers(
     named: list[Target],
     known: list[Target],
     exclude: tuple[str, ...] = (),
     ignored: GitIgnore | None = None,
-    parsed: dict[str, FileResult] | None = None,
     walked: Iterable[str] = (),
-    known_roots: dict[str, str] | None = None,
+    roots: Callable[[str], str] = project_root,
     keep: Keep = None,
 ) -> list[Target]:
+    """``including``'s targets."""
+    return including(named, known, exclude, ignored, walked, roots, keep).targets
+
+
+def including(
+    named: list[Target],
+    known: list[Target],
+    exclude: tuple[str, ...] = (),
+    ignored: GitIgnore | None = None,
+    walked: Iterable[str] = (),
+    roots: Callable[[str], str] = project_root,
+    keep: Keep = None,
+) -> Includers:
     """Files of the project that include a named file, directly or through others, and the
     manifests beside a named lockfile: the environments a named file takes part in.
 
     pre-commit names only the changed files; a requirements file that says ``-c constraints.txt``
-    is not among them when only the constraints changed. Each project root is walked once (not at
-    all when inside a folder that was ``walked`` already: what is there is in ``known``).
+    is not among them when only the constraints changed. Each project root (``roots``: a run's
+    ``Roots``) is walked once (not at all when inside a folder that was ``walked`` already: what is
+    there is in ``known``).
 
     Linear in the project, one file's bytes in memory at a time: each file of the project is read
     once for the names of project files it mentions (``Names``), and dropped; a file is parsed
     only when a name it mentions becomes wanted, once, and what it includes kept as an index from
-    each included file to its includers. ``parsed`` collects the includers parsed, for ``load`` to
-    reuse; ``known_roots`` is ``project_root``'s ``known``; ``keep``, ``parse_file``'s.
+    each included file to its includers. ``keep`` is ``parse_file``'s.
     """
-    parsed = parsed if parsed is not None else {}
     taken = {_key(t.path) for t in known}
     out = _manifests_beside(named, taken, ignored)
-    pool = [t for t in _pool(named, exclude, ignored, walked, known_roots) if _key(t.path) not in taken]
+    pool = [t for t in _pool(named, exclude, ignored, walked, roots) if _key(t.path) not in taken]
     if not pool:
-        return out
+        return Includers(out, {})
     names = Names({os.fsencode(os.path.basename(t.path)) for t in (*pool, *named)})
     mentioning: dict[bytes, list[Target]] = {}  # a file name -> the pool files that mention it
     for t in pool:
         for name in names.mentioned(_bytes(t.path)):
             mentioning.setdefault(name, []).append(t)
-    by_target: dict[str, list[Target]] = {}  # an included file -> the parsed files that include it
-    seen: set[str] = set()  # pool files parsed
-    wanted = {_key(t.path) for t in named}  # and every includer found
-    found: set[str] = set()
-    todo = deque(wanted)
-    while todo:  # a file that includes one that includes a named file is in its environments too
-        key = todo.popleft()
+    found = _Including(named, taken, keep)
+    while found.todo:  # a file that includes one that includes a named file is in its environments too
+        found.next(mentioning)
+    out += [Target(t.path, t.source, explicit=False) for t in pool if _key(t.path) in found.found]
+    return Includers(out, found.parsed)
+
+
+class _Including:
+    """The search for includers, breadth first from the named files (a plain class: each file parsed
+    changes it)."""
+
+    __slots__ = ("by_target", "found", "keep", "parsed", "seen", "taken", "todo", "wanted")
+
+    def __init__(self, named: list[Target], taken: set[str], keep: Keep) -> None:
+        self.taken = taken
+        self.keep = keep
+        self.by_target: dict[str, list[Target]] = {}  # an included file -> the parsed files that include it
+        self.seen: set[str] = set()  # pool files parsed
+        self.wanted = {_key(t.path) for t in named}  # and every includer found
+        self.found: set[str] = set()
+        self.todo = deque(self.wanted)
+        self.parsed: dict[str, FileResult] = {}  # includers parsed: load reads them from here
+
+    def next(self, mentioning: dict[bytes, list[Target]]) -> None:
+        """Parse the pool files that mention the next wanted file; those that include it are wanted."""
+        key = self.todo.popleft()
         for t in mentioning.pop(os.fsencode(os.path.basename(key)), ()):
-            if t.path in seen:
-                continue
-            seen.add(t.path)
-            result = parse_file(t.path, t.source, keep=keep)
-            inside = [_key(_include_path(t.path, r.target)) for r in result.records if isinstance(r, Include)]
-            if any(k in wanted for k in inside):
-                parsed[t.path] = result  # an includer already: load reads it from here
-            for k in inside:
-                by_target.setdefault(k, []).append(t)
-        for t in by_target.pop(key, ()):
+            if t.path not in self.seen:
+                self.seen.add(t.path)
+                self._parse(t)
+        for t in self.by_target.pop(key, ()):
             k = _key(t.path)
-            if k not in taken and k not in wanted:
-                wanted.add(k)
-                found.add(k)
-                todo.append(k)
-    out += [Target(t.path, t.source, explicit=False) for t in pool if _key(t.path) in found]
-    return out
+            if k not in self.taken and k not in self.wanted:
+                self.wanted.add(k)
+                self.found.add(k)
+                self.todo.append(k)
+
+    def _parse(self, t: Target) -> None:
+        result = parse_file(t.path, t.source, keep=self.keep)
+        inside = [_key(include_path(t.path, r.target)) for r in result.records if isinstance(r, Include)]
+        if any(k in self.wanted for k in inside):
+            self.parsed[t.path] = result  # an includer already
+        for k in inside:
+            self.by_target.setdefault(k, []).append(t)
 
 
 # Where a file name ends as a word: blanks, quotes, "=", ",", ":", brackets, shell operators, slashes.
@@ -295,7 +347,7 @@ def _pool(
     exclude: tuple[str, ...],
     ignored: GitIgnore | None,
     walked: Iterable[str],
-    known_roots: dict[str, str] | None = None,
+    roots_of: Callable[[str], str],
 ) -> Iterator[Target]:
     """Every dependency file of the named files' projects, one walk per project root (``project_root``,
     the bound of includes too), without the symbolic links out of it that ``load`` would not read."""
@@ -304,11 +356,11 @@ def _pool(
     # so that an include resolves to the very path the named file was loaded under
     roots: dict[str, bool] = {}
     for t in named:
-        roots.setdefault(project_root(t.path, known_roots), os.path.isabs(t.path))
+        roots.setdefault(roots_of(t.path), os.path.isabs(t.path))
     for root, absolute in roots.items():
         key = _key(root)
         if not any(key == w or key.startswith(w + os.sep) for w in done):
-            found = walk(root if absolute else os.path.relpath(root), exclude, ignored)
+            found = search(root if absolute else os.path.relpath(root), exclude, ignored).targets
             yield from (t for t in found if _walked_link_off_limits(t, [root]) is None)
 
 
@@ -332,7 +384,7 @@ def reached(files: Mapping[str, FileResult], roots: Iterable[str]) -> set[str]:
             continue
         seen.add(path)
         stack += [
-            _include_path(path, r.target)
+            include_path(path, r.target)
             for r in files[path].records
             if isinstance(r, Include) and "://" not in r.target
         ]
@@ -381,7 +433,7 @@ def load(  # noqa: C901 - complexity 14, to split or justify (issue 45)
             if "://" in rec.target:
                 unfollowed.append((rec, "fa-lint never fetches URLs"))
                 continue
-            target = _include_path(path, rec.target)
+            target = include_path(path, rec.target)
             where = _off_limits(target, roots, folders)
             if where is not None:
                 if not rec.optional:  # an optional path names a file inside an image, not this one
@@ -399,7 +451,7 @@ def load(  # noqa: C901 - complexity 14, to split or justify (issue 45)
                     ParseProblem(rec.location, f"included file {excerpt(rec.target)} does not exist")
                 )
     _built_with_arguments(files, given, keep)
-    problems += _cycles(files)
+    problems += cycles(files)
     for path in set(files) - asked:  # reached only through -c: every line is a constraint
         f = files[path]
         records = tuple(
@@ -431,54 +483,3 @@ def _built_with_arguments(files: dict[str, FileResult], given: Mapping[str, byte
     for path, named in values.items():
         args = {name: tuple(dict.fromkeys(found)) for name, found in named.items()}
         files[path] = parse_file(path, "dockerfile", given.get(path), build_args=args, keep=keep)
-
-
-_CHAIN = 8  # files of a cycle named in its message, around an ellipsis
-
-
-def _cycles(files: dict[str, FileResult]) -> list[ParseProblem]:
-    """pip recurses into -r/-c includes without a guard; a cycle makes it crash.
-
-    A depth-first walk with its own stack, not Python's: an include chain may be thousands deep.
-    """
-    edges = {
-        path: [
-            (rec, _include_path(path, rec.target))
-            for rec in f.records
-            if isinstance(rec, Include) and "://" not in rec.target
-        ]
-        for path, f in files.items()
-    }
-    found: dict[Location, ParseProblem] = {}
-    done: set[str] = set()
-    for start, first in edges.items():
-        if start in done:
-            continue
-        stack = [start]  # the chain of includes being walked
-        on_stack = {start: 0}  # each file of the chain, at its depth
-        todo = [iter(first)]
-        while todo:
-            step = next(todo[-1], None)
-            if step is None:
-                finished = stack.pop()
-                done.add(finished)
-                del on_stack[finished]
-                todo.pop()
-                continue
-            rec, target = step
-            if target in on_stack:
-                chain = [*stack[on_stack[target] :], target]
-                if len(chain) > _CHAIN:
-                    chain = [
-                        *chain[: _CHAIN // 2],
-                        f"... ({len(chain) - _CHAIN} more)",
-                        *chain[-_CHAIN // 2 :],
-                    ]
-                found.setdefault(
-                    rec.location, ParseProblem(rec.location, f"include cycle: {' -> '.join(chain)}")
-                )
-            elif target in edges and target not in done:
-                on_stack[target] = len(stack)
-                stack.append(target)
-                todo.append(iter(edges[target]))
-    return list(found.values())
