@@ -14,8 +14,9 @@ from fa_lint._gc import fewer_collections
 from fa_lint._records import NamedTuple
 from fa_lint.code.readers import uses_of
 from fa_lint.code.uses import Use
+from fa_lint.files.bounds import off_limits
 from fa_lint.files.discover import Found, GitIgnore, Target, excluded, find
-from fa_lint.files.project import Includers, Roots, companions, including, load, off_limits, reached
+from fa_lint.files.project import Includers, Roots, companions, including, load, reached
 from fa_lint.files.read import read_text
 from fa_lint.kb.assess import Policy
 from fa_lint.machine.environments import build

@@ -64,7 +64,7 @@ LAYERS = {
     "fa_lint.code.command_lines": 3.2,
     "fa_lint.code.readers": 3.3,
     # which files, read how, loaded as a project: below what installs and the rules, which read what
-    # it loaded; git and the glob index < .gitignore < discover, read, includes < project < checkouts
+    # it loaded; git and the glob index < .gitignore < discover, read, includes < bounds < project < checkouts
     "fa_lint.files": 3.9,
     "fa_lint.files.git": 3.9,  # running git with nothing the checkout configures able to run
     "fa_lint.files.needles": 3.9,  # many globs against many paths, indexed
@@ -73,6 +73,7 @@ LAYERS = {
     "fa_lint.files.discover": 3.92,
     "fa_lint.files.read": 3.92,
     "fa_lint.files.includes": 3.92,  # what an include names, and cycles of includes
+    "fa_lint.files.bounds": 3.925,  # where a file read for a checked one may lie
     "fa_lint.files.project": 3.93,
     "fa_lint.files.checkouts": 3.94,
     # what installs (environments) and where (target)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import codecs
 import os
-import re
 import stat
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 
 from fa_lint._records import NamedTuple
+from fa_lint.files.bounds import off_limits, walked_link_off_limits
 from fa_lint.files.discover import GitIgnore, Target, classify, detect, search
 from fa_lint.files.includes import cycles, include_path
 from fa_lint.files.read import MAX_BYTES, Keep, parse_file
@@ -94,70 +94,6 @@ def _root(folder: str) -> str:
             return cwd if inside else start
         here = parent
     return here
-
-
-def _off_limits(path: str, roots: Collection[str], folders: dict[str, str] | None = None) -> str | None:
-    """Where ``path`` lies when fa-lint must not read it for a file it checks, or None.
-
-    pip reads any path an include names; a pull request could name ``/etc/shadow`` or ``.git/config``
-    (where actions/checkout keeps its token) and have the lines fa-lint cannot parse echoed into CI
-    logs. So files are read only inside the project root, never in ``.git``, symbolic links resolved.
-    ``folders`` keeps each folder resolved, for the next path in it (see ``_realpath``).
-    """
-    if "\0" in path:  # no file name holds one (realpath raises on it): it names nothing to read
-        return None
-    real = _realpath(path, folders) if folders is not None else os.path.realpath(path)
-    root = next((r for r in roots if _within(real, r)), None)
-    if root is None:
-        return "outside the project root"
-    absolute = os.path.abspath(path)
-    if not _MAYBE_GIT.search(absolute) and not _MAYBE_GIT.search(real):  # the common case: no such part
-        return None
-    named = os.path.relpath(absolute, root).split(os.sep)
-    if any(map(is_git, named)) or any(map(is_git, os.path.relpath(real, root).split(os.sep))):
-        return "inside .git"
-    return None
-
-
-# A name that a case-insensitive disk (macOS, Windows) or Windows' own rules may open as ".git": any
-# case, trailing dots and blanks (Windows drops them), and its 8.3 short name; git refuses all of these
-# as path names in a tree for that reason (core.protectHFS, core.protectNTFS).
-_MAYBE_GIT = re.compile(r"\.git|git~1", re.I)
-
-
-def is_git(name: str) -> bool:
-    """Whether a disk may open a path part of this name as ``.git``."""
-    folded = name.casefold()
-    return folded.rstrip(". ") == ".git" or folded == "git~1"
-
-
-def off_limits(path: str, roots: Collection[str]) -> str | None:
-    """Where ``path`` lies when fa-lint must not read it (outside the project roots, inside .git), or
-    None: the bound every file read for a checked one keeps to, includes and checkouts alike."""
-    return _off_limits(path, roots)
-
-
-def _within(real: str, root: str) -> bool:
-    """Whether a resolved path is ``root`` or below it; the plain prefix test first, as it mostly is."""
-    return real.startswith(root.rstrip(os.sep) + os.sep) or os.path.commonpath([real, root]) == root
-
-
-def _realpath(path: str, folders: dict[str, str]) -> str:
-    """``os.path.realpath(path)``, its folder resolved once for every path in it: realpath looks at
-    each component of a path in turn (a system call each), and a project's includes name files in
-    the same few folders. Only the file itself is then looked at, in case it is a link."""
-    folder, name = os.path.split(path)
-    if name in ("", ".", "..") or os.path.islink(path):
-        return os.path.realpath(path)
-    if folder not in folders:
-        folders[folder] = os.path.realpath(folder)
-    return os.path.join(folders[folder], name)
-
-
-def _walked_link_off_limits(t: Target, roots: Collection[str]) -> str | None:
-    """Where a file found by walking a folder lies, when it is a symbolic link out of ``roots``: a
-    walk never leaves the folder it was given but through one."""
-    return _off_limits(t.path, roots) if not t.explicit and os.path.islink(t.path) else None
 
 
 def _key(path: str) -> str:
@@ -361,7 +297,7 @@ def _pool(
         key = _key(root)
         if not any(key == w or key.startswith(w + os.sep) for w in done):
             found = search(root if absolute else os.path.relpath(root), exclude, ignored).targets
-            yield from (t for t in found if _walked_link_off_limits(t, [root]) is None)
+            yield from (t for t in found if walked_link_off_limits(t, [root]) is None)
 
 
 def _bytes(path: str) -> bytes:
@@ -391,7 +327,7 @@ def reached(files: Mapping[str, FileResult], roots: Iterable[str]) -> set[str]:
     return seen
 
 
-def load(  # noqa: C901 - complexity 14, to split or justify (issue 45)
+def load(
     targets: Iterable[Target],
     given: Mapping[str, bytes] | None = None,
     parsed: Mapping[str, FileResult] | None = None,
@@ -413,14 +349,7 @@ def load(  # noqa: C901 - complexity 14, to split or justify (issue 45)
     folders: dict[str, str] = {}  # resolved once each (_realpath)
     files: dict[str, FileResult] = {}
     problems: list[ParseProblem] = []
-    unfollowed: list[tuple[Include, str]] = []
-    queue: deque[tuple[str, str]] = deque()
-    for t in targets:
-        where = None if t.path in given else _walked_link_off_limits(t, roots)
-        if where is None:
-            queue.append((t.path, t.source))
-        else:
-            unfollowed.append((Include(Location(t.path, 1, 1, 1, 1), t.path), f"it links to a file {where}"))
+    queue, unfollowed = _queued(targets, given, roots)
     asked = {path for path, _ in queue}  # files something installs from, not only constrains with
     while queue:
         path, source = queue.popleft()
@@ -430,36 +359,73 @@ def load(  # noqa: C901 - complexity 14, to split or justify (issue 45)
         for rec in result.records:
             if not isinstance(rec, Include):
                 continue
-            if "://" in rec.target:
-                unfollowed.append((rec, "fa-lint never fetches URLs"))
-                continue
-            target = include_path(path, rec.target)
-            where = _off_limits(target, roots, folders)
-            if where is not None:
-                if not rec.optional:  # an optional path names a file inside an image, not this one
-                    unfollowed.append((rec, f"it is {where}"))
-                continue
-            if os.path.isfile(target):
-                if not rec.constraint:
-                    asked.add(target)
-                fmt = rec.source or (detect(target) if rec.optional else None) or "requirements"
-                queue.append((target, fmt))
-            elif rec.optional:
-                continue  # a path inside an image or on another machine; nothing to read here
-            else:
-                problems.append(
-                    ParseProblem(rec.location, f"included file {excerpt(rec.target)} does not exist")
-                )
+            step = _follow(path, rec, roots, folders)
+            if isinstance(step, _Next):
+                if step.asks:
+                    asked.add(step.path)
+                queue.append((step.path, step.source))
+            elif isinstance(step, ParseProblem):
+                problems.append(step)
+            elif step:
+                unfollowed.append((rec, step))
     _built_with_arguments(files, given, keep)
     problems += cycles(files)
-    for path in set(files) - asked:  # reached only through -c: every line is a constraint
+    _constraints_only(files, asked)
+    return files, problems, unfollowed
+
+
+def _queued(
+    targets: Iterable[Target], given: Mapping[str, bytes], roots: Collection[str]
+) -> tuple[deque[tuple[str, str]], list[tuple[Include, str]]]:
+    """The targets to read (path, format), and those left: a walked link out of the roots."""
+    queue: deque[tuple[str, str]] = deque()
+    unfollowed: list[tuple[Include, str]] = []
+    for t in targets:
+        where = None if t.path in given else walked_link_off_limits(t, roots)
+        if where is None:
+            queue.append((t.path, t.source))
+        else:
+            unfollowed.append((Include(Location(t.path, 1, 1, 1, 1), t.path), f"it links to a file {where}"))
+    return queue, unfollowed
+
+
+class _Next(NamedTuple):
+    """A file an include names, to read next: its path, its format, and whether it is installed from
+    (not only a constraint)."""
+
+    path: str
+    source: str
+    asks: bool
+
+
+def _follow(
+    path: str, rec: Include, roots: Collection[str], folders: dict[str, str]
+) -> _Next | ParseProblem | str:
+    """Where an include of ``path`` leads: the file to read next, a problem (it does not exist), or why
+    it is not followed ("" when there is nothing to say: an optional path that is not here)."""
+    if "://" in rec.target:
+        return "fa-lint never fetches URLs"
+    target = include_path(path, rec.target)
+    where = off_limits(target, roots, folders)
+    if where is not None:
+        return "" if rec.optional else f"it is {where}"  # an optional path names a file inside an image
+    if os.path.isfile(target):
+        fmt = rec.source or (detect(target) if rec.optional else None) or "requirements"
+        return _Next(target, fmt, not rec.constraint)
+    if rec.optional:
+        return ""  # a path inside an image or on another machine; nothing to read here
+    return ParseProblem(rec.location, f"included file {excerpt(rec.target)} does not exist")
+
+
+def _constraints_only(files: dict[str, FileResult], asked: set[str]) -> None:
+    """Each file reached only through ``-c``: every line of it is a constraint."""
+    for path in set(files) - asked:
         f = files[path]
         records = tuple(
             r._replace(kind=Kind.CONSTRAINT) if isinstance(r, Requirement) and r.kind is Kind.INSTALL else r
             for r in f.records
         )
         files[path] = f._replace(records=records)
-    return files, problems, unfollowed
 
 
 def _built_with_arguments(files: dict[str, FileResult], given: Mapping[str, bytes], keep: Keep) -> None:

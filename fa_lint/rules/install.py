@@ -338,7 +338,7 @@ def _container_keeps(env: Environment, req: Requirement) -> bool:
     return all(ngc.ships_flash_attn(i.reference) for i in env.images)
 
 
-def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None:  # noqa: C901 - complexity 12, to split or justify (issue 45)
+def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None:
     options = req.options
     assert options is not None
     if options.installer == "conda" or ctx.satisfied_by(req) is not None:
@@ -352,32 +352,7 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
     stage = stage_of(ctx, env)
     step = req.build_step  # where it is built: a 'pip wheel' before the install that takes it
     if options.build in ("no-isolation", "legacy"):
-        if stage.torch_before(step, any(i.has_torch for i in env.images)):
-            return None
-        if stage.opaque_before(step):
-            return None  # 'pip install -e .' then flash-attn: the project's own torch, most likely
-        same = stage.torch_at(step)
-        bare = torchless(env)
-        if not (bare or stage.torch_gone_before(step) or stage.torch_named_at_or_after(step)):
-            # a machine fa-lint cannot see (a script's, an image it does not know): --no-build-isolation
-            # says its author finds torch there, and nothing here says otherwise (no torchless image, no
-            # uninstall, no torch installed by name only then or later). Unknown is not none.
-            return None
-        notes = [NO_TORCH]
-        if same:
-            notes.append("pip reads flash-attn's setup.py before it installs the torch of the same command")
-        if not bare:
-            notes.append("unless the machine or base image already has torch")
-        return BUILD_ISOLATION.finding(
-            where,
-            "flash-attn is built without isolation, but no torch is installed before it; install torch first",
-            severity=Severity.ERROR if bare else Severity.WARNING,
-            package=FLASH_ATTN,
-            requirement=req.raw,
-            environment=env.name,
-            notes=tuple(notes),
-            help="install torch (pip install torch) in a command before the one that builds flash-attn",
-        )
+        return _unisolated(env, req, stage, step, where)
     certain, why = _isolated(options.installer, options.build, env, stage, step)
     flag = {"pdm": "--no-isolation", "build": "--no-isolation"}.get(options.installer, "--no-build-isolation")
     if options.installer == "poetry":
@@ -407,6 +382,38 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
         environment=env.name,
         notes=told,
         help=fix,
+    )
+
+
+def _unisolated(
+    env: Environment, req: Requirement, stage: Stage, step: int, where: Location
+) -> Finding | None:
+    """A build without isolation (or a legacy one): torch must be installed before it."""
+    if stage.torch_before(step, any(i.has_torch for i in env.images)):
+        return None
+    if stage.opaque_before(step):
+        return None  # 'pip install -e .' then flash-attn: the project's own torch, most likely
+    same = stage.torch_at(step)
+    bare = torchless(env)
+    if not (bare or stage.torch_gone_before(step) or stage.torch_named_at_or_after(step)):
+        # a machine fa-lint cannot see (a script's, an image it does not know): --no-build-isolation
+        # says its author finds torch there, and nothing here says otherwise (no torchless image, no
+        # uninstall, no torch installed by name only then or later). Unknown is not none.
+        return None
+    notes = [NO_TORCH]
+    if same:
+        notes.append("pip reads flash-attn's setup.py before it installs the torch of the same command")
+    if not bare:
+        notes.append("unless the machine or base image already has torch")
+    return BUILD_ISOLATION.finding(
+        where,
+        "flash-attn is built without isolation, but no torch is installed before it; install torch first",
+        severity=Severity.ERROR if bare else Severity.WARNING,
+        package=FLASH_ATTN,
+        requirement=req.raw,
+        environment=env.name,
+        notes=tuple(notes),
+        help="install torch (pip install torch) in a command before the one that builds flash-attn",
     )
 
 
