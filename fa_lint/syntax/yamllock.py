@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import yaml
 
+from fa_lint._records import NamedTuple
 from fa_lint.model import ParseProblem
 from fa_lint.syntax import yamldoc
 from fa_lint.syntax.text import TextIndex, excerpt
@@ -23,8 +23,7 @@ _KEY = re.compile(r"([A-Za-z_][\w.-]*):(?:[ \t]+(.*?))?[ \t]*$")
 _TOP = re.compile(r"^(?:[A-Za-z_][\w.-]*:(?:\s|$)|#|\.\.\.|---)")
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     fields: dict[str, tuple[str, int, int]]  # key -> (scalar value, start and end of the key line)
 
     def get(self, key: str) -> str | None:
