@@ -41,7 +41,7 @@ def _scalar(text: str) -> str:
     return text
 
 
-def entries(index: TextIndex, key: str) -> Iterator[Entry | ParseProblem]:  # noqa: C901 - complexity 12, to split or justify (issue 45)
+def entries(index: TextIndex, key: str) -> Iterator[Entry | ParseProblem]:  # noqa: C901 - complexity 12: a line scanner over the lock writers' fixed layout, a branch per kind of line (item, field, dedent, foreign line) sharing the dash's column and the entry so far
     """The entries of the top-level list ``key:``; a line no writer makes is a located problem."""
     text = index.text
     m = re.search(rf"^{re.escape(key)}:[ \t]*\r?$", text, re.M)
