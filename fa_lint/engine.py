@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Protocol
 
 from packaging.version import Version
 
@@ -14,18 +14,18 @@ from fa_lint._gc import fewer_collections
 from fa_lint._records import NamedTuple
 from fa_lint.code.readers import uses_of
 from fa_lint.code.uses import Use
-from fa_lint.files.discover import GitIgnore, Target, discover, excluded
-from fa_lint.files.project import companions, includers, load, off_limits, project_root, reached
+from fa_lint.files.bounds import off_limits
+from fa_lint.files.discover import Found, GitIgnore, Target, excluded, find
+from fa_lint.files.project import Includers, Roots, companions, including, load, reached
 from fa_lint.files.read import read_text
 from fa_lint.kb.assess import Policy
-from fa_lint.machine.environments import Environment, build
+from fa_lint.machine.environments import build
 from fa_lint.model import (
     INTERNAL,
     BuildConfig,
     FileResult,
     Finding,
     Image,
-    Include,
     Location,
     NotRun,
     ParseProblem,
@@ -33,8 +33,8 @@ from fa_lint.model import (
     Setting,
     internal_error,
 )
-from fa_lint.rules import CHECKS, Context, settle
-from fa_lint.rules._base import Check
+from fa_lint.rules import CHECKS, PACKAGES, Context, settle
+from fa_lint.rules._base import Answers, Check
 from fa_lint.rules.unread import internal
 from fa_lint.settings import decide
 from fa_lint.syntax.text import TextIndex
@@ -106,52 +106,31 @@ def check(
 
 
 class _Read(NamedTuple):
-    """What a run read from its files: their records by kind, the environments they make, and which
-    files were read only for context (``hidden``)."""
+    """What a run read: its files, which were read only for context (``hidden``), and what the rules
+    read of them, under the run's policy (``context``; ``Context.replace`` gives it another)."""
 
     files: dict[str, FileResult]
     hidden: set[str]
-    requirements: tuple[Requirement, ...]
-    problems: tuple[ParseProblem, ...]
-    unfollowed: tuple[tuple[Include, str], ...]
-    environments: tuple[Environment, ...]
-    configs: tuple[BuildConfig, ...]
-    machine: tuple[Setting | Image, ...]
-    not_run: tuple[NotRun, ...]
-    uses: tuple[Use, ...]
-    code_read: bool
-
-    def context(self, base: kb.KnowledgeBase, policy: Policy) -> Context:
-        return Context(
-            base,
-            policy,
-            self.requirements,
-            self.problems,
-            self.unfollowed,
-            self.environments,
-            builds=self.configs,
-            settings=self.machine,
-            not_run=self.not_run,
-            uses=self.uses,
-            code_read=self.code_read,
-        )
+    context: Context
 
 
-def _read(paths: list[str], settings: Settings, given: Mapping[str, bytes] | None) -> _Read:
+def _read(
+    paths: list[str], settings: Settings, given: Mapping[str, bytes] | None, base: kb.KnowledgeBase
+) -> _Read:
     ignored = GitIgnore() if settings.respect_gitignore else None
-    searched = [0]  # the Python files the walk searched for the code layer's words
-    targets = _targets(paths, settings, ignored, searched)
+    found = _found(paths, settings, ignored)
+    targets = found.targets
     context = companions(targets, ignored)
     named = [t for t in targets if t.explicit and t.path != "-"]  # a bare "-" is stdin, no file
-    parsed: dict[str, FileResult] = {}
-    known_roots: dict[str, str] = {}  # project_root's, for this run
+    roots_of = Roots()  # project_root, each folder's answer kept for this run
+    includers = Includers([], {})  # the project's files that include a named one
     if named:
         walked = [p for p in paths if os.path.isdir(p)]
-        context += includers(
-            named, [*targets, *context], settings.exclude, ignored, parsed, walked, known_roots
-        )
-    roots = {project_root(p, known_roots) for p in paths}
-    files, problems, unfollowed = load([*targets, *context], given, parsed, roots)
+        known = [*targets, *context]
+        includers = including(named, known, settings.exclude, ignored, walked, roots_of, PACKAGES)
+        context += includers.targets
+    roots = {roots_of(p) for p in paths}
+    files, problems, unfollowed = load([*targets, *context], given, includers.parsed, roots, PACKAGES)
     if any(isinstance(r, Requirement) and r.checkout is not None for f in files.values() for r in f.records):
         from fa_lint.files import checkouts  # source builds of a folder the repository holds: few runs
 
@@ -166,56 +145,74 @@ def _read(paths: list[str], settings: Settings, given: Mapping[str, bytes] | Non
     # related locations are in one), as the same run over the whole project would report them.
     hidden = set(files) - reached(files, [t.path for t in targets])
     records = _by_kind(files)
-    uses = _uses(files, hidden, roots, problems)  # a crash reading one file's code is said in problems
+    read = list(_uses(files, hidden, roots))
+    uses = tuple(u for u in read if isinstance(u, Use))
+    problems += [p for p in read if isinstance(p, ParseProblem)]  # a crash reading one file's code
     return _Read(
         files,
         hidden,
-        records[Requirement],
-        (*problems, *records[ParseProblem]),
-        tuple(unfollowed),
-        build(files, {t.path for t in (*targets, *context)}),
-        records[BuildConfig],
-        records[Setting],  # what the files say about the machines (a stage's image too)
-        records[NotRun],
-        uses,
-        searched[0] > 0,
+        Context(
+            base,
+            _policy(settings, base),
+            Answers(),
+            tuple(records.requirements),
+            (*problems, *records.problems),
+            tuple(unfollowed),
+            build(files, {t.path for t in (*targets, *context)}),
+            tuple(records.configs),
+            tuple(records.machine),
+            tuple(records.not_run),
+            uses,
+            found.python_files > 0,  # a walk searched Python files for the code layer's words
+        ),
     )
 
 
-def _by_kind(files: Mapping[str, FileResult]) -> dict[type, tuple[Any, ...]]:
-    """Every record of the files, by kind, in file order (an Image goes with the Settings)."""
-    kinds: dict[type, list[Any]] = {k: [] for k in (Requirement, ParseProblem, BuildConfig, Setting, NotRun)}
+class _Records(NamedTuple):
+    """Every record of the files, by kind, in file order."""
+
+    requirements: list[Requirement]
+    problems: list[ParseProblem]
+    configs: list[BuildConfig]
+    machine: list[Setting | Image]  # what the files say about the machines (a stage's image too)
+    not_run: list[NotRun]
+
+
+def _by_kind(files: Mapping[str, FileResult]) -> _Records:
+    out = _Records([], [], [], [], [])
     for f in files.values():
         for rec in f.records:
-            kind = next((k for k in _KINDS if isinstance(rec, k)), None)
-            if kind is not None:
-                kinds[Setting if kind is Image else kind].append(rec)
-    return {k: tuple(v) for k, v in kinds.items()}
-
-
-_KINDS = (Requirement, ParseProblem, BuildConfig, Setting, Image, NotRun)
+            if isinstance(rec, Requirement):
+                out.requirements.append(rec)
+            elif isinstance(rec, ParseProblem):
+                out.problems.append(rec)
+            elif isinstance(rec, BuildConfig):
+                out.configs.append(rec)
+            elif isinstance(rec, (Setting, Image)):
+                out.machine.append(rec)
+            elif isinstance(rec, NotRun):
+                out.not_run.append(rec)
+    return out
 
 
 def context(paths: Iterable[str], settings: Settings | None = None) -> Context:
     """What the rules would read of ``paths``, under the run's policy: for ``fa-lint wheel``."""
-    settings = settings or Settings()
-    base = kb.load()
     with fewer_collections():
-        return _read(list(paths), settings, None).context(base, _policy(settings, base))
+        return _read(list(paths), settings or Settings(), None, kb.load()).context
 
 
 def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | None) -> Report:
     base = kb.load()
-    policy = _policy(settings, base)
-    read = _read(paths, settings, given)
-    files, hidden = read.files, read.hidden
+    read = _read(paths, settings, given, base)
+    files, hidden, run = read
+    policy = run.policy
     # Each file is judged by its own configuration's min-version: the rules run once per one in force.
     scoped = settings.scoped
     by_file = {path: _policy(scoped(path), base) for path in files} if scoped is not None else {}
     policies = set(by_file.values()) or {policy}
 
     def findings(policy: Policy) -> Iterator[Finding]:
-        ctx = read.context(base, policy)
+        ctx = run if policy == run.policy else run.replace(policy)
         where = next(iter(files), paths[0] if paths else ".")
         return (f for c in CHECKS for f in _judged(c, ctx, where) if _involves(f, hidden))
 
@@ -239,43 +236,38 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths), formats)
 
 
-def _targets(
-    paths: list[str], settings: Settings, ignored: GitIgnore | None, searched: list[int] | None = None
-) -> list[Target]:
-    targets = list(discover(paths, settings.exclude, ignored, settings.force_exclude, searched))
-    if settings.scoped is not None:
-        targets = [t for t in targets if not _scope_excludes(t, settings.scoped(t.path))]
-    return targets
+def _found(paths: list[str], settings: Settings, ignored: GitIgnore | None) -> Found:
+    found = find(paths, settings.exclude, ignored, settings.force_exclude)
+    if settings.scoped is None:
+        return found
+    scoped = settings.scoped
+    return found._replace(targets=[t for t in found.targets if not _scope_excludes(t, scoped(t.path))])
 
 
 def targets(paths: list[str], settings: Settings) -> list[str]:
     """The files a run over ``paths`` checks (``--show-files``): found, not read."""
     ignored = GitIgnore() if settings.respect_gitignore else None
-    return [t.path for t in _targets(paths, settings, ignored) if t.path != "-"]
+    return [t.path for t in _found(paths, settings, ignored).targets if t.path != "-"]
 
 
-def _uses(
-    files: Mapping[str, FileResult], hidden: set[str], roots: set[str], problems: list[ParseProblem]
-) -> tuple[Use, ...]:
+def _uses(files: Mapping[str, FileResult], hidden: set[str], roots: set[str]) -> Iterator[Use | ParseProblem]:
     """What the checked files' code does (fa_lint.code): Python read with ast, command lines as text,
     and each ``[tool.kernels.dependencies]`` against the ``kernels.lock`` beside it. An exception
-    reading one file is fa-lint's bug: it costs that file's uses only, and is said (``problems``)."""
-    found: list[Use] = []
+    reading one file is fa-lint's bug: it costs that file's uses only, and is said (a problem)."""
     real: list[str] | None = None  # the roots' real paths, for the locks' only
     for path, f in files.items():
         if path in hidden or f.text is None:
             continue
         try:
-            found += uses_of(path, f.source, f.text)
+            yield from uses_of(path, f.source, f.text)
         except Exception as exc:
-            problems.append(internal_error(Location(path, 1, 1, 1, 1), exc, "reading the code in this file"))
+            yield internal_error(Location(path, 1, 1, 1, 1), exc, "reading the code in this file")
         if f.source == "pyproject" and "[tool.kernels" in f.text:
             real = real if real is not None else [os.path.realpath(r) for r in roots]
-            found += _locked(path, f.text, real, problems)
-    return tuple(found)
+            yield from _locked(path, f.text, real)
 
 
-def _locked(path: str, text: str, roots: list[str], problems: list[ParseProblem]) -> list[Use]:
+def _locked(path: str, text: str, roots: list[str]) -> list[Use] | list[ParseProblem]:
     """The ``kernels.lock`` beside a pyproject.toml that asks for kernels, against what it asks."""
     lock = os.path.join(os.path.dirname(path), "kernels.lock")
     if not os.path.isfile(lock) or off_limits(lock, roots) is not None:
@@ -288,8 +280,7 @@ def _locked(path: str, text: str, roots: list[str], problems: list[ParseProblem]
     try:
         return lock_uses(path, text, lock, locked)
     except Exception as exc:
-        problems.append(internal_error(Location(lock, 1, 1, 1, 1), exc, "reading this lock"))
-        return []
+        return [internal_error(Location(lock, 1, 1, 1, 1), exc, "reading this lock")]
 
 
 def _judged(check: Check, ctx: Context, where: str) -> Iterator[Finding]:

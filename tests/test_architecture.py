@@ -21,9 +21,6 @@ LAYERS = {
     "fa_lint._gc": 0,
     "fa_lint._compat": 0,
     "fa_lint._records": 0,
-    "fa_lint.files": 0,  # which files, read how: sub-layers below, each where its imports put it
-    "fa_lint.files.git": 0,  # running git with nothing the checkout configures able to run
-    "fa_lint.files.needles": 0,  # many globs against many paths, indexed
     "fa_lint.kb": 1,
     # located readers of generic syntaxes and requirement languages; no knowledge of flash-attn
     "fa_lint.syntax": 1.1,
@@ -66,17 +63,25 @@ LAYERS = {
     "fa_lint.code.fa3_imports": 3.15,
     "fa_lint.code.command_lines": 3.2,
     "fa_lint.code.readers": 3.3,
-    # what installs (environments) and where (target); which files (discover)
-    "fa_lint.files.gitignore": 4,
-    "fa_lint.files.discover": 4,
+    # which files, read how, loaded as a project: below what installs and the rules, which read what
+    # it loaded; git and the glob index < .gitignore < discover, read, includes < bounds < project < checkouts
+    "fa_lint.files": 3.9,
+    "fa_lint.files.git": 3.9,  # running git with nothing the checkout configures able to run
+    "fa_lint.files.needles": 3.9,  # many globs against many paths, indexed
+    "fa_lint.files.shebang": 3.9,
+    "fa_lint.files.gitignore": 3.91,
+    "fa_lint.files.discover": 3.92,
+    "fa_lint.files.read": 3.92,
+    "fa_lint.files.includes": 3.92,  # what an include names, and cycles of includes
+    "fa_lint.files.bounds": 3.925,  # where a file read for a checked one may lie
+    "fa_lint.files.project": 3.93,
+    "fa_lint.files.checkouts": 3.94,
+    # what installs (environments) and where (target)
     "fa_lint.machine.environments": 4,
     "fa_lint.machine": 4.1,
     "fa_lint.rules": 5,
     "fa_lint.settings": 6,
     "fa_lint.settings.decide": 6,
-    "fa_lint.files.read": 6,
-    "fa_lint.files.project": 6.1,
-    "fa_lint.files.checkouts": 6.2,
     "fa_lint.engine": 7,
     "fa_lint.report": 8,
     "fa_lint.settings.config": 8,
@@ -307,3 +312,40 @@ def test_no_module_is_long_without_saying_why() -> None:
     assert not long, (
         f"split these modules, or say in their docstring why they are over {MAX_LINES} lines: {long}"
     )
+
+
+# Functions over ruff's complexity 10 (C901) stay few, as in packaging (8% of its functions), each
+# with its reason in its noqa; the ones issue 45 named as the hardest to change are none of them.
+MAX_COMPLEX_SHARE = 0.08
+SPLIT = {
+    ("fa_lint.engine", "_check"),
+    ("fa_lint.engine", "_read"),
+    ("fa_lint.machine.environments", "_sequential"),
+    ("fa_lint.shell.options", "install_options"),
+    ("fa_lint.shell.commands", "install"),
+    ("fa_lint.shell.pip", "install"),
+    ("fa_lint.shell.scanner", "command"),
+    ("fa_lint.shell.walk", "_statement"),
+    ("fa_lint.shell.walk", "_command"),
+}
+
+
+def _complexity_exceptions() -> tuple[int, list[tuple[str, str, str]]]:
+    """How many functions the package has, and (module, function, reason) for each ``noqa: C901``."""
+    functions, excepted = 0, []
+    for module, path in _modules():
+        lines = path.read_text().splitlines()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions += 1
+                head = lines[node.lineno - 1]
+                if "noqa: C901" in head:
+                    excepted.append((module, node.name, head.partition("noqa: C901")[2].strip(" -")))
+    return functions, excepted
+
+
+def test_functions_over_complexity_10_are_few_and_say_why() -> None:
+    functions, excepted = _complexity_exceptions()
+    assert len(excepted) <= MAX_COMPLEX_SHARE * functions, (len(excepted), functions)
+    assert not [(m, f) for m, f, _ in excepted if (m, f) in SPLIT]
+    assert all(reason for _, _, reason in excepted), excepted

@@ -523,10 +523,10 @@ def test_a_named_pipe_is_read_as_its_text(project: Any) -> None:
 def test_parser_crash_costs_one_file_not_the_run(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from fa_lint.sources import SOURCES
 
-    def boom(path: str, text: str) -> Any:
+    def boom(path: str, text: str, *dropped: Any) -> Any:
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(SOURCES["shell"], "parse", boom)
+    monkeypatch.setattr(SOURCES["shell"].module, "parse", boom)  # the catalogue's row is immutable
     project({"install.sh": "pip install x\n", "requirements.txt": OLD})
     r = run("--format", "json")
     # fa-lint's own bug (issue 40 item 1): FAL902, never FAL900 (a file to fix), and exit 2 as ruff's panic

@@ -296,9 +296,9 @@ def test_a_reverse_include_chain_is_searched_once(project: Any, monkeypatch: pyt
     parsed: list[str] = []
     real = project_files.parse_file
 
-    def spy(path: str, source: str, data: bytes | None = None) -> Any:
+    def spy(path: str, source: str, data: bytes | None = None, **options: Any) -> Any:
         parsed.append(path)
-        return real(path, source, data)
+        return real(path, source, data, **options)
 
     monkeypatch.setattr(project_files, "parse_file", spy)
     named = [Target(f"requirements-{n:05d}.txt", "requirements", True)]

@@ -16,6 +16,7 @@ from fa_lint.machine.environments import build
 from fa_lint.machine.toolchain import Toolchain, cuda_version, index_cuda
 from fa_lint.model import Location
 from fa_lint.rules import Context
+from fa_lint.rules._base import Answers
 from fa_lint.sources.dockerfile import image
 from tests.conftest import SHARED, run
 
@@ -33,7 +34,7 @@ def toolchains(files: dict[str, str], root: Path) -> dict[str, Toolchain]:
 
     reqs = tuple(r for f in loaded.values() for r in f.records if isinstance(r, Requirement))
     base = kb.load()
-    ctx = Context(base, Policy.default(base), reqs, environments=build(loaded))
+    ctx = Context(base, Policy.default(base), Answers(), reqs, environments=build(loaded))
     return {env.name: ctx.toolchain(env) for env in ctx.environments}
 
 

@@ -392,6 +392,29 @@ def test_the_paged_kv_floor_on_rocm(
         assert "on CUDA" not in notes and "unexpected keyword argument" not in notes
 
 
+@pytest.mark.parametrize("index", [ROCM_INDEX, "torch==2.4.1\n"], ids=["rocm", "cuda"])
+def test_the_code_note_is_the_same_on_rocm_as_on_cuda(project: Any, index: str) -> None:
+    # what the code runs does not depend on the GPU's vendor: a FAL001 on a ROCm torch says where the
+    # code takes the paged path, as the same files on CUDA do (issue 45: the ROCm context had lost it)
+    serve = "transformers serve \\\n  --continuous-batching\n"
+    found = lint(project, {"requirements.txt": index + "flash-attn==2.4.2\n", "serve.sh": serve})
+    (fal001,) = [f for f in found if f["code"] == "FAL001"]
+    assert ("on ROCm" in fal001["message"]) is (index == ROCM_INDEX)
+    assert [n for n in fal001["notes"] if "paged path" in n] == [
+        "the code takes the paged path: transformers serve --continuous-batching at serve.sh:2:3"
+    ]
+
+
+@pytest.mark.parametrize("index", [ROCM_INDEX, "torch==2.4.1\n"], ids=["rocm", "cuda"])
+def test_the_note_that_no_code_takes_it_is_the_same_on_rocm(project: Any, index: str) -> None:
+    found = lint(project, {"requirements.txt": index + "flash-attn==2.4.2\n", "main.py": "print('hi')\n"})
+    (fal001,) = [f for f in found if f["code"] == "FAL001"]
+    assert [n for n in fal001["notes"] if "paged path" in n] == [
+        "none of the code read takes the paged path (transformers' continuous batching); the pin is "
+        "still wrong: the next script that takes it fails"
+    ]
+
+
 def test_the_rocm_facts_are_read_from_the_tags() -> None:
     from fa_lint.kb import rocm
 

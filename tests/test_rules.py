@@ -137,3 +137,28 @@ def test_unquoted_specifier_is_a_redirect(project: Any, text: str, meant: str) -
 def test_quoted_specifier_is_fine(project: Any) -> None:
     project({"install.sh": "pip install 'flash-attn>=2.5'\n"})
     assert run("--format", "json", "--select", "FAL007").json["findings"] == []
+
+
+def test_a_context_under_another_policy_keeps_every_field_and_none_of_the_answers(project: Any) -> None:
+    """Context.replace is the one copy of the rules' context (issue 45: a hand-copied one dropped the
+    code's uses on a ROCm target): every field but the policy and its answers is the run's own."""
+    from packaging.version import Version
+
+    from fa_lint import engine
+    from fa_lint.kb.assess import Policy, Verdict
+
+    root = project(
+        {
+            "requirements.txt": "flash-attn==2.6.3\n",
+            "serve.py": "from transformers import AutoModel\nm.generate_batch(x)\n",
+        }
+    )
+    ctx = engine.context([str(root)])
+    assert ctx.uses and ctx.code_read and ctx.environments  # every field has something to lose
+    other = ctx.replace(Policy(Version("2.7.0")))
+    assert [f for f in ctx._fields if getattr(ctx, f) is not getattr(other, f)] == ["policy", "answers"]
+    (req,) = (r for r in ctx.requirements if r.name == "flash-attn")
+    # an answer worked out under one policy is never the other's: 2.6.3 has paged KV, and is below 2.7.0
+    assert ctx.assessment(req).verdict is Verdict.OK
+    assert other.assessment(req).verdict is Verdict.BAD
+    assert ctx.assessment(req).verdict is Verdict.OK

@@ -132,9 +132,9 @@ def test_includers_are_parsed_only_when_they_name_the_file(
     parsed: list[str] = []
     real = project_files.parse_file
 
-    def spy(path: str, source: str, data: bytes | None = None) -> Any:
+    def spy(path: str, source: str, data: bytes | None = None, **options: Any) -> Any:
         parsed.append(path)
-        return real(path, source, data)
+        return real(path, source, data, **options)
 
     monkeypatch.setattr(project_files, "parse_file", spy)
     found = project_files.includers([Target("constraints.txt", "requirements", True)], [])

@@ -27,8 +27,9 @@ from fa_lint._compat import chdir
 from fa_lint._records import NamedTuple
 from fa_lint.engine import Report
 from fa_lint.files import git
+from fa_lint.files.bounds import is_git
 from fa_lint.files.discover import candidate, detect
-from fa_lint.files.project import Names, is_git
+from fa_lint.files.project import Names
 from fa_lint.files.read import MAX_BYTES
 from fa_lint.model import INTERNAL, Finding, Location
 from fa_lint.report._common import fingerprint

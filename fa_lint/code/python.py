@@ -278,7 +278,7 @@ class _Reader:
             kind=KERNEL, name=repo, pinned=pinned, detail=f"{last}()", keywords=given, args=len(node.args)
         )
 
-    def assign(self, node: ast.Assign | ast.AnnAssign) -> Iterator[Use]:  # noqa: C901 - complexity 11, to split or justify (issue 45)
+    def assign(self, node: ast.Assign | ast.AnnAssign) -> Iterator[Use]:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         value = node.value
         for target in targets:
@@ -287,13 +287,7 @@ class _Reader:
                 if key is not None and key.split(".")[0] == "flash_attn":
                     yield self.at(node)._replace(kind=SUBSTITUTE, name=key, detail="sys.modules")
             elif isinstance(target, ast.Attribute):
-                owner = _qualified(target.value, self.aliases)
-                if owner and owner.split(".")[0] == "flash_attn" and target.attr == KVCACHE:
-                    yield self.at(node)._replace(kind=SUBSTITUTE, name=f"{owner}.{KVCACHE}")
-                elif target.attr in ("attn_implementation", "_attn_implementation") and value is not None:
-                    name = self.value(value)
-                    if name is not None:
-                        yield self.at(node)._replace(kind=ATTN, name=name, detail=f".{target.attr} =")
+                yield from self._set_attribute(node, target, value)
             elif isinstance(target, ast.Name) and target.id == "attn_implementation" and value is not None:
                 # a dataclass or config field's default: attn_implementation: str = "flash_attention_2"
                 if isinstance(value, ast.Call) and _is_field(value.func, self.aliases):
@@ -301,6 +295,18 @@ class _Reader:
                 name = self.value(value)
                 if name is not None and isinstance(node, ast.AnnAssign):
                     yield self.at(node)._replace(kind=ATTN, name=name, detail="a field's default")
+
+    def _set_attribute(
+        self, node: ast.Assign | ast.AnnAssign, target: ast.Attribute, value: ast.expr | None
+    ) -> Iterator[Use]:
+        """``flash_attn.X.flash_attn_with_kvcache = f`` (a substitute), ``x.attn_implementation = "..."``."""
+        owner = _qualified(target.value, self.aliases)
+        if owner and owner.split(".")[0] == "flash_attn" and target.attr == KVCACHE:
+            yield self.at(node)._replace(kind=SUBSTITUTE, name=f"{owner}.{KVCACHE}")
+        elif target.attr in ("attn_implementation", "_attn_implementation") and value is not None:
+            name = self.value(value)
+            if name is not None:
+                yield self.at(node)._replace(kind=ATTN, name=name, detail=f".{target.attr} =")
 
 
 def _option_defaults(calls: list[ast.Call], strings: dict[str, str]) -> dict[str, tuple[str, str]]:

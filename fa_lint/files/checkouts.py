@@ -26,7 +26,8 @@ from collections.abc import Collection, Iterator, MutableMapping
 from packaging.version import InvalidVersion, Version
 
 from fa_lint._records import NamedTuple
-from fa_lint.files.project import off_limits, project_root
+from fa_lint.files.bounds import off_limits
+from fa_lint.files.project import project_root
 from fa_lint.files.read import read_text
 from fa_lint.kb import forks
 from fa_lint.model import FLASH_ATTN, SUBDIRECTORIES, FileResult, Location, Requirement, internal_error

@@ -16,7 +16,7 @@ from fa_lint.files.gitignore import GitIgnore
 from fa_lint.files.needles import compiled
 from fa_lint.sources import SNIFFED, SOURCES
 
-__all__ = ["GitIgnore", "Target", "classify", "detect", "discover", "walk"]
+__all__ = ["Found", "GitIgnore", "Target", "classify", "detect", "discover", "find", "search", "walk"]
 
 SKIP_DIRS = frozenset(
     {
@@ -337,16 +337,28 @@ def _kind(entry: os.DirEntry[str]) -> str | None:
         return "bad"
 
 
-def walk(
-    root: str, exclude: tuple[str, ...], ignored: GitIgnore | None, searched: list[int] | None = None
-) -> Iterator[Target]:
+class Found(NamedTuple):
+    """What a search for files found: the targets, and how many Python files a walk passed, picked
+    or not (searched for the code layer's words: a tree without Python says nothing of its code)."""
+
+    targets: list[Target]
+    python_files: int = 0
+
+
+def walk(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Iterator[Target]:
+    """The dependency files under ``root`` (``search``'s targets)."""
+    yield from search(root, exclude, ignored).targets
+
+
+def search(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Found:
     """The dependency files under ``root``, by name, in sorted order, depth first.
 
     A loop of its own, not recursion: a committed tree may be thousands of folders deep. A link that
     cannot be followed is passed over, or, when its name is a dependency file's, handed on to be read
-    (it then costs its own FAL900 "cannot read file", never the run). ``searched[0]`` counts the Python
-    files the walk searched for the code layer's words (fa_lint.code), picked or not.
+    (it then costs its own FAL900 "cannot read file", never the run).
     """
+    targets: list[Target] = []
+    python_files = 0
     levels = [(iter(_entries(root)), _speaking(root, ignored))]
     while levels:
         entries, here = levels[-1]
@@ -362,11 +374,11 @@ def walk(
             if not is_skipped_dir(entry) and not (here and here(entry.path, is_dir=True)):
                 levels.append((iter(_entries(entry.path)), _speaking(entry.path, ignored)))
         elif kind is not None:
-            if searched is not None and entry.name.endswith(".py"):
-                searched[0] += 1
+            python_files += entry.name.endswith(".py")
             fmt = detect(rel) if kind == "bad" else classify(rel)
             if fmt is not None and not (here and here(entry.path)):
-                yield Target(rel, fmt, explicit=False)
+                targets.append(Target(rel, fmt, explicit=False))
+    return Found(targets, python_files)
 
 
 def _speaking(folder: str, ignored: GitIgnore | None) -> GitIgnore | None:
@@ -379,31 +391,50 @@ def discover(
     exclude: tuple[str, ...] = (),
     ignored: GitIgnore | None = None,
     force_exclude: bool = False,
-    searched: list[int] | None = None,
 ) -> Iterator[Target]:
+    """The files to check (``find``'s targets)."""
+    yield from find(paths, exclude, ignored, force_exclude).targets
+
+
+def find(
+    paths: Iterable[str],
+    exclude: tuple[str, ...] = (),
+    ignored: GitIgnore | None = None,
+    force_exclude: bool = False,
+) -> Found:
     """Files as given are checked (``force_exclude``: unless ``exclude`` matches them, as pre-commit
-    passes every file); folders are walked for the names the catalogue knows (``searched``: see walk).
+    passes every file); folders are walked for the names the catalogue knows.
 
     With ``ignored``, the walk leaves out what ``.gitignore`` leaves out, as ruff and black do.
     """
     seen: set[str] = set()
+    targets: list[Target] = []
+    python_files = 0
     for path in paths:
         if os.path.isdir(path):
-            found: Iterable[Target] = walk(path, exclude, ignored, searched)
+            walked = search(path, exclude, ignored)
+            python_files += walked.python_files
+            here = walked.targets
         elif force_exclude and excluded(path, exclude):
             continue
-        elif detect(path) is None and candidate(path) is not None and os.path.isfile(path):
-            fmt = classify(path)  # pre-commit hands over every *.in: a MANIFEST.in is none of ours
-            if fmt is None and candidate(path) == "cluster":
-                fmt = _fallback(path)  # a YAML file named explicitly that places no GPU work: as before
-            elif fmt is None and fnmatch.fnmatchcase(os.path.basename(path).lower(), "setup*.py"):
-                fmt = "setup.py"  # setup_gpu.py named explicitly: as before; other Python is not ours
-            found = [] if fmt is None else [Target(path, fmt, explicit=True)]
         else:
-            fmt = detect(path) or _fallback(path)
-            found = [] if fmt is None else [Target(path, fmt, explicit=True)]
-        for target in found:
+            here = _named(path)
+        for target in here:
             key = os.path.normcase(os.path.abspath(target.path))
             if key not in seen:
                 seen.add(key)
-                yield target
+                targets.append(target)
+    return Found(targets, python_files)
+
+
+def _named(path: str) -> list[Target]:
+    """A file named to check, with its format (none: not one of ours)."""
+    if detect(path) is None and candidate(path) is not None and os.path.isfile(path):
+        fmt = classify(path)  # pre-commit hands over every *.in: a MANIFEST.in is none of ours
+        if fmt is None and candidate(path) == "cluster":
+            fmt = _fallback(path)  # a YAML file named explicitly that places no GPU work: as before
+        elif fmt is None and fnmatch.fnmatchcase(os.path.basename(path).lower(), "setup*.py"):
+            fmt = "setup.py"  # setup_gpu.py named explicitly: as before; other Python is not ours
+    else:
+        fmt = detect(path) or _fallback(path)
+    return [] if fmt is None else [Target(path, fmt, explicit=True)]

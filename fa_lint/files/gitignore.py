@@ -52,7 +52,7 @@ class _Bad(Exception):
     """A glob wildmatch aborts on (an unclosed ``[``, a trailing ``\\``): it never matches."""
 
 
-def _bracket(glob: str, i: int) -> tuple[str, int]:  # noqa: C901 - complexity 14, to split or justify (issue 45)
+def _bracket(glob: str, i: int) -> tuple[str, int]:  # noqa: C901 - complexity 14: a scanner of one bracket expression as wildmatch.c reads it, a branch per kind of character (escape, range, class, literal) sharing the index; split, each part would pass the index back
     """The regex for the bracket expression that opens at ``glob[i]``, and the index after it; as
     wildmatch reads one: ``!`` or ``^`` negates, a first ``]`` is literal, ``\\`` escapes, ``a-z`` is a
     range, ``[:alpha:]`` a class; it never matches "/"."""

@@ -11,11 +11,10 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import BinaryIO
 
 from fa_lint.model import FileResult, Image, Location, Parsed, ParseProblem, Requirement, internal_error
-from fa_lint.rules import PACKAGES
 from fa_lint.sources import SOURCES
 
 MAX_BYTES = 16 * 1024 * 1024
@@ -211,8 +210,8 @@ def _holds_long_number(r: Requirement) -> bool:
     return False
 
 
-def _kept(records: Iterable[Parsed], steps: set[tuple[int, str]]) -> Iterator[Parsed]:
-    """Requirements of packages no rule reads are dropped as they are parsed (see rules.PACKAGES), all
+def _kept(records: Iterable[Parsed], steps: set[tuple[int, str]], keep: Keep) -> Iterator[Parsed]:
+    """Requirements of packages no rule reads (not in ``keep``) are dropped as they are parsed, all
     but the first of each install step and scope (``steps``: those that have theirs): some rules ask
     whether a command, a file or a lock installs anything at all (an install of something may have
     brought torch), not what. A kept one whose text holds a number no int can take is a problem of
@@ -225,43 +224,53 @@ def _kept(records: Iterable[Parsed], steps: set[tuple[int, str]]) -> Iterator[Pa
         if not isinstance(r, Requirement):
             yield r
             continue
-        if PACKAGES is not None and r.name not in PACKAGES:
+        if keep is not None and r.name not in keep:
             if (r.step, r.scope) in steps:
                 continue
             steps.add((r.step, r.scope))
         yield _long_number(r) if _holds_long_number(r) else r
 
 
+# The packages whose requirements a check keeps (the engine gives the rules' ``rules.PACKAGES``, so
+# memory follows what can be found, not the size of the files); None keeps every one.
+Keep = Collection[str] | None
+
+
 def parse_file(
-    path: str, source: str, data: bytes | None = None, build_args: Mapping[str, tuple[str, ...]] | None = None
+    path: str,
+    source: str,
+    data: bytes | None = None,
+    build_args: Mapping[str, tuple[str, ...]] | None = None,
+    keep: Keep = None,
 ) -> FileResult:
     """One file's records; ``data`` stands in for the file's bytes (text piped to --stdin-filename);
-    ``build_args``, for a Dockerfile, the values other files' ``docker build --build-arg`` give it."""
+    ``build_args``, for a Dockerfile, the values other files' ``docker build --build-arg`` give it;
+    ``keep``, the packages whose every requirement is kept (``Keep``)."""
     coding = CODINGS.get(source)
     text = read_text(path, coding) if data is None else decode(path, data, coding)
     if isinstance(text, ParseProblem):
         return FileResult(path, source, None, (text,))
-    return FileResult(path, source, text, tuple(_records(path, source, text, build_args)))
+    return FileResult(path, source, text, tuple(_records(path, source, text, build_args, keep)))
 
 
 def _records(
-    path: str, source: str, text: str, build_args: Mapping[str, tuple[str, ...]] | None
+    path: str, source: str, text: str, build_args: Mapping[str, tuple[str, ...]] | None, keep: Keep
 ) -> list[Parsed]:
     """The file's records. An exception in its parser costs the rest of the file only: the records
     read before it are kept, with the problem (an internal error is fa-lint's bug, said as such)."""
     steps: set[tuple[int, str]] = set()
 
     def dropped(name: str, step: int, scope: str) -> bool:  # what _kept will drop (sources.Dropped)
-        return PACKAGES is not None and name not in PACKAGES and (step, scope) in steps
+        return keep is not None and name not in keep and (step, scope) in steps
 
     records: list[Parsed] = []
     try:
         if build_args and source == "dockerfile":
             from fa_lint.sources import dockerfile  # only where another file builds it with arguments
 
-            records.extend(_kept(dockerfile.parse(path, text, build_args), steps))
+            records.extend(_kept(dockerfile.parse(path, text, build_args), steps, keep))
         else:
-            records.extend(_kept(SOURCES[source].parse(path, text, dropped), steps))
+            records.extend(_kept(SOURCES[source].parse(path, text, dropped), steps, keep))
     except RecursionError:  # the readers (json, tomllib, PyYAML) recurse once per level of nesting
         records.append(too_deep(path))
     except Exception as exc:  # a parser bug must cost one file, never the run

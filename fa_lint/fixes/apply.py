@@ -16,8 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fa_lint.files import read
+from fa_lint.files.bounds import off_limits
 from fa_lint.files.discover import Target
-from fa_lint.files.project import companions, off_limits, project_root
+from fa_lint.files.project import companions, project_root
 from fa_lint.fixes.diff import changed_lines, unified
 from fa_lint.model import FLASH_ATTN, Finding, Fix, NotRun, ParseProblem, Requirement
 from fa_lint.report._common import printable

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
@@ -45,8 +44,7 @@ class Fa4Release(NamedTuple):
         return str(self.version)
 
 
-@dataclass(frozen=True)
-class Fa4KnowledgeBase:
+class Fa4KnowledgeBase(NamedTuple):
     releases: tuple[Fa4Release, ...]  # ascending, the yanked placeholder included
     generated: str
     first_tag: str | None  # the first fa4-v* tag and whether it has page_table: "fa4-v4.0.0.beta0"

@@ -17,18 +17,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any
 
 from fa_lint.model import FileResult, Group, Image, Include, Kind, Parsed, Requirement, Uninstall, normalize
-
-MANIFESTS = {"pyproject", "setup.cfg", "setup.py", "pipfile"}
-LOCKS = {"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pipfile.lock", "conda-lock", "pixi.lock"}
-SEQUENTIAL = {"dockerfile", "shell", "workflow", "gitlab-ci", "makefile", "nox", "cluster", "python-app"}
-# Which lockfile formats can pin which manifest format, when they share a folder.
-PAIRS = {
-    "pyproject": frozenset({"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pixi.lock"}),
-    "pipfile": frozenset({"pipfile.lock"}),
-    "pixi": frozenset({"pixi.lock"}),
-    "conda": frozenset({"conda-lock"}),
-}
-
+from fa_lint.sources import LOCKS, MANIFESTS, SCRIPTS, locks_of
 
 _SCAN = 32  # an environment of up to this many requirements is scanned rather than indexed
 
@@ -79,7 +68,9 @@ class Environment:
         return self._fields() == other._fields() if isinstance(other, Environment) else NotImplemented
 
     def __hash__(self) -> int:
-        return hash(self._fields())
+        # equal environments have equal names: hashing the name alone keeps a large environment a cheap
+        # key for the rules' answers (fa_lint.rules._base.Memo), where hashing its members would not be
+        return hash(self.name)
 
     def __repr__(self) -> str:
         return f"Environment({self.name!r}, {len(self.members)} members, {len(self.locked)} locked)"
@@ -127,7 +118,7 @@ def paired_locks(
     ``folders`` (``lock_folders(files)``) spares looking through every file for each manifest.
     """
     folder = os.path.dirname(path)
-    kinds = PAIRS.get(source, frozenset())
+    kinds = locks_of(source)
     found = files if folders is None else folders.get(folder, [])
     return [p for p in found if files[p].source in kinds and os.path.dirname(p) == folder]
 
@@ -263,7 +254,7 @@ def _known(r: Requirement) -> bool:
     return not r.unresolved and not (r.url and r.version is None)
 
 
-def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> Iterable[Environment]:  # noqa: C901 - complexity 17, to split or justify (issue 45)
+def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> Iterable[Environment]:
     """One environment per stage or job, folding its install and uninstall commands in order.
 
     For each package, a later install replaces the one in place, unless it is already satisfied:
@@ -274,6 +265,33 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
     install (after ``||``, in a branch) adds an alternative beside what is there; a certain
     uninstall removes the package, a possible one leaves it uncertain.
     """
+    images: dict[str, list[Image]] = defaultdict(list)  # by scope: a stage each, so not scanned per stage
+    for rec in f.records:
+        if isinstance(rec, Image):
+            images[rec.scope].append(rec)
+    for scope, events in _events(path, f, files).items():
+        reqs = [r for r in events if isinstance(r, Requirement)]
+        fold = _Fold(reqs)
+        for event in sorted(events, key=lambda e: e.step):  # stable: one command's records keep their order
+            fold.step(event)
+        last = fold.in_place_now()
+        kept = tuple(r for r in reqs if r.kind is Kind.CONSTRAINT or id(r) in last)
+        replaced = tuple(r for r in reqs if r.kind is not Kind.CONSTRAINT and id(r) not in last)
+        yield Environment(
+            label(path, scope),
+            kept,
+            images=tuple(images.get(scope, ())),
+            superseded=replaced,
+            satisfied=tuple(fold.satisfied),
+            removed=tuple(e for e in events if isinstance(e, Uninstall)),
+        )
+
+
+def _events(
+    path: str, f: FileResult, files: Mapping[str, FileResult]
+) -> dict[str, list[Requirement | Uninstall]]:
+    """A stage's or job's installs and uninstalls by scope, a file it installs from read in its place
+    (each line as the command that names the file installs it)."""
     by_scope: dict[str, list[Requirement | Uninstall]] = defaultdict(list)
     for rec in f.records:
         if isinstance(rec, (Requirement, Uninstall)):
@@ -290,51 +308,57 @@ def _sequential(path: str, f: FileResult, files: Mapping[str, FileResult]) -> It
                         options=options,
                     )
                 )
-    images: dict[str, list[Image]] = defaultdict(list)  # by scope: a stage each, so not scanned per stage
-    for rec in f.records:
-        if isinstance(rec, Image):
-            images[rec.scope].append(rec)
-    for scope, events in by_scope.items():
-        reqs = [r for r in events if isinstance(r, Requirement)]
+    return by_scope
+
+
+class _Fold:
+    """The packages in place after a stage's commands so far, and the installs an earlier one leaves
+    nothing to do (a plain class: each command changes it). Each kind of command has its own step:
+    ``uninstall``; and ``install``, which joins a requirement to its command's, adds a possible one
+    beside what is there, or replaces (or keeps) what is there."""
+
+    __slots__ = ("asked", "in_place", "satisfied")
+
+    def __init__(self, reqs: list[Requirement]) -> None:
         # an override (uv's --override FILE) installs nothing of its own: it replaces what the same
         # command asks for, and stands in the fold only beside such a request
-        asked = {(r.step, r.name) for r in reqs if r.kind is Kind.INSTALL}
-        in_place: dict[str, _InPlace] = {}
-        satisfied: list[tuple[Requirement, Requirement]] = []
-        for event in sorted(events, key=lambda e: e.step):  # stable: one command's records keep their order
-            if isinstance(event, Uninstall):
-                if not event.possible:
-                    in_place.pop(event.name, None)
-                elif event.name in in_place:
-                    in_place[event.name].settled = False
-                continue
-            r = event
-            if r.kind is Kind.CONSTRAINT or (r.kind is Kind.OVERRIDE and (r.step, r.name) not in asked):
-                continue
-            there = in_place.get(r.name)
-            if there is not None and there.groups[-1][0].step == r.step:
-                there.groups[-1].append(r)  # one command, several requirements: pip combines them
-            elif r.possible:
-                if there is None:
-                    in_place[r.name] = _InPlace([[r]], settled=False)
-                else:
-                    there.groups.append([r])
-                    there.settled = False
-            elif there is not None and (earlier := there.certain()) is not None and _keeps(earlier, r):
-                satisfied.append((r, earlier))
+        self.asked = {(r.step, r.name) for r in reqs if r.kind is Kind.INSTALL}
+        self.in_place: dict[str, _InPlace] = {}
+        self.satisfied: list[tuple[Requirement, Requirement]] = []
+
+    def step(self, event: Requirement | Uninstall) -> None:
+        if isinstance(event, Uninstall):
+            self.uninstall(event)
+        elif event.kind is not Kind.CONSTRAINT and (
+            event.kind is not Kind.OVERRIDE or (event.step, event.name) in self.asked
+        ):
+            self.install(event)
+
+    def uninstall(self, event: Uninstall) -> None:
+        """A certain uninstall removes the package; a possible one leaves it uncertain."""
+        if not event.possible:
+            self.in_place.pop(event.name, None)
+        elif event.name in self.in_place:
+            self.in_place[event.name].settled = False
+
+    def install(self, r: Requirement) -> None:
+        there = self.in_place.get(r.name)
+        if there is not None and there.groups[-1][0].step == r.step:
+            there.groups[-1].append(r)  # one command, several requirements: pip combines them
+        elif r.possible:
+            if there is None:
+                self.in_place[r.name] = _InPlace([[r]], settled=False)
             else:
-                in_place[r.name] = _InPlace([[r]])
-        last = {id(r) for there in in_place.values() for group in there.groups for r in group}
-        kept = tuple(r for r in reqs if r.kind is Kind.CONSTRAINT or id(r) in last)
-        replaced = tuple(r for r in reqs if r.kind is not Kind.CONSTRAINT and id(r) not in last)
-        yield Environment(
-            label(path, scope),
-            kept,
-            images=tuple(images.get(scope, ())),
-            superseded=replaced,
-            satisfied=tuple(satisfied),
-            removed=tuple(e for e in events if isinstance(e, Uninstall)),
-        )
+                there.groups.append([r])
+                there.settled = False
+        elif there is not None and (earlier := there.certain()) is not None and _keeps(earlier, r):
+            self.satisfied.append((r, earlier))
+        else:
+            self.in_place[r.name] = _InPlace([[r]])
+
+    def in_place_now(self) -> set[int]:
+        """The requirements in place after the last command (by identity)."""
+        return {id(r) for there in self.in_place.values() for group in there.groups for r in group}
 
 
 class _InPlace:
@@ -422,7 +446,7 @@ def build(files: Mapping[str, FileResult], checked: Collection[str] | None = Non
     paired = {
         lp
         for path, f in files.items()
-        if f.source in PAIRS
+        if locks_of(f.source)
         for lp in paired_locks(path, f.source, files, folders)
     }
     for path, f in files.items():
@@ -431,7 +455,7 @@ def build(files: Mapping[str, FileResult], checked: Collection[str] | None = Non
         elif f.source in MANIFESTS:
             envs += _manifest(path, f, files, folders)
             envs += _sequential(path, _commands_of(f), files)
-        elif f.source in SEQUENTIAL:
+        elif f.source in SCRIPTS:
             envs += _sequential(path, f, files)
         elif f.source in LOCKS:
             if path not in paired:

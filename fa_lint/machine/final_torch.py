@@ -206,7 +206,7 @@ def _torch_source(req: Requirement) -> Source:
     return Source(plain(req), req.version_range, req, step=req.step)
 
 
-def _resolve(  # noqa: C901 - complexity 12, to split or justify (issue 45)
+def _resolve(  # noqa: C901 - complexity 12: one resolve in three passes (torch pins, the packages' ranges, settling) sharing the conflict exit; split, each pass hands back the same three values
     kb: torch_kb.TorchKnowledge,
     torches: Iterable[Requirement],
     packages: Iterable[Requirement],
@@ -349,7 +349,7 @@ def before(env: Environment, step: int, pythons: Sequence[str] = ()) -> FinalTor
     return FinalTorch(_ANY, (), certain=False)
 
 
-def _walk(  # noqa: C901 - complexity 13, to split or justify (issue 45)
+def _walk(  # noqa: C901 - complexity 13: the commands in step order folded into one state, then what that state says (conflict, untouched, removed, a range); the module is at its 500-line cap
     env: Environment, kb: torch_kb.TorchKnowledge, pythons: Sequence[str], until: int | None = None
 ) -> FinalTorch | None:
     state = _start(env, kb)

@@ -32,10 +32,11 @@ from packaging.version import InvalidVersion, Version
 from fa_lint._records import NamedTuple
 from fa_lint.kb import torch as torch_kb
 from fa_lint.machine import final_torch, images
-from fa_lint.machine.environments import SEQUENTIAL, Environment
+from fa_lint.machine.environments import Environment
 from fa_lint.machine.final_torch import TORCH, FinalTorch, Source
 from fa_lint.machine.series import minors
 from fa_lint.model import FLASH_ATTN, Image, Kind, Requirement
+from fa_lint.sources import SCRIPTS
 
 # the requirements a toolchain is read from (rules.PACKAGES): torch, the packages that pin it, python
 PACKAGES = frozenset({*TORCH, "python", FLASH_ATTN}) | torch_kb.PACKAGES
@@ -118,42 +119,45 @@ def _torch(final: FinalTorch | None) -> tuple[Known | None, Requirement | None]:
     return Known(minors[0], where(source)), source.requirement
 
 
-def _cuda(env: Environment, torch: Requirement | None, final: FinalTorch | None) -> Known | None:  # noqa: C901 - complexity 11, to split or justify (issue 45)
-    if torch is not None:
-        v = exact(torch) if torch.name in TORCH else None
-        label = _LABEL.match(v.local or "") if v is not None else None
-        if label:
-            return Known(cuda_version(label.group(1)) or label.group(1), str(torch.location))
-        options = torch.options
-        if options and options.torch_backend and _LABEL.match(options.torch_backend):
-            return Known(
-                cuda_version(options.torch_backend) or "", f"--torch-backend {options.torch_backend}"
-            )
-        # the index options of the same command (or requirements file) that installs torch
-        same = [r for r in env.members if r.step == torch.step and r.options]
-        urls = [u for r in (torch, *same) for u in (r.options.index_urls if r.options else ())]
-        for url in urls:
-            served = index_cuda(url)
-            if served:
-                return Known(served, f"the index {url} ({torch.location})")
-        unsure = any(r.options is not None and r.options.index_unsure for r in (torch, *same)) or any(
-            r.kind is Kind.SOURCE
-            for name in TORCH
-            for r in env.of(name)  # [tool.uv.sources] torch = ...
-        )
-        if (
-            not urls
-            and not unsure
-            and not (options and options.torch_backend)
-            and _from_pypi(torch)
-            and final
-        ):
-            kb = torch_kb.load()
-            cuda = kb.cuda(final.versions)
-            releases = kb.releases_in(final.versions)
-            if cuda and releases:
-                named = releases[0].version if len(releases) == 1 else f"{final.minors[0]}.x"
-                return Known(cuda, f"torch {named}'s wheel on PyPI, built with CUDA {cuda}")
+def _cuda(env: Environment, torch: Requirement | None, final: FinalTorch | None) -> Known | None:
+    """The CUDA of the torch the environment installs, else of its base image."""
+    found = _torch_cuda(env, torch, final) if torch is not None else None
+    return found if found is not None else _image_cuda(env)
+
+
+def _torch_cuda(env: Environment, torch: Requirement, final: FinalTorch | None) -> Known | None:
+    """What says the CUDA of an installed torch: its local label, ``--torch-backend``, its index, or
+    its wheel on PyPI."""
+    v = exact(torch) if torch.name in TORCH else None
+    label = _LABEL.match(v.local or "") if v is not None else None
+    if label:
+        return Known(cuda_version(label.group(1)) or label.group(1), str(torch.location))
+    options = torch.options
+    if options and options.torch_backend and _LABEL.match(options.torch_backend):
+        return Known(cuda_version(options.torch_backend) or "", f"--torch-backend {options.torch_backend}")
+    # the index options of the same command (or requirements file) that installs torch
+    same = [r for r in env.members if r.step == torch.step and r.options]
+    urls = [u for r in (torch, *same) for u in (r.options.index_urls if r.options else ())]
+    for url in urls:
+        served = index_cuda(url)
+        if served:
+            return Known(served, f"the index {url} ({torch.location})")
+    unsure = any(r.options is not None and r.options.index_unsure for r in (torch, *same)) or any(
+        r.kind is Kind.SOURCE
+        for name in TORCH
+        for r in env.of(name)  # [tool.uv.sources] torch = ...
+    )
+    if not urls and not unsure and not (options and options.torch_backend) and _from_pypi(torch) and final:
+        kb = torch_kb.load()
+        cuda = kb.cuda(final.versions)
+        releases = kb.releases_in(final.versions)
+        if cuda and releases:
+            named = releases[0].version if len(releases) == 1 else f"{final.minors[0]}.x"
+            return Known(cuda, f"torch {named}'s wheel on PyPI, built with CUDA {cuda}")
+    return None
+
+
+def _image_cuda(env: Environment) -> Known | None:
     for image in env.images:
         if image.cuda:
             return Known(image.cuda, f"the base image {image.reference}")
@@ -167,7 +171,7 @@ def _cuda(env: Environment, torch: Requirement | None, final: FinalTorch | None)
 # --index-url lines): a torch from one of them with no index named comes from PyPI. A Pipfile, a
 # pyproject or a lock names its indexes in tables fa-lint does not read, so their torch's index is
 # not known (a Pipfile.lock may pin torch from a vendor's CUDA index).
-_INDEXES_SAID = frozenset({"requirements", *SEQUENTIAL})
+_INDEXES_SAID = frozenset({"requirements", *SCRIPTS})
 
 
 def _from_pypi(req: Requirement) -> bool:
@@ -200,7 +204,7 @@ def _index_abi(minor: str, cuda: str | None) -> bool | None:
     return None if found is None else bool(found)
 
 
-def _abi(env: Environment, final: FinalTorch | None, cuda: Known | None) -> tuple[bool | None, str]:  # noqa: C901 - complexity 12, to split or justify (issue 45)
+def _abi(env: Environment, final: FinalTorch | None, cuda: Known | None) -> tuple[bool | None, str]:
     """The C++ ABI of the torch the environment ends with, and what says so."""
     if final is None or final.last is None:  # nothing installs torch: the base image's, if known
         for image in env.images:
@@ -208,6 +212,11 @@ def _abi(env: Environment, final: FinalTorch | None, cuda: Known | None) -> tupl
             if abi is not None:
                 return abi, f"the torch in {image.reference} ({image.location})"
         return None, ""
+    return _installed_abi(final, cuda)
+
+
+def _installed_abi(final: FinalTorch, cuda: Known | None) -> tuple[bool | None, str]:
+    """The C++ ABI of the torch the environment's installs end with, and what says so."""
     if final.conflict is not None or final.removed is not None or not final.certain:
         return None, ""
     source = deciding(final)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import Protocol
 
-from fa_lint.model import SUBDIRECTORIES
+from fa_lint.model import SUBDIRECTORIES, Finding
 from fa_lint.rules import (
     code,
     environment,
@@ -25,7 +26,21 @@ from fa_lint.rules import (
 from fa_lint.rules._base import DOCS, Check, Context, Rule
 from fa_lint.rules._settle import settle
 
-FAMILIES = (
+
+class Family(Protocol):
+    """A rule family: a module with its rules, the packages they read, and the check that runs them.
+    Each module in ``FAMILIES`` is checked against it (mypy reads a module as a protocol's instance)."""
+
+    @property
+    def RULES(self) -> tuple[Rule, ...]: ...
+
+    @property
+    def PACKAGES(self) -> frozenset[str] | None: ...  # None: it reads every package
+
+    def check(self, ctx: Context) -> Iterator[Finding]: ...
+
+
+FAMILIES: tuple[Family, ...] = (
     versions,
     environment,
     wheel,
@@ -45,13 +60,12 @@ CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)
 RULES: dict[str, Rule] = dict(sorted((r.code, r) for f in FAMILIES for r in f.RULES))
 # The packages some rule reads. The engine keeps the requirement records of these only, so memory
 # follows what can be found, not the size of the files (a 16 MB requirements file of other packages).
-# A family that does not declare PACKAGES reads every package, and then every record is kept. The
+# A family whose PACKAGES is None reads every package, and then every record is kept. The
 # flash-attn family's records (flash-attn-3 is FAL022's, flash-attn-4 FAL017's)
 # are always kept: they show that every mention of flash-attn was read.
+_READ = [f.PACKAGES for f in FAMILIES]
 PACKAGES: frozenset[str] | None = (
-    frozenset(SUBDIRECTORIES.values()).union(*(f.PACKAGES for f in FAMILIES))
-    if all(hasattr(f, "PACKAGES") for f in FAMILIES)
-    else None
+    None if None in _READ else frozenset(SUBDIRECTORIES.values()).union(*(p for p in _READ if p is not None))
 )
 
 
@@ -81,7 +95,7 @@ def severity(rule: Rule) -> str:
 def unknown(selectors: Iterable[str]) -> list[str]:
     """The selectors (code prefixes, as --select and --ignore take them) that select no rule: ruff's
     "unknown rule selector", a usage error rather than a run that quietly checks nothing."""
-    return [s for s in dict.fromkeys(selectors) if not any(code.startswith(s) for code in RULES)]
+    return [s for s in dict.fromkeys(selectors, True) if not any(code.startswith(s) for code in RULES)]
 
 
 __all__ = ["CHECKS", "PACKAGES", "RULES", "Context", "Rule", "page", "settle", "severity", "unknown"]

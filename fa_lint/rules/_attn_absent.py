@@ -14,7 +14,7 @@ from __future__ import annotations
 from fa_lint.code.uses import Use
 from fa_lint.machine.environments import Environment
 from fa_lint.model import Finding, Severity
-from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._base import Context, Memo, Rule
 from fa_lint.rules._text import TRANSFORMERS, fit
 
 
@@ -53,8 +53,10 @@ def absent(
 def _installed_anywhere(ctx: Context, family: frozenset[str]) -> bool:
     """Whether any file read names a flash-attn of any major (a Dockerfile that installs it after the
     lock, a script, a README-like requirements file): then the lock is not the whole story."""
-    key = "flash-attn family named"
-    if key not in ctx.memo:
-        ctx.memo[key] = any(r.name in family for r in ctx.requirements)
-    found: bool = ctx.memo[key]
-    return found
+    found = _NAMED.of(ctx)
+    if family not in found:
+        found[family] = any(r.name in family for r in ctx.requirements)
+    return found[family]
+
+
+_NAMED: Memo[frozenset[str], bool] = Memo()

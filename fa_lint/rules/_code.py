@@ -19,7 +19,7 @@ from fa_lint._records import NamedTuple
 from fa_lint.code.uses import ATTN, CALL, NOT_PAGED, PAGED, Use
 from fa_lint.machine.environments import Environment, split
 from fa_lint.model import Requirement
-from fa_lint.rules._base import Context
+from fa_lint.rules._base import Context, Memo, once
 
 _SHOWN = 1  # paged-path uses a note names; the rest are counted
 # The keywords each function gained after its first release, and the knowledge base's feature for
@@ -70,26 +70,25 @@ def _top(top: str) -> str:
 def nearest(ctx: Context, use: Use) -> list[Environment]:
     """The environments of the deepest folder above the use's file that has any."""
     here = folder(use.location.path)
-    key = ("nearest environments", here)
-    if key not in ctx.memo:
+    found = _NEAREST.of(ctx)
+    if here not in found:
         by_folder = _environments_by_folder(ctx)
-        ctx.memo[key] = next((by_folder[f] for f in ancestors(here) if f in by_folder), [])
-    found: list[Environment] = ctx.memo[key]
-    return found
+        found[here] = next((by_folder[f] for f in ancestors(here) if f in by_folder), [])
+    return found[here]
 
 
+_NEAREST: Memo[str, list[Environment]] = Memo()
+
+
+@once
 def _environments_by_folder(ctx: Context) -> dict[str, list[Environment]]:
-    """The environments that install something, by their file's folder: built once a run."""
-    key = ("environments by folder",)
-    if key not in ctx.memo:
-        index: dict[str, list[Environment]] = {}
-        # an environment that installs nothing (a file read for its code alone) serves no code
-        for env in ctx.environments:
-            if env.members or env.locked or env.images:
-                index.setdefault(_top(env_folder(env)), []).append(env)
-        ctx.memo[key] = index
-    found: dict[str, list[Environment]] = ctx.memo[key]
-    return found
+    """The environments that install something, by their file's folder."""
+    index: dict[str, list[Environment]] = {}
+    # an environment that installs nothing (a file read for its code alone) serves no code
+    for env in ctx.environments:
+        if env.members or env.locked or env.images:
+            index.setdefault(_top(env_folder(env)), []).append(env)
+    return index
 
 
 class _Under(NamedTuple):
@@ -101,34 +100,35 @@ class _Under(NamedTuple):
     needs: list[Use]  # call flash-attn with a keyword some release lacks (KEYWORDS)
 
 
+@once
 def _under_index(ctx: Context) -> dict[str, _Under]:
     """Each folder that has such a use, or is above one, to the uses in and below it: built once a
     run, each use filed under its own folder and those above (the path's depth), not filtered from
     every use again for each finding (reliability 48)."""
-    key = ("uses under each folder",)
-    if key not in ctx.memo:
-        index: dict[str, _Under] = {}
-        for use in ctx.uses:
-            fields = _fields(use)
-            for f in ancestors(folder(use.location.path)) if fields else ():
-                under = index.setdefault(f, _Under([], [], [], []))
-                for field in fields:
-                    getattr(under, field).append(use)
-        ctx.memo[key] = index
-    found: dict[str, _Under] = ctx.memo[key]
-    return found
+    index: dict[str, _Under] = {}
+    for use in ctx.uses:
+        fields = _fields(use)
+        for f in ancestors(folder(use.location.path)) if fields else ():
+            under = index.setdefault(f, _Under([], [], [], []))
+            for field in fields:
+                under[field].append(use)
+    return index
 
 
-def _fields(use: Use) -> tuple[str, ...]:
+_ON, _OFF, _CALLS, _NEEDS = range(4)  # _Under's fields
+
+
+def _fields(use: Use) -> tuple[int, ...]:
+    """Which of a folder's lists (``_Under``) the use goes in."""
     if use.kind == PAGED:
-        return ("on",)
+        return (_ON,)
     if use.kind == NOT_PAGED:
-        return ("off",)
+        return (_OFF,)
     if use.kind != CALL:
         return ()
     known = KEYWORDS.get(use.name, {})
-    needs = ("needs",) if any(k in known for k in use.keywords) else ()
-    return ("calls", *needs) if "block_table" in use.keywords else needs
+    needs = (_NEEDS,) if any(k in known for k in use.keywords) else ()
+    return (_CALLS, *needs) if "block_table" in use.keywords else needs
 
 
 _NONE = _Under([], [], [], [])
@@ -157,8 +157,8 @@ def code_floor(ctx: Context, req: Requirement) -> Floor | None:
     code for a script, Dockerfile or workflow, as ``code_note`` reads it); None where the calls ask for
     nothing the policy's minimum lacks."""
     top = _top("" if req.source in _ANYWHERE else folder(req.location.path))
-    key = ("code floor", top)
-    if key not in ctx.memo:
+    floors = _FLOORS.of(ctx)
+    if top not in floors:
         found = None
         for use in _under_index(ctx).get(top, _NONE).needs:
             for keyword in use.keywords:
@@ -166,9 +166,11 @@ def code_floor(ctx: Context, req: Requirement) -> Floor | None:
                 first = ctx.kb.first_with(feature).version if feature else None
                 if first is not None and first > (found.version if found else ctx.policy.min_version):
                     found = Floor(first, use, keyword)
-        ctx.memo[key] = found
-    floor: Floor | None = ctx.memo[key]
-    return floor
+        floors[top] = found
+    return floors[top]
+
+
+_FLOORS: Memo[str, Floor | None] = Memo()
 
 
 def paged(ctx: Context, top: str = "") -> tuple[list[Use], list[Use]]:
@@ -179,11 +181,14 @@ def paged(ctx: Context, top: str = "") -> tuple[list[Use], list[Use]]:
 
 def sure(ctx: Context, top: str = "") -> list[Use]:
     """``certain`` of the uses under ``top``, worked out once a folder."""
-    key = ("certainly paged under", _top(top))
-    if key not in ctx.memo:
-        ctx.memo[key] = certain(*paged(ctx, top))
-    found: list[Use] = ctx.memo[key]
-    return found
+    found = _SURE.of(ctx)
+    key = _top(top)
+    if key not in found:
+        found[key] = certain(*paged(ctx, top))
+    return found[key]
+
+
+_SURE: Memo[str, list[Use]] = Memo()
 
 
 def certain(on: list[Use], off: list[Use]) -> list[Use]:
@@ -207,10 +212,10 @@ def _names(ctx: Context, req: Requirement) -> str:
     pin = ctx.pinned(req, "transformers")
     version = pin[0] if pin else None
     facts = ctx.transformers
-    key = ("some name takes the block table", version)
-    if key not in ctx.memo:
-        ctx.memo[key] = any(facts.block_table_name(u.name, version) is not False for u in asked)
-    if ctx.memo[key]:
+    takes = _SOME_NAME_TAKES.of(ctx)
+    if version not in takes:
+        takes[version] = any(facts.block_table_name(u.name, version) is not False for u in asked)
+    if takes[version]:
         return ""
     which = f"transformers {version}" if version else f"transformers {facts.newest_read} (the newest read)"
     first = asked[0]
@@ -222,8 +227,9 @@ def _names(ctx: Context, req: Requirement) -> str:
 
 def _paged_note(ctx: Context, top: str) -> str:
     """The note on the paged path under ``top``: worked out once a folder (reliability 48)."""
-    key = ("paged note", _top(top))
-    if key not in ctx.memo:
+    found = _PAGED_NOTES.of(ctx)
+    key = _top(top)
+    if key not in found:
         on, off = paged(ctx, top)
         first = on[0]
         more = f" (and {len(on) - _SHOWN} more)" if len(on) > _SHOWN else ""
@@ -231,17 +237,17 @@ def _paged_note(ctx: Context, top: str) -> str:
         held = next((u for u in off if u.location.path == first.location.path), None)
         if held is not None and not sure(ctx, top):
             note += f", though {held.detail} at {held.location} may keep it off the block table"
-        ctx.memo[key] = note
-    found: str = ctx.memo[key]
-    return found
+        found[key] = note
+    return found[key]
 
 
+_SOME_NAME_TAKES: Memo[Version | None, bool] = Memo()  # by the transformers pinned
+_PAGED_NOTES: Memo[str, str] = Memo()
+
+
+@once
 def _asked(ctx: Context) -> list[Use]:
-    key = ("implementations asked for",)
-    if key not in ctx.memo:
-        ctx.memo[key] = [u for u in ctx.uses if u.kind == ATTN and u.name not in _SWITCHED]
-    found: list[Use] = ctx.memo[key]
-    return found
+    return [u for u in ctx.uses if u.kind == ATTN and u.name not in _SWITCHED]
 
 
 def code_note(ctx: Context, req: Requirement) -> list[str]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from fa_lint._records import NamedTuple
 from fa_lint.code.uses import ATTN, Use
 from fa_lint.model import FA3, FLASH_ATTN, Image, Kind, Requirement, Severity, normalize
-from fa_lint.rules._base import Context
+from fa_lint.rules._base import Context, once
 from fa_lint.rules._text import TRANSFORMERS
 
 if TYPE_CHECKING:
@@ -159,18 +159,15 @@ def unguarded_import(ctx: Context, use: Use, kb: Fa3KnowledgeBase) -> Named | No
     )
 
 
+@once
 def _installed(ctx: Context) -> tuple[Requirement | None, bool]:
     """A flash-attn 2 install the files make, and whether any FA3 install is there too."""
-    key = "fa2 and fa3 installs"
-    if key not in ctx.memo:
-        fa2 = next(
-            (r for r in ctx.requirements if r.name == FLASH_ATTN and r.kind in (Kind.INSTALL, Kind.LOCK)),
-            None,
-        )
-        fa3 = any(
-            r.name in (FA3, "flashattn-hopper") or "hopper" in (r.url or "") or "hopper" in (r.build or "")
-            for r in ctx.requirements
-        )
-        ctx.memo[key] = (fa2, fa3)
-    found: tuple[Requirement | None, bool] = ctx.memo[key]
-    return found
+    fa2 = next(
+        (r for r in ctx.requirements if r.name == FLASH_ATTN and r.kind in (Kind.INSTALL, Kind.LOCK)),
+        None,
+    )
+    fa3 = any(
+        r.name in (FA3, "flashattn-hopper") or "hopper" in (r.url or "") or "hopper" in (r.build or "")
+        for r in ctx.requirements
+    )
+    return fa2, fa3

@@ -3,6 +3,8 @@ whose existence is unknown (a torch newer than the release's tag and its asset l
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from fa_lint.kb import Release
 from fa_lint.machine import toolchain
 from fa_lint.machine.environments import Environment
@@ -76,6 +78,12 @@ def unknown_finding(
     )
 
 
+def tagged_before(releases: Sequence[Release], release: Release) -> Release | None:
+    """The newest of ``releases`` before ``release`` whose wheels fa-lint knows."""
+    earlier = releases[: releases.index(release)] if release in releases else []
+    return next((r for r in reversed(earlier) if r.wheels is not None), None)
+
+
 def untagged_finding(
     rule: Rule,
     env: Environment,
@@ -120,7 +128,7 @@ def untagged_finding(
         requirement=req.raw,
         admitted=(str(release),),
         environment=env.name,
-        notes=notes,
+        notes=tuple(notes),
         help=f"check v{release}'s release assets for a torch{torch.value} wheel"
         + (f", or require flash-attn=={near}, which has one" if near else ""),
     )

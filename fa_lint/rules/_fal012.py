@@ -12,7 +12,7 @@ from fa_lint.machine import final_torch
 from fa_lint.machine.environments import Environment, source_applies
 from fa_lint.machine.final_torch import TORCH
 from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Requirement
-from fa_lint.rules._base import Context
+from fa_lint.rules._base import Context, Memo
 
 
 def keeps_any(env: Environment, req: Requirement) -> bool:
@@ -183,8 +183,10 @@ def _named(r: Requirement) -> bool:
 
 
 def stage_of(ctx: Context, env: Environment) -> Stage:
-    key = ("stage", id(env))
-    if key not in ctx.memo:
-        ctx.memo[key] = Stage.of(env)
-    found: Stage = ctx.memo[key]
-    return found
+    found = _STAGES.of(ctx)
+    if env not in found:
+        found[env] = Stage.of(env)
+    return found[env]
+
+
+_STAGES: Memo[Environment, Stage] = Memo()

@@ -19,9 +19,9 @@ from fa_lint.kb import PAGED_KV, KnowledgeBase, Release
 from fa_lint.kb.assess import Policy, Verdict, assess_range
 from fa_lint.machine import toolchain
 from fa_lint.machine.environments import Environment, commands
-from fa_lint.model import FLASH_ATTN, Fix, Kind, Requirement, pretty
+from fa_lint.model import FLASH_ATTN, Fix, Kind, Location, Requirement, pretty
 from fa_lint.rules import _wheels
-from fa_lint.rules._base import Context
+from fa_lint.rules._base import Context, Memo, once
 from fa_lint.rules._code import code_floor
 
 SHELL_SOURCES = frozenset({"dockerfile", "shell", "workflow", "makefile", "notebook", "batch", "powershell"})
@@ -157,14 +157,17 @@ def allowed(req: Requirement, ctx: Context, narrow: bool = False) -> VersionRang
     the same command's other words -- in every environment it is part of, whichever file the run
     started from: the one place a fix's range is worked out. ``narrow``: with ``req``'s own range too
     (a fix that raises its floor keeps its other bounds)."""
-    key = ("allowed", req.location, req.raw, narrow)
-    if key not in ctx.memo:
+    found = _ALLOWED.of(ctx)
+    key = (req.location, req.raw, narrow)
+    if key not in found:
         rng = req.version_range if narrow else VersionRange.full()
         for env in ctx.environments_of(req):
             rng = rng.intersection(_others(req, env, ctx))
-        ctx.memo[key] = rng
-    found: VersionRange = ctx.memo[key]
-    return found
+        found[key] = rng
+    return found[key]
+
+
+_ALLOWED: Memo[tuple[Location, str, bool], VersionRange] = Memo()
 
 
 def taken(req: Requirement, ctx: Context) -> Release | None:
@@ -196,10 +199,10 @@ def target(req: Requirement, ctx: Context, narrow: bool = False) -> Release | No
     envs = ctx.environments_of(req)
     # the installer's constraints, and the project's own calls' keyword needs (a separate input)
     rng = allowed(req, ctx, narrow).intersection(_code_range(ctx, req))
-    admitted = ("admitted", rng)  # the same range for every repeat of a pin: filtered once
-    if admitted not in ctx.memo:
-        ctx.memo[admitted] = tuple(r for r in _good(ctx) if rng.contains(r.version))
-    good: tuple[Release, ...] = ctx.memo[admitted]
+    admitted = _ADMITTED.of(ctx)  # the same range for every repeat of a pin: filtered once
+    if rng not in admitted:
+        admitted[rng] = tuple(r for r in _good(ctx) if rng.contains(r.version))
+    good = admitted[rng]
     if not good:
         return None
     if narrow:
@@ -207,11 +210,15 @@ def target(req: Requirement, ctx: Context, narrow: bool = False) -> Release | No
         # floor's to choose (``cap`` bounds the range where that release has none)
         return good[0]
     tools = tuple(ctx.toolchain(env) for env in envs)
-    key = ("target", tuple(r.version for r in good), tools)
-    if key not in ctx.memo:
-        ctx.memo[key] = _wheels.pick(good, tools) or good[0]
-    found: Release = ctx.memo[key]
-    return found
+    found = _TARGETS.of(ctx)
+    key = (tuple(r.version for r in good), tools)
+    if key not in found:
+        found[key] = _wheels.pick(good, tools) or good[0]
+    return found[key]
+
+
+_ADMITTED: Memo[VersionRange, tuple[Release, ...]] = Memo()
+_TARGETS: Memo[tuple[tuple[Version, ...], tuple[toolchain.Toolchain, ...]], Release] = Memo()
 
 
 def cap(req: Requirement, ctx: Context) -> Release | None:
@@ -303,13 +310,9 @@ def floor_for(to: Release | None, ctx: Context) -> Version | None:
     return to.version if to is not None and good and to.version != good[0].version else None
 
 
+@once
 def _good(ctx: Context) -> tuple[Release, ...]:
-    if "good" not in ctx.memo:
-        ctx.memo["good"] = tuple(
-            r for r in ctx.kb.installable if ctx.policy.good(r) and not r.version.is_prerelease
-        )
-    found: tuple[Release, ...] = ctx.memo["good"]
-    return found
+    return tuple(r for r in ctx.kb.installable if ctx.policy.good(r) and not r.version.is_prerelease)
 
 
 def _others(req: Requirement, env: Environment, ctx: Context) -> VersionRange:
@@ -318,8 +321,9 @@ def _others(req: Requirement, env: Environment, ctx: Context) -> VersionRange:
     requirements, from prefix and suffix intersections: linear in the group, however large.
     """
     step = _step_in(req, env, ctx)
-    key = ("others", id(env), step, req.marker)
-    if key not in ctx.memo:
+    found = _GROUPS.of(ctx)
+    key = (env, step, req.marker)
+    if key not in found:
         group = [
             r
             for r in env.of(FLASH_ATTN)
@@ -335,26 +339,35 @@ def _others(req: Requirement, env: Environment, ctx: Context) -> VersionRange:
         for r in reversed(group):
             after.append(after[-1].intersection(r.version_range))
         after.reverse()
-        where = {r.location: i for i, r in enumerate(group)}
-        ctx.memo[key] = (where, before, after)
-    where, before, after = ctx.memo[key]
+        found[key] = _Group({r.location: i for i, r in enumerate(group)}, before, after)
+    where, before, after = found[key]
     i = where.get(req.location)
-    if i is None:
-        rng: VersionRange = before[-1]
-        return rng
-    rest: VersionRange = before[i].intersection(after[i + 1])
-    return rest
+    return before[-1] if i is None else before[i].intersection(after[i + 1])
+
+
+class _Group(NamedTuple):
+    """The flash-attn requirements of one command of an environment, with the ranges of every prefix
+    and suffix of them (``_others``)."""
+
+    where: dict[Location, int]  # each requirement's place in the group
+    before: list[VersionRange]  # before[i]: what the first i admit together
+    after: list[VersionRange]  # after[i]: what those from the i-th on admit together
+
+
+_GROUPS: Memo[tuple[Environment, int, str | None], _Group] = Memo()
 
 
 def _step_in(req: Requirement, env: Environment, ctx: Context) -> int:
     """The command ``req`` is part of in ``env``: a file's own record counts its lines from 0, a
     Dockerfile stage that copies the file and runs ``pip install -r`` counts its own commands, so the
     step is the stage's record of the same line's."""
-    key = ("steps", id(env))
-    if key not in ctx.memo:
-        ctx.memo[key] = {r.location: r.step for r in (*env.members, *env.superseded, *env.locked)}
-    steps: dict[object, int] = ctx.memo[key]
-    return steps.get(req.location, req.step)
+    found = _STEPS.of(ctx)
+    if env not in found:
+        found[env] = {r.location: r.step for r in (*env.members, *env.superseded, *env.locked)}
+    return found[env].get(req.location, req.step)
+
+
+_STEPS: Memo[Environment, dict[Location, int]] = Memo()
 
 
 def raise_floor(

@@ -26,7 +26,7 @@ from fa_lint.machine.environments import Environment
 from fa_lint.machine.target import Target
 from fa_lint.machine.toolchain import Toolchain, exact
 from fa_lint.model import FA3, FA4, FLASH_ATTN, Kind, Requirement
-from fa_lint.rules._base import Context
+from fa_lint.rules._base import About, Context, once
 from fa_lint.rules._uv import skip_setting, uv_instead
 from fa_lint.rules._wheels import fits
 
@@ -57,7 +57,7 @@ class Install(NamedTuple):
         return known.value if known is not None else None
 
     @property
-    def fields(self) -> dict[str, str]:
+    def fields(self) -> About:
         """A finding's package, requirement and environment, for this install."""
         return {"package": self.req.name, "requirement": self.req.raw, "environment": self.env.name}
 
@@ -82,13 +82,10 @@ class Install(NamedTuple):
         return self.forced or fits(self.release, self.tools) is False
 
 
+@once
 def installs(ctx: Context) -> tuple[Install, ...]:
     """Every install of flash-attn, flash-attn-3 or flash-attn-4 the environments make, once each."""
-    key = ("machine installs",)
-    if key not in ctx.memo:
-        ctx.memo[key] = tuple(_all(ctx))
-    found: tuple[Install, ...] = ctx.memo[key]
-    return found
+    return tuple(_all(ctx))
 
 
 def _all(ctx: Context) -> Iterator[Install]:

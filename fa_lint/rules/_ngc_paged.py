@@ -25,7 +25,7 @@ from fa_lint.code.uses import ATTN, CALL
 from fa_lint.kb import PAGED_KV
 from fa_lint.machine.environments import Environment, split
 from fa_lint.model import FA3, FA4, FLASH_ATTN, Finding, Image, Kind, Severity
-from fa_lint.rules._base import Context, Rule, exact
+from fa_lint.rules._base import About, Context, Rule, exact
 from fa_lint.rules._code import certain, paged
 
 if TYPE_CHECKING:
@@ -151,15 +151,17 @@ def _finding(
     if shipped is not None and shipped >= first.version:
         return None
     want = max(first.version, ctx.policy.min_version)
-    fields = {
+    fields: About = {
         "package": FLASH_ATTN,
         "requirement": base.reference,
         "environment": env.name,
-        "help": "install a flash-attn with paged KV in this stage, built for the container's torch: "
-        f"FLASH_ATTENTION_FORCE_BUILD=TRUE pip install -U --no-build-isolation 'flash-attn>={want}'",
     }
+    help_ = (
+        "install a flash-attn with paged KV in this stage, built for the container's torch: "
+        f"FLASH_ATTENTION_FORCE_BUILD=TRUE pip install -U --no-build-isolation 'flash-attn>={want}'"
+    )
     if shipped is None:
-        return _not_judged(base, facts, row, reasons, rules[1], fields)
+        return _not_judged(base, facts, row, reasons, rules[1], fields, help_)
     return rules[0].finding(
         base.location,
         f"`{base.reference}` ships flash-attn {shipped}, which has no paged KV (block_table ships in "
@@ -172,12 +174,13 @@ def _finding(
             "flash_attn_with_kvcache_fn does not have a block_table or page_table argument`), or, from "
             f"transformers {ctx.transformers.silent_drop}, decodes wrong without an error",
         ),
+        help=help_,
         **fields,
     )
 
 
 def _not_judged(
-    base: Image, facts: NgcFacts, row: NgcRelease, reasons: list[str], rule: Rule, fields: dict[str, str]
+    base: Image, facts: NgcFacts, row: NgcRelease, reasons: list[str], rule: Rule, fields: About, help_: str
 ) -> Finding:
     return rule.finding(
         base.location,
@@ -191,5 +194,6 @@ def _not_judged(
             f"fa_lint/kb/ngc.json has no source for the flash-attn NGC {row.tag} ships; one older than "
             "2.5.0 has no block_table",
         ),
+        help=help_,
         **fields,
     )

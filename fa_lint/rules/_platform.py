@@ -10,7 +10,7 @@ from fa_lint.kb import Release
 from fa_lint.kb import builds as _builds
 from fa_lint.kb import images as _images
 from fa_lint.machine.target import Platform
-from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Setting, Severity
+from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Requirement, Setting, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._installs import Install, installs, suits
 from fa_lint.rules._wheels import fits
@@ -39,7 +39,7 @@ def check(ctx: Context, rule: Rule) -> Iterator[Finding]:
 # --- a uv project's universal lock ----------------------------------------------------------------
 
 
-def _universal(rule: Rule, ctx: Context) -> Iterator[Finding]:  # noqa: C901 - complexity 12, to split or justify (issue 45)
+def _universal(rule: Rule, ctx: Context) -> Iterator[Finding]:
     """A uv project's main flash-attn dependency that is a Linux-only wheel URL with no marker, where the
     project's own markers name Windows or macOS and no ``[tool.uv] environments`` limits it to Linux:
     uv locks for every platform, and ``uv sync`` there fails ("can't be installed because it doesn't
@@ -56,16 +56,7 @@ def _universal(rule: Rule, ctx: Context) -> Iterator[Finding]:  # noqa: C901 - c
             continue
         if req.url is None or req.location.path not in named or not _linux_wheel(file_name(req.url)):
             continue
-        limited = limits.get(req.location.path, [])
-        elsewhere: list[tuple[str, Setting]] = []
-        for label, system in (("Windows", "windows"), ("macOS", "macos")):
-            if not markers.holds_on(req.marker, system):
-                continue  # the requirement's own marker leaves that system out
-            if limited and not any(markers.holds_on(p.value, system) for p in limited):
-                continue  # uv resolves for the environments listed only
-            marker = next((m for m in named[req.location.path] if _only_on(m.value, system)), None)
-            if marker is not None:
-                elsewhere.append((label, marker))
+        elsewhere = _elsewhere(req, named[req.location.path], limits.get(req.location.path, []))
         if not elsewhere:
             continue
         labels = " and ".join(label for label, _ in elsewhere)
@@ -83,6 +74,22 @@ def _universal(rule: Rule, ctx: Context) -> Iterator[Finding]:  # noqa: C901 - c
             ),
             help="add `; sys_platform == 'linux'` to the requirement, or set [tool.uv] environments to Linux",
         )
+
+
+def _elsewhere(req: Requirement, named: list[Setting], limited: list[Setting]) -> list[tuple[str, Setting]]:
+    """The systems other than Linux a uv project's markers name (``named``), with the marker that names
+    each, that its lock resolves for: the requirement's marker admits it, and no ``[tool.uv]
+    environments`` (``limited``) leaves it out."""
+    elsewhere: list[tuple[str, Setting]] = []
+    for label, system in (("Windows", "windows"), ("macOS", "macos")):
+        if not markers.holds_on(req.marker, system):
+            continue  # the requirement's own marker leaves that system out
+        if limited and not any(markers.holds_on(p.value, system) for p in limited):
+            continue  # uv resolves for the environments listed only
+        marker = next((m for m in named if _only_on(m.value, system)), None)
+        if marker is not None:
+            elsewhere.append((label, marker))
+    return elsewhere
 
 
 def _linux_wheel(filename: str) -> bool:

@@ -18,7 +18,7 @@ from fa_lint._records import NamedTuple
 from fa_lint.kb import installers as kb_installers
 from fa_lint.machine.environments import Environment
 from fa_lint.model import FLASH_ATTN, BuildConfig, Location, Requirement, Setting, Severity
-from fa_lint.rules._base import Context
+from fa_lint.rules._base import Context, once
 from fa_lint.rules._fal012 import NO_TORCH
 
 # uv 0.11.0 refused match-runtime for flash-attn: it read the sdist's PKG-INFO `Dynamic:` fields without
@@ -99,18 +99,15 @@ def _before(fact: kb_installers.Fact) -> str:
     return f"{until.major}.{until.minor - 1}" if until.minor else f"{until.major - 1}.x"
 
 
+@once
 def _installed_by_commands(ctx: Context) -> frozenset[Location]:
     """The manifest entries a command of the repository installs (``pip install -e .`` read through)."""
-    key = "installed by commands"
-    if key not in ctx.memo:
-        ctx.memo[key] = frozenset(
-            r.location
-            for env in ctx.environments
-            for r in (*env.members, *env.superseded)
-            if r.options is not None and r.options.installer
-        )
-    found: frozenset[Location] = ctx.memo[key]
-    return found
+    return frozenset(
+        r.location
+        for env in ctx.environments
+        for r in (*env.members, *env.superseded)
+        if r.options is not None and r.options.installer
+    )
 
 
 # --- uv -----------------------------------------------------------------------------------------------

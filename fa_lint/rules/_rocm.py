@@ -20,7 +20,7 @@ from fa_lint.machine import toolchain
 from fa_lint.machine.environments import Environment
 from fa_lint.machine.toolchain import Known
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Location, Requirement, Severity
-from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._base import Context, Memo, Rule
 
 TRITON = "FLASH_ATTENTION_TRITON_AMD_ENABLE"
 
@@ -62,13 +62,16 @@ class Refusal(NamedTuple):
 
 def refusal(ctx: Context, req: Requirement) -> Refusal | None:
     """The arch refusal of a flash-attn install on ROCm, found once per requirement."""
-    key = ("rocm arch", req.location, req.raw)
-    if key not in ctx.memo:
-        ctx.memo[key] = next(
+    found = _REFUSALS.of(ctx)
+    key = (req.location, req.raw)
+    if key not in found:
+        found[key] = next(
             (r for env in ctx.environments_of(req) if (r := _judge(ctx, env, req)) is not None), None
         )
-    found: Refusal | None = ctx.memo[key]
-    return found
+    return found[key]
+
+
+_REFUSALS: Memo[tuple[Location, str], Refusal | None] = Memo()
 
 
 def _judge(ctx: Context, env: Environment, req: Requirement) -> Refusal | None:

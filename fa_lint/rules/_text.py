@@ -16,7 +16,7 @@ from packaging.version import Version
 from fa_lint.kb import KVCACHE, Release
 from fa_lint.kb.assess import Policy, intersect
 from fa_lint.model import FLASH_ATTN, Kind, Requirement, pretty
-from fa_lint.rules._base import Context
+from fa_lint.rules._base import Context, once
 
 if TYPE_CHECKING:
     from fa_lint.kb.transformers import TransformersFacts
@@ -237,12 +237,10 @@ def _kernels(ctx: Context, req: Requirement) -> list[Requirement] | None:
     return [] if _locked_without(ctx, req, KERNELS) else None
 
 
+@once
 def _mentioned(ctx: Context) -> bool:
     """Whether any file names transformers: once per run, not once per finding (linear, not quadratic)."""
-    if "transformers mentioned" not in ctx.memo:
-        ctx.memo["transformers mentioned"] = any(r.name == TRANSFORMERS for r in ctx.requirements)
-    found: bool = ctx.memo["transformers mentioned"]
-    return found
+    return any(r.name == TRANSFORMERS for r in ctx.requirements)
 
 
 def _locked_without(ctx: Context, req: Requirement, name: str = TRANSFORMERS) -> bool:

@@ -20,7 +20,7 @@ from fa_lint.kb import PAGED_KV
 from fa_lint.machine.environments import Environment
 from fa_lint.model import FA3, FA4, FLASH_ATTN, Finding, Kind, Requirement, Severity
 from fa_lint.rules import _hub
-from fa_lint.rules._base import Context, Rule, exact
+from fa_lint.rules._base import Context, Rule, exact, once
 from fa_lint.rules._code import KEYWORDS, ancestors, folder, nearest, sure
 from fa_lint.rules._text import KERNELS, TRANSFORMERS, fit, releases
 
@@ -218,35 +218,33 @@ def _put(ctx: Context, here: str) -> Use | None:
     # each list is in the run's order: its first is its earliest
     firsts = [found[0] for found in (substitutes.get(here), *map(locals_.get, ancestors(here))) if found]
     order = _order(ctx)
-    return min(firsts, key=lambda u: order[id(u)], default=None)
+    return min(firsts, key=order.__getitem__, default=None)
 
 
+@once
 def _put_index(ctx: Context) -> tuple[dict[str, list[Use]], dict[str, list[Use]]]:
     """Substitutions by their file's folder; local kernels by the folder they load (relative to the
     loading file)."""
     import os
 
-    key = ("what puts kernels in place",)
-    if key not in ctx.memo:
-        substitutes: dict[str, list[Use]] = {}
-        locals_: dict[str, list[Use]] = {}
-        for u in ctx.uses:
-            if u.kind == SUBSTITUTE:
-                substitutes.setdefault(folder(u.location.path), []).append(u)
-            elif u.kind == LOCAL_KERNEL and u.name:
-                base = os.path.normpath(os.path.join(folder(u.location.path), u.name))
-                locals_.setdefault("" if base == "." else base, []).append(u)
-        ctx.memo[key] = (substitutes, locals_)
-    found: tuple[dict[str, list[Use]], dict[str, list[Use]]] = ctx.memo[key]
-    return found
+    substitutes: dict[str, list[Use]] = {}
+    locals_: dict[str, list[Use]] = {}
+    for u in ctx.uses:
+        if u.kind == SUBSTITUTE:
+            substitutes.setdefault(folder(u.location.path), []).append(u)
+        elif u.kind == LOCAL_KERNEL and u.name:
+            base = os.path.normpath(os.path.join(folder(u.location.path), u.name))
+            locals_.setdefault("" if base == "." else base, []).append(u)
+    return substitutes, locals_
 
 
-def _order(ctx: Context) -> dict[int, int]:
-    key = ("use order",)
-    if key not in ctx.memo:
-        ctx.memo[key] = {id(u): n for n, u in enumerate(ctx.uses)}
-    found: dict[int, int] = ctx.memo[key]
-    return found
+@once
+def _order(ctx: Context) -> dict[Use, int]:
+    """Each use's place in the run's order (equal uses: the first's, the same for what they say)."""
+    order: dict[Use, int] = {}
+    for n, u in enumerate(ctx.uses):
+        order.setdefault(u, n)
+    return order
 
 
 def _kernel(ctx: Context, use: Use) -> Iterator[Finding]:

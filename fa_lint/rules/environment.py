@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from packaging.ranges import VersionRange
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from fa_lint.kb import PAGED_KV
 from fa_lint.kb.assess import Assessment, Verdict, assess_range, build_range, intersect
 from fa_lint.machine.environments import Environment, source_applies, split
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Location, Requirement, Severity
 from fa_lint.rules import _text
-from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._base import Context, Memo, Rule
 from fa_lint.rules._text import breaks, count, fit, quoted, releases, relock_all, subject
 from fa_lint.rules.versions import JUDGED
 from fa_lint.syntax.pep508 import unquote
@@ -124,11 +126,15 @@ def _replaced(group: list[Requirement], marker: str | None) -> list[Requirement]
 def _together(group: list[Requirement], ctx: Context) -> Assessment:
     """What a group of requirements admits together, worked out once for each set of versions they
     say (the services of a monorepo repeat the same pins in every environment)."""
-    key = ("together", tuple((r.version, r.alternatives, r.specifier) for r in group))  # version_range's
-    if key not in ctx.memo:
-        ctx.memo[key] = assess_range(intersect(group), ctx.kb, ctx.policy)
-    found: Assessment = ctx.memo[key]
-    return found
+    found = _TOGETHER.of(ctx)
+    key = tuple((r.version, r.alternatives, r.specifier) for r in group)  # what version_range reads
+    if key not in found:
+        found[key] = assess_range(intersect(group), ctx.kb, ctx.policy)
+    return found[key]
+
+
+_Said = tuple[Version | None, tuple[SpecifierSet, ...], SpecifierSet]  # what a requirement's range reads
+_TOGETHER: Memo[tuple[_Said, ...], Assessment] = Memo()
 
 
 def _headline(primary: Requirement, others: int, a: Assessment, ctx: Context) -> str:

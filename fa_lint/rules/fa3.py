@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from fa_lint.model import FA3, Finding, Kind, Requirement, Severity
-from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._base import About, Context, Rule
 from fa_lint.rules._text import TRANSFORMERS, fit, pinned_at, subject
 from fa_lint.rules.versions import JUDGED
 
@@ -123,7 +123,7 @@ def _origin(req: Requirement) -> str:
 
 
 def _judge(ctx: Context, req: Requirement, kb: Fa3KnowledgeBase) -> Finding:
-    fields: dict[str, Any] = {
+    fields: About = {
         "package": FA3,
         "requirement": req.raw,
         "environment": ctx.environment_name(req),
@@ -160,7 +160,7 @@ def _pypi(
     kb: Fa3KnowledgeBase,
     template: str,
     parts: dict[str, str],
-    fields: dict[str, Any],
+    fields: About,
 ) -> Finding:
     """An install command that reads only PyPI: it installs the placeholder, or finds nothing."""
     spec = SpecifierSet(f"=={req.version.public}") if req.version is not None else req.specifier

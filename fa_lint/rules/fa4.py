@@ -9,13 +9,13 @@ pre-release, which pip and uv pick differently.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from fa_lint.model import FA4, Finding, Kind, Requirement, Severity
-from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._base import About, Context, Rule
 from fa_lint.rules._text import TRANSFORMERS, fit, pinned_at, quoted, subject
 from fa_lint.rules.versions import JUDGED, NO_SUCH_RELEASE
 
@@ -70,7 +70,7 @@ def _judge(ctx: Context, req: Requirement, kb: Fa4KnowledgeBase) -> Finding:
     spec = SpecifierSet(f"=={req.version.public}") if req.version is not None else req.specifier
     pinned = req.version is not None or any(s.operator in ("==", "===") for s in spec)
     picked = kb.installs(spec, pinned, installer or "pip", pre)
-    fields: dict[str, Any] = {
+    fields: About = {
         "package": FA4,
         "requirement": req.raw,
         "admitted": tuple(str(r) for r in picked),
@@ -122,7 +122,7 @@ def _no_release(
     spec: SpecifierSet,
     template: str,
     parts: dict[str, str],
-    fields: dict[str, Any],
+    fields: About,
 ) -> Finding:
     wanted = req.version or next((Version(s.version) for s in spec if s.operator in ("==", "===")), None)
     near = ""
@@ -151,7 +151,7 @@ def _prerelease(
     by_uv: Fa4Release,
     template: str,
     parts: dict[str, str],
-    fields: dict[str, Any],
+    fields: About,
 ) -> Finding:
     """pip without --pre finds nothing: the one final release matches, and is yanked."""
     certain = installer == "pip"
@@ -172,7 +172,7 @@ def _prerelease(
 
 
 def _conflict(
-    ctx: Context, req: Requirement, picked: Sequence[Fa4Release], fields: dict[str, Any], kb: Fa4KnowledgeBase
+    ctx: Context, req: Requirement, picked: Sequence[Fa4Release], fields: About, kb: Fa4KnowledgeBase
 ) -> Finding | None:
     """A dependency the environment pins that no admitted release accepts: the resolver fails."""
 

@@ -14,8 +14,8 @@ from fa_lint.machine import toolchain
 from fa_lint.machine.environments import Environment, source_applies
 from fa_lint.machine.toolchain import Known, Toolchain
 from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Location, Requirement, Severity
-from fa_lint.rules._base import Context, Rule
-from fa_lint.rules._fal011 import COMPILE, newest, unknown_finding, untagged_finding
+from fa_lint.rules._base import Context, Memo, Rule
+from fa_lint.rules._fal011 import COMPILE, newest, tagged_before, unknown_finding, untagged_finding
 from fa_lint.rules._fal012 import (
     CONDA_PIP,
     NO_TORCH,
@@ -140,7 +140,7 @@ def _judged(
         return None
     skip = skip_setting(ctx.target(built), req)
     if release.wheels is None:  # an sdist with no tag: nothing fa-lint reads lists its wheels
-        before = _tagged_before(ctx, release)
+        before = tagged_before(ctx.kb.installable, release)
         if before is not None and fits(before, tools):
             return None  # the release it follows has one: nothing says this one dropped it
         near = _nearest(ctx, paged, tools, ctx.target(built))
@@ -148,13 +148,6 @@ def _judged(
     if found is None:  # a torch newer than the tag: only a wheel attached later would serve it
         return unknown_finding(NO_PREBUILT_WHEEL, built, req, [release], tools, skip)
     return _no_wheel_finding(ctx, built, req, paged, tools, skip, release)
-
-
-def _tagged_before(ctx: Context, release: Release) -> Release | None:
-    """The newest release before ``release`` whose wheels fa-lint knows."""
-    order = ctx.kb.installable
-    earlier = order[: order.index(release)] if release in order else []
-    return next((r for r in reversed(earlier) if r.wheels is not None), None)
 
 
 def _served(ctx: Context, env: Environment, req: Requirement, tools: Toolchain) -> bool:
@@ -289,11 +282,14 @@ def _no_wheel_finding(
 def _nearest(ctx: Context, paged: list[Release], tools: Toolchain, target: Target) -> Release | None:
     """The good release closest to the admitted ones that has a wheel here (a released-torch build
     first), and whose wheel imports and runs on the machine the files target."""
-    key = ("nearest", paged[0].version, paged[-1].version, tools, target)
-    if key not in ctx.memo:
-        ctx.memo[key] = _closest(ctx, paged, tools, target)
-    found: Release | None = ctx.memo[key]
-    return found
+    found = _NEAREST.of(ctx)
+    key = (paged[0].version, paged[-1].version, tools, target)
+    if key not in found:
+        found[key] = _closest(ctx, paged, tools, target)
+    return found[key]
+
+
+_NEAREST: Memo[tuple[Version, Version, Toolchain, Target], Release | None] = Memo()
 
 
 def _closest(
@@ -354,10 +350,13 @@ def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
         # check: "Can't use PEP 440 local versions."), and the wheel indexes and --find-links folders
         # that carry them carry wheels
         return True
-    key = ("sources", id(env))
-    if key not in ctx.memo:
-        ctx.memo[key] = [r for r in env.of(FLASH_ATTN) if r.kind is Kind.SOURCE]
-    return wheel_sources(req, ctx.memo[key])
+    found = _SOURCES.of(ctx)
+    if env not in found:
+        found[env] = [r for r in env.of(FLASH_ATTN) if r.kind is Kind.SOURCE]
+    return wheel_sources(req, found[env])
+
+
+_SOURCES: Memo[Environment, list[Requirement]] = Memo()
 
 
 def _container_keeps(env: Environment, req: Requirement) -> bool:
@@ -369,7 +368,7 @@ def _container_keeps(env: Environment, req: Requirement) -> bool:
     return all(ngc.ships_flash_attn(i.reference) for i in env.images)
 
 
-def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None:  # noqa: C901 - complexity 12, to split or justify (issue 45)
+def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None:
     options = req.options
     assert options is not None
     if options.installer == "conda" or ctx.satisfied_by(req) is not None:
@@ -383,32 +382,7 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
     stage = stage_of(ctx, env)
     step = req.build_step  # where it is built: a 'pip wheel' before the install that takes it
     if options.build in ("no-isolation", "legacy"):
-        if stage.torch_before(step, any(i.has_torch for i in env.images)):
-            return None
-        if stage.opaque_before(step):
-            return None  # 'pip install -e .' then flash-attn: the project's own torch, most likely
-        same = stage.torch_at(step)
-        bare = torchless(env)
-        if not (bare or stage.torch_gone_before(step) or stage.torch_named_at_or_after(step)):
-            # a machine fa-lint cannot see (a script's, an image it does not know): --no-build-isolation
-            # says its author finds torch there, and nothing here says otherwise (no torchless image, no
-            # uninstall, no torch installed by name only then or later). Unknown is not none.
-            return None
-        notes = [NO_TORCH]
-        if same:
-            notes.append("pip reads flash-attn's setup.py before it installs the torch of the same command")
-        if not bare:
-            notes.append("unless the machine or base image already has torch")
-        return BUILD_ISOLATION.finding(
-            where,
-            "flash-attn is built without isolation, but no torch is installed before it; install torch first",
-            severity=Severity.ERROR if bare else Severity.WARNING,
-            package=FLASH_ATTN,
-            requirement=req.raw,
-            environment=env.name,
-            notes=tuple(notes),
-            help="install torch (pip install torch) in a command before the one that builds flash-attn",
-        )
+        return _unisolated(env, req, stage, step, where)
     certain, why = _isolated(options.installer, options.build, env, stage, step)
     flag = {"pdm": "--no-isolation", "build": "--no-isolation"}.get(options.installer, "--no-build-isolation")
     if options.installer == "poetry":
@@ -438,6 +412,38 @@ def _command(ctx: Context, env: Environment, req: Requirement) -> Finding | None
         environment=env.name,
         notes=told,
         help=fix,
+    )
+
+
+def _unisolated(
+    env: Environment, req: Requirement, stage: Stage, step: int, where: Location
+) -> Finding | None:
+    """A build without isolation (or a legacy one): torch must be installed before it."""
+    if stage.torch_before(step, any(i.has_torch for i in env.images)):
+        return None
+    if stage.opaque_before(step):
+        return None  # 'pip install -e .' then flash-attn: the project's own torch, most likely
+    same = stage.torch_at(step)
+    bare = torchless(env)
+    if not (bare or stage.torch_gone_before(step) or stage.torch_named_at_or_after(step)):
+        # a machine fa-lint cannot see (a script's, an image it does not know): --no-build-isolation
+        # says its author finds torch there, and nothing here says otherwise (no torchless image, no
+        # uninstall, no torch installed by name only then or later). Unknown is not none.
+        return None
+    notes = [NO_TORCH]
+    if same:
+        notes.append("pip reads flash-attn's setup.py before it installs the torch of the same command")
+    if not bare:
+        notes.append("unless the machine or base image already has torch")
+    return BUILD_ISOLATION.finding(
+        where,
+        "flash-attn is built without isolation, but no torch is installed before it; install torch first",
+        severity=Severity.ERROR if bare else Severity.WARNING,
+        package=FLASH_ATTN,
+        requirement=req.raw,
+        environment=env.name,
+        notes=tuple(notes),
+        help="install torch (pip install torch) in a command before the one that builds flash-attn",
     )
 
 

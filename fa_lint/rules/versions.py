@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
@@ -13,7 +12,7 @@ from fa_lint.machine import toolchain
 from fa_lint.machine.environments import source_applies
 from fa_lint.model import FLASH_ATTN, Finding, Fix, Kind, Requirement, Severity
 from fa_lint.rules import _text
-from fa_lint.rules._base import Context, Rule, exact
+from fa_lint.rules._base import About, Context, Rule, exact, once
 from fa_lint.rules._code import code_note
 from fa_lint.rules._fixes import bump_pin, cap, capped, floor_for, raise_floor, target, why
 from fa_lint.rules._rocm import on_rocm, refusal, upstream
@@ -94,15 +93,16 @@ def _rocm(req: Requirement, ctx: Context) -> Context | None:
     envs = ctx.environments_of(req)
     if not envs or not all(on_rocm(ctx, env) for env in envs):
         return None
-    if "rocm context" not in ctx.memo:
-        from fa_lint.kb import rocm  # for ROCm installs only
+    return _on_rocm(ctx)
 
-        facts = rocm.load()
-        floor = max(ctx.policy.min_version, facts.paged_kv_since)
-        policy = Policy(floor, rocm=f"{facts.paged_kv_since}: {facts.evidence}")
-        ctx.memo["rocm context"] = ctx.with_policy(policy)
-    found: Context = ctx.memo["rocm context"]
-    return found
+
+@once
+def _on_rocm(ctx: Context) -> Context:
+    from fa_lint.kb import rocm  # for ROCm installs only
+
+    facts = rocm.load()
+    floor = max(ctx.policy.min_version, facts.paged_kv_since)
+    return ctx.replace(Policy(floor, rocm=f"{facts.paged_kv_since}: {facts.evidence}"))
 
 
 def _sourced(req: Requirement, ctx: Context) -> bool:
@@ -165,7 +165,7 @@ def _manifest(req: Requirement, ctx: Context) -> list[Requirement]:
 
 
 def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
-    fields: dict[str, Any] = {
+    fields: About = {
         "package": FLASH_ATTN,
         "requirement": req.raw,
         "admitted": versions(a.admitted),
@@ -210,9 +210,7 @@ def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
     return None
 
 
-def _missing(
-    req: Requirement, a: Assessment, ctx: Context, fields: dict[str, Any], to: Release | None
-) -> Finding:
+def _missing(req: Requirement, a: Assessment, ctx: Context, fields: About, to: Release | None) -> Finding:
     """FAL001: nothing the requirement admits has paged KV (or reaches --min-version)."""
     kb, policy = ctx.kb, ctx.policy
     least = floor_for(to, ctx)
@@ -254,9 +252,7 @@ def _missing(
     )
 
 
-def _mixed(
-    req: Requirement, a: Assessment, ctx: Context, fields: dict[str, Any], to: Release | None
-) -> Finding:
+def _mixed(req: Requirement, a: Assessment, ctx: Context, fields: About, to: Release | None) -> Finding:
     """FAL002: the requirement admits releases with and without paged KV."""
     kb, policy = ctx.kb, ctx.policy
     least = floor_for(to, ctx)
@@ -278,11 +274,12 @@ def _mixed(
         notes += breaks(ctx, req, a.bad[-1], "with an old one, ") if old else [_policy(policy)]
     notes += code_note(ctx, req)
     locked = _locked(req, ctx)
+    severity = None  # the rule's
     if locked and all(ctx.assessment(r).verdict in (Verdict.OK, Verdict.NEWER) for r in locked):
         where = ", ".join(f"{r.version} ({r.location})" for r in locked)
         has = "which has" if len(locked) == 1 else "all with"
         notes.append(f"the lock pins {where}, {has} paged KV, so installs from the lock are fine")
-        fields["severity"] = Severity.INFO
+        severity = Severity.INFO
     reason = capped(req, upto, ctx) if upto is not None else why(req, to, ctx, narrow=True)
     notes += [reason] if reason else []
     fixed = raise_floor(req, kb, policy, least, upto)
@@ -292,11 +289,12 @@ def _mixed(
         fix=fixed,
         notes=tuple(notes + _hashed(req)),
         help=_help(req, policy, fixed, least, top),
+        severity=severity,
         **fields,
     )
 
 
-def _unknown(req: Requirement, ctx: Context, fields: dict[str, Any]) -> Finding:
+def _unknown(req: Requirement, ctx: Context, fields: About) -> Finding:
     """FAL009: the file does not say which version it installs."""
     v = ctx.policy.min_version
     notes: tuple[str, ...]

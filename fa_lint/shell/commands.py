@@ -7,7 +7,7 @@ looked through. Also the option tables the install readers share: which options 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from fa_lint._records import NamedTuple
 from fa_lint.shell.parse import Word, basename
@@ -184,53 +184,82 @@ def unwrap(words: list[Word]) -> list[Word]:
     return rest
 
 
-def install(words: list[Word]) -> Install | None:  # noqa: C901 - complexity 20, to split or justify (issue 45)
+def install(words: list[Word]) -> Install | None:
     """The packaging command in ``pip install`` (any spelling), ``uv add``, ``conda install``...,
     ``python setup.py install`` or ``python -m build``; ``conda run``/``uv run`` are followed."""
     words = unwrap(words)
     if not words:
         return None
-    head, rest = basename(words[0].text), words[1:]
+    head = basename(words[0].text)
     if head[:1] not in ("p", "u", "c", "m"):  # python, pip, uv, poetry, pdm, conda, mamba, micromamba
         return None
-    front = "pip"
+    read = _reader(head)
+    return read(head, words[1:]) if read is not None else None
+
+
+def _reader(head: str) -> Callable[[str, list[Word]], Install | None] | None:
+    """How the tool ``head`` names says what it does: each tool's words after its name."""
     if _PYTHON.match(head):
-        while rest and rest[0].text.startswith("-") and rest[0].text != "-m":
-            rest = rest[1:]
-        if rest and basename(rest[0].text) == "setup.py":
-            verbs = [w for w in rest[1:] if not w.text.startswith("-")]
-            return Install("setup.py", verbs[0].text, rest[1:], "setup.py") if verbs else None
-        if len(rest) < 2 or rest[0].text != "-m":
-            return None
-        if rest[1].text == "build":
-            return Install("build", "wheel", rest[2:], "build")
-        if rest[1].text != "pip":
-            return None
-        rest = rest[2:]
-    elif head in ("uv", "uv.exe"):
-        if rest and rest[0].text in ("add", "remove"):
-            return Install("pip", _VERBS[rest[0].text], rest[1:], "uv")
-        if rest and rest[0].text == "build":
-            return Install("build", "wheel", rest[1:], "uv")
-        if not rest or rest[0].text != "pip":
-            return None
-        rest, front = rest[1:], "uv"
-    elif head in ("poetry", "pdm") and rest and rest[0].text in ("add", "remove"):
-        return Install(head if head == "poetry" else "pip", _VERBS[rest[0].text], rest[1:], head)
-    elif _CONDA.match(head):
-        if len(rest) > 1 and rest[0].text == "env" and rest[1].text in ("create", "update"):
-            return Install("conda", "env", rest[2:], "conda")  # from an environment file
-        if rest and rest[0].text == "create":
-            return Install("conda", "create", rest[1:], "conda")  # specs, or -f FILE (micromamba)
-        if not rest or rest[0].text not in _VERBS or rest[0].text == "add":
-            return None
-        return Install("conda", _VERBS[rest[0].text], rest[1:], "conda")
-    elif not _PIP.match(head):
-        return None
+        return _python
+    if head in ("uv", "uv.exe"):
+        return _uv
+    if head in ("poetry", "pdm"):
+        return _project_tool
+    if _CONDA.match(head):
+        return _conda
+    return _pip if _PIP.match(head) else None
+
+
+def _pip(head: str, rest: list[Word], front: str = "pip") -> Install | None:
+    """``pip [global options] install|uninstall|wheel|download ARGS`` (``front``: the program whose pip
+    interface it is, ``uv`` for ``uv pip``)."""
     rest = _after_options(rest, PIP_GLOBAL_ARGS)
     if not rest or rest[0].text not in ("install", "uninstall", "wheel", "download"):
         return None
     return Install("pip", rest[0].text, rest[1:], front)
+
+
+def _python(head: str, rest: list[Word]) -> Install | None:
+    """``python setup.py VERB``, ``python -m build``, ``python -m pip ...``."""
+    while rest and rest[0].text.startswith("-") and rest[0].text != "-m":
+        rest = rest[1:]
+    if rest and basename(rest[0].text) == "setup.py":
+        verbs = [w for w in rest[1:] if not w.text.startswith("-")]
+        return Install("setup.py", verbs[0].text, rest[1:], "setup.py") if verbs else None
+    if len(rest) < 2 or rest[0].text != "-m":
+        return None
+    if rest[1].text == "build":
+        return Install("build", "wheel", rest[2:], "build")
+    return _pip(head, rest[2:]) if rest[1].text == "pip" else None
+
+
+def _uv(head: str, rest: list[Word]) -> Install | None:
+    """``uv add``/``uv remove`` (pip's arguments), ``uv build``, ``uv pip ...``."""
+    verb = rest[0].text if rest else ""
+    if verb in ("add", "remove"):
+        return Install("pip", _VERBS[verb], rest[1:], "uv")
+    if verb == "build":
+        return Install("build", "wheel", rest[1:], "uv")
+    return _pip(head, rest[1:], "uv") if verb == "pip" else None
+
+
+def _project_tool(head: str, rest: list[Word]) -> Install | None:
+    """``poetry add``/``remove`` (its own ``name@constraint`` words), ``pdm add``/``remove`` (pip's)."""
+    if not rest or rest[0].text not in ("add", "remove"):
+        return None
+    return Install(head if head == "poetry" else "pip", _VERBS[rest[0].text], rest[1:], head)
+
+
+def _conda(head: str, rest: list[Word]) -> Install | None:
+    """``conda env create|update`` (from a file), ``conda create``, ``conda install|remove|uninstall``;
+    mamba's and micromamba's the same."""
+    if len(rest) > 1 and rest[0].text == "env" and rest[1].text in ("create", "update"):
+        return Install("conda", "env", rest[2:], "conda")  # from an environment file
+    if rest and rest[0].text == "create":
+        return Install("conda", "create", rest[1:], "conda")  # specs, or -f FILE (micromamba)
+    if not rest or rest[0].text not in _VERBS or rest[0].text == "add":
+        return None
+    return Install("conda", _VERBS[rest[0].text], rest[1:], "conda")
 
 
 def option(word: Word, names: tuple[str, ...], args: Iterator[Word]) -> Word | None:

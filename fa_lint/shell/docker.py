@@ -52,21 +52,28 @@ _VALUED = frozenset(
 TOOLS = ("docker", "podman", "buildah")
 
 
-def build_args(  # noqa: C901 - complexity 11, to split or justify (issue 45)
-    words: list[Word], state: State, make: bool, locate: Callable[[Word], Location]
-) -> list[BuildArg]:
-    """The build arguments a ``docker build`` command gives its Dockerfile; [] for any other command."""
+def _build(words: list[Word]) -> list[Word] | None:
+    """The arguments of ``docker build`` (``docker buildx build``, ``podman bud``...); None for any
+    other command."""
     if not words or basename(words[0].text) not in TOOLS:
-        return []
+        return None
     rest = words[1:]
     if rest and rest[0].text in ("buildx", "image", "builder"):
         rest = rest[1:]
-    if not rest or rest[0].text not in ("build", "bud"):
+    return rest[1:] if rest and rest[0].text in ("build", "bud") else None
+
+
+def build_args(
+    words: list[Word], state: State, make: bool, locate: Callable[[Word], Location]
+) -> list[BuildArg]:
+    """The build arguments a ``docker build`` command gives its Dockerfile; [] for any other command."""
+    args = _build(words)
+    if args is None:
         return []
     dockerfile: str | None = None
     context = "."
     found: list[tuple[Word, str, str]] = []
-    it: Iterator[Word] = iter(rest[1:])
+    it: Iterator[Word] = iter(args)
     for word in it:
         value = option(word, ("-f", "--file"), it)
         if value is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterator
 
 from packaging.specifiers import SpecifierSet
 
@@ -36,59 +37,75 @@ _EXTRAS = re.compile(r"\[[^\]]*\]$")  # .[dev]
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
-def install(scanner: Sink, inst: Install, c: Context) -> None:  # noqa: C901 - complexity 17, to split or justify (issue 45)
+def install(scanner: Sink, inst: Install, c: Context) -> None:
     """``pip install ARGS``, ``uv add ARGS``, ``poetry add ARGS``...: each argument's record."""
     split: dict[int, str] = {}  # a field of an expansion -> the expansion as written
     expanded: dict[int, Expanded] = {}  # a word _fields expanded and kept whole -> its expansion
     args = iter(_fields(inst.args, c, split, expanded))
-    editable = no_index = False
-    find_links: list[str] = []
-    given: set[bool] = set()  # overrides, constraints: an option given on the line wins over a variable
+    line = _Line()
     for word in args:
-        text = word.text
-        m = _INCLUDE.match(text) if text[:1] == "-" and text not in _INCLUDES else None
-        if text in _INCLUDES or m:
-            override = text.startswith("--o")
-            if (override or text.startswith("--constraints")) and inst.installer != "uv":
-                continue  # pip knows neither
-            found = Word(m.group(2), word.start, word.end) if m else next(args, None)
-            if found is not None:
-                constraint = text.startswith(("-c", "--c"))
-                if constraint or override:
-                    given.add(override)
-                include(scanner, found, constraint, c, override)
+        if word.text.startswith("-"):
+            _option(scanner, inst, c, word, args, line)
             continue
-        if text in ("-e", "--editable"):
-            editable = True
-            continue
-        if text == "--no-index":
-            no_index = True
-            continue
-        links = option(word, ("-f", "--find-links"), args)
-        if links is not None:
-            find_links.append(c.state.folder(links.text, c.make))
-            continue
-        if text.startswith("-"):
-            if text in PIP_INSTALL_ARGS:
-                next(args, None)
-            continue
-        poetry = inst.tool == "poetry"
-        if poetry:
-            rec = target(scanner, _poetry_word(word), editable, c)
-        else:
-            rec = target(scanner, word, editable, c, expanded.get(id(word)))
-        editable = False
+        rec = _argument(scanner, inst, c, word, line, expanded.get(id(word)))
+        line.editable = False
         if rec is None:
             continue
-        if poetry and rec.raw != word.text and rec.build is None:
-            rec = rec._replace(raw=word.text)  # as written, and so no PEP 508 edit for --fix
         if id(word) in split:
             rec = rec._replace(raw=split[id(word)])  # `$(PKGS)`: as written, and so not for --fix to edit
-        if no_index and rec.url is None:  # only the wheels in the --find-links folders can install
-            rec = scanner.wheels.take(find_links, rec.name, "") or rec
+        if line.no_index and rec.url is None:  # only the wheels in the --find-links folders can install
+            rec = scanner.wheels.take(line.find_links, rec.name, "") or rec
         scanner.emit(rec, c)
     if inst.verb == "install" and inst.installer in _FROM_ENVIRONMENT:
-        _environment_files(scanner, inst, c, given)
+        _environment_files(scanner, inst, c, line.given)
+
+
+class _Line:
+    """What an install command's options have said so far (a plain class: each option changes it)."""
+
+    __slots__ = ("editable", "find_links", "given", "no_index")
+
+    def __init__(self) -> None:
+        self.editable = False  # -e: the next argument is an editable install
+        self.no_index = False
+        self.find_links: list[str] = []  # the folders of -f/--find-links
+        self.given: set[bool] = set()  # overrides, constraints: an option on the line wins over a variable
+
+
+def _option(scanner: Sink, inst: Install, c: Context, word: Word, args: Iterator[Word], line: _Line) -> None:
+    """One option of an install command, and its value (taken from ``args`` when it is the next word)."""
+    text = word.text
+    m = _INCLUDE.match(text) if text not in _INCLUDES else None
+    if text in _INCLUDES or m:
+        override = text.startswith("--o")
+        if (override or text.startswith("--constraints")) and inst.installer != "uv":
+            return  # pip knows neither
+        found = Word(m.group(2), word.start, word.end) if m else next(args, None)
+        if found is not None:
+            constraint = text.startswith(("-c", "--c"))
+            if constraint or override:
+                line.given.add(override)
+            include(scanner, found, constraint, c, override)
+    elif text in ("-e", "--editable"):
+        line.editable = True
+    elif text == "--no-index":
+        line.no_index = True
+    elif (links := option(word, ("-f", "--find-links"), args)) is not None:
+        line.find_links.append(c.state.folder(links.text, c.make))
+    elif text in PIP_INSTALL_ARGS:
+        next(args, None)
+
+
+def _argument(
+    scanner: Sink, inst: Install, c: Context, word: Word, line: _Line, exp: Expanded | None
+) -> Requirement | None:
+    """What one argument installs; Poetry's ``name@^2.5`` read as pip would read it, kept as written."""
+    if inst.tool != "poetry":
+        return target(scanner, word, line.editable, c, exp)
+    rec = target(scanner, _poetry_word(word), line.editable, c)
+    if rec is not None and rec.raw != word.text and rec.build is None:
+        rec = rec._replace(raw=word.text)  # as written, and so no PEP 508 edit for --fix
+    return rec
 
 
 def _environment_files(scanner: Sink, inst: Install, c: Context, given: set[bool]) -> None:

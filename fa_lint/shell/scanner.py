@@ -30,7 +30,7 @@ from fa_lint.model import (
 from fa_lint.shell import conda, docker, makefiles, pip, pybuild, redirects, twostep
 from fa_lint.shell.builds import OUTPUTS, Clones
 from fa_lint.shell.commands import UPGRADE, Install, install, shell_script, unwrap
-from fa_lint.shell.context import Context
+from fa_lint.shell.context import Context, Sink
 from fa_lint.shell.options import install_options
 from fa_lint.shell.parse import Chunk, Command, Word, basename
 from fa_lint.shell.redirects import Effect
@@ -81,7 +81,9 @@ class Scanner:
         walk.run(state, possible=possible)
         self.stopped = walk.stopped
 
-    def command(self, cmd: Command, state: State, possible: bool, make: bool) -> Word | None:  # noqa: C901 - complexity 11, to split or justify (issue 45)
+    def command(self, cmd: Command, state: State, possible: bool, make: bool) -> Word | None:
+        """One command the walk hands over; a shell's ``-c`` script is handed back (the word that
+        holds it), for the walk to read."""
         words = self._resolve_head(cmd.words, state, make)
         if not words:
             return None
@@ -92,30 +94,24 @@ class Scanner:
         if head in SHELLS:
             script = shell_script([w.text for w in words])
             return None if script is None else words[script]
-        if self._tool(head, words, state, make):
-            return None
-        inst = install(words)
-        if inst is None:
-            return None
+        if not self._tool(head, words, state, make):
+            inst = install(words)
+            if inst is not None:
+                self._install(inst, cmd, words, state, possible, make)
+        return None
+
+    def _install(
+        self, inst: Install, cmd: Command, words: list[Word], state: State, possible: bool, make: bool
+    ) -> None:
+        """A packaging command: one more step, read by its tool family's reader."""
         self._prefix(cmd, words, state, possible, make)
         self.step += 1
         upgrade = any(w.text in UPGRADE for w in inst.args)
         where = self.index.location(cmd.start, cmd.end) if cmd.end > cmd.start else None
         options = install_options(inst, cmd, state, make, where, self.step)  # once per command
         context = Context(state, possible, make, cmd, upgrade, options)
-        if self._never_runs(inst, context):
-            return None
-        if inst.verb == "uninstall":
-            pip.uninstall(self, inst, context)
-        elif inst.tool == "conda":
-            conda.install(self, inst, context)
-        elif inst.tool in ("setup.py", "build"):
-            pybuild.setup(self, inst, context)
-        elif inst.verb in ("wheel", "download"):
-            twostep.wheel(self, inst, context)
-        else:
-            pip.install(self, inst, context)
-        return None
+        if not self._never_runs(inst, context):
+            _family(inst)(self, inst, context)
 
     def _tool(self, head: str, words: list[Word], state: State, make: bool) -> bool:
         """A command that clones, downloads, builds an image or runs make: what it leaves behind."""
@@ -281,3 +277,16 @@ class Scanner:
                 if stop is not None and (word.start, word.end + len(stop.op)) == (stop.start, stop.end):
                     rec = rec._replace(redirected=stop.op)
                 self.records.append(NotRun(rec, why, stops, cause, at))
+
+
+def _family(inst: Install) -> Callable[[Sink, Install, Context], None]:
+    """The reader of a packaging command's tool family."""
+    if inst.verb == "uninstall":
+        return pip.uninstall
+    if inst.tool == "conda":
+        return conda.install
+    if inst.tool in ("setup.py", "build"):
+        return pybuild.setup
+    if inst.verb in ("wheel", "download"):
+        return twostep.wheel
+    return pip.install

@@ -27,7 +27,7 @@ _MODULE = re.compile(r"^(?:cuda|CUDA|cudatoolkit|nvhpc)(?:/(\d+)\.(\d+)[\w.-]*)?
 _RUNFILE = re.compile(r"(?:^|/)cuda_(\d+)\.(\d+)(?:\.\d+)?_[\w.]*linux[\w.-]*\.run$")
 
 
-def toolkit(words: list[Word], head: str | None = None) -> tuple[Word, str, str] | None:  # noqa: C901 - complexity 11, to split or justify (issue 45)
+def toolkit(words: list[Word], head: str | None = None) -> tuple[Word, str, str] | None:
     """The CUDA toolkit a command installs: a package of the system's package manager
     (``apt-get install cuda-nvcc-12-1``) or NVIDIA's runfile (``sh cuda_12.1.0_..._linux.run``), its
     version ("12.1", or "" when the name says none), and how ("apt", "runfile"); or None."""
@@ -39,11 +39,7 @@ def toolkit(words: list[Word], head: str | None = None) -> tuple[Word, str, str]
             return w, f"{m.group(1)}.{m.group(2)}", "runfile"
     head = basename(words[0].text) if head is None else head
     if head in ("module", "ml"):  # HPC environment modules: module load cuda/12.1
-        for w in words[1:]:
-            m = _MODULE.match(w.text)
-            if m:
-                return w, f"{m.group(1)}.{m.group(2)}" if m.group(1) else "", "module"
-        return None
+        return _module(words)
     if head not in _MANAGERS:
         return None
     rest = [w for w in words[1:] if not w.text.startswith("-")]
@@ -54,4 +50,13 @@ def toolkit(words: list[Word], head: str | None = None) -> tuple[Word, str, str]
         if m:
             major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
             return w, f"{major}.{minor}" if major else "", _MANAGERS[basename(words[0].text)]
+    return None
+
+
+def _module(words: list[Word]) -> tuple[Word, str, str] | None:
+    """The CUDA toolkit ``module load cuda/12.1`` loads."""
+    for w in words[1:]:
+        m = _MODULE.match(w.text)
+        if m:
+            return w, f"{m.group(1)}.{m.group(2)}" if m.group(1) else "", "module"
     return None

@@ -135,7 +135,7 @@ class Expanded(NamedTuple):
         return self.texts[0]
 
 
-def expand(text: str, scope: Scope, make: bool = False) -> Expanded:  # noqa: C901 - complexity 11, to split or justify (issue 45)
+def expand(text: str, scope: Scope, make: bool = False) -> Expanded:  # noqa: C901 - complexity 11: one pass over a word's substitutions, on the path of every word with a $; a call per substitution would cost each one
     """Substitute ``$X``, ``${X}``, ``${X:-default}`` (and ``$(X)`` in Makefiles) from known values."""
     if make:
         text = text.replace("$$", "$")  # make's escape for the shell's own $

@@ -11,9 +11,12 @@ PyYAML, tree-sitter, pip-requirements-parser) of the formats it finds, not for a
 
 from __future__ import annotations
 
+import enum
 import importlib
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol, cast
+
+from fa_lint._records import NamedTuple
 
 if TYPE_CHECKING:
     from fa_lint.model import Parsed
@@ -23,6 +26,15 @@ if TYPE_CHECKING:
 # have a record already). A format with many entries (``Source.drops``) builds no record for those,
 # but still reports what is wrong with them.
 Dropped = Callable[[str, int, str], bool]
+
+
+class Role(enum.Enum):
+    """What a format's files are to an install (``Source.role``)."""
+
+    LIST = "list"
+    MANIFEST = "manifest"
+    LOCK = "lock"
+    SCRIPT = "script"
 
 
 class _Module(Protocol):
@@ -35,23 +47,25 @@ class _Dropping(Protocol):
     def parse(self, path: str, text: str, dropped: Dropped) -> Iterable[Parsed]: ...
 
 
-class Source:
-    """A format: the names that say a file is one, and the module that reads it."""
+class Source(NamedTuple):
+    """A format: the names that say a file is one, the module that reads it, and what its files are to
+    an install (``fa_lint.machine.environments`` builds each one's environments by ``role``)."""
 
-    def __init__(
-        self,
-        name: str,
-        module: str,
-        patterns: tuple[str, ...],
-        candidates: tuple[str, ...] = (),
-        *,
-        drops: bool = False,
-    ) -> None:
-        self.name = name  # the records' ``source``, and the module's NAME
-        self.patterns = patterns  # globs a walk picks files by (pre-commit's ``files`` too)
-        self.candidates = candidates  # names that may be this format; ``sniff`` decides by the head
-        self.module_name = f"{__name__}.{module}"
-        self.drops = drops  # its module's parse takes ``dropped`` (see Dropped)
+    name: str  # the records' ``source``, and the module's NAME
+    reader: str  # the module in this package that reads it
+    patterns: tuple[str, ...]  # globs a walk picks files by (pre-commit's ``files`` too)
+    candidates: tuple[str, ...] = ()  # names that may be this format; ``sniff`` decides by the head
+    drops: bool = False  # its module's parse takes ``dropped`` (see Dropped)
+    # MANIFEST: a project's metadata, an environment for its dependencies and each extra and group
+    # (and the install commands a setup.py runs, as a SCRIPT's); LOCK: what a manifest's install really
+    # gets; SCRIPT: install commands in order, one environment per stage or job, a later install
+    # replacing an earlier one; LIST (requirements, conda, tox...): what the file names, together.
+    role: Role = Role.LIST
+    locks: frozenset[str] = frozenset()  # the lock formats that pin its installs, from the same folder
+
+    @property
+    def module_name(self) -> str:
+        return f"{__name__}.{self.reader}"
 
     @property
     def module(self) -> _Module:
@@ -74,24 +88,31 @@ class Source:
 SOURCES: dict[str, Source] = {
     s.name: s
     for s in (
-        Source("pylock", "pylock", ("pylock.toml", "pylock.*.toml")),
-        Source("uv.lock", "uv_lock", ("uv.lock",)),
-        Source("poetry.lock", "poetry_lock", ("poetry.lock",)),
-        Source("pdm.lock", "pdm_lock", ("pdm.lock",)),
-        Source("pipfile.lock", "pipfile_lock", ("Pipfile.lock",), drops=True),
-        Source("pixi.lock", "pixi_lock", ("pixi.lock",)),
+        Source("pylock", "pylock", ("pylock.toml", "pylock.*.toml"), role=Role.LOCK),
+        Source("uv.lock", "uv_lock", ("uv.lock",), role=Role.LOCK),
+        Source("poetry.lock", "poetry_lock", ("poetry.lock",), role=Role.LOCK),
+        Source("pdm.lock", "pdm_lock", ("pdm.lock",), role=Role.LOCK),
+        Source("pipfile.lock", "pipfile_lock", ("Pipfile.lock",), drops=True, role=Role.LOCK),
+        Source("pixi.lock", "pixi_lock", ("pixi.lock",), role=Role.LOCK),
         Source(
             "conda-lock",
             "conda_lock",
             ("conda-lock.yml", "conda-lock.yaml", "*.conda-lock.yml", "*.conda-lock.yaml"),
+            role=Role.LOCK,
         ),
-        Source("pipfile", "pipfile", ("Pipfile",)),
-        Source("pyproject", "pyproject", ("pyproject.toml",)),
-        Source("pixi", "pixi", ("pixi.toml",)),
-        Source("setup.cfg", "setup_cfg", ("setup.cfg",)),
-        Source("setup.py", "setup_py", ("setup.py",)),
+        Source("pipfile", "pipfile", ("Pipfile",), role=Role.MANIFEST, locks=frozenset({"pipfile.lock"})),
+        Source(
+            "pyproject",
+            "pyproject",
+            ("pyproject.toml",),
+            role=Role.MANIFEST,
+            locks=frozenset({"uv.lock", "poetry.lock", "pdm.lock", "pylock", "pixi.lock"}),
+        ),
+        Source("pixi", "pixi", ("pixi.toml",), locks=frozenset({"pixi.lock"})),
+        Source("setup.cfg", "setup_cfg", ("setup.cfg",), role=Role.MANIFEST),
+        Source("setup.py", "setup_py", ("setup.py",), role=Role.MANIFEST),
         Source("tox", "tox", ("tox.ini",)),
-        Source("nox", "nox", ("noxfile.py",)),
+        Source("nox", "nox", ("noxfile.py",), role=Role.SCRIPT),
         Source(
             "conda",
             "conda",
@@ -104,12 +125,16 @@ SOURCES: dict[str, Source] = {
                 for stem in ("*env*", "*conda*", "*requirements*", "*env*/*", "*conda*/*", "requirements/*")
                 for ext in ("yml", "yaml")
             ),
+            locks=frozenset({"conda-lock"}),
         ),
-        Source("workflow", "workflow", (".github/workflows/*.yml", ".github/workflows/*.yaml")),
+        Source(
+            "workflow", "workflow", (".github/workflows/*.yml", ".github/workflows/*.yaml"), role=Role.SCRIPT
+        ),
         Source(
             "gitlab-ci",
             "gitlab_ci",
             (".gitlab-ci.yml", "*.gitlab-ci.yml", ".gitlab/ci/*.yml", ".gitlab/ci/*.yaml"),
+            role=Role.SCRIPT,
         ),
         Source(
             "dockerfile",
@@ -126,6 +151,7 @@ SOURCES: dict[str, Source] = {
                 "Containerfile-*",
                 "Containerfile_*",
             ),
+            role=Role.SCRIPT,
         ),
         Source(
             "shell",
@@ -137,6 +163,7 @@ SOURCES: dict[str, Source] = {
             # a generic *.job): a shell script when its head shows one (sources/shell.py sniff). A script
             # with no extension at all is found by its first line (fa_lint.files.shebang).
             ("*.job", "*.pbs", "*.qsub", "*.lsf"),
+            role=Role.SCRIPT,
         ),
         Source(
             "requirements",
@@ -155,7 +182,12 @@ SOURCES: dict[str, Source] = {
             ("*.in",),
         ),
         # Makefile-* and *.mk: fragments a Makefile includes or a Dockerfile runs with make -f
-        Source("makefile", "makefile", ("Makefile", "makefile", "GNUmakefile", "*.mk", "Makefile-*")),
+        Source(
+            "makefile",
+            "makefile",
+            ("Makefile", "makefile", "GNUmakefile", "*.mk", "Makefile-*"),
+            role=Role.SCRIPT,
+        ),
         Source("justfile", "justfile", ("justfile", "Justfile", ".justfile", "*.just")),
         Source("notebook", "notebook", ("*.ipynb",)),  # Jupyter and Colab: shell lines, %pip, the GPU
         Source("batch", "batch", ("*.bat", "*.cmd")),  # Windows cmd.exe scripts
@@ -172,15 +204,26 @@ SOURCES: dict[str, Source] = {
         ),
         # SkyPilot tasks and Kubernetes manifests have any name: a YAML file no format above claims is
         # read when its head names accelerators, GPU node labels or instance types
-        Source("cluster", "cluster", (), ("*.yaml", "*.yml")),
+        Source("cluster", "cluster", (), ("*.yaml", "*.yml"), role=Role.SCRIPT),
         # TRL/transformers configs have any name: a YAML file no format above claims is read when its
         # head sets attn_implementation or use_transformers_paged (for the code layer, fa_lint.code)
         Source("training-config", "training_config", (), ("*.yaml", "*.yml")),
         # Modal apps, SageMaker jobs and Ray tasks have any name: a *.py whose head imports one is read
-        Source("python-app", "python_app", (), ("*.py",)),
+        Source("python-app", "python_app", (), ("*.py",), role=Role.SCRIPT),
         Source("python-version", "python_version", (".python-version",)),
     )
 }
 
 # Names that may be these formats; discovery reads the first few KiB to decide.
 SNIFFED: dict[str, Source] = {name: s for name, s in SOURCES.items() if s.candidates}
+
+# The formats of each role, for code that asks of a record's ``source`` (a format's name).
+MANIFESTS = frozenset(name for name, s in SOURCES.items() if s.role is Role.MANIFEST)
+LOCKS = frozenset(name for name, s in SOURCES.items() if s.role is Role.LOCK)
+SCRIPTS = frozenset(name for name, s in SOURCES.items() if s.role is Role.SCRIPT)
+
+
+def locks_of(source: str) -> frozenset[str]:
+    """The lock formats that pin the installs of a format (``Source.locks``), by the format's name."""
+    found = SOURCES.get(source)
+    return found.locks if found is not None else frozenset()

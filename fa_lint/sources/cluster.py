@@ -84,7 +84,7 @@ def _task(
             yield from scanner.drain()
 
 
-def _settings(index: TextIndex, text: str, node: yaml.Node, depth: int) -> Iterator[Setting]:  # noqa: C901 - complexity 12, to split or justify (issue 45)
+def _settings(index: TextIndex, text: str, node: yaml.Node, depth: int) -> Iterator[Setting]:  # noqa: C901 - complexity 12: a dispatch over the keys a cluster file places GPUs with (accelerators, instance_type, nodeSelector, matchExpressions), recursing through the rest
     if depth > 64:
         return
     if isinstance(node, yaml.SequenceNode):

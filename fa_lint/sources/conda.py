@@ -62,19 +62,23 @@ def sniff(head: str, *, complete: bool) -> bool:
     return _TOP_DEPENDENCIES.search(head) is not None
 
 
-def parse(path: str, text: str) -> Iterator[Parsed]:  # noqa: C901 - complexity 13, to split or justify (issue 45)
-    doc = yamldoc.document(path, text)
-    if isinstance(doc, ParseProblem):
-        yield doc
-        return
-    index, root = doc
-    # conda-lock's platforms key: the platforms the environment is locked (and so installed) for
+def _platforms(index: TextIndex, root: yaml.Node | None, text: str) -> Iterator[Setting]:
+    """conda-lock's platforms key: the platforms the environment is locked (and so installed) for."""
     platforms = yamldoc.get(root, "platforms")
     if isinstance(platforms, yaml.SequenceNode):
         for item in platforms.value:
             if isinstance(item, yaml.ScalarNode):
                 start, end = yamldoc.span(item, text)
                 yield Setting(index.location(start, end), "platform", "conda-lock platforms", str(item.value))
+
+
+def parse(path: str, text: str) -> Iterator[Parsed]:
+    doc = yamldoc.document(path, text)
+    if isinstance(doc, ParseProblem):
+        yield doc
+        return
+    index, root = doc
+    yield from _platforms(index, root, text)
     deps = yamldoc.get(root, "dependencies")
     if deps is None:
         return

@@ -77,7 +77,7 @@ def _cycle(name: str, edges: dict[str, list[str]], inside: set[str]) -> str:
     return f"{name} -> {nxt}, which includes {name} again through other groups"
 
 
-def _components(edges: dict[str, list[str]]) -> Iterator[list[str]]:  # noqa: C901 - complexity 12, to split or justify (issue 45)
+def _components(edges: dict[str, list[str]]) -> Iterator[list[str]]:  # noqa: C901 - complexity 12: Tarjan's algorithm with a stack of its own (no recursion: a chain of 10,000 groups); its index, low-links and stack are one state
     """The strongly connected components of the include graph, each after every component it
     reaches (Tarjan's algorithm, with a stack of its own: a chain of 10,000 groups is no deeper in
     Python than one). Names no group has (missing includes) are left out."""

@@ -86,7 +86,7 @@ def _continues(line: str, esc: str) -> bool:
     return bare.endswith(esc) and not bare.endswith(esc + esc)
 
 
-def instructions(index: TextIndex) -> Iterator[Instruction | ParseProblem]:  # noqa: C901 - complexity 13, to split or justify (issue 45)
+def instructions(index: TextIndex) -> Iterator[Instruction | ParseProblem]:  # noqa: C901 - complexity 13: the Dockerfile line scanner (continuations, dropped comment lines, escape characters, heredoc bodies) over one cursor, as BuildKit reads it
     """Logical instructions, with continuation lines joined and heredoc bodies attached."""
     text = index.text
     esc = _escape(text)

@@ -120,7 +120,7 @@ def _variables(text: str, budget: Budget) -> dict[str, str]:
     return {name: value.replace("$$", "$") for name, value in found.values().items()}
 
 
-def parse(path: str, text: str) -> Iterator[Parsed]:  # noqa: C901 - complexity 11, to split or justify (issue 45)
+def parse(path: str, text: str) -> Iterator[Parsed]:  # noqa: C901 - complexity 11: each recipe body read as just runs it (one script after a shebang, else line by line with make's continuations), through one scanner and the restored() closure over the file's text
     budget = Budget()  # the file's: its scanner's too, which reports it once crossed
     variables = _variables(text, budget)
     # The shell model reads words from the text it is given: it is given the file with each {{ }}

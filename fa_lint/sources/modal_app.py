@@ -283,7 +283,7 @@ class _Reader:
             return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
         return None
 
-    def _step(  # noqa: C901 - complexity 17, to split or justify (issue 45)
+    def _step(  # noqa: C901 - complexity 17: a dispatch over Modal's Image methods (env, run_commands, the pip, uv and micromamba installs and their keyword options), each made into the command words it runs
         self, method: str, call: ast.Call, scanner: Scanner, values: dict[str, str]
     ) -> Iterator[Parsed]:
         kw = {k.arg: k.value for k in call.keywords if k.arg}

@@ -295,7 +295,7 @@ def _read_plain(index: TextIndex, text: str, urls: list[str], pre: bool = False)
                 yield from _pip(index, physical, at, options)
 
 
-def _pip(  # noqa: C901 - complexity 11, to split or justify (issue 45)
+def _pip(  # noqa: C901 - complexity 11: a dispatch over pip-requirements-parser's kinds of line (ignored, invalid, option, requirement), each with its record
     index: TextIndex, text: str, base: int = 0, options: InstallOptions | None = None
 ) -> Iterator[Parsed]:
     """The records pip-requirements-parser reads in ``text``, which starts at offset ``base`` of the

@@ -56,7 +56,7 @@ class _Reacher:
         self.bound = _with_files(tree)  # `with open(X) as f`: f -> X
         self.readers = _readers(tree)  # a function of the file -> which of its parameters it opens
 
-    def strings(self, node: ast.expr, scope: str, seen: set[str]) -> None:  # noqa: C901 - complexity 14, to split or justify (issue 45)
+    def strings(self, node: ast.expr, scope: str, seen: set[str]) -> None:  # noqa: C901 - complexity 14: a dispatch over the kinds of Python expression a requirement string hides in (constant, list, starred, +, dict, call, name)
         opened = self._opened(node, seen)
         if opened is not None:
             self.files.setdefault(id(opened), (opened, scope))

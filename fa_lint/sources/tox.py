@@ -174,7 +174,7 @@ def _substitute(text: str) -> tuple[str, str | None]:
     return out, (unresolved[0] if unresolved else None)
 
 
-def parse(path: str, text: str) -> Iterator[Parsed]:  # noqa: C901 - complexity 12, to split or justify (issue 45)
+def parse(path: str, text: str) -> Iterator[Parsed]:  # noqa: C901 - complexity 12: one pass over tox.ini's values, a branch per key tox reads (envlist, inherited commands, deps and their references), filling the tables _groups reads
     index = TextIndex(path, text)
     problem = ini.check(index, "tox.ini")
     if problem is not None:
@@ -274,7 +274,7 @@ def _dep(index: TextIndex, start: int, dep: str, scope: str) -> Iterator[Parsed]
     yield pep508.parse(text, where, NAME, scope=scope)
 
 
-def _groups(  # noqa: C901 - complexity 17, to split or justify (issue 45)
+def _groups(  # noqa: C901 - complexity 17: tox's factor selection in one place (expanding each condition once, then each environment's chosen lines), as tox itself does it; split, the tables would travel through every part
     index: TextIndex,
     envlist: list[str],
     sections: dict[str, int],

@@ -47,7 +47,7 @@ def _count(value: Any) -> int:
     return n
 
 
-def matched(text: str, data: Any, depth: int) -> dict[JsonPath, int] | None:  # noqa: C901 - complexity 11, to split or justify (issue 45)
+def matched(text: str, data: Any, depth: int) -> dict[JsonPath, int] | None:  # noqa: C901 - complexity 11: keys matched to members in one closure over the key iterator, each mismatch an early exit; split, the iterator and the keys found would travel through every part
     """Where each member's key starts, down to ``depth``: the keys the expression finds, matched in
     order to the members of ``data`` (deeper ones counted, not compared); None unless they match."""
     found = _KEY_END.finditer(text)

@@ -125,7 +125,7 @@ class _Scanner:
                 continue
             return tuple(keys)
 
-    def _value(self, path: TomlPath, key_start: int) -> None:  # noqa: C901 - complexity 17, to split or justify (issue 45)
+    def _value(self, path: TomlPath, key_start: int) -> None:  # noqa: C901 - complexity 17: a dispatch over the kinds of TOML value (three string forms, array, inline table, scalar) in a hand scanner; a table would hide their order of precedence
         s = self.s
         start = self.i
         c = s[start]

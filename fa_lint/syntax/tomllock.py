@@ -92,15 +92,9 @@ def _located(doc: TomlDoc, path: tomldoc.TomlPath) -> Location:
 Record = Callable[[Package, Callable[[], Location]], "Parsed | None"]
 
 
-def _by_table(path: str, text: str, key: str, record: Record) -> list[Parsed] | None:  # noqa: C901 - complexity 11, to split or justify (issue 45)
-    """The records of every ``[[key]]`` table, each table read alone; None when the document cannot
-    be read that way with the meaning it has whole, or tomllib refuses a part of it.
-
-    The document is cut before each line that starts with ``[``. An entry is a ``[[key]]`` table with
-    its ``[key.*]`` subtables; every other part must be valid alone and name top-level keys no other
-    part names (so no table is defined twice across parts), ``key`` not among them. A cut inside a
-    multi-line string leaves that string open, so tomllib refuses the part.
-    """
+def _parts(text: str, key: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The document cut before each line that starts with ``[``: the spans of the ``[[key]]`` entries
+    (each with its ``[key.*]`` subtables), and of the parts between them."""
     cuts = [m.start() for m in _TABLE.finditer(text)]
     entries: list[tuple[int, int]] = []
     others: list[tuple[int, int]] = [(0, cuts[0] if cuts else len(text))]
@@ -115,6 +109,19 @@ def _by_table(path: str, text: str, key: str, record: Record) -> list[Parsed] | 
             others[-1] = (others[-1][0], end)
         else:
             others.append((start, end))
+    return entries, others
+
+
+def _by_table(path: str, text: str, key: str, record: Record) -> list[Parsed] | None:
+    """The records of every ``[[key]]`` table, each table read alone; None when the document cannot
+    be read that way with the meaning it has whole, or tomllib refuses a part of it.
+
+    The document is cut before each line that starts with ``[``. An entry is a ``[[key]]`` table with
+    its ``[key.*]`` subtables; every other part must be valid alone and name top-level keys no other
+    part names (so no table is defined twice across parts), ``key`` not among them. A cut inside a
+    multi-line string leaves that string open, so tomllib refuses the part.
+    """
+    entries, others = _parts(text, key)
     cursor = Cursor(path, text)
     out = []
     try:

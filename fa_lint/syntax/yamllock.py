@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import yaml
 
+from fa_lint._records import NamedTuple
 from fa_lint.model import ParseProblem
 from fa_lint.syntax import yamldoc
 from fa_lint.syntax.text import TextIndex, excerpt
@@ -23,8 +23,7 @@ _KEY = re.compile(r"([A-Za-z_][\w.-]*):(?:[ \t]+(.*?))?[ \t]*$")
 _TOP = re.compile(r"^(?:[A-Za-z_][\w.-]*:(?:\s|$)|#|\.\.\.|---)")
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     fields: dict[str, tuple[str, int, int]]  # key -> (scalar value, start and end of the key line)
 
     def get(self, key: str) -> str | None:
@@ -42,7 +41,7 @@ def _scalar(text: str) -> str:
     return text
 
 
-def entries(index: TextIndex, key: str) -> Iterator[Entry | ParseProblem]:  # noqa: C901 - complexity 12, to split or justify (issue 45)
+def entries(index: TextIndex, key: str) -> Iterator[Entry | ParseProblem]:  # noqa: C901 - complexity 12: a line scanner over the lock writers' fixed layout, a branch per kind of line (item, field, dedent, foreign line) sharing the dash's column and the entry so far
     """The entries of the top-level list ``key:``; a line no writer makes is a located problem."""
     text = index.text
     m = re.search(rf"^{re.escape(key)}:[ \t]*\r?$", text, re.M)
