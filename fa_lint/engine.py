@@ -5,9 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, Protocol
-
-from packaging.version import Version
+from typing import Any
 
 from fa_lint import kb
 from fa_lint._gc import fewer_collections
@@ -37,34 +35,8 @@ from fa_lint.rules import CHECKS, Context, settle
 from fa_lint.rules._base import Check
 from fa_lint.rules.unread import internal
 from fa_lint.settings import decide
+from fa_lint.settings.resolved import Scopes, Settings
 from fa_lint.syntax.text import TextIndex
-
-
-class Settings(NamedTuple):
-    """How to check. A NamedTuple, as immutable as a frozen dataclass and a tenth of its cost to
-    define on every start (``_replace`` derives one from another)."""
-
-    select: tuple[str, ...] = ()  # code prefixes; empty selects every rule
-    ignore: tuple[str, ...] = ()
-    min_version: Version | None = None
-    exclude: tuple[str, ...] = ()
-    force_exclude: bool = False  # exclude files named on the command line too (pre-commit names them)
-    per_file_ignores: decide.PerFile = ()
-    root: str = "."  # the folder per_file_ignores globs are relative to
-    respect_gitignore: bool = True
-    problems: tuple[ParseProblem, ...] = ()  # found reading the configuration; reported as FAL900
-    scoped: Scopes | None = None  # each file's own settings, from its nearest configuration
-    noqa: bool = True  # suppression comments count (--add-noqa's recheck turns them off)
-
-
-class Scopes(Protocol):
-    """The settings of each file: its nearest configuration's, with the command line's options over
-    them (the cli makes them from ``config.Resolver``). Asked once per file a run finds and per file a
-    finding is in; ``problems`` are the configuration files the searches could not read."""
-
-    def __call__(self, path: str) -> Settings: ...
-
-    def problems(self) -> tuple[ParseProblem, ...]: ...
 
 
 class Report(NamedTuple):

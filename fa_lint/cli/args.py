@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import sys
 from typing import Any, TextIO
-
-from packaging.version import Version
 
 from fa_lint.settings import config
 
@@ -372,102 +369,6 @@ def known(selectors: tuple[str, ...], option: str) -> tuple[str, ...]:
     if bad:
         raise UsageError(f"{option}: {config.unknown_selectors(bad)}")
     return selectors
-
-
-def config_file(args: argparse.Namespace) -> str | None:
-    """``--config``'s file: the one value that cannot be a ``key = value`` override.
-
-    Read as typed, never from the checked tree: a value that is a TOML override of fa-lint's keys is
-    one, whatever file of that name the checkout holds. ruff takes an existing file first
-    (crates/ruff/src/args.rs ``ConfigArgumentParser``), so there a pull request that commits a file
-    named like a CI job's ``--config 'ignore = [...]'`` replaces the override with its own file; here
-    that file is not read (``resolver`` says so). A value ending in ``.toml`` is a file."""
-    given = args.config
-    if given is None or isinstance(given, str):  # bot-config's --config is a file alone
-        return given
-    files = [v for v in given if not _override(v)]
-    for v in files:
-        if not os.path.exists(v):
-            if "=" in v:  # what is wrong with it as TOML (a ConfigError, as for an override)
-                config.overrides([v])
-            raise UsageError(
-                f"--config {v}: no such file; a TOML 'key = value' overrides one key instead "
-                """(e.g. --config 'ignore = ["FAL002"]')"""
-            )
-    if len(files) > 1:
-        raise UsageError(f"--config: one configuration file, not {len(files)} (the others can be KEY=VALUE)")
-    return files[0] if files else None
-
-
-@functools.lru_cache(maxsize=64)
-def _override(value: str) -> bool:
-    """Whether a ``--config`` value is a TOML ``key = value`` (what it sets, and its codes, are
-    checked with the override: an unknown key is an error there, not a file to look for)."""
-    if "=" not in value or value.lower().endswith(".toml"):
-        return False
-    from fa_lint.model import ParseProblem
-    from fa_lint.syntax import tomldoc
-
-    doc = tomldoc.load("--config", value)
-    return not isinstance(doc, ParseProblem) and bool(doc.data)
-
-
-def _shadowed(args: argparse.Namespace) -> list[str]:
-    """The overrides a file of the same name would have been read for, as ruff reads them."""
-    given = args.config
-    if given is None or isinstance(given, str):
-        return []
-    return [v for v in given if _override(v) and os.path.lexists(v)]
-
-
-def overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The configuration keys ``--config 'key = value'`` sets, over every file's configuration."""
-    given = args.config
-    if given is None or isinstance(given, str):
-        return {}
-    from fa_lint.rules import unknown
-
-    return config.overrides([v for v in given if _override(v)], unknown)
-
-
-def resolver(args: argparse.Namespace, err: TextIO | None = None) -> config.Resolver | None:
-    """Where each file's configuration comes from: None when one file (``--config``) or none
-    (``--isolated``) governs them all. On ``err``, each override a file of its name is not read for."""
-    for v in _shadowed(args):
-        say(
-            err or sys.stderr,
-            f"--config {v}: read as the override it is typed as; the file of that name is not read "
-            f"(to read it, give its path: --config ./{v})",
-        )
-    if args.isolated or config_file(args):
-        return None
-    from fa_lint.rules import unknown
-
-    return config.Resolver(unknown, overrides=overrides(args))
-
-
-def configuration(
-    args: argparse.Namespace, paths: list[str] | None = None, found: config.Resolver | None = None
-) -> config.Config:
-    """The run's configuration: ``--config``'s, or the nearest to the paths checked (their common
-    folder), which sets what applies to the whole run (``new-from-rev``, ``respect-gitignore``);
-    with the ``--config 'key = value'`` overrides over it."""
-    from fa_lint.rules import unknown
-
-    if args.isolated:
-        return config.Config()._replace(**overrides(args))
-    file = config_file(args)
-    if file:
-        return config.load(file, unknown)._replace(**overrides(args))
-    found = found or config.Resolver(unknown, overrides=overrides(args))
-    where = [os.path.abspath(p) for p in paths or ["."] if p != "-"] or [os.getcwd()]
-    return found.nearest(os.path.commonpath(where))
-
-
-def min_version(args: argparse.Namespace, cfg: config.Config) -> Version | None:
-    if args.min_version:
-        return config.parse_version(args.min_version, "--min-version")
-    return cfg.min_version
 
 
 def write(text: str, path: str | None, out: TextIO) -> None:

@@ -135,69 +135,87 @@ def load(path: str, unknown_codes: Codes | None = None) -> Config:
     return _from(path, doc, unknown_codes)
 
 
-def _from(path: str, doc: TomlDoc, unknown_codes: Codes | None) -> Config:  # noqa: C901 - complexity 13, to split or justify (issue 45)
+class _Table(NamedTuple):
+    """Where a file keeps fa-lint's keys: the table, its key path, and its name in messages."""
+
+    data: dict[str, Any]
+    prefix: tuple[str, ...]
+    name: str
+
+
+def _table(path: str, doc: TomlDoc) -> _Table:
+    """fa-lint's own file holds the keys at its top; any other name (``--config cfg.toml``) is read as
+    a pyproject.toml when it has a [tool] table, as fa-lint's own file otherwise."""
     from fa_lint.model import ParseProblem
 
-    # fa-lint's own file holds the keys at its top; any other name (``--config cfg.toml``) is read as
-    # a pyproject.toml when it has a [tool] table, as fa-lint's own file otherwise.
     base = os.path.basename(path)
-    own = base in NAMES[:2] or (base != "pyproject.toml" and "tool" not in doc.data)
-    if own:
-        table: Any = doc.data
-        prefix: tuple[str, ...] = ()
-        name = os.path.basename(path)
-    else:
-        tool = _tool(doc)
-        if isinstance(tool, ParseProblem):
-            raise ConfigError(f"{tool.location}: cannot read configuration: {tool.message}")
-        table = tool.get("fa-lint", {})
-        prefix = ("tool", "fa-lint")
-        name = "[tool.fa-lint]"
-        if not isinstance(table, dict):
-            raise ConfigError(f"{_at(doc, prefix)}: [tool.fa-lint] must be a table")
-    unknown = sorted(set(table) - set(KEYS))
+    if base in NAMES[:2] or (base != "pyproject.toml" and "tool" not in doc.data):
+        return _Table(doc.data, (), base)
+    tool = _tool(doc)
+    if isinstance(tool, ParseProblem):
+        raise ConfigError(f"{tool.location}: cannot read configuration: {tool.message}")
+    table = tool.get("fa-lint", {})
+    prefix = ("tool", "fa-lint")
+    if not isinstance(table, dict):
+        raise ConfigError(f"{_at(doc, prefix)}: [tool.fa-lint] must be a table")
+    return _Table(table, prefix, "[tool.fa-lint]")
+
+
+def _typed(doc: TomlDoc, t: _Table) -> None:
+    """A configuration error for an unknown key or a value of the wrong type, with its place."""
+    unknown = sorted(set(t.data) - set(KEYS))
     if unknown:
         raise ConfigError(
-            f"{_at(doc, (*prefix, unknown[0]))}: unknown {name} key(s): {', '.join(unknown)} "
+            f"{_at(doc, (*t.prefix, unknown[0]))}: unknown {t.name} key(s): {', '.join(unknown)} "
             f"(known: {', '.join(KEYS)})"
         )
     for key, kind in KEYS.items():
-        where = (*prefix, key)
-        if key in table and not isinstance(table[key], kind):
-            raise ConfigError(f"{_at(doc, where)}: {name} {key} must be a {kind.__name__}")
-        if kind is list and not all(isinstance(x, str) for x in table.get(key, [])):
-            raise ConfigError(f"{_at(doc, where)}: {name} {key} must be a list of strings")
-    per_file = table.get("per-file-ignores", {})
-    for glob, codes in per_file.items():
+        where = (*t.prefix, key)
+        if key in t.data and not isinstance(t.data[key], kind):
+            raise ConfigError(f"{_at(doc, where)}: {t.name} {key} must be a {kind.__name__}")
+        if kind is list and not all(isinstance(x, str) for x in t.data.get(key, [])):
+            raise ConfigError(f"{_at(doc, where)}: {t.name} {key} must be a list of strings")
+    for glob, codes in t.data.get("per-file-ignores", {}).items():
         if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
-            where = (*prefix, "per-file-ignores", glob)
+            where = (*t.prefix, "per-file-ignores", glob)
             raise ConfigError(
-                f"{_at(doc, where)}: {name} per-file-ignores {glob!r} must be a list of strings"
+                f"{_at(doc, where)}: {t.name} per-file-ignores {glob!r} must be a list of strings"
             )
+
+
+def _known(doc: TomlDoc, t: _Table, unknown_codes: Codes) -> None:
+    """A configuration error for a selector that selects no rule, with its place."""
+    per_file = t.data.get("per-file-ignores", {})
+    lists = [(key, (*t.prefix, key), t.data.get(key, [])) for key in ("select", "ignore")]
+    lists += [(f"per-file-ignores {g!r}", (*t.prefix, "per-file-ignores", g), c) for g, c in per_file.items()]
+    for label, where, codes in lists:
+        bad = unknown_codes(c.strip().upper() for c in codes)
+        if bad:
+            raise ConfigError(f"{_at(doc, where)}: {t.name} {label}: {unknown_selectors(bad)}")
+
+
+def _codes(listed: Iterable[str]) -> tuple[str, ...]:
+    return tuple(c.strip().upper() for c in listed)
+
+
+def _from(path: str, doc: TomlDoc, unknown_codes: Codes | None) -> Config:
+    t = _table(path, doc)
+    _typed(doc, t)
     if unknown_codes is not None:
-        lists = [(key, (*prefix, key), table.get(key, [])) for key in ("select", "ignore")]
-        lists += [
-            (f"per-file-ignores {g!r}", (*prefix, "per-file-ignores", g), c) for g, c in per_file.items()
-        ]
-        for label, where, codes in lists:
-            bad = unknown_codes(c.strip().upper() for c in codes)
-            if bad:
-                raise ConfigError(f"{_at(doc, where)}: {name} {label}: {unknown_selectors(bad)}")
+        _known(doc, t, unknown_codes)
+    table = t.data
     mv = table.get("min-version")
+    where = f"{_at(doc, (*t.prefix, 'min-version'))}: {t.name} min-version"
     return Config(
         path=path,
-        min_version=parse_version(mv, f"{_at(doc, (*prefix, 'min-version'))}: {name} min-version")
-        if mv
-        else None,
-        select=tuple(c.strip().upper() for c in table.get("select", ())),
-        ignore=tuple(c.strip().upper() for c in table.get("ignore", ())),
+        min_version=parse_version(mv, where) if mv else None,
+        select=_codes(table.get("select", ())),
+        ignore=_codes(table.get("ignore", ())),
         exclude=tuple(table.get("exclude", ())),
         force_exclude=bool(table.get("force-exclude", False)),
         strict=bool(table.get("strict", False)),
         respect_gitignore=bool(table.get("respect-gitignore", True)),
-        per_file_ignores=tuple(
-            (glob, tuple(c.strip().upper() for c in codes)) for glob, codes in per_file.items()
-        ),
+        per_file_ignores=tuple((g, _codes(c)) for g, c in table.get("per-file-ignores", {}).items()),
         new_from_rev=table.get("new-from-rev") or None,
     )
 
