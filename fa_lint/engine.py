@@ -31,7 +31,7 @@ from fa_lint.model import (
     Setting,
     internal_error,
 )
-from fa_lint.rules import CHECKS, Context, settle
+from fa_lint.rules import CHECKS, RULES, Context, settle
 from fa_lint.rules._base import Check
 from fa_lint.rules.unread import internal
 from fa_lint.settings import decide
@@ -199,6 +199,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
         found = _settled(
             (f for p in policies for f in findings(p) if by_file.get(f.location.path, policy) == p), texts
         )
+    found = _stable(found, settings)
     select, ignore, per_file = settings.select, settings.ignore, settings.per_file_ignores
     if settings.scoped is not None:
         found = [f for f in found if _selected(f, settings.scoped)]
@@ -208,13 +209,15 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
         found, texts, select, ignore, per_file, settings.root, formats, settings.noqa
     )
     checked = tuple(p for p in files if p not in hidden)
+    kept = _fixable(kept, settings)
     return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths), formats)
 
 
 def _targets(
     paths: list[str], settings: Settings, ignored: GitIgnore | None, searched: list[int] | None = None
 ) -> list[Target]:
-    targets = list(discover(paths, settings.exclude, ignored, settings.force_exclude, searched))
+    found = discover(paths, settings.exclude, ignored, settings.force_exclude, searched, settings.extension)
+    targets = list(found)
     if settings.scoped is not None:
         targets = [t for t in targets if not _scope_excludes(t, settings.scoped(t.path))]
     return targets
@@ -291,6 +294,26 @@ def _scope_excludes(target: Target, own: Settings) -> bool:
         return False
     parts = rel.split(os.sep)
     return any(excluded("/".join(parts[:n]), own.exclude) for n in range(1, len(parts) + 1))
+
+
+def _own(settings: Settings, path: str) -> Settings:
+    return settings.scoped(path) if settings.scoped is not None else settings
+
+
+def _stable(found: Iterable[Finding], settings: Settings) -> list[Finding]:
+    """The findings, less those of a rule marked preview where its file's settings are not in
+    preview (ruff's ``--preview``: such rules are off unless it is given)."""
+    preview = {code for code, rule in RULES.items() if rule.preview}
+    return [f for f in found if f.code not in preview or _own(settings, f.location.path).preview]
+
+
+def _fixable(found: list[Finding], settings: Settings) -> list[Finding]:
+    """The findings, each without its fix where its file's settings do not let --fix fix its rule
+    (``fixable``, ``unfixable``): as ruff, the fix is taken away as the finding is made."""
+    return [
+        f._replace(fix=None) if f.fix is not None and not _own(settings, f.location.path).fixes(f.code) else f
+        for f in found
+    ]
 
 
 def _selected(finding: Finding, scoped: Scopes) -> bool:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from fa_lint.fixes.apply import Outcome
     from fa_lint.model import Finding, Fix
     from fa_lint.report.text import ShownFixes
+    from fa_lint.settings.overrides import Overrides
     from fa_lint.settings.resolved import Settings
     from fa_lint.settings.scopes import Workspace
 
@@ -164,7 +165,7 @@ def _baseline(rev: str, paths: list[str], settings: Settings) -> Baseline:
         raise UsageError(str(exc)) from None
 
 
-def _add_noqa(report: Report, settings: Settings, err: TextIO, quiet: bool) -> int:
+def _add_noqa(report: Report, settings: Settings, err: TextIO, run: Arguments) -> int:
     """``--add-noqa``: ruff's, and like ruff's it exits 0: the findings are suppressed, not fixed."""
     from fa_lint import engine
     from fa_lint.cli.addnoqa import add
@@ -174,10 +175,10 @@ def _add_noqa(report: Report, settings: Settings, err: TextIO, quiet: bool) -> i
     def recheck(path: str, data: bytes, noqa: bool) -> Report:
         return engine.check([path], settings._replace(noqa=noqa), {path: data})
 
-    added = add(report.findings, recheck, fix.write)
+    added = add(report.findings, recheck, fix.write, reason=run.noqa_reason)
     for path, line, why in added.refused:
         say(err, f"no noqa added: {path}:{line}: {why}")
-    if not quiet:
+    if not run.quiet:
         comments = plural(added.comments, "noqa comment")
         err.write(f"fa-lint: added {comments} to {plural(added.files, 'file')}\n")
     return EXIT_OK
@@ -194,15 +195,26 @@ def _statistics(report: Report, fmt: str, unsafe: bool, fixable: bool) -> str:
 
 
 def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """The command line split once into the run's arguments and the configuration overrides, the
-    settings resolved from them once (``settings.scopes.Workspace``), then each step of the run."""
+    """The command line split once into the run's arguments and the configuration overrides, then
+    the run (again on each change under ``--watch``)."""
     from fa_lint.cli.partition import partition
-    from fa_lint.settings.scopes import Workspace
 
     run, overrides = partition(args, err)
+    if not run.watch:
+        return _once(run, overrides, out, err)
+    from fa_lint.cli import watch
+
+    _watchable(run)
+    return watch.loop(lambda: _once(run, overrides, out, err), lambda: _watched(run, overrides), out, err)
+
+
+def _once(run: Arguments, overrides: Overrides, out: TextIO, err: TextIO) -> int:
+    """One run: the settings resolved once (``settings.scopes.Workspace``), then each step."""
+    from fa_lint.settings.scopes import Workspace
+
     space = Workspace(overrides, list(run.paths) or ["."])
     paths, given = _inputs(run, space.settings)
-    _compatible(run)
+    _compatible(run, space.settings)
     missing = [p for p in paths if not os.path.exists(p) and not (given and p in given)]
     if missing:
         say(err, f"no such file or folder: {', '.join(missing)}")
@@ -216,11 +228,32 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         for line in governing(report.files, space):
             say(err, line)
+    unsafe = space.settings.unsafe_fixes
     if run.diff:
-        return _diff(report, run.unsafe_fixes, io.StringIO() if run.silent else out, err, run.quiet)
+        return _diff(report, unsafe, io.StringIO() if run.silent else out, err, run.quiet)
     if run.add_noqa:
-        return _add_noqa(report, space.settings, err, run.quiet)
+        return _add_noqa(report, space.settings, err, run)
     return _reported(run, space, checked, report, out, err)
+
+
+def _watchable(run: Arguments) -> None:
+    """ruff's conflicts with ``--watch``: what prints once, or changes the files, or reads stdin."""
+    once = {"--add-noqa": run.add_noqa, "--diff": run.diff, "--statistics": run.statistics}
+    once |= {"--show-files": run.show_files, "--show-settings": run.show_settings}
+    given = [name for name, on in once.items() if on]
+    if given or _stdin_run(run):
+        raise UsageError(f"--watch cannot go with {', '.join(given) or 'standard input'}")
+
+
+def _watched(run: Arguments, overrides: Overrides) -> list[str]:
+    """What ``--watch`` watches: the files a run checks, and the configurations that govern them."""
+    from fa_lint import engine
+    from fa_lint.settings.scopes import Workspace
+
+    space = Workspace(overrides, list(run.paths) or ["."])
+    files = engine.targets(list(run.paths) or ["."], space.settings)
+    configs = {space.nearest(f).path for f in files} | {space.config.path}
+    return [*files, *sorted(c for c in configs if c)]
 
 
 def _inputs(run: Arguments, settings: Settings) -> tuple[list[str], dict[str, bytes] | None]:
@@ -240,10 +273,12 @@ def _inputs(run: Arguments, settings: Settings) -> tuple[list[str], dict[str, by
     return [name], {name: _stdin()}
 
 
-def _compatible(run: Arguments) -> None:
+def _compatible(run: Arguments, settings: Settings) -> None:
     """A usage error for options that cannot go together."""
     if run.add_noqa and (run.fix or run.diff):
         raise UsageError("--add-noqa suppresses the findings; it cannot also fix them (--fix, --diff)")
+    if run.add_noqa and not settings.noqa:  # ruff's conflict: the comments it adds would not count
+        raise UsageError("--add-noqa adds noqa comments; --ignore-noqa would not read them")
     if run.show_fixes and run.format not in LISTING:
         raise UsageError("--show-fixes lists fixes in the text output: use --format text, concise or grouped")
     if run.statistics and run.format not in (*LISTING, "json"):
@@ -312,11 +347,12 @@ def _fixed(
     """``--fix`` (and the edits it made) or ``--show-fixes`` alone (the edits it would make); whether
     a changed file fails the run (``--exit-non-zero-on-fix``, ruff's: for a hook or CI job that must not
     pass with fixes nobody has looked at; ``--exit-zero`` still wins, as in ruff)."""
+    unsafe = checked.settings.unsafe_fixes
     if run.fix:
-        report, shown = _fix(report, checked, run.unsafe_fixes, err, run.quiet)
+        report, shown = _fix(report, checked, unsafe, err, run.quiet)
         return report, shown, bool(shown.edits) and run.exit_non_zero_on_fix and not run.exit_zero
     if run.show_fixes:
-        return report, _would_fix(report, run.unsafe_fixes, err), False
+        return report, _would_fix(report, unsafe, err), False
     return report, None, False
 
 
@@ -326,12 +362,12 @@ def _text(run: Arguments, space: Workspace, report: Report, shown: ShownFixes | 
 
     fixable = not _stdin_run(run)  # --fix cannot take standard input
     if run.statistics:
-        return _statistics(report, run.format, run.unsafe_fixes, fixable)
+        return _statistics(report, run.format, space.settings.unsafe_fixes, fixable)
     extra = {}
     if run.format == "sarif":  # the pipeline it runs in, for Azure DevOps' code scanning
-        from fa_lint.report.sarif import azure_pipeline
+        from fa_lint.report.sarif import automation
 
-        extra = {"automation": azure_pipeline(os.environ)}
+        extra = {"automation": automation(os.environ, space.settings.sarif_category)}
     return renderer(run.format)(
         report,
         color=not run.output_file and _use_color(run.color, out),

@@ -10,10 +10,11 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import re
 from typing import TYPE_CHECKING, Any, TextIO
 
 from fa_lint._records import NamedTuple
-from fa_lint.cli.args import ALIASES, UsageError, codes, known, say
+from fa_lint.cli.args import ALIASES, FORMATS, OUTPUT_FORMAT, UsageError, codes, known, say
 from fa_lint.settings import config
 from fa_lint.settings.overrides import Overrides
 from fa_lint.settings.resolved import PerFile
@@ -36,7 +37,6 @@ class Arguments(NamedTuple):
     statistics: bool
     exit_zero: bool
     exit_non_zero_on_fix: bool
-    unsafe_fixes: bool
     color: str
     quiet: bool  # the findings alone: -q, or -s
     silent: bool  # not even those
@@ -44,6 +44,8 @@ class Arguments(NamedTuple):
     show_files: bool
     show_settings: bool
     stdin_filename: str | None
+    watch: bool  # check again whenever a checked file changes
+    noqa_reason: str  # --add-noqa=REASON: written after the codes
 
 
 def partition(args: argparse.Namespace, err: TextIO) -> tuple[Arguments, Overrides]:
@@ -57,7 +59,7 @@ def partition(args: argparse.Namespace, err: TextIO) -> tuple[Arguments, Overrid
         )
     run = Arguments(
         paths=tuple(args.paths),
-        format=ALIASES.get(args.format, args.format),
+        format=output_format(args.format),
         output_file=args.output_file,
         fix=args.fix or args.fix_only,
         fix_only=args.fix_only,
@@ -67,7 +69,6 @@ def partition(args: argparse.Namespace, err: TextIO) -> tuple[Arguments, Overrid
         statistics=args.statistics,
         exit_zero=args.exit_zero,
         exit_non_zero_on_fix=args.exit_non_zero_on_fix,
-        unsafe_fixes=args.unsafe_fixes,
         color=args.color,
         quiet=args.quiet or args.silent,
         silent=args.silent,
@@ -75,8 +76,35 @@ def partition(args: argparse.Namespace, err: TextIO) -> tuple[Arguments, Overrid
         show_files=args.show_files,
         show_settings=args.show_settings,
         stdin_filename=args.stdin_filename,
+        watch=args.watch,
+        noqa_reason=reason(getattr(args, "noqa_reason", "")),
     )
     return run, overrides(args)
+
+
+def output_format(given: str | None) -> str:
+    """``--format``, else ``FA_LINT_OUTPUT_FORMAT`` (ruff's ``RUFF_OUTPUT_FORMAT``: the flag wins), else
+    text; a variable that names no format is a usage error, as clap makes ruff's."""
+    chosen = given or os.environ.get(OUTPUT_FORMAT, "").strip() or "text"
+    if chosen not in FORMATS and chosen not in ALIASES:
+        raise UsageError(f"{OUTPUT_FORMAT}={chosen!r}: not an output format ({', '.join(FORMATS)})")
+    return ALIASES.get(chosen, chosen)
+
+
+# What a reason may hold: it ends a comment in every format --add-noqa writes to, where a double quote
+# or backslash (a notebook's JSON string), "%", "!", brackets and "&|<>^" (a batch file's REM line, in
+# a block too), "$" or a line break would be read as more than the comment.
+_REASON = re.compile(r"[\w .,:;?'/+=@-]*")
+
+
+def reason(given: str) -> str:
+    """``--add-noqa=REASON``'s reason (ruff's: written after the codes)."""
+    if not _REASON.fullmatch(given):
+        raise UsageError(
+            f"--add-noqa={given!r}: a reason may hold letters, digits, blanks and .,:;?'/+=@- only "
+            "(it must end a comment in every format)"
+        )
+    return given.strip()
 
 
 def overrides(args: argparse.Namespace) -> Overrides:
@@ -97,7 +125,27 @@ def overrides(args: argparse.Namespace) -> Overrides:
         respect_gitignore=args.respect_gitignore,
         strict=args.strict,
         new_from_rev=args.new_from_rev,
+        noqa=not args.ignore_noqa,
+        fixable=None if args.fixable is None else known(codes(args.fixable), "--fixable"),
+        unfixable=known(codes(args.unfixable), "--unfixable"),
+        extend_fixable=known(codes(args.extend_fixable), "--extend-fixable"),
+        unsafe_fixes=args.unsafe_fixes,
+        preview=args.preview,
+        extension=_extensions(args.extension or []),
+        sarif_category=args.sarif_category,
     )
+
+
+def _extensions(given: list[str]) -> tuple[tuple[str, str], ...]:
+    """``--extension EXT:FORMAT`` (ruff's form; comma-separated pairs too)."""
+    out = []
+    for pair in (p for value in given for p in value.split(",") if p.strip()):
+        ext, colon, fmt = pair.strip().partition(":")
+        problem = config.extension_problem(ext, fmt) if colon else "give EXT:FORMAT, e.g. req:requirements"
+        if problem:
+            raise UsageError(f"--extension {pair!r}: {problem}")
+        out.append((ext.strip(". ").lower(), fmt))
+    return tuple(out)
 
 
 def floor(version: str | None) -> Version | None:

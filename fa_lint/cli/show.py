@@ -17,6 +17,7 @@ from fa_lint.report._common import printable, unforgeable
 from fa_lint.settings import config
 
 if TYPE_CHECKING:
+    from fa_lint.settings.resolved import Settings
     from fa_lint.settings.scopes import Workspace
 
 
@@ -74,20 +75,38 @@ def settings_of(listed: list[str], space: Workspace) -> str:
             f"select = {_list(settings.select)}" + ("  # every rule" if not settings.select else ""),
             f"ignore = {_list(settings.ignore)}",
             f"per-file-ignores = {{{per_file}}}",
-            f"exclude = {_list(exclude)}",
+            f"exclude = {_list(exclude, codes=False)}",
             f"force-exclude = {_bool(settings.force_exclude)}",
             f"respect-gitignore = {_bool(settings.respect_gitignore)}",
             f'min-version = "{settings.min_version or floor}"'
             + ("" if settings.min_version else "  # the default: the first release with block_table"),
             f"strict = {_bool(settings.strict)}",
             f"new-from-rev = {_string(rev or '')}" + ("" if rev else "  # off"),
+            *_fixing(settings),
         ]
         blocks.append("\n".join(lines) + "\n")
     return "\n".join(blocks)
 
 
-def _list(items: Iterable[str]) -> str:
-    return unforgeable(json.dumps(list(items)))  # a JSON list of strings is a TOML array
+def _fixing(settings: Settings) -> list[str]:
+    """The keys of issue 43's options, as the run resolves them."""
+    extension = ", ".join(f"{_string(e)} = {_string(f)}" for e, f in settings.extension)
+    category = settings.sarif_category
+    return [
+        f"fixable = {_list(settings.fixable)}",
+        f"unfixable = {_list(settings.unfixable)}",
+        f"unsafe-fixes = {_bool(settings.unsafe_fixes)}",
+        f"preview = {_bool(settings.preview)}",
+        f"extension = {{{extension}}}",
+        f"sarif-category = {_string(category or '')}" + ("" if category else "  # none given"),
+    ]
+
+
+def _list(items: Iterable[str], codes: bool = True) -> str:
+    """A JSON list of strings is a TOML array; ``codes``: the prefix of every code is written ALL."""
+    from fa_lint.settings.selectors import shown
+
+    return unforgeable(json.dumps([shown(i) if codes else i for i in items]))
 
 
 def _string(text: str) -> str:

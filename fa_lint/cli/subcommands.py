@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, TextIO
 
 from fa_lint import __version__
 from fa_lint.cli.args import EXIT_OK, UsageError, write
-from fa_lint.settings import config
 
 if TYPE_CHECKING:
     from fa_lint.rules import Rule
@@ -16,6 +15,7 @@ if TYPE_CHECKING:
 
 def rule(args: argparse.Namespace, out: TextIO) -> int:
     from fa_lint.rules import RULES, page
+    from fa_lint.settings.selectors import suggestion
 
     if args.all == bool(args.code):
         raise UsageError("give one rule code, or --all")
@@ -24,7 +24,7 @@ def rule(args: argparse.Namespace, out: TextIO) -> int:
     else:
         found = [r.code for r in RULES.values() if args.code.upper() == r.code or args.code.lower() == r.name]
         if not found:
-            hint = config.suggestion(args.code)
+            hint = suggestion(args.code)
             raise UsageError(
                 f"unknown rule {args.code!r} ({f'{hint} ' if hint else ''}'fa-lint --list-rules' lists them)"
             )

@@ -337,8 +337,24 @@ def _kind(entry: os.DirEntry[str]) -> str | None:
         return "bad"
 
 
+Extensions = tuple[tuple[str, str], ...]  # (file extension, format): --extension, [tool.fa-lint] extension
+
+
+def mapped(path: str, extension: Extensions) -> str | None:
+    """The format ``--extension`` gives a file by its extension (ruff's: a file of a mapped extension is
+    found by the walk and read as that format), or None."""
+    if not extension or "." not in os.path.basename(path):
+        return None
+    suffix = path.rsplit(".", 1)[1].lower()
+    return next((fmt for ext, fmt in reversed(extension) if ext == suffix), None)
+
+
 def walk(
-    root: str, exclude: tuple[str, ...], ignored: GitIgnore | None, searched: list[int] | None = None
+    root: str,
+    exclude: tuple[str, ...],
+    ignored: GitIgnore | None,
+    searched: list[int] | None = None,
+    extension: Extensions = (),
 ) -> Iterator[Target]:
     """The dependency files under ``root``, by name, in sorted order, depth first.
 
@@ -364,7 +380,7 @@ def walk(
         elif kind is not None:
             if searched is not None and entry.name.endswith(".py"):
                 searched[0] += 1
-            fmt = detect(rel) if kind == "bad" else classify(rel)
+            fmt = mapped(rel, extension) or (detect(rel) if kind == "bad" else classify(rel))
             if fmt is not None and not (here and here(entry.path)):
                 yield Target(rel, fmt, explicit=False)
 
@@ -380,6 +396,7 @@ def discover(
     ignored: GitIgnore | None = None,
     force_exclude: bool = False,
     searched: list[int] | None = None,
+    extension: Extensions = (),
 ) -> Iterator[Target]:
     """Files as given are checked (``force_exclude``: unless ``exclude`` matches them, as pre-commit
     passes every file); folders are walked for the names the catalogue knows (``searched``: see walk).
@@ -389,9 +406,11 @@ def discover(
     seen: set[str] = set()
     for path in paths:
         if os.path.isdir(path):
-            found: Iterable[Target] = walk(path, exclude, ignored, searched)
+            found: Iterable[Target] = walk(path, exclude, ignored, searched, extension)
         elif force_exclude and excluded(path, exclude):
             continue
+        elif mapped(path, extension):
+            found = [Target(path, str(mapped(path, extension)), explicit=True)]
         elif detect(path) is None and candidate(path) is not None and os.path.isfile(path):
             fmt = classify(path)  # pre-commit hands over every *.in: a MANIFEST.in is none of ours
             if fmt is None and candidate(path) == "cluster":

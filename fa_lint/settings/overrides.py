@@ -34,3 +34,10 @@ class Overrides(NamedTuple):
     strict: bool | None = None
     new_from_rev: str | None = None  # "" turns the configuration's off
     noqa: bool = True  # False: --ignore-noqa
+    fixable: tuple[str, ...] | None = None  # --fixable, which replaces the configuration's
+    unfixable: tuple[str, ...] = ()  # --unfixable, beside the configuration's (ruff's)
+    extend_fixable: tuple[str, ...] = ()
+    unsafe_fixes: bool | None = None  # --unsafe-fixes / --no-unsafe-fixes
+    preview: bool | None = None  # --preview / --no-preview
+    extension: tuple[tuple[str, str], ...] = ()  # --extension EXT:FORMAT, beside the configuration's
+    sarif_category: str | None = None

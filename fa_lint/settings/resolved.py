@@ -42,6 +42,19 @@ class Settings(NamedTuple):
     noqa: bool = True  # suppression comments count (--ignore-noqa, --add-noqa's recheck turn them off)
     strict: bool = False  # a warning fails the run
     new_from_rev: str | None = None  # the run's baseline revision ("" or None: none)
+    fixable: tuple[str, ...] = ("",)  # code prefixes --fix may fix ("": every code), less unfixable
+    unfixable: tuple[str, ...] = ()
+    unsafe_fixes: bool = False  # the run's: --fix, --diff and --show-fixes take the unsafe fixes too
+    preview: bool = False  # rules marked preview run (``Rule.preview``)
+    extension: tuple[tuple[str, str], ...] = ()  # the run's: (file extension, format) the walk reads
+    sarif_category: str | None = None  # the run's SARIF runs[].automationDetails.id
+
+    def fixes(self, code: str) -> bool:
+        """Whether --fix may fix a finding of this code here (ruff removes the fix of any other rule's
+        diagnostic as it is made: crates/ruff_linter/src/checkers/ast/mod.rs ``set_fix``)."""
+        return any(code.startswith(p) for p in self.fixable) and not any(
+            code.startswith(p) for p in self.unfixable
+        )
 
 
 class Scopes(Protocol):

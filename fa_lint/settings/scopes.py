@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 Relocate = Callable[[str], str]  # a path of the tree being checked, back in the working tree
 _T = TypeVar("_T")
+EVERY = ("",)  # the prefix of every code: ruff's ALL
 
 
 def unknown(selectors: Iterable[str]) -> list[str]:
@@ -115,6 +116,13 @@ class Workspace:
             noqa=o.noqa,
             strict=_given(o.strict, cfg.strict),
             new_from_rev=_given(o.new_from_rev, self.config.new_from_rev),  # the run's, for every file
+            fixable=_given(o.fixable, _given(cfg.fixable, EVERY)) + cfg.extend_fixable + o.extend_fixable,
+            unfixable=cfg.unfixable + o.unfixable,
+            preview=_given(o.preview, cfg.preview),
+            # the run's, in every file: what the run's configuration says, under the command line
+            unsafe_fixes=_given(o.unsafe_fixes, self.config.unsafe_fixes),
+            extension=o.extension or self.config.extension,  # --extension replaces it (ruff's)
+            sarif_category=_given(o.sarif_category, self.config.sarif_category),
         )
 
     def _run(self) -> Settings:
