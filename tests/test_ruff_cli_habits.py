@@ -245,6 +245,8 @@ def test_preview_rules_run_only_under_preview(project: Any, monkeypatch: pytest.
     project({"fa-lint.toml": "preview = true\n"})
     assert _codes() == ["FAL001", "FAL002"]
     assert _codes("--no-preview") == ["FAL001"]
+    assert "**Preview:** reported under `--preview` only" in run("rule", "FAL002").out
+    assert "Preview" not in run("rule", "FAL001").out
 
 
 # --- watch ---------------------------------------------------------------------------------------------
