@@ -274,6 +274,24 @@ def test_watch_checks_again_on_a_change_and_ends_cleanly(
     assert "FAL001" in first and "All checks passed" in second
 
 
+def test_watch_finds_a_new_file(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = project({"requirements.txt": OLD})
+    looks: list[int] = []
+
+    def clock(seconds: float) -> None:
+        looks.append(1)
+        if len(looks) == 1:
+            (root / "sub").mkdir()
+            (root / "sub/requirements.txt").write_text(OLD)
+        elif len(looks) > watch.RELIST:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(watch, "sleep", clock)
+    r = run("--watch", "--format", "concise")
+    assert r.code == 0 and r.err.count("File change detected...") == 1  # at the look that lists again
+    assert "sub/requirements.txt:1:1: FAL001" in r.out.split("Found 1 error")[1]
+
+
 def test_watch_refuses_what_runs_once(project: Any) -> None:
     project({"requirements.txt": OLD})
     for other in ("--diff", "--statistics", "--show-files", "--add-noqa"):
