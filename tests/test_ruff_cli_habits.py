@@ -318,6 +318,19 @@ def test_add_noqa_writes_the_reason_after_the_codes(project: Any) -> None:
         assert bad.code == 2 and "a reason may hold" in bad.err, reason
 
 
+def test_a_committed_file_named_like_add_noqa_stays_a_path_under_pre_commit(
+    project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = project({"requirements.txt": OLD, "--add-noqa=x": OLD})
+    monkeypatch.setenv("PRE_COMMIT", "1")  # pre-commit appends the changed files' names
+    r = run("--format", "json", "requirements.txt", "--add-noqa=x")
+    assert r.code == 1 and sorted(f["path"] for f in r.json["findings"]) == [
+        "--add-noqa=x",
+        "requirements.txt",
+    ]
+    assert (root / "requirements.txt").read_text() == OLD == (root / "--add-noqa=x").read_text()
+
+
 # --- completion and help -------------------------------------------------------------------------------
 
 

@@ -107,11 +107,12 @@ def _version(argv: list[str], out: TextIO, err: TextIO) -> int:
 
 def _lint(argv: list[str], out: TextIO, err: TextIO) -> int:
     lint_parser = parser()
-    argv, reason = _noqa_reason(argv)
     # only in a hook pre-commit runs (it sets PRE_COMMIT=1, pre_commit/commands/run.py): elsewhere a
-    # committed file named "--format" must not turn a CI job's own "--format sarif" into two paths
+    # committed file named "--format" must not turn a CI job's own "--format sarif" into two paths;
+    # before the reason is read, so a committed file named "--add-noqa=x" stays a path
     hooked = os.environ.get("PRE_COMMIT") == "1"
-    args = lint_parser.parse_args(paths_named(argv, lint_parser) if hooked else argv)
+    argv, reason = _noqa_reason(paths_named(argv, lint_parser) if hooked else argv)
+    args = lint_parser.parse_args(argv)
     args.noqa_reason = reason
     if args.version:
         out.write(version() + "\n")
