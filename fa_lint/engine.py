@@ -5,9 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Protocol
-
-from packaging.version import Version
 
 from fa_lint import kb
 from fa_lint._gc import fewer_collections
@@ -33,38 +30,12 @@ from fa_lint.model import (
     Setting,
     internal_error,
 )
-from fa_lint.rules import CHECKS, PACKAGES, Context, settle
+from fa_lint.rules import CHECKS, PACKAGES, RULES, Context, settle
 from fa_lint.rules._base import Answers, Check
 from fa_lint.rules.unread import internal
 from fa_lint.settings import decide
+from fa_lint.settings.resolved import Scopes, Settings
 from fa_lint.syntax.text import TextIndex
-
-
-class Settings(NamedTuple):
-    """How to check. A NamedTuple, as immutable as a frozen dataclass and a tenth of its cost to
-    define on every start (``_replace`` derives one from another)."""
-
-    select: tuple[str, ...] = ()  # code prefixes; empty selects every rule
-    ignore: tuple[str, ...] = ()
-    min_version: Version | None = None
-    exclude: tuple[str, ...] = ()
-    force_exclude: bool = False  # exclude files named on the command line too (pre-commit names them)
-    per_file_ignores: decide.PerFile = ()
-    root: str = "."  # the folder per_file_ignores globs are relative to
-    respect_gitignore: bool = True
-    problems: tuple[ParseProblem, ...] = ()  # found reading the configuration; reported as FAL900
-    scoped: Scopes | None = None  # each file's own settings, from its nearest configuration
-    noqa: bool = True  # suppression comments count (--add-noqa's recheck turns them off)
-
-
-class Scopes(Protocol):
-    """The settings of each file: its nearest configuration's, with the command line's options over
-    them (the cli makes them from ``config.Resolver``). Asked once per file a run finds and per file a
-    finding is in; ``problems`` are the configuration files the searches could not read."""
-
-    def __call__(self, path: str) -> Settings: ...
-
-    def problems(self) -> tuple[ParseProblem, ...]: ...
 
 
 class Report(NamedTuple):
@@ -224,6 +195,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
         found = _settled(
             (f for p in policies for f in findings(p) if by_file.get(f.location.path, policy) == p), texts
         )
+    found = _stable(found, settings)
     select, ignore, per_file = settings.select, settings.ignore, settings.per_file_ignores
     if settings.scoped is not None:
         found = [f for f in found if _selected(f, settings.scoped)]
@@ -233,11 +205,12 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
         found, texts, select, ignore, per_file, settings.root, formats, settings.noqa
     )
     checked = tuple(p for p in files if p not in hidden)
+    kept = _fixable(kept, settings)
     return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths), formats)
 
 
 def _found(paths: list[str], settings: Settings, ignored: GitIgnore | None) -> Found:
-    found = find(paths, settings.exclude, ignored, settings.force_exclude)
+    found = find(paths, settings.exclude, ignored, settings.force_exclude, settings.extension)
     if settings.scoped is None:
         return found
     scoped = settings.scoped
@@ -310,6 +283,26 @@ def _scope_excludes(target: Target, own: Settings) -> bool:
         return False
     parts = rel.split(os.sep)
     return any(excluded("/".join(parts[:n]), own.exclude) for n in range(1, len(parts) + 1))
+
+
+def _own(settings: Settings, path: str) -> Settings:
+    return settings.scoped(path) if settings.scoped is not None else settings
+
+
+def _stable(found: Iterable[Finding], settings: Settings) -> list[Finding]:
+    """The findings, less those of a rule marked preview where its file's settings are not in
+    preview (ruff's ``--preview``: such rules are off unless it is given)."""
+    preview = {code for code, rule in RULES.items() if rule.preview}
+    return [f for f in found if f.code not in preview or _own(settings, f.location.path).preview]
+
+
+def _fixable(found: list[Finding], settings: Settings) -> list[Finding]:
+    """The findings, each without its fix where its file's settings do not let --fix fix its rule
+    (``fixable``, ``unfixable``): as ruff, the fix is taken away as the finding is made."""
+    return [
+        f._replace(fix=None) if f.fix is not None and not _own(settings, f.location.path).fixes(f.code) else f
+        for f in found
+    ]
 
 
 def _selected(finding: Finding, scoped: Scopes) -> bool:

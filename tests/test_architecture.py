@@ -85,6 +85,7 @@ LAYERS = {
     "fa_lint.engine": 7,
     "fa_lint.report": 8,
     "fa_lint.settings.config": 8,
+    "fa_lint.settings.scopes": 8,  # each file's settings from its configuration and the overrides
     "fa_lint.cli.bots": 8,
     "fa_lint.cli.releases": 8,
     "fa_lint.fixes": 8,

@@ -99,7 +99,7 @@ def test_help_lists_the_subcommands(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out  # argparse prints --help itself
     commands = out.split("\ncommands:\n", 1)[1].split("\n\n", 1)[0]
     assert [line.split()[0] for line in commands.splitlines()] == list(cli.args.COMMANDS)
-    assert "fa-lint {verify,rule,releases,bot-config,completion} ..." in out.splitlines()[1]
+    assert "fa-lint {check,version,verify,rule,releases,bot-config,completion} ..." in out.splitlines()[1]
 
 
 def test_severity_is_written_out_in_text_and_concise(project: Any) -> None:

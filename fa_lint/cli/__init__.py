@@ -24,6 +24,7 @@ from fa_lint.cli.args import (
     paths_named,
     rule_parser,
     say,
+    version_parser,
 )
 from fa_lint.cli.lint import lint
 from fa_lint.cli.subcommands import bot_config, list_rules, rule, version
@@ -87,6 +88,57 @@ def _completion(argv: list[str], out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+def _version(argv: list[str], out: TextIO, err: TextIO) -> int:
+    """``fa-lint version`` (ruff's verb; ``--output-format json`` as ruff's ``version`` takes it)."""
+    import json
+
+    asked = version_parser().parse_args(argv)
+    if asked.output_format == "json":
+        from fa_lint import __version__, kb
+
+        base = kb.load()
+        paged = str(base.first_with(kb.PAGED_KV))
+        known = {"date": str(base.date), "newest": str(base.newest), "paged_kv": paged}
+        out.write(json.dumps({"version": __version__, "knowledge_base": known}) + "\n")
+    else:
+        out.write(version() + "\n")
+    return EXIT_OK
+
+
+def _lint(argv: list[str], out: TextIO, err: TextIO) -> int:
+    lint_parser = parser()
+    # only in a hook pre-commit runs (it sets PRE_COMMIT=1, pre_commit/commands/run.py): elsewhere a
+    # committed file named "--format" must not turn a CI job's own "--format sarif" into two paths;
+    # before the reason is read, so a committed file named "--add-noqa=x" stays a path
+    hooked = os.environ.get("PRE_COMMIT") == "1"
+    argv, reason = _noqa_reason(paths_named(argv, lint_parser) if hooked else argv)
+    args = lint_parser.parse_args(argv)
+    args.noqa_reason = reason
+    if args.version:
+        out.write(version() + "\n")
+        return EXIT_OK
+    if args.list_rules:
+        list_rules(out)
+        return EXIT_OK
+    return lint(args, out, err)
+
+
+def _noqa_reason(argv: list[str]) -> tuple[list[str], str]:
+    """``--add-noqa=REASON``: as ruff's (``require_equals``), the reason only ever follows an ``=``,
+    so ``--add-noqa src/`` still checks ``src/``. argparse has no such option kind: it is read here."""
+    out: list[str] = []
+    reason = ""
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            return [*out, *argv[i:]], reason
+        if arg.startswith("--add-noqa="):
+            out.append("--add-noqa")
+            reason = arg.partition("=")[2]
+        else:
+            out.append(arg)
+    return out, reason
+
+
 # Each subcommand, by its word; what follows the word is its own argv. (Plain ``fa-lint`` lints.)
 _SUBCOMMANDS: dict[str, Callable[[list[str], TextIO, TextIO], int]] = {
     "verify": _verify,
@@ -96,22 +148,9 @@ _SUBCOMMANDS: dict[str, Callable[[list[str], TextIO, TextIO], int]] = {
     "rule": lambda argv, out, err: rule(rule_parser().parse_args(argv), out),
     "completion": _completion,
     "server": _server,
+    "check": _lint,  # ruff check: the lint, by its name
+    "version": _version,
 }
-
-
-def _lint(argv: list[str], out: TextIO, err: TextIO) -> int:
-    lint_parser = parser()
-    # only in a hook pre-commit runs (it sets PRE_COMMIT=1, pre_commit/commands/run.py): elsewhere a
-    # committed file named "--format" must not turn a CI job's own "--format sarif" into two paths
-    hooked = os.environ.get("PRE_COMMIT") == "1"
-    args = lint_parser.parse_args(paths_named(argv, lint_parser) if hooked else argv)
-    if args.version:
-        out.write(version() + "\n")
-        return EXIT_OK
-    if args.list_rules:
-        list_rules(out)
-        return EXIT_OK
-    return lint(args, out, err)
 
 
 def _main(argv: Sequence[str] | None, out: TextIO | None, err: TextIO | None) -> int:

@@ -56,12 +56,12 @@ def _wanted(findings: Iterable[Finding]) -> dict[str, dict[int, set[str]]]:
     return by_path
 
 
-def _comment(line: str, codes: set[str], path: str = "") -> str | None:
+def _comment(line: str, codes: set[str], path: str = "", reason: str = "") -> str | None:
     """The line with the comment before its line ending (a CRLF file keeps its ``\\r``), written as
     the file's format writes one: a batch file's ``& REM``, inside a notebook's JSON string (at the end
     of the cell's line it holds). None where the format gives the line no place for one."""
     body, cr = (line[:-1], "\r") if line.endswith("\r") else (line, "")
-    comment = f"# noqa: {', '.join(sorted(codes))}"
+    comment = f"# noqa: {', '.join(sorted(codes))}" + (f" {reason}" if reason else "")  # ruff's place
     suffix = path.lower().rsplit(".", 1)[-1] if "." in path else ""
     if suffix in ("bat", "cmd"):
         return f"{body}  & REM {comment[2:]}{cr}"
@@ -100,13 +100,15 @@ def add(
     recheck: Recheck,
     write: Callable[[str, bytes], None],
     read: Callable[[str], bytes] = _read,
+    reason: str = "",
 ) -> Added:
     """Comment each finding's line, file by file; ``read`` gives a file's bytes, ``write`` takes the
-    new ones, ``recheck`` says what fa-lint finds in given bytes (with or without suppressions)."""
+    new ones, ``recheck`` says what fa-lint finds in given bytes (with or without suppressions);
+    ``reason`` (``--add-noqa=REASON``) follows the codes, as ruff writes it."""
     comments = files = 0
     refused: Refused = []
     for path, lines in _wanted(findings).items():
-        new, added = _commented(path, lines, recheck, refused, read)
+        new, added = _commented(path, lines, recheck, refused, read, reason)
         if not added:
             continue
         try:
@@ -120,7 +122,12 @@ def add(
 
 
 def _commented(
-    path: str, lines: dict[int, set[str]], recheck: Recheck, refused: Refused, read: Callable[[str], bytes]
+    path: str,
+    lines: dict[int, set[str]],
+    recheck: Recheck,
+    refused: Refused,
+    read: Callable[[str], bytes],
+    reason: str = "",
 ) -> tuple[bytes, dict[int, set[str]]]:
     """The file's bytes with the comments, and the lines that got one (none: leave it as it is)."""
     try:
@@ -135,7 +142,7 @@ def _commented(
         refused += [(path, n, "the file is not UTF-8") for n in sorted(lines)]
         return b"", {}
     before = recheck(path, data, False)
-    split, added = _placed(text, lines, before.formats.get(path, ""), path, refused)
+    split, added = _placed(text, lines, before.formats.get(path, ""), path, refused, reason)
     if not added:
         return b"", {}
     new = bom + "\n".join(split).encode("utf-8")
@@ -150,7 +157,7 @@ def _commented(
 
 
 def _placed(
-    text: str, lines: dict[int, set[str]], fmt: str, path: str, refused: Refused
+    text: str, lines: dict[int, set[str]], fmt: str, path: str, refused: Refused, reason: str = ""
 ) -> tuple[list[str], dict[int, set[str]]]:
     """The lines with a comment appended where the format reads it as one."""
     from fa_lint.settings.decide import STYLES, comment_starts
@@ -165,7 +172,7 @@ def _placed(
         if why:
             refused.append((path, n, why))
             continue
-        commented = _comment(split[n - 1], codes, path)
+        commented = _comment(split[n - 1], codes, path, reason)
         if commented is None:
             refused.append((path, n, "the line holds no one line of a cell to end with a comment"))
             continue

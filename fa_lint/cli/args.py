@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import sys
 from typing import Any, TextIO
-
-from packaging.version import Version
-
-from fa_lint.settings import config
 
 FORMATS = (
     "text",
@@ -27,6 +22,8 @@ FORMATS = (
     "grouped",
 )
 ALIASES = {"full": "text"}  # ruff's name for the format fa-lint calls text
+# the output format where --format is not given, as RUFF_OUTPUT_FORMAT is ruff's (the flag wins)
+OUTPUT_FORMAT = "FA_LINT_OUTPUT_FORMAT"
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 # the formats --statistics and --show-fixes print in (json: --statistics too)
 LISTING = ("text", "concise", "grouped")
@@ -59,6 +56,8 @@ def _columns() -> int:
 # The subcommands, each with the line `fa-lint --help` shows for it (argparse's subparsers would take a
 # folder named like a subcommand for one, and the lint options would have to follow a word).
 COMMANDS = {
+    "check": "check files (what fa-lint does with no command word; ruff's verb)",
+    "version": "print the version and knowledge-base date (as -V, --version)",
     "verify": "prove the installed flash-attn works, on the GPU host (fa-lint verify --help)",
     "rule": "explain a rule: what it finds, why, how to fix and suppress it",
     "releases": "every flash-attn release: paged KV, and prebuilt wheels for a torch",
@@ -136,7 +135,10 @@ def paths_named(argv: list[str], p: argparse.ArgumentParser) -> list[str]:
 
 
 def codes(values: list[str] | None) -> tuple[str, ...]:
-    return tuple(c.strip().upper() for v in values or () for c in v.split(",") if c.strip())
+    """Comma-separated selectors as code prefixes: a code, a prefix, ALL or a rule's name."""
+    from fa_lint.settings.selectors import selector
+
+    return tuple(selector(c) for v in values or () for c in v.split(",") if c.strip())
 
 
 def parser() -> argparse.ArgumentParser:
@@ -156,20 +158,36 @@ def parser() -> argparse.ArgumentParser:
         "--output-format",  # ruff's name
         dest="format",
         choices=(*FORMATS, *ALIASES),
-        default="text",
         metavar="FORMAT",
-        help=f"output format: {', '.join(FORMATS)} (default: text, a finding with its source, notes and "
-        "fix, also named full as in ruff; concise: a line each)",
+        help=f"output format: {', '.join(FORMATS)} (default: ${OUTPUT_FORMAT}, else text, a finding with its "
+        "source, notes and fix, also named full as in ruff; concise: a line each)",
     )
     p.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
-    p.add_argument("--select", action="append", metavar="CODES", help="only these rule codes or prefixes")
+    p.add_argument(
+        "--select",
+        action="append",
+        metavar="CODES",
+        help="only these rule codes, prefixes or names (ALL: every rule)",
+    )
     p.add_argument(
         "--extend-select",
         action="append",
         metavar="CODES",
         help="these rule codes or prefixes too, beside --select or the configuration's select",
     )
-    p.add_argument("--ignore", action="append", metavar="CODES", help="skip these rule codes or prefixes")
+    p.add_argument(
+        "--ignore", action="append", metavar="CODES", help="skip these rule codes, prefixes or names"
+    )
+    p.add_argument(
+        "--fixable",
+        action="append",
+        metavar="CODES",
+        help="only these rules' findings may be fixed (default: ALL; replaces the configuration's)",
+    )
+    p.add_argument(
+        "--unfixable", action="append", metavar="CODES", help="these rules' findings are never fixed"
+    )
+    p.add_argument("--extend-fixable", action="append", metavar="CODES", help="these too, beside --fixable's")
     p.add_argument(
         "--per-file-ignores",
         action="append",
@@ -238,14 +256,38 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--unsafe-fixes",
-        action="store_true",
-        help="with --fix, --diff or --show-fixes, also move exact pins to another release",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="with --fix, --diff or --show-fixes, also move exact pins to another release "
+        "(--no-unsafe-fixes: not, whatever the configuration says)",
+    )
+    p.add_argument("--ignore-noqa", action="store_true", help="ignore every noqa comment (ruff's)")
+    p.add_argument(
+        "--preview",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run the rules marked preview too (not yet stable; --no-preview: not)",
+    )
+    p.add_argument(
+        "--extension",
+        action="append",
+        metavar="EXT:FORMAT",
+        help="read files ending in .EXT as FORMAT (e.g. req:requirements), and find them when walking",
+    )
+    p.add_argument(
+        "-w", "--watch", action="store_true", help="check again whenever a checked file changes (ruff's)"
+    )
+    p.add_argument(
+        "--sarif-category",
+        metavar="ID",
+        help="the SARIF runs[].automationDetails.id (a code-scanning category; see docs/output.md)",
     )
     p.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change no file")
     p.add_argument(
         "--add-noqa",
         action="store_true",
-        help="add a '# noqa: CODES' comment to each line with a finding, where the file reads the same after",
+        help="add a '# noqa: CODES' comment to each line with a finding, where the file reads the same "
+        "after; --add-noqa=REASON writes REASON after the codes",
     )
     p.add_argument(
         "--show-fixes",
@@ -299,7 +341,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--list-rules", action="store_true", help="print every rule and exit ('fa-lint rule' explains one)"
     )
-    p.add_argument("--version", action="store_true", help="print the version and knowledge-base date")
+    p.add_argument("-V", "--version", action="store_true", help="print the version and knowledge-base date")
     return p
 
 
@@ -345,6 +387,12 @@ def bot_parser() -> argparse.ArgumentParser:
     return p
 
 
+def version_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="fa-lint version", description="Print fa-lint's version and its knowledge base's.")
+    p.add_argument("--output-format", choices=("text", "json"), default="text")
+    return p
+
+
 def rule_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="fa-lint rule",
@@ -367,107 +415,12 @@ def rule_parser() -> argparse.ArgumentParser:
 def known(selectors: tuple[str, ...], option: str) -> tuple[str, ...]:
     """``selectors``, when each selects some rule; a usage error naming the others (ruff's)."""
     from fa_lint.rules import unknown
+    from fa_lint.settings.selectors import unknown_selectors
 
     bad = unknown(selectors)
     if bad:
-        raise UsageError(f"{option}: {config.unknown_selectors(bad)}")
+        raise UsageError(f"{option}: {unknown_selectors(bad)}")
     return selectors
-
-
-def config_file(args: argparse.Namespace) -> str | None:
-    """``--config``'s file: the one value that cannot be a ``key = value`` override.
-
-    Read as typed, never from the checked tree: a value that is a TOML override of fa-lint's keys is
-    one, whatever file of that name the checkout holds. ruff takes an existing file first
-    (crates/ruff/src/args.rs ``ConfigArgumentParser``), so there a pull request that commits a file
-    named like a CI job's ``--config 'ignore = [...]'`` replaces the override with its own file; here
-    that file is not read (``resolver`` says so). A value ending in ``.toml`` is a file."""
-    given = args.config
-    if given is None or isinstance(given, str):  # bot-config's --config is a file alone
-        return given
-    files = [v for v in given if not _override(v)]
-    for v in files:
-        if not os.path.exists(v):
-            if "=" in v:  # what is wrong with it as TOML (a ConfigError, as for an override)
-                config.overrides([v])
-            raise UsageError(
-                f"--config {v}: no such file; a TOML 'key = value' overrides one key instead "
-                """(e.g. --config 'ignore = ["FAL002"]')"""
-            )
-    if len(files) > 1:
-        raise UsageError(f"--config: one configuration file, not {len(files)} (the others can be KEY=VALUE)")
-    return files[0] if files else None
-
-
-@functools.lru_cache(maxsize=64)
-def _override(value: str) -> bool:
-    """Whether a ``--config`` value is a TOML ``key = value`` (what it sets, and its codes, are
-    checked with the override: an unknown key is an error there, not a file to look for)."""
-    if "=" not in value or value.lower().endswith(".toml"):
-        return False
-    from fa_lint.model import ParseProblem
-    from fa_lint.syntax import tomldoc
-
-    doc = tomldoc.load("--config", value)
-    return not isinstance(doc, ParseProblem) and bool(doc.data)
-
-
-def _shadowed(args: argparse.Namespace) -> list[str]:
-    """The overrides a file of the same name would have been read for, as ruff reads them."""
-    given = args.config
-    if given is None or isinstance(given, str):
-        return []
-    return [v for v in given if _override(v) and os.path.lexists(v)]
-
-
-def overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The configuration keys ``--config 'key = value'`` sets, over every file's configuration."""
-    given = args.config
-    if given is None or isinstance(given, str):
-        return {}
-    from fa_lint.rules import unknown
-
-    return config.overrides([v for v in given if _override(v)], unknown)
-
-
-def resolver(args: argparse.Namespace, err: TextIO | None = None) -> config.Resolver | None:
-    """Where each file's configuration comes from: None when one file (``--config``) or none
-    (``--isolated``) governs them all. On ``err``, each override a file of its name is not read for."""
-    for v in _shadowed(args):
-        say(
-            err or sys.stderr,
-            f"--config {v}: read as the override it is typed as; the file of that name is not read "
-            f"(to read it, give its path: --config ./{v})",
-        )
-    if args.isolated or config_file(args):
-        return None
-    from fa_lint.rules import unknown
-
-    return config.Resolver(unknown, overrides=overrides(args))
-
-
-def configuration(
-    args: argparse.Namespace, paths: list[str] | None = None, found: config.Resolver | None = None
-) -> config.Config:
-    """The run's configuration: ``--config``'s, or the nearest to the paths checked (their common
-    folder), which sets what applies to the whole run (``new-from-rev``, ``respect-gitignore``);
-    with the ``--config 'key = value'`` overrides over it."""
-    from fa_lint.rules import unknown
-
-    if args.isolated:
-        return config.Config()._replace(**overrides(args))
-    file = config_file(args)
-    if file:
-        return config.load(file, unknown)._replace(**overrides(args))
-    found = found or config.Resolver(unknown, overrides=overrides(args))
-    where = [os.path.abspath(p) for p in paths or ["."] if p != "-"] or [os.getcwd()]
-    return found.nearest(os.path.commonpath(where))
-
-
-def min_version(args: argparse.Namespace, cfg: config.Config) -> Version | None:
-    if args.min_version:
-        return config.parse_version(args.min_version, "--min-version")
-    return cfg.min_version
 
 
 def write(text: str, path: str | None, out: TextIO) -> None:

@@ -47,6 +47,8 @@ def _commands() -> list[_Command]:
 
     parsers = {
         "": args.parser(),
+        "check": args.parser(),  # ruff's verb for the same run
+        "version": args.version_parser(),
         "verify": verify(),
         "rule": args.rule_parser(),
         "releases": releases(),

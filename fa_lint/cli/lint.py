@@ -9,29 +9,18 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
-from fa_lint.cli.args import (
-    ALIASES,
-    EXIT_FINDINGS,
-    EXIT_OK,
-    EXIT_USAGE,
-    LISTING,
-    UsageError,
-    codes,
-    configuration,
-    known,
-    min_version,
-    resolver,
-    say,
-    write,
-)
-from fa_lint.settings import config
+from fa_lint.cli.args import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, LISTING, UsageError, say, write
 
 if TYPE_CHECKING:
-    from fa_lint.cli.newfromrev import Baseline, Relocate
-    from fa_lint.engine import Report, Settings
+    from fa_lint.cli.newfromrev import Baseline
+    from fa_lint.cli.partition import Arguments
+    from fa_lint.engine import Report
     from fa_lint.fixes.apply import Outcome
-    from fa_lint.model import Finding, Fix, ParseProblem
+    from fa_lint.model import Finding, Fix
     from fa_lint.report.text import ShownFixes
+    from fa_lint.settings.overrides import Overrides
+    from fa_lint.settings.resolved import Settings
+    from fa_lint.settings.scopes import Workspace
 
 
 def _use_color(choice: str, stream: TextIO) -> bool:
@@ -149,11 +138,12 @@ def _baseline(rev: str, paths: list[str], settings: Settings) -> Baseline:
     """What ``rev`` had; a usage error outside a git repository or for a revision git does not know."""
     from fa_lint import engine
     from fa_lint.cli import newfromrev
+    from fa_lint.settings.scopes import Nearest
 
     def at_rev(moved: list[str], relocate: newfromrev.Relocate) -> Report:
         # The configuration's problems are the working tree's: REV's copy of them would hide them.
         scoped = settings.scoped
-        if isinstance(scoped, _Scopes):  # REV's files, judged by the working tree's configurations
+        if isinstance(scoped, Nearest):  # REV's files, judged by the working tree's configurations
             there = os.path.realpath(relocate(top))
 
             def back(path: str) -> str:
@@ -175,216 +165,231 @@ def _baseline(rev: str, paths: list[str], settings: Settings) -> Baseline:
         raise UsageError(str(exc)) from None
 
 
-class _Scopes:
-    """Each file's settings (``engine.Scopes``): its nearest configuration, the command line over it.
-
-    ``moved`` maps a path of the tree being checked back into the working tree: ``--new-from-rev``
-    checks REV's files with the working tree's configuration, whose problems are reported once.
-    """
-
-    def __init__(
-        self, found: config.Resolver, make: Callable[[config.Config], Settings], moved: Relocate | None = None
-    ) -> None:
-        self._found, self._make, self._moved = found, make, moved
-        self._made: dict[str | None, Settings] = {}
-        self._paths: dict[str, Settings] = {}
-
-    def __call__(self, path: str) -> Settings:
-        own = self._paths.get(path)
-        if own is None:
-            cfg = self._found.nearest(self._moved(path) if self._moved else path)
-            own = self._made.get(cfg.path)
-            if own is None:
-                own = self._made[cfg.path] = self._make(cfg)
-            self._paths[path] = own
-        return own
-
-    def problems(self) -> tuple[ParseProblem, ...]:
-        return () if self._moved else tuple(self._found.problems.values())
-
-    def moved(self, back: Relocate) -> _Scopes:
-        return _Scopes(self._found, self._make, back)
-
-
-def _settings(args: argparse.Namespace, cfg: config.Config, prune: bool) -> Settings:
-    """The settings of the files ``cfg`` governs: the command line's options win over it."""
+def _add_noqa(report: Report, settings: Settings, err: TextIO, run: Arguments) -> int:
+    """``--add-noqa``: ruff's, and like ruff's it exits 0: the findings are suppressed, not fixed."""
     from fa_lint import engine
+    from fa_lint.cli.addnoqa import add
+    from fa_lint.fixes import apply as fix
+    from fa_lint.report.text import plural
 
-    select = known(codes(args.select), "--select") or cfg.select
-    extend = known(codes(args.extend_select), "--extend-select")
-    ignore = known(codes(args.ignore), "--ignore")
-    per_file = cfg.per_file_ignores if args.per_file_ignores is None else _per_file(args.per_file_ignores)
-    # --exclude and --extend-exclude hold for every file (the walk applies them); a configuration's,
-    # relative to its folder
-    if prune:
-        exclude: tuple[str, ...] = (*(args.exclude or ()), *(args.extend_exclude or ()))
-    else:
-        exclude = () if args.exclude else cfg.exclude
-    return engine.Settings(
-        select=select + extend if select else (),  # none selected: every rule already is
-        ignore=ignore or cfg.ignore,
-        min_version=min_version(args, cfg),
-        exclude=exclude,
-        force_exclude=cfg.force_exclude if args.force_exclude is None else args.force_exclude,
-        respect_gitignore=cfg.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore,
-        per_file_ignores=per_file + _per_file(args.extend_per_file_ignores or []),
-        root=cfg.root,
-    )
+    def recheck(path: str, data: bytes, noqa: bool) -> Report:
+        return engine.check([path], settings._replace(noqa=noqa), {path: data})
+
+    added = add(report.findings, recheck, fix.write, reason=run.noqa_reason)
+    for path, line, why in added.refused:
+        say(err, f"no noqa added: {path}:{line}: {why}")
+    if not run.quiet:
+        comments = plural(added.comments, "noqa comment")
+        err.write(f"fa-lint: added {comments} to {plural(added.files, 'file')}\n")
+    return EXIT_OK
 
 
-def _per_file(given: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """``--per-file-ignores GLOB:CODES`` (ruff's form), as the configuration's key holds them."""
-    out = []
-    for value in given:
-        glob, colon, listed = value.rpartition(":")
-        if not colon or not glob.strip():
-            raise UsageError(f"--per-file-ignores {value!r}: give GLOB:CODES, e.g. 'docker/*:FAL012'")
-        out.append((glob.strip(), known(codes([listed]), "--per-file-ignores")))
-    return tuple(out)
+def _statistics(report: Report, fmt: str, unsafe: bool, fixable: bool) -> str:
+    from fa_lint.report import statistics
+    from fa_lint.report.text import summary
+
+    stats = statistics.count(report.findings, unsafe=unsafe, fixable=fixable)
+    if fmt == "json":
+        return statistics.as_json(stats)
+    return statistics.text(stats) + summary(report, fixable=fixable) + "\n"
 
 
-def prepared(
-    args: argparse.Namespace, paths: list[str], err: TextIO | None = None
-) -> tuple[Settings, config.Config, config.Resolver | None]:
-    """The run's settings for ``paths`` (each file's own configuration under the command line), the
-    run's configuration, and the resolver that finds each file's; for ``lint`` and ``fa-lint server``."""
-    found = resolver(args, err)
-    cfg = configuration(args, paths, found)
-    settings = _settings(args, cfg, prune=True)
-    # The walk prunes what the run's configuration excludes where its globs mean the same relative to
-    # the current folder; every file's own configuration is applied to it after (Settings.scoped).
-    here = found is None or cfg.path is None or cfg.root == os.path.realpath(os.getcwd())
-    if not args.exclude and here:
-        settings = settings._replace(exclude=(*cfg.exclude, *(args.extend_exclude or ())))
-    if found is not None:
-        settings = settings._replace(scoped=_Scopes(found, lambda c: _settings(args, c, prune=False)))
-    return settings, cfg, found
+def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """The command line split once into the run's arguments and the configuration overrides, then
+    the run (again on each change under ``--watch``)."""
+    from fa_lint.cli.partition import partition
+
+    run, overrides = partition(args, err)
+    if not run.watch:
+        return _once(run, overrides, out, err)
+    from fa_lint.cli import watch
+
+    _watchable(run)
+    return watch.loop(lambda: _once(run, overrides, out, err), lambda: _watched(run, overrides), out, err)
 
 
-def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:  # noqa: C901 - complexity 30, to split or justify (issue 45)
-    from fa_lint import engine
-    from fa_lint.report import renderer
+def _once(run: Arguments, overrides: Overrides, out: TextIO, err: TextIO) -> int:
+    """One run: the settings resolved once (``settings.scopes.Workspace``), then each step."""
+    from fa_lint.settings.scopes import Workspace
 
-    paths = args.paths or ["."]
-    args.format = ALIASES.get(args.format, args.format)
-    args.fix = args.fix or args.fix_only
-    quiet = args.quiet or args.silent  # the findings alone; --silent: not even those
-    settings, cfg, found = prepared(args, paths, err)
-    given = None
-    rev = cfg.new_from_rev if args.new_from_rev is None else args.new_from_rev  # "" turns it off
-    if args.stdin_filename or paths == ["-"]:
-        if rev:
-            raise UsageError(
-                "--new-from-rev compares files with a git revision; it cannot check standard input"
-            )
-        if args.paths not in ([], ["-"]):
-            raise UsageError("--stdin-filename checks standard input: give no other paths")
-        if args.fix or args.diff or args.show_fixes or args.add_noqa:
-            raise UsageError(
-                "--fix, --diff, --show-fixes and --add-noqa work on files; they cannot work on standard input"
-            )
-        paths = [args.stdin_filename or "-"]
-        given = {paths[0]: _stdin()}
-    if args.add_noqa and (args.fix or args.diff):
-        raise UsageError("--add-noqa suppresses the findings; it cannot also fix them (--fix, --diff)")
-    if args.show_fixes and args.format not in LISTING:
-        raise UsageError("--show-fixes lists fixes in the text output: use --format text, concise or grouped")
-    if args.statistics and args.format not in (*LISTING, "json"):
-        raise UsageError("--statistics prints a table: use --format text, concise, grouped or json")
+    space = Workspace(overrides, list(run.paths) or ["."])
+    paths, given = _inputs(run, space.settings)
+    _compatible(run, space.settings)
     missing = [p for p in paths if not os.path.exists(p) and not (given and p in given)]
     if missing:
         say(err, f"no such file or folder: {', '.join(missing)}")
         return EXIT_USAGE
-    if args.show_files or args.show_settings:
-        from fa_lint.cli.show import files, settings_of
-
-        listed = list(given) if given else engine.targets(paths, settings)
-        if args.show_files:
-            out.write(files(listed))
-        else:
-            out.write(
-                settings_of(listed, cfg, found, lambda c: _settings(args, c, prune=found is None), args)
-            )
-        return EXIT_OK
-    base = _baseline(rev, paths, settings) if rev else None
-    hidden = 0
-
-    def check() -> Report:
-        nonlocal hidden
-        report = engine.check(paths, settings, given)
-        if base is None:
-            return report
-        kept = base.narrow(report)
-        hidden = kept.hidden
-        return kept.report
-
-    report = check()
-    if args.verbose:
+    if run.show_files or run.show_settings:
+        return _show(run, space, paths, given, out)
+    checked = _Checked(paths, space.settings, given)
+    report = checked()
+    if run.verbose:
         from fa_lint.cli.show import governing
 
-        for line in governing(report.files, cfg, found):
+        for line in governing(report.files, space):
             say(err, line)
-    if args.diff:
-        return _diff(report, args.unsafe_fixes, io.StringIO() if args.silent else out, err, quiet)
-    if args.add_noqa:
-        return _add_noqa(report, settings, err, quiet)
-    shown = None
-    # --exit-non-zero-on-fix (ruff's): a changed file fails the run, for a hook or CI job that must
-    # not pass with fixes nobody has looked at (--exit-zero still wins, as in ruff)
-    changed_fails = False
-    if args.fix:
-        report, shown = _fix(report, check, args.unsafe_fixes, err, quiet)
-        changed_fails = bool(shown.edits) and args.exit_non_zero_on_fix and not args.exit_zero
-        if args.fix_only:  # ruff's: the fixes are the whole report, and what is left fails nothing
-            if args.show_fixes and not args.silent:
-                from fa_lint.report.text import shown_fixes
+    unsafe = space.settings.unsafe_fixes
+    if run.diff:
+        return _diff(report, unsafe, io.StringIO() if run.silent else out, err, run.quiet)
+    if run.add_noqa:
+        return _add_noqa(report, space.settings, err, run)
+    return _reported(run, space, checked, report, out, err)
 
-                write("".join(f"{line}\n" for line in shown_fixes(shown)), args.output_file, out)
-            return EXIT_FINDINGS if changed_fails else EXIT_OK
-    elif args.show_fixes:
-        shown = _would_fix(report, args.unsafe_fixes, err)
-    if not report.files and (args.format not in LISTING or args.statistics) and not quiet:  # listings say so
-        say(err, f"no dependency files found in {', '.join(paths)}; nothing to check")
-    if hidden and not quiet:
-        say(err, f"--new-from-rev {rev}: left out {hidden} finding(s) {rev} already had")
-    fixable = given is None  # --fix cannot take standard input
-    if args.statistics:
-        text = _statistics(report, args.format, args.unsafe_fixes, fixable)
-    else:
-        color = not args.output_file and _use_color(args.color, out)
-        extra = {}
-        if args.format == "sarif":  # the pipeline it runs in, for Azure DevOps' code scanning
-            from fa_lint.report.sarif import azure_pipeline
 
-            extra = {"automation": azure_pipeline(os.environ)}
-        text = renderer(args.format)(
-            report,
-            color=color,
-            fixable=fixable,
-            fixes=shown if args.show_fixes else None,
-            quiet=quiet,
-            fails=lambda f: _fails(f, args, cfg, found),  # which findings fail the run (junit's failures)
-            **extra,
+def _watchable(run: Arguments) -> None:
+    """ruff's conflicts with ``--watch``: what prints once, or changes the files, or reads stdin."""
+    once = {"--add-noqa": run.add_noqa, "--diff": run.diff, "--statistics": run.statistics}
+    once |= {"--show-files": run.show_files, "--show-settings": run.show_settings}
+    given = [name for name, on in once.items() if on]
+    if given or _stdin_run(run):
+        raise UsageError(f"--watch cannot go with {', '.join(given) or 'standard input'}")
+
+
+def _watched(run: Arguments, overrides: Overrides) -> list[str]:
+    """What ``--watch`` watches: the files a run checks, and the configurations that govern them."""
+    from fa_lint import engine
+    from fa_lint.settings.scopes import Workspace
+
+    space = Workspace(overrides, list(run.paths) or ["."])
+    files = engine.targets(list(run.paths) or ["."], space.settings)
+    configs = {space.nearest(f).path for f in files} | {space.config.path}
+    return [*files, *sorted(c for c in configs if c)]
+
+
+def _inputs(run: Arguments, settings: Settings) -> tuple[list[str], dict[str, bytes] | None]:
+    """The paths to check, and standard input's bytes when it is what is checked."""
+    paths = list(run.paths) or ["."]
+    if not (run.stdin_filename or paths == ["-"]):
+        return paths, None
+    if settings.new_from_rev:
+        raise UsageError("--new-from-rev compares files with a git revision; it cannot check standard input")
+    if run.paths not in ((), ("-",)):
+        raise UsageError("--stdin-filename checks standard input: give no other paths")
+    if run.fix or run.diff or run.show_fixes or run.add_noqa:
+        raise UsageError(
+            "--fix, --diff, --show-fixes and --add-noqa work on files; they cannot work on standard input"
         )
-    if args.output_file or not args.silent:
-        write(text, args.output_file, out)
-    return _status(report, args, cfg, found, changed_fails, err)
+    name = run.stdin_filename or "-"
+    return [name], {name: _stdin()}
 
 
-def _status(
-    report: Report,
-    args: argparse.Namespace,
-    cfg: config.Config,
-    found: config.Resolver | None,
-    changed_fails: bool,
-    err: TextIO,
+def _compatible(run: Arguments, settings: Settings) -> None:
+    """A usage error for options that cannot go together."""
+    if run.add_noqa and (run.fix or run.diff):
+        raise UsageError("--add-noqa suppresses the findings; it cannot also fix them (--fix, --diff)")
+    if run.add_noqa and not settings.noqa:  # ruff's conflict: the comments it adds would not count
+        raise UsageError("--add-noqa adds noqa comments; --ignore-noqa would not read them")
+    if run.show_fixes and run.format not in LISTING:
+        raise UsageError("--show-fixes lists fixes in the text output: use --format text, concise or grouped")
+    if run.statistics and run.format not in (*LISTING, "json"):
+        raise UsageError("--statistics prints a table: use --format text, concise, grouped or json")
+
+
+def _show(
+    run: Arguments, space: Workspace, paths: list[str], given: dict[str, bytes] | None, out: TextIO
 ) -> int:
+    """``--show-files`` and ``--show-settings``: what a run would check, and with which settings."""
+    from fa_lint import engine
+    from fa_lint.cli.show import files, settings_of
+
+    listed = list(given) if given else engine.targets(paths, space.settings)
+    out.write(files(listed) if run.show_files else settings_of(listed, space))
+    return EXIT_OK
+
+
+class _Checked:
+    """The check a run makes (again after each fix): the engine's report, narrowed to what the change
+    brings under ``--new-from-rev`` (``hidden``: how many findings the baseline already had)."""
+
+    def __init__(self, paths: list[str], settings: Settings, given: dict[str, bytes] | None) -> None:
+        self.paths, self.settings, self.given = paths, settings, given
+        rev = settings.new_from_rev
+        self.base = _baseline(rev, paths, settings) if rev else None
+        self.hidden = 0
+
+    def __call__(self) -> Report:
+        from fa_lint import engine
+
+        report = engine.check(self.paths, self.settings, self.given)
+        if self.base is None:
+            return report
+        kept = self.base.narrow(report)
+        self.hidden = kept.hidden
+        return kept.report
+
+
+def _reported(
+    run: Arguments, space: Workspace, checked: _Checked, report: Report, out: TextIO, err: TextIO
+) -> int:
+    """Fix what is asked, print the report (or its statistics), and say how the run ends."""
+    report, shown, changed_fails = _fixed(run, checked, report, err)
+    if run.fix_only:  # ruff's: the fixes are the whole report, and what is left fails nothing
+        if run.show_fixes and not run.silent and shown is not None:
+            from fa_lint.report.text import shown_fixes
+
+            write("".join(f"{line}\n" for line in shown_fixes(shown)), run.output_file, out)
+        return EXIT_FINDINGS if changed_fails else EXIT_OK
+    listing = run.format in LISTING and not run.statistics  # a listing says so itself
+    if not report.files and not listing and not run.quiet:
+        say(err, f"no dependency files found in {', '.join(checked.paths)}; nothing to check")
+    rev = space.settings.new_from_rev
+    if checked.hidden and not run.quiet:
+        say(err, f"--new-from-rev {rev}: left out {checked.hidden} finding(s) {rev} already had")
+    text = _text(run, space, report, shown, out)
+    if run.output_file or not run.silent:
+        write(text, run.output_file, out)
+    return _status(report, run, space, changed_fails, err)
+
+
+def _fixed(
+    run: Arguments, checked: _Checked, report: Report, err: TextIO
+) -> tuple[Report, ShownFixes | None, bool]:
+    """``--fix`` (and the edits it made) or ``--show-fixes`` alone (the edits it would make); whether
+    a changed file fails the run (``--exit-non-zero-on-fix``, ruff's: for a hook or CI job that must not
+    pass with fixes nobody has looked at; ``--exit-zero`` still wins, as in ruff)."""
+    unsafe = checked.settings.unsafe_fixes
+    if run.fix:
+        report, shown = _fix(report, checked, unsafe, err, run.quiet)
+        return report, shown, bool(shown.edits) and run.exit_non_zero_on_fix and not run.exit_zero
+    if run.show_fixes:
+        return report, _would_fix(report, unsafe, err), False
+    return report, None, False
+
+
+def _text(run: Arguments, space: Workspace, report: Report, shown: ShownFixes | None, out: TextIO) -> str:
+    """The report in its format, or its statistics."""
+    from fa_lint.report import renderer
+
+    fixable = not _stdin_run(run)  # --fix cannot take standard input
+    if run.statistics:
+        return _statistics(report, run.format, space.settings.unsafe_fixes, fixable)
+    extra = {}
+    if run.format == "sarif":  # the pipeline it runs in, for Azure DevOps' code scanning
+        from fa_lint.report.sarif import automation
+
+        extra = {"automation": automation(os.environ, space.settings.sarif_category)}
+    return renderer(run.format)(
+        report,
+        color=not run.output_file and _use_color(run.color, out),
+        fixable=fixable,
+        fixes=shown if run.show_fixes else None,
+        quiet=run.quiet,
+        fails=lambda f: _fails(f, space),  # which findings fail the run (junit's failures)
+        **extra,
+    )
+
+
+def _stdin_run(run: Arguments) -> bool:
+    return bool(run.stdin_filename) or list(run.paths) == ["-"]
+
+
+def _status(report: Report, run: Arguments, space: Workspace, changed_fails: bool, err: TextIO) -> int:
     """The exit status. fa-lint's own bug (FAL902) is 2, said once on stderr, whatever else was
     found: ruff exits 2 (``ExitStatus::Error``) for a panic and asks for a report
     (crates/ruff/src/lib.rs), and a run that could not read everything passes nothing; 1 for an
     error finding (a warning too under --strict) or a fix made under --exit-non-zero-on-fix.
     --exit-zero makes it 0 in every case, as in ruff."""
-    if args.exit_zero:
+    if run.exit_zero:
         return EXIT_OK
     from fa_lint import __version__
     from fa_lint.model import INTERNAL  # (a report is loaded: so is the model)
@@ -401,44 +406,12 @@ def _status(
         return EXIT_USAGE
     if changed_fails:
         return EXIT_FINDINGS
-    return EXIT_FINDINGS if any(_fails(f, args, cfg, found) for f in report.findings) else EXIT_OK
+    return EXIT_FINDINGS if any(_fails(f, space) for f in report.findings) else EXIT_OK
 
 
-def _add_noqa(report: Report, settings: Settings, err: TextIO, quiet: bool) -> int:
-    """``--add-noqa``: ruff's, and like ruff's it exits 0: the findings are suppressed, not fixed."""
-    from fa_lint import engine
-    from fa_lint.cli.addnoqa import add
-    from fa_lint.fixes import apply as fix
-    from fa_lint.report.text import plural
-
-    def recheck(path: str, data: bytes, noqa: bool) -> Report:
-        return engine.check([path], settings._replace(noqa=noqa), {path: data})
-
-    added = add(report.findings, recheck, fix.write)
-    for path, line, why in added.refused:
-        say(err, f"no noqa added: {path}:{line}: {why}")
-    if not quiet:
-        comments = plural(added.comments, "noqa comment")
-        err.write(f"fa-lint: added {comments} to {plural(added.files, 'file')}\n")
-    return EXIT_OK
-
-
-def _fails(f: Finding, args: argparse.Namespace, cfg: config.Config, found: config.Resolver | None) -> bool:
-    """An error fails the run; a warning too under --strict, or ``strict`` in its file's configuration."""
+def _fails(f: Finding, space: Workspace) -> bool:
+    """An error fails the run; a warning too where its file's settings are strict (``--strict``, or
+    ``strict`` in its configuration)."""
     if f.severity.value == "error":  # (the values: --version loads no model)
         return True
-    if f.severity.value != "warning":
-        return False
-    if args.strict is not None:
-        return bool(args.strict)
-    return (found.nearest(f.location.path) if found is not None else cfg).strict
-
-
-def _statistics(report: Report, fmt: str, unsafe: bool, fixable: bool) -> str:
-    from fa_lint.report import statistics
-    from fa_lint.report.text import summary
-
-    stats = statistics.count(report.findings, unsafe=unsafe, fixable=fixable)
-    if fmt == "json":
-        return statistics.as_json(stats)
-    return statistics.text(stats) + summary(report, fixable=fixable) + "\n"
+    return f.severity.value == "warning" and space.of(f.location.path).strict

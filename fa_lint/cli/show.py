@@ -9,16 +9,16 @@ findings are (``report._common.printable``; JSON strings ``unforgeable``): a fol
 
 from __future__ import annotations
 
-import argparse
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from fa_lint.report._common import printable, unforgeable
 from fa_lint.settings import config
 
 if TYPE_CHECKING:
-    from fa_lint.engine import Settings
+    from fa_lint.settings.resolved import Settings
+    from fa_lint.settings.scopes import Workspace
 
 
 def files(listed: Iterable[str]) -> str:
@@ -37,66 +37,76 @@ def _source(cfg: config.Config, found: config.Resolver | None) -> str:
     return f"{printable(cfg.path)} (--config)" if found is None else printable(cfg.path)
 
 
-def _groups(
-    listed: Iterable[str], cfg: config.Config, found: config.Resolver | None
-) -> dict[str | None, tuple[config.Config, list[str]]]:
+def _groups(listed: Iterable[str], space: Workspace) -> dict[str | None, tuple[config.Config, list[str]]]:
     """The files, by the configuration that governs each, in the order first met."""
     groups: dict[str | None, tuple[config.Config, list[str]]] = {}
     for path in sorted(listed):
-        own = found.nearest(path) if found is not None else cfg
+        own = space.nearest(path)
         groups.setdefault(own.path, (own, []))[1].append(path)
     return groups
 
 
-def governing(listed: Iterable[str], cfg: config.Config, found: config.Resolver | None) -> list[str]:
+def governing(listed: Iterable[str], space: Workspace) -> list[str]:
     """``-v``: a line a file checked, naming its configuration."""
     return [
-        f"{path}: configuration: {_source(own, found)}"
-        for own, paths in _groups(listed, cfg, found).values()
+        f"{path}: configuration: {_source(own, space.found)}"
+        for own, paths in _groups(listed, space).values()
         for path in paths
     ]
 
 
-def settings_of(
-    listed: list[str],
-    cfg: config.Config,
-    found: config.Resolver | None,
-    make: Callable[[config.Config], Settings],
-    args: argparse.Namespace,
-) -> str:
+def settings_of(listed: list[str], space: Workspace) -> str:
     """``--show-settings``: each configuration the files use, with the files it governs and what it
     comes to with the command line over it, written as the TOML keys that would say the same."""
     from fa_lint import kb
 
-    groups = _groups(listed, cfg, found) or {cfg.path: (cfg, [])}
+    groups = _groups(listed, space) or {space.config.path: (space.config, [])}
     floor = kb.load().first_with(kb.PAGED_KV)
+    overrides = space.overrides
     blocks = []
     for own, paths in groups.values():
-        settings = make(own)
-        exclude = tuple(args.exclude or own.exclude) + tuple(args.extend_exclude or ())
-        strict = own.strict if args.strict is None else bool(args.strict)
-        rev = cfg.new_from_rev if args.new_from_rev is None else args.new_from_rev
+        settings = space.make(own, prune=space.found is None)
+        exclude = (overrides.exclude or own.exclude) + overrides.extend_exclude
+        rev = settings.new_from_rev
         per_file = ", ".join(f"{_string(g)} = {_list(c)}" for g, c in settings.per_file_ignores)
         lines = [
             f"# Resolved settings for: {', '.join(map(printable, paths)) if paths else '(no files found)'}",
-            f"# Settings path: {_source(own, found)}",
+            f"# Settings path: {_source(own, space.found)}",
             f"select = {_list(settings.select)}" + ("  # every rule" if not settings.select else ""),
             f"ignore = {_list(settings.ignore)}",
             f"per-file-ignores = {{{per_file}}}",
-            f"exclude = {_list(exclude)}",
+            f"exclude = {_list(exclude, codes=False)}",
             f"force-exclude = {_bool(settings.force_exclude)}",
             f"respect-gitignore = {_bool(settings.respect_gitignore)}",
             f'min-version = "{settings.min_version or floor}"'
             + ("" if settings.min_version else "  # the default: the first release with block_table"),
-            f"strict = {_bool(strict)}",
+            f"strict = {_bool(settings.strict)}",
             f"new-from-rev = {_string(rev or '')}" + ("" if rev else "  # off"),
+            *_fixing(settings),
         ]
         blocks.append("\n".join(lines) + "\n")
     return "\n".join(blocks)
 
 
-def _list(items: Iterable[str]) -> str:
-    return unforgeable(json.dumps(list(items)))  # a JSON list of strings is a TOML array
+def _fixing(settings: Settings) -> list[str]:
+    """The keys of issue 43's options, as the run resolves them."""
+    extension = ", ".join(f"{_string(e)} = {_string(f)}" for e, f in settings.extension)
+    category = settings.sarif_category
+    return [
+        f"fixable = {_list(settings.fixable)}",
+        f"unfixable = {_list(settings.unfixable)}",
+        f"unsafe-fixes = {_bool(settings.unsafe_fixes)}",
+        f"preview = {_bool(settings.preview)}",
+        f"extension = {{{extension}}}",
+        f"sarif-category = {_string(category or '')}" + ("" if category else "  # none given"),
+    ]
+
+
+def _list(items: Iterable[str], codes: bool = True) -> str:
+    """A JSON list of strings is a TOML array; ``codes``: the prefix of every code is written ALL."""
+    from fa_lint.settings.selectors import shown
+
+    return unforgeable(json.dumps([shown(i) if codes else i for i in items]))
 
 
 def _string(text: str) -> str:

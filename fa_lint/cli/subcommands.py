@@ -7,8 +7,7 @@ import json
 from typing import TYPE_CHECKING, TextIO
 
 from fa_lint import __version__
-from fa_lint.cli.args import EXIT_OK, UsageError, configuration, min_version, write
-from fa_lint.settings import config
+from fa_lint.cli.args import EXIT_OK, UsageError, write
 
 if TYPE_CHECKING:
     from fa_lint.rules import Rule
@@ -16,6 +15,7 @@ if TYPE_CHECKING:
 
 def rule(args: argparse.Namespace, out: TextIO) -> int:
     from fa_lint.rules import RULES, page
+    from fa_lint.settings.selectors import suggestion
 
     if args.all == bool(args.code):
         raise UsageError("give one rule code, or --all")
@@ -24,7 +24,7 @@ def rule(args: argparse.Namespace, out: TextIO) -> int:
     else:
         found = [r.code for r in RULES.values() if args.code.upper() == r.code or args.code.lower() == r.name]
         if not found:
-            hint = config.suggestion(args.code)
+            hint = suggestion(args.code)
             raise UsageError(
                 f"unknown rule {args.code!r} ({f'{hint} ' if hint else ''}'fa-lint --list-rules' lists them)"
             )
@@ -69,10 +69,16 @@ def list_rules(out: TextIO) -> None:
 def bot_config(args: argparse.Namespace, out: TextIO) -> int:
     from fa_lint import kb
     from fa_lint.cli import bots
+    from fa_lint.cli.partition import floor as given_floor
     from fa_lint.kb.assess import Policy
+    from fa_lint.settings.overrides import Overrides
+    from fa_lint.settings.scopes import Workspace
 
     base = kb.load()
-    floor = min_version(args, configuration(args))
+    config_file = None if args.isolated else args.config
+    lowest = given_floor(args.min_version)
+    overrides = Overrides(config_file=config_file, isolated=args.isolated, min_version=lowest)
+    floor = Workspace(overrides).settings.min_version  # the current folder's configuration under them
     policy = Policy(floor) if floor else Policy.default(base)
     if args.bot == "renovate":
         text = bots.renovate(policy, base)

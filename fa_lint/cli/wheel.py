@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from fa_lint.machine.environments import Environment
     from fa_lint.machine.target import Target
     from fa_lint.rules._base import Context
+    from fa_lint.settings.resolved import Settings
 
 FLAGS = "the command line"
 NEWEST = "the newest release its range and the rest of its install admit: pip and uv install that one"
@@ -96,6 +97,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--platform", choices=sorted(_PLATFORM), help="the machine (linux_x86_64 by default)")
     p.add_argument("--release", metavar="VERSION", help="the flash-attn release to ask about")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--config",
+        action="append",
+        metavar="FILE|KEY=VALUE",
+        help="as the linter's --config: a configuration file for every file, or a TOML 'key = value'",
+    )
+    p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     return p
 
 
@@ -191,10 +199,11 @@ def main(argv: Sequence[str], out: TextIO) -> int:
         if release is None:
             raise UsageError(f"--release {args.release!r}: no such flash-attn release in the knowledge base")
     paths = args.paths or ([] if "torch" in given else ["."])  # no machine given: the current folder's
+    settings = _settings(args, paths)
     if paths:
-        found = answers(paths, given, release, base)
+        found = answers(paths, given, release, base, settings)
     else:
-        policy = Policy.default(base)
+        policy = Policy(settings.min_version) if settings.min_version else Policy.default(base)
         found = [_answer(_from_flags(given, release), base, policy.good)]
     if not found:
         raise UsageError(
@@ -313,14 +322,31 @@ def text(a: Answer) -> str:
 # --- the machines the files describe ----------------------------------------------------------------
 
 
+def _settings(args: argparse.Namespace, paths: Sequence[str]) -> Settings:
+    """The settings the linter would check ``paths`` with (the current folder's, with none): each
+    file's configuration (its ``exclude``, its ``min-version``), ``--config`` and ``--isolated`` over it."""
+    from fa_lint.cli.partition import config_file, keys
+    from fa_lint.settings.overrides import Overrides
+    from fa_lint.settings.scopes import Workspace
+
+    file = None if args.isolated else config_file(args)
+    overrides = Overrides(config_file=file, isolated=args.isolated, keys=tuple(keys(args).items()))
+    return Workspace(overrides, list(paths) or ["."]).settings
+
+
 def answers(
-    paths: Sequence[str], given: dict[str, Any], release: Release | None, base: kb.KnowledgeBase
+    paths: Sequence[str],
+    given: dict[str, Any],
+    release: Release | None,
+    base: kb.KnowledgeBase,
+    settings: Settings | None = None,
 ) -> list[Answer]:
-    """One answer per machine the files' environments describe (the same machine and release once)."""
+    """One answer per machine the files' environments describe (the same machine and release once),
+    read as the linter reads them with ``settings``."""
     from fa_lint import engine
     from fa_lint.rules._installs import suits
 
-    ctx = engine.context(paths)
+    ctx = engine.context(paths, settings)
     found: dict[tuple[object, ...], Answer] = {}
     for env in ctx.environments:
         req = _flash_attn(env)

@@ -337,6 +337,18 @@ def _kind(entry: os.DirEntry[str]) -> str | None:
         return "bad"
 
 
+Extensions = tuple[tuple[str, str], ...]  # (file extension, format): --extension, [tool.fa-lint] extension
+
+
+def mapped(path: str, extension: Extensions) -> str | None:
+    """The format ``--extension`` gives a file by its extension (ruff's: a file of a mapped extension is
+    found by the walk and read as that format), or None."""
+    if not extension or "." not in os.path.basename(path):
+        return None
+    suffix = path.rsplit(".", 1)[1].lower()
+    return next((fmt for ext, fmt in reversed(extension) if ext == suffix), None)
+
+
 class Found(NamedTuple):
     """What a search for files found: the targets, and how many Python files a walk passed, picked
     or not (searched for the code layer's words: a tree without Python says nothing of its code)."""
@@ -345,12 +357,16 @@ class Found(NamedTuple):
     python_files: int = 0
 
 
-def walk(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Iterator[Target]:
+def walk(
+    root: str, exclude: tuple[str, ...], ignored: GitIgnore | None, extension: Extensions = ()
+) -> Iterator[Target]:
     """The dependency files under ``root`` (``search``'s targets)."""
-    yield from search(root, exclude, ignored).targets
+    yield from search(root, exclude, ignored, extension).targets
 
 
-def search(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Found:
+def search(
+    root: str, exclude: tuple[str, ...], ignored: GitIgnore | None, extension: Extensions = ()
+) -> Found:
     """The dependency files under ``root``, by name, in sorted order, depth first.
 
     A loop of its own, not recursion: a committed tree may be thousands of folders deep. A link that
@@ -375,7 +391,7 @@ def search(root: str, exclude: tuple[str, ...], ignored: GitIgnore | None) -> Fo
                 levels.append((iter(_entries(entry.path)), _speaking(entry.path, ignored)))
         elif kind is not None:
             python_files += entry.name.endswith(".py")
-            fmt = detect(rel) if kind == "bad" else classify(rel)
+            fmt = mapped(rel, extension) or (detect(rel) if kind == "bad" else classify(rel))
             if fmt is not None and not (here and here(entry.path)):
                 targets.append(Target(rel, fmt, explicit=False))
     return Found(targets, python_files)
@@ -391,9 +407,10 @@ def discover(
     exclude: tuple[str, ...] = (),
     ignored: GitIgnore | None = None,
     force_exclude: bool = False,
+    extension: Extensions = (),
 ) -> Iterator[Target]:
     """The files to check (``find``'s targets)."""
-    yield from find(paths, exclude, ignored, force_exclude).targets
+    yield from find(paths, exclude, ignored, force_exclude, extension).targets
 
 
 def find(
@@ -401,6 +418,7 @@ def find(
     exclude: tuple[str, ...] = (),
     ignored: GitIgnore | None = None,
     force_exclude: bool = False,
+    extension: Extensions = (),
 ) -> Found:
     """Files as given are checked (``force_exclude``: unless ``exclude`` matches them, as pre-commit
     passes every file); folders are walked for the names the catalogue knows.
@@ -412,13 +430,14 @@ def find(
     python_files = 0
     for path in paths:
         if os.path.isdir(path):
-            walked = search(path, exclude, ignored)
+            walked = search(path, exclude, ignored, extension)
             python_files += walked.python_files
             here = walked.targets
         elif force_exclude and excluded(path, exclude):
             continue
         else:
-            here = _named(path)
+            fmt = mapped(path, extension)
+            here = [Target(path, fmt, explicit=True)] if fmt else _named(path)
         for target in here:
             key = os.path.normcase(os.path.abspath(target.path))
             if key not in seen:

@@ -114,6 +114,23 @@ _ADO = "azuredevops/pipeline/build/"
 _GUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
+def automation(env: Mapping[str, str], category: str | None) -> dict[str, Any] | None:
+    """``run.automationDetails``: the id ``--sarif-category`` (or ``sarif-category``) gives on purpose,
+    else the Azure pipeline's (``azure_pipeline``), else none.
+
+    A category given is written as given: GitHub's upload-sarif takes an id in the file over its own
+    ``category`` input, and fills one in only where a run has none (github/codeql-action
+    src/upload-lib.ts ``populateRunAutomationDetails``, which also ends its own with a "/":
+    ``getAutomationID``); GitHub Advanced Security for Azure DevOps refuses a run without one
+    (microsoft/sarif-sdk GHAzDOProvideRequiredRunProperties, GHAzDO1014) and wants it to start with
+    ``azuredevops/pipeline/build/`` (GHAzDOProvideAutomationDetailsIdFormat, GHAzDO1020). Inside a
+    pipeline, the pipeline's properties stay beside the id given."""
+    pipeline = azure_pipeline(env)
+    if not category:
+        return pipeline
+    return {**(pipeline or {}), "id": category}
+
+
 def azure_pipeline(env: Mapping[str, str]) -> dict[str, Any] | None:
     """``run.automationDetails`` for a run inside an Azure DevOps pipeline (``TF_BUILD``), else None.
 

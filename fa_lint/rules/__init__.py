@@ -82,7 +82,8 @@ def page(code: str, links: str = DOCS) -> str:
     body = resources.files(__name__).joinpath(f"pages/{code}.md").read_text(encoding="utf-8")
     if links:
         body = re.sub(r"\]\(\.\./", f"]({links}", body)
-    return f"# {code} `{rule.name}`\n\n**Severity:** {severity(rule)}\n\n{body}"
+    preview = "**Preview:** reported under `--preview` only (not yet stable).\n\n" if rule.preview else ""
+    return f"# {code} `{rule.name}`\n\n**Severity:** {severity(rule)}\n\n{preview}{body}"
 
 
 def severity(rule: Rule) -> str:

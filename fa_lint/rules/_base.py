@@ -48,6 +48,7 @@ class Rule(NamedTuple):
     severity: Severity  # the default: what a finding has unless the rule says otherwise
     summary: str
     also: tuple[Severity, ...] = ()  # the other severities its findings take, by context (its page says when)
+    preview: bool = False  # not yet stable: its findings are reported under --preview only (ruff's)
 
     @property
     def url(self) -> str:

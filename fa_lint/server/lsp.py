@@ -25,8 +25,9 @@ from fa_lint._compat import chdir
 from fa_lint.server import documents
 
 if TYPE_CHECKING:
-    from fa_lint.engine import Report, Settings
+    from fa_lint.engine import Report
     from fa_lint.model import Finding
+    from fa_lint.settings.resolved import Settings
 
 DELAY = 0.3  # seconds after the last change before a check: one check for a burst of keystrokes
 
@@ -116,14 +117,14 @@ class Server(LanguageServer):
         self, root: str, given: dict[str, bytes], only: str | None = None, noqa: bool = True
     ) -> Report:
         from fa_lint import engine
-        from fa_lint.cli.args import parser
-        from fa_lint.cli.lint import prepared
+        from fa_lint.settings.overrides import Overrides
+        from fa_lint.settings.scopes import Workspace
 
         with self._lock, chdir(root):
-            if only is None:
-                self.settings[root] = prepared(parser().parse_args([root]), [root])[0]
-            settings = self.settings.get(root) or prepared(parser().parse_args([root]), [root])[0]
-            return engine.check([only or root], settings._replace(noqa=noqa), given)
+            # the linter's own settings path, as `fa-lint ROOT` resolves them (no command line)
+            if only is None or root not in self.settings:
+                self.settings[root] = Workspace(Overrides(), [root]).settings
+            return engine.check([only or root], self.settings[root]._replace(noqa=noqa), given)
 
     # --- code actions and hover --------------------------------------------------------------------
 

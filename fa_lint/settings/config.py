@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import InvalidVersion, Version
 
 from fa_lint._records import NamedTuple
+from fa_lint.settings.selectors import unknown_selectors
 
 if TYPE_CHECKING:  # the model is loaded with the checker, not for --version
     from fa_lint.model import ParseProblem
@@ -41,7 +42,17 @@ KEYS = {
     "respect-gitignore": bool,
     "per-file-ignores": dict,
     "new-from-rev": str,
+    "extend": str,
+    "fixable": list,
+    "unfixable": list,
+    "extend-fixable": list,
+    "unsafe-fixes": bool,
+    "preview": bool,
+    "extension": dict,
+    "sarif-category": str,
 }
+# the keys that hold rule selectors (codes, prefixes, ALL, names)
+SELECTING = ("select", "ignore", "fixable", "unfixable", "extend-fixable")
 # In one folder the first of these that holds fa-lint's configuration wins (ruff's order for its own
 # .ruff.toml, ruff.toml and pyproject.toml); a pyproject.toml without [tool.fa-lint] holds none.
 NAMES = (".fa-lint.toml", "fa-lint.toml", "pyproject.toml")
@@ -66,6 +77,13 @@ class Config(NamedTuple):
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, code prefixes)
     new_from_rev: str | None = None
     problems: tuple[ParseProblem, ...] = ()  # pyproject.toml files that could not be read, located
+    fixable: tuple[str, ...] | None = None  # code prefixes --fix may fix; None: every rule (ruff's ALL)
+    unfixable: tuple[str, ...] = ()  # code prefixes --fix leaves alone, over fixable
+    extend_fixable: tuple[str, ...] = ()
+    unsafe_fixes: bool = False
+    preview: bool = False
+    extension: tuple[tuple[str, str], ...] = ()  # (file extension, fa-lint format)
+    sarif_category: str | None = None
 
     @property
     def root(self) -> str:
@@ -135,71 +153,171 @@ def load(path: str, unknown_codes: Codes | None = None) -> Config:
     return _from(path, doc, unknown_codes)
 
 
-def _from(path: str, doc: TomlDoc, unknown_codes: Codes | None) -> Config:  # noqa: C901 - complexity 13, to split or justify (issue 45)
+class _Table(NamedTuple):
+    """Where a file keeps fa-lint's keys: the table, its key path, and its name in messages."""
+
+    data: dict[str, Any]
+    prefix: tuple[str, ...]
+    name: str
+
+
+def _table(path: str, doc: TomlDoc) -> _Table:
+    """fa-lint's own file holds the keys at its top; any other name (``--config cfg.toml``) is read as
+    a pyproject.toml when it has a [tool] table, as fa-lint's own file otherwise."""
     from fa_lint.model import ParseProblem
 
-    # fa-lint's own file holds the keys at its top; any other name (``--config cfg.toml``) is read as
-    # a pyproject.toml when it has a [tool] table, as fa-lint's own file otherwise.
     base = os.path.basename(path)
-    own = base in NAMES[:2] or (base != "pyproject.toml" and "tool" not in doc.data)
-    if own:
-        table: Any = doc.data
-        prefix: tuple[str, ...] = ()
-        name = os.path.basename(path)
-    else:
-        tool = _tool(doc)
-        if isinstance(tool, ParseProblem):
-            raise ConfigError(f"{tool.location}: cannot read configuration: {tool.message}")
-        table = tool.get("fa-lint", {})
-        prefix = ("tool", "fa-lint")
-        name = "[tool.fa-lint]"
-        if not isinstance(table, dict):
-            raise ConfigError(f"{_at(doc, prefix)}: [tool.fa-lint] must be a table")
-    unknown = sorted(set(table) - set(KEYS))
+    if base in NAMES[:2] or (base != "pyproject.toml" and "tool" not in doc.data):
+        return _Table(doc.data, (), base)
+    tool = _tool(doc)
+    if isinstance(tool, ParseProblem):
+        raise ConfigError(f"{tool.location}: cannot read configuration: {tool.message}")
+    table = tool.get("fa-lint", {})
+    prefix = ("tool", "fa-lint")
+    if not isinstance(table, dict):
+        raise ConfigError(f"{_at(doc, prefix)}: [tool.fa-lint] must be a table")
+    return _Table(table, prefix, "[tool.fa-lint]")
+
+
+def _typed(doc: TomlDoc, t: _Table) -> None:
+    """A configuration error for an unknown key or a value of the wrong type, with its place."""
+    unknown = sorted(set(t.data) - set(KEYS))
     if unknown:
         raise ConfigError(
-            f"{_at(doc, (*prefix, unknown[0]))}: unknown {name} key(s): {', '.join(unknown)} "
+            f"{_at(doc, (*t.prefix, unknown[0]))}: unknown {t.name} key(s): {', '.join(unknown)} "
             f"(known: {', '.join(KEYS)})"
         )
     for key, kind in KEYS.items():
-        where = (*prefix, key)
-        if key in table and not isinstance(table[key], kind):
-            raise ConfigError(f"{_at(doc, where)}: {name} {key} must be a {kind.__name__}")
-        if kind is list and not all(isinstance(x, str) for x in table.get(key, [])):
-            raise ConfigError(f"{_at(doc, where)}: {name} {key} must be a list of strings")
-    per_file = table.get("per-file-ignores", {})
-    for glob, codes in per_file.items():
+        where = (*t.prefix, key)
+        if key in t.data and not isinstance(t.data[key], kind):
+            raise ConfigError(f"{_at(doc, where)}: {t.name} {key} must be a {kind.__name__}")
+        if kind is list and not all(isinstance(x, str) for x in t.data.get(key, [])):
+            raise ConfigError(f"{_at(doc, where)}: {t.name} {key} must be a list of strings")
+    for glob, codes in t.data.get("per-file-ignores", {}).items():
         if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
-            where = (*prefix, "per-file-ignores", glob)
+            where = (*t.prefix, "per-file-ignores", glob)
             raise ConfigError(
-                f"{_at(doc, where)}: {name} per-file-ignores {glob!r} must be a list of strings"
+                f"{_at(doc, where)}: {t.name} per-file-ignores {glob!r} must be a list of strings"
             )
+    for ext, fmt in t.data.get("extension", {}).items():
+        problem = extension_problem(ext, fmt)
+        if problem:
+            raise ConfigError(f"{_at(doc, (*t.prefix, 'extension', ext))}: {t.name} extension: {problem}")
+
+
+def _known(doc: TomlDoc, t: _Table, unknown_codes: Codes) -> None:
+    """A configuration error for a selector that selects no rule, with its place."""
+    per_file = t.data.get("per-file-ignores", {})
+    lists = [(key, (*t.prefix, key), t.data.get(key, [])) for key in SELECTING]
+    lists += [(f"per-file-ignores {g!r}", (*t.prefix, "per-file-ignores", g), c) for g, c in per_file.items()]
+    for label, where, codes in lists:
+        bad = unknown_codes(_codes(codes))
+        if bad:
+            raise ConfigError(f"{_at(doc, where)}: {t.name} {label}: {unknown_selectors(bad)}")
+
+
+def extension_problem(ext: str, fmt: object) -> str:
+    """Why ``ext = fmt`` cannot map a file extension to one of fa-lint's formats ('' when it can)."""
+    from fa_lint.sources import SOURCES
+
+    if not isinstance(fmt, str) or fmt not in SOURCES:
+        return f"{ext!r} = {fmt!r}: the format must be one of {', '.join(sorted(SOURCES))}"
+    if not ext.strip(". ") or "/" in ext or "*" in ext:
+        return f"{ext!r}: give an extension, such as 'req' or 'ipy'"
+    return ""
+
+
+def _codes(listed: Iterable[str]) -> tuple[str, ...]:
+    from fa_lint.settings.selectors import selectors
+
+    return selectors(listed)
+
+
+def _from(path: str, doc: TomlDoc, unknown_codes: Codes | None, chain: tuple[str, ...] = ()) -> Config:
+    t = _table(path, doc)
+    _typed(doc, t)
     if unknown_codes is not None:
-        lists = [(key, (*prefix, key), table.get(key, [])) for key in ("select", "ignore")]
-        lists += [
-            (f"per-file-ignores {g!r}", (*prefix, "per-file-ignores", g), c) for g, c in per_file.items()
-        ]
-        for label, where, codes in lists:
-            bad = unknown_codes(c.strip().upper() for c in codes)
-            if bad:
-                raise ConfigError(f"{_at(doc, where)}: {name} {label}: {unknown_selectors(bad)}")
+        _known(doc, t, unknown_codes)
+    table = t.data
     mv = table.get("min-version")
-    return Config(
+    where = f"{_at(doc, (*t.prefix, 'min-version'))}: {t.name} min-version"
+    own = Config(
         path=path,
-        min_version=parse_version(mv, f"{_at(doc, (*prefix, 'min-version'))}: {name} min-version")
-        if mv
-        else None,
-        select=tuple(c.strip().upper() for c in table.get("select", ())),
-        ignore=tuple(c.strip().upper() for c in table.get("ignore", ())),
+        min_version=parse_version(mv, where) if mv else None,
+        select=_codes(table.get("select", ())),
+        ignore=_codes(table.get("ignore", ())),
         exclude=tuple(table.get("exclude", ())),
         force_exclude=bool(table.get("force-exclude", False)),
         strict=bool(table.get("strict", False)),
         respect_gitignore=bool(table.get("respect-gitignore", True)),
-        per_file_ignores=tuple(
-            (glob, tuple(c.strip().upper() for c in codes)) for glob, codes in per_file.items()
-        ),
+        per_file_ignores=tuple((g, _codes(c)) for g, c in table.get("per-file-ignores", {}).items()),
         new_from_rev=table.get("new-from-rev") or None,
+        fixable=_codes(table["fixable"]) if "fixable" in table else None,
+        unfixable=_codes(table.get("unfixable", ())),
+        extend_fixable=_codes(table.get("extend-fixable", ())),
+        unsafe_fixes=bool(table.get("unsafe-fixes", False)),
+        preview=bool(table.get("preview", False)),
+        extension=tuple((e.strip(". ").lower(), f) for e, f in table.get("extension", {}).items()),
+        sarif_category=table.get("sarif-category") or None,
     )
+    if "extend" not in table:
+        return own
+    base = _extended(path, doc, t, unknown_codes, chain)
+    return _combined(own, base, [k for k in table if k != "extend"])
+
+
+def _extended(
+    path: str, doc: TomlDoc, t: _Table, unknown_codes: Codes | None, chain: tuple[str, ...]
+) -> Config:
+    """The configuration ``extend`` names (ruff's key), relative to the file that says it; the chain
+    followed to its end, a file met twice a circular configuration (crates/ruff_workspace/src/
+    resolver.rs ``resolve_configuration``). Unlike ruff, no ``~`` or ``$VAR`` is expanded, and a file
+    outside the extending one's repository (outside any, one another user owns) is not read, as the
+    search for a configuration reads none: a commit cannot make fa-lint read a file of the runner's."""
+    where = f"{_at(doc, (*t.prefix, 'extend'))}: {t.name} extend"
+    given = t.data["extend"]
+    target = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), given))
+    real, here = os.path.realpath(target), os.path.realpath(path)
+    seen = (*chain, here)
+    if real in seen:
+        cycle = " extends ".join(_shown(p) for p in (*seen, real))
+        raise ConfigError(f"{where}: circular configuration: {cycle}")
+    if not os.path.isfile(target):
+        raise ConfigError(f"{where} {given!r}: no such file")
+    top = Resolver(read=False)._top(os.path.dirname(here))
+    if (top is not None and not _within(real, top)) or (top is None and not _mine(target)):
+        raise ConfigError(f"{where} {given!r}: outside the repository; fa-lint reads no configuration there")
+    from fa_lint.model import ParseProblem
+
+    base = _read(_shown(target))
+    if isinstance(base, ParseProblem):
+        raise ConfigError(f"{where}: {base.location}: cannot read configuration: {base.message}")
+    return _from(_shown(target), base, unknown_codes, seen)
+
+
+def _combined(own: Config, base: Config, keys: list[str]) -> Config:
+    """ruff's ``Configuration::combine``: each key the extending file sets, over the base's. The base's
+    ``exclude`` and ``per-file-ignores`` globs keep meaning what they mean from the base's folder, as
+    ruff anchors each file's globs at its own folder."""
+    fields = {k.replace("-", "_"): getattr(own, k.replace("-", "_")) for k in keys}
+    if own.root != base.root:
+        below = os.path.relpath(own.root, base.root).replace(os.sep, "/") + "/"
+        up = os.path.relpath(base.root, own.root).replace(os.sep, "/") + "/"
+        fields.setdefault("exclude", tuple(_rebased(g, below, up) for g in base.exclude))
+        per_file = tuple((_rebased(g, below, up), c) for g, c in base.per_file_ignores)
+        fields.setdefault("per_file_ignores", per_file)
+    return base._replace(path=own.path, **fields)
+
+
+def _rebased(glob: str, below: str, up: str) -> str:
+    """A glob of the base's folder, from the extending file's (``below``: its path from the base's,
+    ``up`` the other way, each with a "/"). A bare name, or a glob that starts with a wildcard,
+    matches at any depth: kept. One anchored inside the extending file's folder loses that part; any
+    other names files outside it, which the files that configuration governs never are."""
+    if "/" not in glob.strip("/") or glob.startswith("*"):
+        return glob
+    anchored = glob.lstrip("/")
+    return anchored[len(below) :] if anchored.startswith(below) else f"{up}{anchored}"
 
 
 def overrides(texts: Iterable[str], unknown_codes: Codes | None = None) -> dict[str, Any]:
@@ -213,41 +331,17 @@ def overrides(texts: Iterable[str], unknown_codes: Codes | None = None) -> dict[
         doc = tomldoc.load("--config", text)
         if isinstance(doc, ParseProblem):
             raise ConfigError(f"--config {text!r} is neither a file nor a TOML 'key = value' ({doc.message})")
-        given = _from("--config", doc, unknown_codes)
         tool = doc.data.get("tool")
         table = tool.get("fa-lint", {}) if isinstance(tool, dict) else doc.data
         if not table:
             raise ConfigError(f"--config {text!r} sets no [tool.fa-lint] key")
+        if "extend" in table:
+            raise ConfigError(f"--config {text!r}: extend is a configuration file's key; give the file")
+        given = _from("--config", doc, unknown_codes)
         for key in table:  # _from has refused any key not in KEYS
             field = key.replace("-", "_")
             fields[field] = getattr(given, field)
     return fields
-
-
-def unknown_selectors(bad: list[str]) -> str:
-    """ruff's wording for a code that selects no rule, with the code nearest the first."""
-    plural = "s" if len(bad) > 1 else ""
-    hint = suggestion(bad[0])
-    listed = "'fa-lint --list-rules' lists the codes"
-    return f"unknown rule selector{plural} {', '.join(bad)} ({f'{hint} ' if hint else ''}{listed})"
-
-
-def suggestion(given: str) -> str:
-    """ruff's "did you mean": the rule code or name nearest a mistyped one, as a sentence ('' if none).
-    Only an error asks, so the rule registry is loaded only then."""
-    import difflib
-
-    from fa_lint.rules import RULES
-
-    upper = given.strip().upper()
-    prefixed = [code for code in RULES if code.startswith(upper)]
-    if prefixed:  # a prefix (which --select takes) where one code is wanted
-        return f"the codes starting with it: {', '.join(prefixed)}."
-    close = difflib.get_close_matches(upper, list(RULES), n=1, cutoff=0.6)
-    if not close:
-        names = {r.name: r.code for r in RULES.values()}
-        close = [f"{n} ({names[n]})" for n in difflib.get_close_matches(given.strip().lower(), names, n=1)]
-    return f"did you mean {close[0]}?" if close else ""
 
 
 class Resolver:

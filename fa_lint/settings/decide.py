@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 
 from fa_lint.files.needles import compiled
 from fa_lint.model import INTERNAL, Finding
+from fa_lint.settings.resolved import PerFile
 
 # flake8's bare or coded noqa comment, and fa-lint's own "# fa-lint: ignore[FAL001]".
 # Patterns, compiled the first time a finding's line has a comment.
@@ -56,9 +57,6 @@ def selected(code: str, select: Iterable[str], ignore: Iterable[str]) -> bool:
     if select and not any(code.startswith(p) for p in select):
         return False
     return not any(code.startswith(p) for p in ignore)
-
-
-PerFile = tuple[tuple[str, tuple[str, ...]], ...]  # (glob, code prefixes), as [tool.fa-lint] has them
 
 
 def file_ignores(path: str, per_file: PerFile, root: str) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from fa_lint import __version__
+from fa_lint._records import NamedTuple
 from fa_lint.report._common import printable  # what a path or an interpreter says may hold anything
 from fa_lint.verify.checks import Check, Probe, Verification
 
@@ -24,6 +25,15 @@ _COLOR = {"pass": "\033[32m", "fail": "\033[31m", "skip": "\033[33m"}
 
 class _Usage(Exception):
     pass
+
+
+class _Asked(NamedTuple):
+    """What the command line asks of the probe: the namespace stays in ``main``."""
+
+    page_size: int
+    require_gpu: bool
+    timeout: float
+    pip_options: tuple[str, ...]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -142,12 +152,12 @@ def interpreter(err: TextIO) -> str:
     return sys.executable
 
 
-def _verify(args: argparse.Namespace, python: str, err: TextIO, extra: list[Check]) -> list[Check]:
+def _verify(asked: _Asked, python: str, err: TextIO, extra: list[Check]) -> list[Check]:
     def progress(i: int, n: int, title: str) -> None:
         err.write(f"[{i}/{n}] {title}...\n")
         err.flush()
 
-    run = Verification(Probe(python, args.timeout), page_size=args.page_size, require_gpu=args.require_gpu)
+    run = Verification(Probe(python, asked.timeout), page_size=asked.page_size, require_gpu=asked.require_gpu)
     return [*extra, *run.run(progress)]
 
 
@@ -157,16 +167,17 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         args = parser().parse_args(list(sys.argv[2:] if argv is None else argv))
         if args.page_size <= 0:
             raise _Usage("--page-size must be positive")
+        asked = _Asked(args.page_size, args.require_gpu, args.timeout, tuple(args.pip_option))
         if args.requirements:
             if not os.path.isfile(args.requirements):
                 raise _Usage(f"no such file: {args.requirements}")
-            checks = _from_requirements(args, err)
+            checks = _from_requirements(args.requirements, asked, err)
             python = f"throw-away venv from {args.requirements}"
         else:
             python = args.python or interpreter(err)
             if shutil.which(python) is None and not os.path.isfile(python):
                 raise _Usage(f"no such interpreter: {python}")
-            checks = _verify(args, python, err, [])
+            checks = _verify(asked, python, err, [])
     except _Usage as exc:
         err.write(f"fa-lint verify: error: {printable(str(exc))}\n")
         return 2
@@ -196,13 +207,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     return 1 if any(c.status == "fail" for c in checks) else 0
 
 
-def _from_requirements(args: argparse.Namespace, err: TextIO) -> list[Check]:
+def _from_requirements(requirements: str, asked: _Asked, err: TextIO) -> list[Check]:
     from fa_lint.verify.venv import InstallError, venv_from
 
-    err.write(f"[0/7] installing {printable(args.requirements)} into a throw-away venv...\n")
+    err.write(f"[0/7] installing {printable(requirements)} into a throw-away venv...\n")
     try:
-        with venv_from(args.requirements, args.pip_option) as installed:
-            done = Check("install", "install", "pass", f"pip installed {args.requirements} into a fresh venv")
-            return _verify(args, installed.python, err, [done])
+        with venv_from(requirements, list(asked.pip_options)) as installed:
+            done = Check("install", "install", "pass", f"pip installed {requirements} into a fresh venv")
+            return _verify(asked, installed.python, err, [done])
     except InstallError as exc:
         return [Check("install", "install", "fail", str(exc), {"log": exc.log[-4000:]})]
