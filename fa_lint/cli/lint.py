@@ -209,6 +209,7 @@ class _Scopes:
 def _settings(args: argparse.Namespace, cfg: config.Config, prune: bool) -> Settings:
     """The settings of the files ``cfg`` governs: the command line's options win over it."""
     from fa_lint import engine
+    from fa_lint.settings import unused
 
     select = known(codes(args.select), "--select") or cfg.select
     extend = known(codes(args.extend_select), "--extend-select")
@@ -221,7 +222,8 @@ def _settings(args: argparse.Namespace, cfg: config.Config, prune: bool) -> Sett
     else:
         exclude = () if args.exclude else cfg.exclude
     return engine.Settings(
-        select=select + extend if select else (),  # none selected: every rule already is
+        # none selected: every rule already is, but for those only their own code selects (FAL903)
+        select=select + extend if select else unused.explicit(extend),
         ignore=ignore or cfg.ignore,
         min_version=min_version(args, cfg),
         exclude=exclude,
