@@ -328,3 +328,17 @@ def test_a_comment_in_a_string_is_no_suppression_and_not_reported(project: Any) 
     text = '[project]\nname = "x"\ndescription = "see # noqa: FAL001"\ndependencies = []\n'
     project({"pyproject.toml": text})
     assert _unused("--select", "FAL903") == []
+
+
+def test_each_file_is_judged_by_its_own_configuration(project: Any) -> None:
+    # a folder whose configuration selects FAL903 gets it; the rest of the repository keeps the default
+    (project.path / ".git").mkdir()
+    project(
+        {
+            "requirements.txt": "numpy  # noqa: FAL001\n",
+            "sub/requirements.txt": "numpy  # noqa: FAL001\n",
+            "sub/fa-lint.toml": 'select = ["FAL", "FAL903"]\n',
+        }
+    )
+    r = run("--format", "json", ".")
+    assert [(f["path"], f["code"]) for f in r.json["findings"]] == [("sub/requirements.txt", "FAL903")]
