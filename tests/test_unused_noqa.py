@@ -342,3 +342,32 @@ def test_each_file_is_judged_by_its_own_configuration(project: Any) -> None:
     )
     r = run("--format", "json", ".")
     assert [(f["path"], f["code"]) for f in r.json["findings"]] == [("sub/requirements.txt", "FAL903")]
+
+
+# Files with findings and no comment, in each syntax --add-noqa writes a comment in
+BASES = {
+    "requirements.txt": f"{OLD}\nnumpy\n",
+    "pyproject.toml": f'[project]\nname = "x"\ndependencies = [\n  "{OLD}",\n  "numpy",\n]\n',
+    "environment.yml": f"dependencies:\n  - pip\n  - pip:\n    - {OLD}\n",
+    "Dockerfile": f"FROM python:3.11\nRUN pip install {OLD}\n",
+    "install.sh": f"pip install {OLD}\r\npip install numpy\r\n",
+    "Makefile": f"install:\n\tpip install {OLD}\n",
+    "install.ps1": f"pip install {OLD}\n",
+    "setup.py": f'from setuptools import setup\nsetup(install_requires=[\n    "{OLD}",\n])\n',
+    "nb.ipynb": _notebook(f"!pip install {OLD}\n", "import os\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BASES))
+def test_add_noqa_comments_are_used_and_the_fix_takes_stale_ones_back_out(project: Any, name: str) -> None:
+    # --add-noqa's comments hide the findings, so none is unused; once their codes name nothing (a
+    # code no rule has), --fix takes each away again, and the file is byte for byte what it was
+    path = project({name: BASES[name]}) / name
+    assert run("--isolated", "--add-noqa", ".").code == 0
+    commented = path.read_bytes().decode("utf-8")  # line endings as written
+    assert "# noqa: FAL001" in commented
+    assert _unused("--select", "FAL903") == []
+    path.write_bytes(re.sub(r"noqa: [A-Z0-9, ]+[0-9]", "noqa: FAL999", commented).encode("utf-8"))
+    assert [msg for *_, msg in _unused("--select", "FAL903")] != []
+    assert run("--isolated", "--select", "FAL903", "--fix", ".").code == 0
+    assert path.read_bytes() == BASES[name].encode("utf-8")
