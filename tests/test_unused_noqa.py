@@ -371,3 +371,24 @@ def test_add_noqa_comments_are_used_and_the_fix_takes_stale_ones_back_out(projec
     assert [msg for *_, msg in _unused("--select", "FAL903")] != []
     assert run("--isolated", "--select", "FAL903", "--fix", ".").code == 0
     assert path.read_bytes() == BASES[name].encode("utf-8")
+
+
+def test_a_crash_judging_the_comments_is_fa_lints_bug_and_costs_that_file(
+    project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fa_lint.settings import unused
+
+    def broken(path: str, *args: Any) -> list[Any]:
+        if path.endswith("a.txt"):
+            raise RuntimeError("boom")
+        return real(path, *args)
+
+    real = unused.unused
+    monkeypatch.setattr(unused, "unused", broken)
+    project({"a.txt": "numpy  # noqa: FAL001\n", "requirements.txt": "numpy  # noqa: FAL001\n"})
+    r = run("--isolated", "--format", "json", "--select", "FAL903", "a.txt", "requirements.txt")
+    assert r.code == 2  # ruff's exit status for a panic
+    assert [(f["path"], f["code"]) for f in r.json["findings"]] == [
+        ("a.txt", "FAL902"),
+        ("requirements.txt", "FAL903"),
+    ]

@@ -33,9 +33,10 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 
 from fa_lint._records import NamedTuple
-from fa_lint.model import INTERNAL, Finding, Fix, Location
+from fa_lint.model import INTERNAL, Finding, Fix, Location, internal_error
 from fa_lint.rules import RULES
 from fa_lint.rules.noqa import EXPLICIT, UNUSED_NOQA
+from fa_lint.rules.unread import internal
 from fa_lint.settings.decide import _FILE, _NOQA, _OWN, STYLES, _read
 
 CODE = UNUSED_NOQA.code
@@ -92,8 +93,17 @@ def added(
     for f in found:
         if f.code != INTERNAL and f.location.path in by_path:
             by_path[f.location.path].append(f)
-    new = [u for p in paths for u in unused(p, texts[p], formats.get(p, ""), by_path[p])]
+    new = [u for p in paths for u in _guarded(p, texts[p], formats.get(p, ""), by_path[p])]
     return sorted([*kept, *new], key=lambda f: (f.location, f.code)) if new else kept
+
+
+def _guarded(path: str, raw: str, fmt: str, findings: list[Finding]) -> list[Finding]:
+    """``unused``; an exception in it is fa-lint's bug (FAL902), costing this file's FAL903 only."""
+    try:
+        return unused(path, raw, fmt, findings)
+    except Exception as exc:
+        problem = internal_error(Location(path, 1, 1, 1, 1), exc, "judging its suppression comments (FAL903)")
+        return [internal(problem)]
 
 
 def _worth_reading(text: str) -> bool:
