@@ -41,6 +41,7 @@ from fa_lint.settings.decide import _FILE, _NOQA, _OWN, STYLES, _read
 
 CODE = UNUSED_NOQA.code
 _CODE_TOKEN = re.compile(r"[A-Za-z]+[0-9]+")
+_MARKS = re.compile("noqa|fa-lint", re.I)  # a file with neither holds no suppression comment
 # comment styles where a bare noqa comment belongs to ruff and flake8 as much as to fa-lint
 _SHARED_BLANKET = frozenset({"python", "notebook"})
 # what continues a line onto the next in each style: a comment line after one is kept (as "#")
@@ -86,7 +87,7 @@ def added(
 ) -> list[Finding]:
     """``kept`` (the findings ``decide.apply`` kept, in its order) with FAL903's findings among them,
     for each checked file ``wanted`` says FAL903 is selected in; ``found``: every rule's findings."""
-    paths = [p for p in checked if p in texts and _worth_reading(texts[p]) and wanted(p)]
+    paths = [p for p in checked if p in texts and wanted(p) and _MARKS.search(texts[p])]
     if not paths:
         return kept
     by_path: dict[str, list[Finding]] = {p: [] for p in paths}
@@ -104,11 +105,6 @@ def _guarded(path: str, raw: str, fmt: str, findings: list[Finding]) -> list[Fin
     except Exception as exc:
         problem = internal_error(Location(path, 1, 1, 1, 1), exc, "judging its suppression comments (FAL903)")
         return [internal(problem)]
-
-
-def _worth_reading(text: str) -> bool:
-    lowered = text.lower()
-    return "noqa" in lowered or "fa-lint" in lowered
 
 
 def unused(path: str, raw: str, fmt: str, findings: list[Finding]) -> list[Finding]:
