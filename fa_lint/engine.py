@@ -33,7 +33,7 @@ from fa_lint.model import (
 from fa_lint.rules import CHECKS, PACKAGES, RULES, Context, settle
 from fa_lint.rules._base import Answers, Check
 from fa_lint.rules.unread import internal
-from fa_lint.settings import decide
+from fa_lint.settings import decide, unused
 from fa_lint.settings.resolved import Scopes, Settings
 from fa_lint.syntax.text import TextIndex
 
@@ -197,6 +197,7 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
         )
     found = _stable(found, settings)
     select, ignore, per_file = settings.select, settings.ignore, settings.per_file_ignores
+    every = found  # the comments FAL903 judges are judged against every rule's findings
     if settings.scoped is not None:
         found = [f for f in found if _selected(f, settings.scoped)]
         select, ignore, per_file = (), (), ()
@@ -205,6 +206,8 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
         found, texts, select, ignore, per_file, settings.root, formats, settings.noqa
     )
     checked = tuple(p for p in files if p not in hidden)
+    if settings.noqa:  # with no comment read (--add-noqa's recheck), none is unused
+        kept = unused.added(kept, every, texts, formats, checked, lambda p: _unused_selected(p, settings))
     kept = _fixable(kept, settings)
     return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths), formats)
 
@@ -312,6 +315,12 @@ def _selected(finding: Finding, scoped: Scopes) -> bool:
     path = finding.location.path
     ignore = own.ignore + decide.file_ignores(path, own.per_file_ignores, own.root)
     return decide.selected(finding.code, own.select, ignore)
+
+
+def _unused_selected(path: str, settings: Settings) -> bool:
+    """Whether FAL903 (``settings.unused``) is selected for ``path``, by its own settings."""
+    own = settings.scoped(path) if settings.scoped is not None else settings
+    return unused.chosen(own.select, own.ignore + decide.file_ignores(path, own.per_file_ignores, own.root))
 
 
 def _involves(finding: Finding, hidden: set[str]) -> bool:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from fa_lint.engine import Report
     from fa_lint.model import Finding
 
+UNUSED = "FAL903"  # fa_lint.rules.noqa's; named here, so that --add-noqa loads no rule to skip it
 # A file's findings with its text replaced by these bytes; ``noqa`` False: with no comment suppressing.
 Recheck = Callable[[str, bytes, bool], "Report"]
 Refused = list[tuple[str, int, str]]  # (path, line, why)
@@ -51,7 +52,9 @@ _EXEC_FORM = (
 def _wanted(findings: Iterable[Finding]) -> dict[str, dict[int, set[str]]]:
     by_path: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
     for f in findings:
-        if f.location.path != "-":
+        # FAL903 reports a comment that suppresses nothing: the answer is to take it away (its fix),
+        # not to add a comment that would suppress only that report
+        if f.location.path != "-" and f.code != UNUSED:
             by_path[f.location.path][f.location.line].add(f.code)
     return by_path
 

@@ -15,6 +15,7 @@ from fa_lint.rules import (
     gpu,
     install,
     ngc,
+    noqa,
     nvcc,
     platform,
     redirect,
@@ -55,6 +56,7 @@ FAMILIES: tuple[Family, ...] = (
     fa3,
     ngc,
     code,
+    noqa,
 )
 CHECKS: tuple[Check, ...] = tuple(f.check for f in FAMILIES)
 RULES: dict[str, Rule] = dict(sorted((r.code, r) for f in FAMILIES for r in f.RULES))

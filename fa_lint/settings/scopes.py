@@ -97,6 +97,8 @@ class Workspace:
         ``prune``: the run's own settings, whose ``exclude`` prunes the walk: --exclude and
         --extend-exclude hold for every file (relative to the current folder); a configuration's own
         globs are relative to its folder, and are applied to each file it governs after the walk."""
+        from fa_lint.settings import unused  # its rule registry: only once settings are made
+
         o = self.overrides
         select = o.select or cfg.select
         if prune:
@@ -105,7 +107,8 @@ class Workspace:
             exclude = () if o.exclude else cfg.exclude
         per_file = _given(o.per_file_ignores, cfg.per_file_ignores)
         return Settings(
-            select=select + o.extend_select if select else (),  # none selected: every rule already is
+            # none selected: every rule already is, but for those only their own code selects (FAL903)
+            select=select + o.extend_select if select else unused.explicit(o.extend_select),
             ignore=o.ignore or cfg.ignore,
             min_version=_given(o.min_version, cfg.min_version),
             exclude=exclude,
