@@ -121,16 +121,16 @@ class Commands:
     floor: list[str]
 
 
-def install(folder: Path) -> Commands:
+def install(folder: Path, checkout: Path = REPO) -> Commands:
     """fa-lint installed in a fresh virtual environment as a wheel installs it (the package, compiled,
-    and the console script), with this interpreter's packages as its dependencies.
+    and the console script), with this interpreter's packages as its dependencies; ``checkout``: the
+    working tree whose ``fa_lint`` is installed (another release's, to compare with, in
+    ``benchmarks/wholerepo.py``).
 
     Not this checkout's development install: its editable-install hook runs in every process of its
     environment, baseline included, and imports pathlib, fnmatch and urllib.parse before either side
     starts -- a tax on both that no user pays, and that flatters every ratio.
     """
-    import fa_lint
-
     venv.EnvBuilder(symlinks=os.name != "nt").create(folder)
     python = folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     found = subprocess.run(
@@ -143,10 +143,10 @@ def install(folder: Path) -> Commands:
     deps = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
     (site / "dependencies.pth").write_text("".join(f"{d}\n" for d in sorted(deps)), encoding="utf-8")
     package = site / "fa_lint"
-    shutil.copytree(Path(fa_lint.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(checkout / "fa_lint", package, ignore=shutil.ignore_patterns("__pycache__"))
     compileall.compile_dir(package, quiet=1)  # as pip does when it installs a wheel
     script = python.with_name("fa-lint")
-    with open(REPO / "pyproject.toml", "rb") as f:  # the entry point pyproject.toml declares
+    with open(checkout / "pyproject.toml", "rb") as f:  # the entry point pyproject.toml declares
         module, _, function = tomllib.load(f)["project"]["scripts"]["fa-lint"].partition(":")
     script.write_text(SCRIPT.format(python=python, module=module, function=function), encoding="utf-8")
     script.chmod(0o755)
