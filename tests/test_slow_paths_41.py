@@ -7,14 +7,19 @@ speed itself is measured in benchmarks/bench.py and benchmarks/scaling.py.
 from __future__ import annotations
 
 import fnmatch
+import json
 import random
 import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from packaging.ranges import VersionRange
 
 from fa_lint.files import discover, needles
+from fa_lint.machine.environments import Sources, source_applies
+from fa_lint.model import Location, Requirement
+from tests.test_slow_paths import codes
 
 # --- file names against the format catalogue -----------------------------------------------------------
 
@@ -96,3 +101,117 @@ def test_name_candidates_hold_every_glob_that_matches(seed: int) -> None:
         candidates: Any = index.candidates(name)
         assert matching <= set(candidates), name
         assert candidates == sorted(candidates)
+
+
+# --- rules: an environment indexed once, not scanned once a requirement --------------------------------
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How often the rules read a requirement's kind, marker, scope and step: a scan of an environment
+    once a requirement reads them n^2 times."""
+    counts = dict.fromkeys(("kind", "marker", "scope", "step"), 0)
+    for field in counts:
+        i = Requirement._fields.index(field)
+
+        def get(self: Requirement, i: int = i, field: str = field) -> Any:
+            counts[field] += 1
+            return tuple.__getitem__(self, i)
+
+        monkeypatch.setattr(Requirement, field, property(get))
+    return counts
+
+
+def _pyproject(deps: list[str], tail: str = "") -> str:
+    listed = "".join(f"    {json.dumps(d)},\n" for d in deps)
+    return f'[project]\nname = "x"\nversion = "1"\ndependencies = [\n{listed}]\n{tail}'
+
+
+def test_entries_of_one_name_are_judged_without_a_scan_each(project: Any, reads: dict[str, int]) -> None:
+    """A pyproject of 1,500 ``flash-attn>=2.0``: each looked for a uv source among all 1,500 (6.7 s for
+    5,000 before)."""
+    n = 1_500
+    project({"pyproject.toml": _pyproject(["flash-attn>=2.0"] * n)})
+    assert codes("pyproject.toml") == [("FAL002", line) for line in range(5, 5 + n)]
+    assert sum(reads.values()) <= 40 * n  # 2.2 million reads of kind before
+
+
+def test_entries_times_markers_group_each_marker_once(project: Any, reads: dict[str, int]) -> None:
+    """1,000 entries, each with its own marker, beside one without: an environment splits by marker,
+    and each part was gathered, and each fix target worked out, from every entry."""
+    n = 1_000
+    deps = ["flash-attn<2.6"] + [f"flash-attn>=2.0; python_version == '3.{i}'" for i in range(n)]
+    project({"pyproject.toml": _pyproject(deps)})
+    found = codes("pyproject.toml")
+    assert found.count(("FAL002", 5)) == 1 and len(found) == n + 1
+    assert sum(reads.values()) <= 60 * n  # 9 million before
+
+
+def test_entries_times_sources_look_up_each_scope_once(project: Any, reads: dict[str, int]) -> None:
+    """1,000 entries with markers and 1,000 uv sources of flash-attn with markers: each entry tried
+    every source (source_applies), in two rules."""
+    n = 1_000
+    deps = [f"flash-attn>=2.0; python_version == '3.{i}'" for i in range(n)]
+    git = '{ git = "https://github.com/Dao-AILab/flash-attention", tag = "v2.6.3", marker = "python_version == \'3.%d\'" }'
+    sources = "[tool.uv.sources]\nflash-attn = [" + ", ".join(git % i for i in range(n)) + "]\n"
+    project({"pyproject.toml": _pyproject(deps, sources)})
+    assert [c for c in codes("pyproject.toml") if c[0] == "FAL002"] == [
+        ("FAL002", i) for i in range(5, 5 + n)
+    ]
+    assert reads["scope"] <= 20 * n  # 4 million before
+
+
+def test_exclusions_intersect_in_rounds(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """1,000 ``!=`` constraints: the range they leave has a piece for each, and intersecting them one
+    after another went through every piece gathered so far (n^2 pieces)."""
+    pieces = [0]
+    intersection = VersionRange.intersection
+
+    def counted(self: VersionRange, other: VersionRange) -> VersionRange:
+        pieces[0] += str(self).count("|") + str(other).count("|") + 2
+        return intersection(self, other)
+
+    monkeypatch.setattr(VersionRange, "intersection", counted)
+    n = 1_000
+    constraints = "".join(f"flash-attn!=2.{i % 9}.{i}\n" for i in range(n))
+    project({"requirements.txt": "-c c.txt\nflash-attn>=2.0\n", "c.txt": constraints})
+    assert ("FAL002", 2) in codes(".")
+    assert pieces[0] <= 40 * n  # 500,000 before
+
+
+def test_a_flash_attn_entry_finds_the_transformers_beside_it_once(
+    project: Any, reads: dict[str, int]
+) -> None:
+    """1,000 flash-attn entries beside 1,000 transformers entries: each finding's note gathered every
+    transformers requirement of its environments again (entries x entries of another name)."""
+    n = 1_000
+    text = "".join(f"transformers>=4.{i}\nflash-attn>=2.{i % 5}\n" for i in range(n))
+    project({"requirements.txt": text})
+    assert len(codes("requirements.txt")) >= n
+    assert reads["kind"] <= 60 * n  # 2 million before
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sources_by_scope_are_those_that_apply(seed: int) -> None:
+    """``Sources`` files each source by the one extra or group it is for: the same as asking
+    ``source_applies`` of each."""
+    rnd = random.Random(seed)
+    scopes = ["project", "extra:GPU", "extra:gpu", "group:dev", "group:Dev_Tools", "extra:cpu"]
+    filters = [
+        "",
+        " extra:gpu",
+        " group:dev",
+        " group:dev-tools",
+        " extra:gpu group:dev",
+        " extra:cpu extra:cpu",
+    ]
+
+    def req(scope: str) -> Requirement:
+        return Requirement("flash-attn", "flash-attn", Location("p", 1, 1, 1, 2), "pyproject", scope=scope)
+
+    sources = [req("uv:sources" + rnd.choice(filters)) for _ in range(30)]
+    index = Sources(sources)
+    for scope in scopes:
+        wanted = [s for s in sources if source_applies(s, req(scope))]
+        assert sorted(map(id, index.applying(req(scope)))) == sorted(map(id, wanted))
+        assert index.any_applies(req(scope)) == bool(wanted)

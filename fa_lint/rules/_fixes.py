@@ -15,8 +15,8 @@ from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import Version
 
 from fa_lint._records import NamedTuple
-from fa_lint.kb import PAGED_KV, KnowledgeBase, Release
-from fa_lint.kb.assess import Policy, Verdict, assess_range
+from fa_lint.kb import PAGED_KV, Release
+from fa_lint.kb.assess import Verdict, assess_range
 from fa_lint.machine.environments import Environment
 from fa_lint.model import FLASH_ATTN, Fix, Kind, Requirement, pretty
 from fa_lint.rules import _wheels
@@ -143,17 +143,15 @@ def target(req: Requirement, ctx: Context, narrow: bool = False) -> Release | No
     the release too. None when the environments admit no good release at all.
     """
     envs = ctx.environments_of(req)
-    allowed = req.version_range if narrow else VersionRange.full()
-    for env in envs:
-        allowed = allowed.intersection(_others(req, env, ctx))
-    admitted = ("admitted", allowed)  # the same range for every repeat of a pin: filtered once
+    allowed = _allowed(req, envs, ctx, narrow)
+    admitted = ("admitted", allowed)  # the same releases for every repeat of a pin: listed once
     if admitted not in ctx.memo:
-        ctx.memo[admitted] = tuple(r for r in _good(ctx) if allowed.contains(r.version))
+        ctx.memo[admitted] = tuple(r for i, r in enumerate(_good(ctx)) if allowed >> i & 1)
     good: tuple[Release, ...] = ctx.memo[admitted]
     if not good:
         return None
     tools = tuple(ctx.toolchain(env) for env in envs)
-    key = ("target", tuple(r.version for r in good), tools)
+    key = ("target", allowed, tools)  # the allowed releases say which are good
     if key not in ctx.memo:
         ctx.memo[key] = _wheels.pick(good, tools) or good[0]
     found: Release = ctx.memo[key]
@@ -174,11 +172,9 @@ def why(req: Requirement, to: Release | None, ctx: Context, narrow: bool = False
         first = f"the first release with paged KV at or above {ctx.policy.min_version}"
     if to.version == good[0].version:
         return f"why {to}: {first}"
-    allowed = req.version_range if narrow else VersionRange.full()
     envs = ctx.environments_of(req)
-    for env in envs:
-        allowed = allowed.intersection(_others(req, env, ctx))
-    admitted = next((r for r in good if allowed.contains(r.version)), None)
+    allowed = _allowed(req, envs, ctx, narrow)
+    admitted = next((r for i, r in enumerate(good) if allowed >> i & 1), None)
     if admitted is not None and admitted.version == to.version:
         return f"why {to}: {first} that the install's other flash-attn requirements admit"
     tools = next((t for t in map(ctx.toolchain, envs) if t.torch is not None), None)
@@ -208,42 +204,87 @@ def _good(ctx: Context) -> tuple[Release, ...]:
     return found
 
 
-def _others(req: Requirement, env: Environment, ctx: Context) -> VersionRange:
-    """What the rest of ``req``'s install admits: the same command (a later one replaces it rather
-    than combining), without a marker or with ``req``'s. All but one, for each of a group's
-    requirements, from prefix and suffix intersections: linear in the group, however large.
-    """
-    key = ("others", id(env), req.step, req.marker)
+def _allowed(req: Requirement, envs: list[Environment], ctx: Context, narrow: bool) -> int:
+    """The good releases (``_good``, bit i for the i-th) that every other flash-attn requirement of
+    ``req``'s environments admits, and ``req`` itself when ``narrow``: all a fix's target is picked by.
+    As bits, not a range: a range has a piece for each exclusion it gathered (n ``!=`` constraints
+    make n pieces), and the good releases are a few dozen."""
+    allowed = _mask(req.version_range, ctx) if narrow else -1  # -1: every bit set
+    for env in envs:
+        allowed &= _others(req, env, ctx)
+    return allowed
+
+
+def _mask(rng: VersionRange, ctx: Context) -> int:
+    key = ("good mask", rng)
     if key not in ctx.memo:
-        group = [
-            r
-            for r in env.of(FLASH_ATTN)
-            if r.kind in (Kind.INSTALL, Kind.CONSTRAINT, Kind.OVERRIDE)
-            and r.step == req.step
-            and not r.unresolved
-            and (not r.marker or not req.marker or r.marker == req.marker)
-        ]
-        before = [VersionRange.full()]
-        for r in group:
-            before.append(before[-1].intersection(r.version_range))
-        after = [VersionRange.full()]
-        for r in reversed(group):
-            after.append(after[-1].intersection(r.version_range))
-        after.reverse()
-        where = {r.location: i for i, r in enumerate(group)}
-        ctx.memo[key] = (where, before, after)
-    where, before, after = ctx.memo[key]
-    i = where.get(req.location)
-    if i is None:
-        rng: VersionRange = before[-1]
-        return rng
-    rest: VersionRange = before[i].intersection(after[i + 1])
-    return rest
+        ctx.memo[key] = sum(1 << i for i, r in enumerate(_good(ctx)) if rng.contains(r.version))
+    found: int = ctx.memo[key]
+    return found
 
 
-def raise_floor(
-    req: Requirement, kb: KnowledgeBase, policy: Policy, floor: Version | None = None
-) -> Fix | None:
+class _AllBut:
+    """Masks of a list of requirements, and of the list without any one of them (by location, the last
+    one there), from prefix and suffix masks: linear in the list."""
+
+    def __init__(self, masks: list[tuple[Requirement, int]]) -> None:
+        self.before = [-1]
+        for _, m in masks:
+            self.before.append(self.before[-1] & m)
+        self.after = [-1]
+        for _, m in reversed(masks):
+            self.after.append(self.after[-1] & m)
+        self.after.reverse()
+        self.where = {r.location: i for i, (r, _) in enumerate(masks)}
+
+    def without(self, req: Requirement) -> int:
+        i = self.where.get(req.location)
+        return self.before[-1] if i is None else self.before[i] & self.after[i + 1]
+
+
+class _Command(NamedTuple):
+    """One command's flash-attn requirements (an install step's, or a manifest's step 0)."""
+
+    every: _AllBut  # all of them: what a requirement without a marker combines with
+    plain: int  # those without a marker
+    marked: dict[str, _AllBut]  # those of each marker: a requirement with one combines with its own
+
+
+def _others(req: Requirement, env: Environment, ctx: Context) -> int:
+    """What the rest of ``req``'s install admits (``_allowed``): the same command (a later one replaces
+    it rather than combining), without a marker or with ``req``'s. Each command's requirements are
+    grouped once per environment, by marker: linear in the environment, however many markers."""
+    key = ("others", id(env))
+    if key not in ctx.memo:
+        ctx.memo[key] = _commands(env, ctx)
+    command: _Command | None = ctx.memo[key].get(req.step)
+    if command is None:
+        return -1
+    if not req.marker:
+        return command.every.without(req)
+    own = command.marked.get(req.marker)
+    return command.plain & (own.without(req) if own is not None else -1)
+
+
+def _commands(env: Environment, ctx: Context) -> dict[int, _Command]:
+    by_step: dict[int, list[tuple[Requirement, int]]] = {}
+    for r in env.of(FLASH_ATTN):
+        if r.kind in (Kind.INSTALL, Kind.CONSTRAINT, Kind.OVERRIDE) and not r.unresolved:
+            by_step.setdefault(r.step, []).append((r, _mask(r.version_range, ctx)))
+    commands = {}
+    for step, masks in by_step.items():
+        plain = -1
+        marked: dict[str, list[tuple[Requirement, int]]] = {}
+        for r, m in masks:
+            if r.marker:
+                marked.setdefault(r.marker, []).append((r, m))
+            else:
+                plain &= m
+        commands[step] = _Command(_AllBut(masks), plain, {k: _AllBut(v) for k, v in marked.items()})
+    return commands
+
+
+def raise_floor(req: Requirement, ctx: Context, floor: Version | None = None) -> Fix | None:
     """FAL002: add ``>=floor`` and drop the bounds it makes redundant; only releases go.
 
     ``floor`` is the first good release with a prebuilt wheel for the environment, when fa-lint
@@ -252,11 +293,23 @@ def raise_floor(
     w = _written(req)
     if w is None:
         return None
-    for low in dict.fromkeys(v for v in (floor, policy.min_version) if v is not None):
-        spec = SpecifierSet([Specifier(f">={low}"), *(s for s in req.specifier if not _below(s, low))])
-        if assess_range(spec.to_range(), kb, policy).verdict is Verdict.OK:
+    for low in dict.fromkeys(v for v in (floor, ctx.policy.min_version) if v is not None):
+        spec = _raised(req.specifier, low, ctx)
+        if spec is not None:
             return _fix(req, w, spec, f"require flash-attn{pretty(spec)}", safe=True)
     return None  # e.g. '!=2.5.*,<2.6': nothing good is left to narrow to
+
+
+def _raised(specifier: SpecifierSet, low: Version, ctx: Context) -> SpecifierSet | None:
+    """``specifier`` with ``>=low`` and without the bounds that makes redundant, when all it then admits
+    is good: once per specifier (a project repeats its pins), not once a requirement."""
+    key = ("raised", str(specifier), low)  # as written: equal sets may spell a version otherwise
+    if key not in ctx.memo:
+        spec = SpecifierSet([Specifier(f">={low}"), *(s for s in specifier if not _below(s, low))])
+        ok = assess_range(spec.to_range(), ctx.kb, ctx.policy).verdict is Verdict.OK
+        ctx.memo[key] = spec if ok else None
+    found: SpecifierSet | None = ctx.memo[key]
+    return found
 
 
 def bump_pin(req: Requirement, target: Release | None) -> Fix | None:

@@ -198,8 +198,7 @@ def _breaks(ctx: Context, req: Requirement, flash_attn: Release | None) -> list[
         )
     present = _present(ctx, req)
     if present:
-        rng = intersect(r for r in present if not r.unresolved)
-        if rng.intersection(SpecifierSet(f">={facts.fa2_block_table_on_cuda}").to_range()).is_empty:
+        if _predates_block_tables(ctx, present):
             what = " and ".join(quoted(r) for r in present)
             return [
                 f"transformers as required here ({what}) predates {facts.fa2_block_table_on_cuda}, so it "
@@ -214,11 +213,26 @@ def _breaks(ctx: Context, req: Requirement, flash_attn: Release | None) -> list[
 
 
 def _present(ctx: Context, req: Requirement, name: str = TRANSFORMERS) -> list[Requirement]:
-    """Requirements that install ``name`` in an environment of ``req`` (not mere constraints)."""
-    found = {
-        r.location: r for env in ctx.environments_of(req) for r in (*env.of(name, locked=True), *env.of(name))
-    }
-    return [r for r in found.values() if r.kind is not Kind.CONSTRAINT]
+    """Requirements that install ``name`` in an environment of ``req`` (not mere constraints): once per
+    set of environments (a manifest's requirements share one), not once a finding."""
+    envs = ctx.environments_of(req)
+    key = ("present", name, tuple(map(id, envs)))
+    if key not in ctx.memo:
+        found = {r.location: r for env in envs for r in (*env.of(name, locked=True), *env.of(name))}
+        ctx.memo[key] = [r for r in found.values() if r.kind is not Kind.CONSTRAINT]
+    present: list[Requirement] = ctx.memo[key]
+    return present
+
+
+def _predates_block_tables(ctx: Context, present: list[Requirement]) -> bool:
+    """Whether the transformers ``present`` installs all predate sending flash-attn 2 a block table."""
+    key = ("predates block tables", id(present))  # _present's list, kept in the memo
+    if key not in ctx.memo:
+        rng = intersect(r for r in present if not r.unresolved)
+        since = SpecifierSet(f">={ctx.transformers.fa2_block_table_on_cuda}").to_range()
+        ctx.memo[key] = rng.intersection(since).is_empty
+    found: bool = ctx.memo[key]
+    return found
 
 
 def _kernels(ctx: Context, req: Requirement) -> list[Requirement] | None:

@@ -19,12 +19,12 @@ from fa_lint.rules._fal012 import (
     CONDA_PIP,
     NONE_BEFORE,
     Stage,
+    WheelSources,
     conda_pip_step,
     keeps_any,
     stage_of,
     torchless,
     wheel,
-    wheel_sources,
 )
 from fa_lint.rules._text import fit, subject
 from fa_lint.rules._uv import NO_KERNELS, Instead, skip_setting, uv_instead
@@ -327,7 +327,7 @@ def _isolation(ctx: Context) -> Iterator[Finding]:
 
 def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
     """A wheel file or URL builds nothing, nor does a pinned local build, nor a requirement its
-    environment's sources serve a wheel (``wheel_sources``; looked for once per environment)."""
+    environment's sources serve a wheel (``WheelSources``, made once per environment)."""
     if wheel(req):
         return True
     pinned = toolchain.exact(req)
@@ -338,8 +338,9 @@ def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
         return True
     key = ("sources", id(env))
     if key not in ctx.memo:
-        ctx.memo[key] = [r for r in env.of(FLASH_ATTN) if r.kind is Kind.SOURCE]
-    return wheel_sources(req, ctx.memo[key])
+        ctx.memo[key] = WheelSources([r for r in env.of(FLASH_ATTN) if r.kind is Kind.SOURCE])
+    served: WheelSources = ctx.memo[key]
+    return served.serve(req)
 
 
 def _container_keeps(env: Environment, req: Requirement) -> bool:

@@ -10,7 +10,7 @@ from packaging.version import InvalidVersion, Version
 from fa_lint.kb import PAGED_KV, Release, versions
 from fa_lint.kb.assess import Assessment, Policy, Verdict, assess_range, intersect
 from fa_lint.machine import toolchain
-from fa_lint.machine.environments import Environment, source_applies
+from fa_lint.machine.environments import Environment, Sources
 from fa_lint.model import FLASH_ATTN, Finding, Fix, Kind, Requirement, Severity
 from fa_lint.rules import _text
 from fa_lint.rules._base import Context, Rule, exact
@@ -131,16 +131,20 @@ def _sourced(req: Requirement, ctx: Context) -> bool:
     if req.kind not in (Kind.INSTALL, Kind.OVERRIDE) or req.source != "pyproject":
         return False
     envs = [e for e in ctx.environments_of(req) if e.holds(req)]
-    return bool(envs) and all(
-        any(
-            s.kind is Kind.SOURCE
-            and s.scope.startswith("uv:sources")
-            and not s.marker
-            and source_applies(s, req)
+    return bool(envs) and all(_unmarked_sources(env, ctx).any_applies(req) for env in envs)
+
+
+def _unmarked_sources(env: Environment, ctx: Context) -> Sources:
+    """An environment's uv sources of flash-attn without a marker, indexed once (not once a requirement)."""
+    key = ("unmarked uv sources", id(env))
+    if key not in ctx.memo:
+        ctx.memo[key] = Sources(
+            s
             for s in env.of(FLASH_ATTN)
+            if s.kind is Kind.SOURCE and s.scope.startswith("uv:sources") and not s.marker
         )
-        for env in envs
-    )
+    found: Sources = ctx.memo[key]
+    return found
 
 
 def _override_steps(ctx: Context) -> set[tuple[str, int]]:
@@ -171,16 +175,33 @@ def _unique(reqs: Iterable[Requirement]) -> list[Requirement]:
     return list({r.location: r for r in reqs}.values())
 
 
-def _locked(req: Requirement, ctx: Context) -> list[Requirement]:
-    """flash-attn entries of the lockfile that pins this manifest requirement's environments."""
-    envs = [e for e in ctx.environments_of(req) if e.holds(req)]
-    return _unique(r for env in envs for r in env.of(FLASH_ATTN, locked=True))
+def _locked(req: Requirement, ctx: Context) -> tuple[list[Requirement], bool]:
+    """flash-attn entries of the lockfile that pins this manifest requirement's environments, and
+    whether each has paged KV: once per set of environments (every requirement of a manifest shares
+    one), not once a requirement (entries x lock entries)."""
+    envs = tuple(e for e in ctx.environments_of(req) if e.holds(req))
+    key = ("locked", tuple(map(id, envs)))
+    if key not in ctx.memo:
+        locked = _unique(r for env in envs for r in env.of(FLASH_ATTN, locked=True))
+        good = all(ctx.assessment(r).verdict in (Verdict.OK, Verdict.NEWER) for r in locked)
+        ctx.memo[key] = (locked, good)
+    found: tuple[list[Requirement], bool] = ctx.memo[key]
+    return found
 
 
-def _manifest(req: Requirement, ctx: Context) -> list[Requirement]:
-    """The manifest's flash-attn requirements for the environments this lock entry pins."""
-    envs = [e for e in ctx.environments_of(req) if e.holds(req, locked=True)]
-    return _unique(r for env in envs for r in env.of(FLASH_ATTN))
+def _manifest(req: Requirement, ctx: Context) -> tuple[list[Requirement], Release | None]:
+    """The manifest's flash-attn requirements (not constraints) for the environments this lock entry
+    pins, and the first good release they allow together: once per set of environments."""
+    envs = tuple(e for e in ctx.environments_of(req) if e.holds(req, locked=True))
+    key = ("manifest", tuple(map(id, envs)))
+    if key not in ctx.memo:
+        manifest = [
+            r for r in _unique(r for env in envs for r in env.of(FLASH_ATTN)) if r.kind is not Kind.CONSTRAINT
+        ]
+        good = assess_range(intersect(manifest), ctx.kb, ctx.policy).good if manifest else ()
+        ctx.memo[key] = (manifest, good[0] if good else None)
+    found: tuple[list[Requirement], Release | None] = ctx.memo[key]
+    return found
 
 
 def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
@@ -277,7 +298,7 @@ def _mixed(
     req: Requirement, a: Assessment, ctx: Context, fields: dict[str, Any], to: Release | None
 ) -> Finding:
     """FAL002: the requirement admits releases with and without paged KV."""
-    kb, policy = ctx.kb, ctx.policy
+    policy = ctx.policy
     least = floor_for(to, ctx)
     template, parts = subject(req)
     old = all(not r.has(PAGED_KV) for r in a.bad) or bool(policy.rocm)
@@ -294,14 +315,14 @@ def _mixed(
     else:
         notes += breaks(ctx, req, a.bad[-1], "with an old one, ") if old else [_policy(policy)]
     notes += code_note(ctx, req)
-    locked = _locked(req, ctx)
-    if locked and all(ctx.assessment(r).verdict in (Verdict.OK, Verdict.NEWER) for r in locked):
+    locked, good = _locked(req, ctx)
+    if locked and good:
         where = ", ".join(f"{r.version} ({r.location})" for r in locked)
         has = "which has" if len(locked) == 1 else "all with"
         notes.append(f"the lock pins {where}, {has} paged KV, so installs from the lock are fine")
         fields["severity"] = Severity.INFO
     notes += [n for n in (why(req, to, ctx, narrow=True),) if n]
-    fixed = raise_floor(req, kb, policy, least)
+    fixed = raise_floor(req, ctx, least)
     return PAGED_KV_NOT_GUARANTEED.finding(
         req.location,
         headline,
@@ -395,14 +416,11 @@ def _better_manifest(req: Requirement, ctx: Context) -> list[str]:
     """For an old lock entry: the manifest already allows a release with paged KV."""
     if req.kind is not Kind.LOCK:
         return []
-    manifest = [r for r in _manifest(req, ctx) if r.kind is not Kind.CONSTRAINT]
-    if not manifest:
-        return []
-    good = assess_range(intersect(manifest), ctx.kb, ctx.policy).good
-    if not good:
+    manifest, first = _manifest(req, ctx)
+    if first is None:
         return []
     written = ", ".join(quoted(r) for r in manifest)
-    return [f"the manifest's {written} already allows {good[0]} or later, so relocking is enough"]
+    return [f"the manifest's {written} already allows {first} or later, so relocking is enough"]
 
 
 def _nearest(req: Requirement, ctx: Context) -> str:
