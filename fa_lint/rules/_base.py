@@ -182,6 +182,26 @@ class Context:
             folder = parent
         return [pinned[folder]]
 
+    @functools.cached_property
+    def _builds(self) -> dict[str, list[BuildConfig]]:
+        by_path: dict[str, list[BuildConfig]] = defaultdict(list)
+        for b in self.builds:
+            by_path[b.location.path].append(b)
+        return by_path
+
+    def builds_in(self, path: str) -> list[BuildConfig]:
+        """The build settings (``[tool.uv]``, ``[tool.poetry]``) of one file: looked up, not searched
+        for among every file's once a requirement."""
+        return self._builds.get(path, [])
+
+    def lock_tools(self, env: Environment) -> frozenset[str | None]:
+        """The tools that wrote the lock entries of an environment: once per environment."""
+        key = ("lock tools", id(env))
+        if key not in self.memo:
+            self.memo[key] = frozenset(r.tool for r in env.locked)
+        found: frozenset[str | None] = self.memo[key]
+        return found
+
     def environments_of(self, req: Requirement) -> list[Environment]:
         return self._by_location.get(req.location, [])
 

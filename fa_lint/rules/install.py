@@ -457,8 +457,8 @@ def _project(ctx: Context, env: Environment, req: Requirement) -> Finding | None
     """A uv or Poetry project that lists flash-attn: its tool builds the sdist in isolation."""
     if req.source != "pyproject" or req.scope == "build-system":
         return None
-    configs = [b for b in ctx.builds if b.location.path == req.location.path]
-    tools = {b.tool for b in configs} | {r.tool for r in env.locked if r.tool in ("uv", "poetry")}
+    configs = ctx.builds_in(req.location.path)
+    tools = {b.tool for b in configs} | {t for t in ctx.lock_tools(env) if t in ("uv", "poetry")}
     uv = next((b for b in configs if b.tool == "uv"), None)
     if "uv" in tools and not _uv_allows(uv):
         return BUILD_ISOLATION.finding(
