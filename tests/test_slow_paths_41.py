@@ -10,7 +10,7 @@ import fnmatch
 import json
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -19,6 +19,7 @@ from packaging.ranges import VersionRange
 from fa_lint.files import discover, needles
 from fa_lint.machine.environments import Sources, source_applies
 from fa_lint.model import Location, Requirement
+from fa_lint.sources import SNIFFED, SOURCES
 from tests.test_slow_paths import codes
 
 # --- file names against the format catalogue -----------------------------------------------------------
@@ -30,15 +31,14 @@ def segments_tried(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     tried: list[str] = []
     segment = discover._segment
 
-    class Counted:
-        def __init__(self, glob: str) -> None:
-            self.glob, self.pattern = glob, segment(glob)
+    def counted(glob: str) -> Callable[[str], bool]:
+        def match(name: str) -> bool:
+            tried.append(glob)
+            return segment(glob)(name)
 
-        def fullmatch(self, name: str) -> re.Match[str] | None:
-            tried.append(self.glob)
-            return self.pattern.fullmatch(name)
+        return match
 
-    monkeypatch.setattr(discover, "_segment", Counted)
+    monkeypatch.setattr(discover, "_segment", counted)
     discover._could_be.cache_clear()
     yield tried
     discover._could_be.cache_clear()
@@ -76,6 +76,36 @@ def test_the_index_finds_what_every_pattern_would(
 ) -> None:
     assert discover.detect(path) == fmt
     assert len(segments_tried) <= 8  # the globs of its suffix (.yml: seven of the catalogue's)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_index_says_what_trying_every_pattern_says(seed: int) -> None:
+    """Names made from the catalogue's own patterns and random ones: the formats the index keeps for a
+    name are those whose patterns' last segments match it, in the catalogue's order."""
+    rnd = random.Random(seed)
+    patterns = {
+        sniffed: [
+            (name, re.compile(discover._glob_regex(p.rsplit("/", 1)[-1])))
+            for name, source in (SNIFFED if sniffed else SOURCES).items()
+            for p in (source.candidates if sniffed else source.patterns)
+        ]
+        for sniffed in (False, True)
+    }
+    names = {
+        p.rsplit("/", 1)[-1].replace("[-_.]", rnd.choice("-_.")).replace("*", fill).replace("?", "q")
+        for source in SOURCES.values()
+        for p in (*source.patterns, *source.candidates)
+        for fill in ("", "x", "gpu", ".", "a.b", "env", "requirements")
+    }
+    names |= {
+        "".join(rnd.choice("abcdeilmnoqrstuvxyDEPR.-_") for _ in range(rnd.randint(1, 14)))
+        for _ in range(3000)
+    }
+    discover._could_be.cache_clear()
+    for name in names:
+        for sniffed, listed in patterns.items():
+            expected = tuple(dict.fromkeys(fmt for fmt, regex in listed if regex.fullmatch(name)))
+            assert discover._could_be(name, sniffed) == expected, name
 
 
 def test_a_long_catalogue_costs_a_name_a_few_lookups() -> None:

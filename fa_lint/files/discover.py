@@ -7,7 +7,7 @@ import functools
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from fa_lint._records import NamedTuple
 from fa_lint.code import prefilter
@@ -93,8 +93,18 @@ def _names(sniffed: bool) -> tuple[Names, tuple[str, ...], tuple[str, ...]]:
 
 
 @functools.cache
-def _segment(glob: str) -> re.Pattern[str]:
-    return re.compile(_glob_regex(glob))
+def _segment(glob: str) -> Callable[[str], bool]:
+    """Whether a file name matches one segment of a pattern: a plain name, suffix or prefix compared
+    as text, anything else by its regex (compiled only for such a segment, on first use)."""
+    wild = [i for i, c in enumerate(glob) if c in "*?["]
+    if not wild:
+        return glob.__eq__
+    if wild == [0] and glob[0] == "*":
+        return lambda name: name.endswith(glob[1:])
+    if wild == [len(glob) - 1] and glob[-1] == "*":
+        return lambda name: name.startswith(glob[:-1])
+    pattern = re.compile(_glob_regex(glob))
+    return lambda name: pattern.fullmatch(name) is not None
 
 
 @functools.lru_cache(maxsize=8192)
@@ -104,7 +114,7 @@ def _could_be(base: str, sniffed: bool) -> tuple[str, ...]:
     name, its suffixes or its prefixes are tried (a few dict look-ups a name, however long the
     catalogue), and once per distinct file name: a repository repeats its names (``__init__.py``)."""
     index, owners, segments = _names(sniffed)
-    tried = (i for i in index.candidates(base) if _segment(segments[i]).fullmatch(base))
+    tried = (i for i in index.candidates(base) if _segment(segments[i])(base))
     return tuple(dict.fromkeys(owners[i] for i in tried))
 
 

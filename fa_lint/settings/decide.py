@@ -159,13 +159,23 @@ def apply(
             text = texts.get(path)
             lines[path] = text.split("\n") if text is not None else []
             style = STYLES.get((formats or {}).get(path, ""), "yaml")
-            starts[path] = _comment_starts(text, style) if text is not None and "#" in text else {}
+            starts[path] = _comment_starts(text, style) if text is not None and _may_suppress(text) else {}
             exempt[path] = file_suppressions(text, starts[path]) if text else None
         if _exempt(f.code, exempt[path]) or suppressed(f, lines[path], starts[path]):
             dropped += 1
         else:
             kept.append(f)
     return kept, dropped
+
+
+# What every suppression holds (_NOQA, _OWN and _FILE, as re.I reads them): a file without any has
+# no comment worth finding, and is not scanned for them (tokenizing a Python file with a finding was
+# most of this step).
+_MAY_SUPPRESS = r"noqa|fa-lint:\s*ignore"
+
+
+def _may_suppress(text: str) -> bool:
+    return "#" in text and re.search(_MAY_SUPPRESS, text, re.I) is not None
 
 
 def _comment_starts(text: str, style: str) -> dict[int, int]:
