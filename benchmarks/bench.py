@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How fast fa-lint is, as ratios against a bare standard-library parse of the same input, in one run.
 
-    python benchmarks/bench.py [--repeat N] [--only WORD]
+    python benchmarks/bench.py [--repeat N] [--only WORD] [--checkout DIR]
 
 Every number is a whole process, started afresh as a user or pre-commit starts one: the ``fa-lint``
 console script against ``python -c "import tomllib, json, shlex, packaging.requirements; ..."``,
@@ -770,10 +770,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=9, help="runs of each command (default 9)")
     ap.add_argument("--only", default="", help="run only the rows whose label contains this")
+    ap.add_argument("--checkout", type=Path, default=REPO, help="measure this working tree's fa_lint")
     args = ap.parse_args(argv)
     wanted = [label for label in [*RATIOS, MEMORY] if args.only.lower() in label.lower()]
     with tempfile.TemporaryDirectory() as tmp:
-        run = install(Path(tmp) / "venv")
+        run = install(Path(tmp) / "venv", args.checkout.resolve())
         pairs: dict[str, tuple[list[str], Path]] = {"bare": (run.bare, Path(tmp))}
         for n, label in enumerate(wanted):
             folder = Path(tmp) / f"input{n}"
