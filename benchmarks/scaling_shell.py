@@ -76,6 +76,24 @@ def error_recovery(n: int) -> tuple[str, str]:
     return "install.sh", ("echo " + "a)b " * 40 + "\n") * n + "pip install flash-attn==2.4.2\n"
 
 
+def helper_calls(n: int) -> tuple[str, str]:
+    """One helper called with n different arguments (issue 40 item 1): each call is followed."""
+    calls = "".join(f"inst pkg-{i}==1.0\n" for i in range(n))
+    return "install.sh", f'inst() {{ pip install "$@"; }}\n{calls}inst flash-attn==2.4.2\n'
+
+
+def nested_functions(n: int) -> tuple[str, str]:
+    """n functions, each defining another, never called (reliability/61): each body read once."""
+    defs = "".join(f"outer{i}() {{\n  inner{i}() {{ pip install pkg-{i}; }}\n}}\n" for i in range(n))
+    return "install.sh", f"{defs}pip install flash-attn==2.4.2\n"
+
+
+def substitutions(n: int) -> tuple[str, str]:
+    """n command substitutions, each run in a subshell of its own (issue 40 item 1)."""
+    lines = "".join(f'V{i}="$(pip download pkg-{i} && echo `date`)"\n' for i in range(n))
+    return "install.sh", f"{lines}pip install flash-attn==2.4.2\n"
+
+
 INPUTS: dict[str, tuple[Callable[[int], tuple[str, str]], int]] = {  # label: (input, base size)
     "Dockerfile, continued RUN lines with comments": (continued_run, 5000),
     "Dockerfile, ARG + RUN pip install flash-attn==${Vn}": (args_and_runs, 2000),
@@ -84,6 +102,9 @@ INPUTS: dict[str, tuple[Callable[[int], tuple[str, str]], int]] = {  # label: (i
     "shell script, doubling variables + copies (issue 23)": (doubling, 2000),
     "shell script, lines the grammar recovers from at a cost": (error_recovery, 100),
     "Dockerfile, one stage of installs over torch": (one_stage_installs, 2000),
+    "shell script, one helper called with n arguments": (helper_calls, 1000),
+    "shell script, functions defining functions": (nested_functions, 1000),
+    "shell script, command substitutions": (substitutions, 1000),
 }
 
 

@@ -1,14 +1,22 @@
-"""``python -m fa_lint``: the same as the ``fa-lint`` script."""
+"""``python -m fa_lint``: the same as the ``fa-lint`` script.
 
-from __future__ import annotations
+`python -m` puts the working folder first on sys.path, and fa-lint runs inside checkouts it has no
+reason to trust: a `packaging/` or `yaml/` folder, or a `__future__.py`, there must not be imported in
+place of the real one. So the folder is taken off the path before anything is imported, and what is
+imported until then is built into the interpreter (``sys``, and ``posix``/``nt`` for the working
+folder), which no file can stand in for. What Python itself imports before this module runs
+(``runpy`` and what it needs: ``importlib``, ...) fa-lint cannot keep out: ``python -P -m fa_lint``
+(Python 3.11+) or the ``fa-lint`` script does (docs/reliability.md).
+"""
 
-import os
 import sys
 
-# `python -m` puts the working folder first on sys.path, and fa-lint runs inside checkouts it has no
-# reason to trust: a `packaging/` or `yaml/` folder there must not be imported in place of the real
-# one. fa_lint itself is loaded by now, and imports its own modules through its package.
-if not getattr(sys.flags, "safe_path", False) and sys.path and sys.path[0] == os.getcwd():
+if sys.platform == "win32":
+    from nt import getcwd
+else:
+    from posix import getcwd
+
+if not getattr(sys.flags, "safe_path", False) and sys.path and sys.path[0] == getcwd():
     del sys.path[0]
 
 from fa_lint.cli import entry

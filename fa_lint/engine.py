@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Protocol
+from typing import Any, Protocol
 
 from packaging.version import Version
 
@@ -18,18 +18,24 @@ from fa_lint.files.discover import GitIgnore, Target, discover, excluded
 from fa_lint.files.project import companions, includers, load, off_limits, project_root, reached
 from fa_lint.files.read import read_text
 from fa_lint.kb.assess import Policy
-from fa_lint.machine.environments import build
+from fa_lint.machine.environments import Environment, build
 from fa_lint.model import (
+    INTERNAL,
     BuildConfig,
     FileResult,
     Finding,
     Image,
+    Include,
+    Location,
     NotRun,
     ParseProblem,
     Requirement,
     Setting,
+    internal_error,
 )
 from fa_lint.rules import CHECKS, Context, settle
+from fa_lint.rules._base import Check
+from fa_lint.rules.unread import internal
 from fa_lint.settings import decide
 from fa_lint.syntax.text import TextIndex
 
@@ -48,6 +54,7 @@ class Settings(NamedTuple):
     respect_gitignore: bool = True
     problems: tuple[ParseProblem, ...] = ()  # found reading the configuration; reported as FAL900
     scoped: Scopes | None = None  # each file's own settings, from its nearest configuration
+    noqa: bool = True  # suppression comments count (--add-noqa's recheck turns them off)
 
 
 class Scopes(Protocol):
@@ -70,6 +77,7 @@ class Report(NamedTuple):
     policy: Policy
     texts: Mapping[str, str] = MappingProxyType({})  # each file read, for code frames
     paths: tuple[str, ...] = ()  # what was asked for: the files and folders given
+    formats: Mapping[str, str] = MappingProxyType({})  # each file read, its format (where its comments are)
 
 
 def _settled(findings: Iterable[Finding], texts: dict[str, str]) -> list[Finding]:
@@ -97,9 +105,39 @@ def check(
         return _check(list(paths), settings or Settings(), given)
 
 
-def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | None) -> Report:  # noqa: C901 - complexity 15, to split or justify (issue 45)
-    base = kb.load()
-    policy = _policy(settings, base)
+class _Read(NamedTuple):
+    """What a run read from its files: their records by kind, the environments they make, and which
+    files were read only for context (``hidden``)."""
+
+    files: dict[str, FileResult]
+    hidden: set[str]
+    requirements: tuple[Requirement, ...]
+    problems: tuple[ParseProblem, ...]
+    unfollowed: tuple[tuple[Include, str], ...]
+    environments: tuple[Environment, ...]
+    configs: tuple[BuildConfig, ...]
+    machine: tuple[Setting | Image, ...]
+    not_run: tuple[NotRun, ...]
+    uses: tuple[Use, ...]
+    code_read: bool
+
+    def context(self, base: kb.KnowledgeBase, policy: Policy) -> Context:
+        return Context(
+            base,
+            policy,
+            self.requirements,
+            self.problems,
+            self.unfollowed,
+            self.environments,
+            builds=self.configs,
+            settings=self.machine,
+            not_run=self.not_run,
+            uses=self.uses,
+            code_read=self.code_read,
+        )
+
+
+def _read(paths: list[str], settings: Settings, given: Mapping[str, bytes] | None) -> _Read:
     ignored = GitIgnore() if settings.respect_gitignore else None
     searched = [0]  # the Python files the walk searched for the code layer's words
     targets = _targets(paths, settings, ignored, searched)
@@ -127,44 +165,59 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
     # their findings are reported only when they involve a checked file (a FAL004 or FAL006 whose
     # related locations are in one), as the same run over the whole project would report them.
     hidden = set(files) - reached(files, [t.path for t in targets])
-    requirements: list[Requirement] = []
-    configs: list[BuildConfig] = []
-    machine: list[Setting | Image] = []
-    not_run: list[NotRun] = []
+    records = _by_kind(files)
+    uses = _uses(files, hidden, roots, problems)  # a crash reading one file's code is said in problems
+    return _Read(
+        files,
+        hidden,
+        records[Requirement],
+        (*problems, *records[ParseProblem]),
+        tuple(unfollowed),
+        build(files, {t.path for t in (*targets, *context)}),
+        records[BuildConfig],
+        records[Setting],  # what the files say about the machines (a stage's image too)
+        records[NotRun],
+        uses,
+        searched[0] > 0,
+    )
+
+
+def _by_kind(files: Mapping[str, FileResult]) -> dict[type, tuple[Any, ...]]:
+    """Every record of the files, by kind, in file order (an Image goes with the Settings)."""
+    kinds: dict[type, list[Any]] = {k: [] for k in (Requirement, ParseProblem, BuildConfig, Setting, NotRun)}
     for f in files.values():
         for rec in f.records:
-            if isinstance(rec, Requirement):
-                requirements.append(rec)
-            elif isinstance(rec, ParseProblem):
-                problems.append(rec)
-            elif isinstance(rec, BuildConfig):
-                configs.append(rec)
-            elif isinstance(rec, (Setting, Image)):
-                machine.append(rec)  # what the files say about the machines (a stage's image too)
-            elif isinstance(rec, NotRun):
-                not_run.append(rec)
-    environments = build(files, {t.path for t in (*targets, *context)})
-    uses = _uses(files, hidden, roots)
+            kind = next((k for k in _KINDS if isinstance(rec, k)), None)
+            if kind is not None:
+                kinds[Setting if kind is Image else kind].append(rec)
+    return {k: tuple(v) for k, v in kinds.items()}
+
+
+_KINDS = (Requirement, ParseProblem, BuildConfig, Setting, Image, NotRun)
+
+
+def context(paths: Iterable[str], settings: Settings | None = None) -> Context:
+    """What the rules would read of ``paths``, under the run's policy: for ``fa-lint wheel``."""
+    settings = settings or Settings()
+    base = kb.load()
+    with fewer_collections():
+        return _read(list(paths), settings, None).context(base, _policy(settings, base))
+
+
+def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | None) -> Report:
+    base = kb.load()
+    policy = _policy(settings, base)
+    read = _read(paths, settings, given)
+    files, hidden = read.files, read.hidden
     # Each file is judged by its own configuration's min-version: the rules run once per one in force.
     scoped = settings.scoped
     by_file = {path: _policy(scoped(path), base) for path in files} if scoped is not None else {}
     policies = set(by_file.values()) or {policy}
 
     def findings(policy: Policy) -> Iterator[Finding]:
-        ctx = Context(
-            base,
-            policy,
-            tuple(requirements),
-            tuple(problems),
-            tuple(unfollowed),
-            environments,
-            builds=tuple(configs),
-            settings=tuple(machine),
-            not_run=tuple(not_run),
-            uses=uses,
-            code_read=searched[0] > 0,
-        )
-        return (f for c in CHECKS for f in c(ctx) if _involves(f, hidden))
+        ctx = read.context(base, policy)
+        where = next(iter(files), paths[0] if paths else ".")
+        return (f for c in CHECKS for f in _judged(c, ctx, where) if _involves(f, hidden))
 
     texts = {p: f.text for p, f in files.items() if f.text is not None}
     if len(policies) == 1:
@@ -179,9 +232,11 @@ def _check(paths: list[str], settings: Settings, given: Mapping[str, bytes] | No
         found = [f for f in found if _selected(f, settings.scoped)]
         select, ignore, per_file = (), (), ()
     formats = {p: f.source for p, f in files.items()}
-    kept, suppressed = decide.apply(found, texts, select, ignore, per_file, settings.root, formats)
+    kept, suppressed = decide.apply(
+        found, texts, select, ignore, per_file, settings.root, formats, settings.noqa
+    )
     checked = tuple(p for p in files if p not in hidden)
-    return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths))
+    return Report(tuple(kept), checked, suppressed, base, policy, texts, tuple(paths), formats)
 
 
 def _targets(
@@ -199,23 +254,54 @@ def targets(paths: list[str], settings: Settings) -> list[str]:
     return [t.path for t in _targets(paths, settings, ignored) if t.path != "-"]
 
 
-def _uses(files: Mapping[str, FileResult], hidden: set[str], roots: set[str]) -> tuple[Use, ...]:
+def _uses(
+    files: Mapping[str, FileResult], hidden: set[str], roots: set[str], problems: list[ParseProblem]
+) -> tuple[Use, ...]:
     """What the checked files' code does (fa_lint.code): Python read with ast, command lines as text,
-    and each ``[tool.kernels.dependencies]`` against the ``kernels.lock`` beside it."""
+    and each ``[tool.kernels.dependencies]`` against the ``kernels.lock`` beside it. An exception
+    reading one file is fa-lint's bug: it costs that file's uses only, and is said (``problems``)."""
     found: list[Use] = []
+    real: list[str] | None = None  # the roots' real paths, for the locks' only
     for path, f in files.items():
         if path in hidden or f.text is None:
             continue
-        found += uses_of(path, f.source, f.text)
+        try:
+            found += uses_of(path, f.source, f.text)
+        except Exception as exc:
+            problems.append(internal_error(Location(path, 1, 1, 1, 1), exc, "reading the code in this file"))
         if f.source == "pyproject" and "[tool.kernels" in f.text:
-            lock = os.path.join(os.path.dirname(path), "kernels.lock")
-            if os.path.isfile(lock) and off_limits(lock, [os.path.realpath(r) for r in roots]) is None:
-                from fa_lint.code.command_lines import stale_lock  # for projects that lock kernels only
-
-                text = read_text(lock)
-                if isinstance(text, str):
-                    found += stale_lock(path, f.text, lock, text)
+            real = real if real is not None else [os.path.realpath(r) for r in roots]
+            found += _locked(path, f.text, real, problems)
     return tuple(found)
+
+
+def _locked(path: str, text: str, roots: list[str], problems: list[ParseProblem]) -> list[Use]:
+    """The ``kernels.lock`` beside a pyproject.toml that asks for kernels, against what it asks."""
+    lock = os.path.join(os.path.dirname(path), "kernels.lock")
+    if not os.path.isfile(lock) or off_limits(lock, roots) is not None:
+        return []
+    from fa_lint.code.command_lines import lock_uses  # for projects that lock kernels only
+
+    locked = read_text(lock)
+    if not isinstance(locked, str):
+        return []
+    try:
+        return lock_uses(path, text, lock, locked)
+    except Exception as exc:
+        problems.append(internal_error(Location(lock, 1, 1, 1, 1), exc, "reading this lock"))
+        return []
+
+
+def _judged(check: Check, ctx: Context, where: str) -> Iterator[Finding]:
+    """One family of rules' findings. An exception in it is fa-lint's bug: the findings it gave
+    before stand, the other families still judge every file, and a FAL902 says which family went
+    unfinished (at the first file read: a rule judges them all)."""
+    try:
+        yield from check(ctx)
+    except Exception as exc:
+        family = getattr(check, "__module__", "a rule").rpartition(".")[2]
+        problem = internal_error(Location(where, 1, 1, 1, 1), exc, f"judging the files (rules {family})")
+        yield internal(problem)
 
 
 def _policy(settings: Settings, base: kb.KnowledgeBase) -> Policy:
@@ -236,6 +322,8 @@ def _scope_excludes(target: Target, own: Settings) -> bool:
 
 
 def _selected(finding: Finding, scoped: Scopes) -> bool:
+    if finding.code == INTERNAL:  # fa-lint's own bug: no configuration turns it off
+        return True
     own = scoped(finding.location.path)
     path = finding.location.path
     ignore = own.ignore + decide.file_ignores(path, own.per_file_ignores, own.root)

@@ -213,6 +213,9 @@ class Include(NamedTuple):
     # dependencies and its dev extra, not its build-system table or its other extras
     scopes: tuple[str, ...] = ()
     override: bool = False  # uv's --override FILE: each line replaces every request for its package
+    # the format the target is read as, when the include says (a Makefile's ``include``, ``make -f``):
+    # "makefile"; empty, a requirements file (or, for an optional one, the format its name says)
+    source: str = ""
 
 
 class Uninstall(NamedTuple):
@@ -236,13 +239,17 @@ class Image(NamedTuple):
     cxx11_abi: bool | None = None  # the C++ ABI its torch was built with, when known
     cuda: str | None = None  # the CUDA its torch was built with, or the toolkit it ships: "12.1"
     has_torch: bool | None = None  # whether torch comes installed; None when the image is not known
+    # what names it as the machine's base, for messages: a Dockerfile's FROM, a workflow job's
+    # container:, a GitLab job's image: (each is the image its commands run in)
+    said: str = "FROM"
 
 
 class BuildConfig(NamedTuple):
-    """A project tool's table (``[tool.uv]``, ``[tool.poetry]``): how it builds the sdists it installs."""
+    """A project tool's table (``[tool.uv]``, ``[tool.poetry]``, ``[tool.pdm]``, pixi's ``[pypi-options]``):
+    how it builds the sdists it installs."""
 
     location: Location
-    tool: str  # "uv", "poetry"
+    tool: str  # "uv", "poetry", "pdm", "pixi"
     no_isolation: frozenset[str] = frozenset()  # packages built without isolation; "*": every one
     torch_for: frozenset[str] = frozenset()  # packages whose extra build dependencies bring torch
     # [tool.uv] conflicts: extras or groups resolved apart, so the one lock holds each fork's versions
@@ -250,6 +257,11 @@ class BuildConfig(NamedTuple):
     # [tool.uv] default-groups: the dependency groups `uv sync` installs unless told otherwise (uv's
     # default is ["dev"]; "all" is every group, written ("*",))
     default_groups: tuple[str, ...] = ("dev",)
+    # packages whose torch build dependency has match-runtime = true (uv's extra-build-dependencies)
+    runtime_for: frozenset[str] = frozenset()
+    # False: a table the tool never reads where it is written (pixi.toml's [tool.pixi.pypi-options]:
+    # pixi skips a pixi.toml's [tool] table unread); its settings say what the author meant
+    read: bool = True
 
 
 class Group(NamedTuple):
@@ -268,6 +280,28 @@ class ParseProblem(NamedTuple):
     # The one entry that could not be read, as written, when the rest of the file was read: a
     # requirement line, a list item. Empty when the whole file (or an include) failed.
     entry: str = ""
+    # Where the file is a Jinja template that failed to parse as its format: the tag that says so and
+    # its line ("`{{ name }}` at line 2"); empty otherwise (fa_lint.syntax.templates)
+    template: str = ""
+    # fa-lint's own bug (an exception inside it), not the file's: reported as FAL902, never FAL900
+    internal: bool = False
+
+
+# An exception's text can quote the file (a KeyError of a line): no more of it than an excerpt.
+_CRASH_TEXT = 32
+# The code of fa-lint's own bugs (rules/unread.py): never selected away, ignored or suppressed, as
+# ruff's panic diagnostic is no rule a configuration can turn off; the run exits 2 for one.
+INTERNAL = "FAL902"
+
+
+def internal_error(location: Location, exc: BaseException, doing: str = "reading this file") -> ParseProblem:
+    """What fa-lint says where its own code raised: that it is fa-lint's bug, in the file it was
+    reading (ruff's panic diagnostic: "Panicked ... when checking `path`", then "This indicates a bug
+    in Ruff", crates/ruff_linter/src/message/mod.rs ``create_panic_diagnostic``)."""
+    text = str(exc)
+    text = text if len(text) <= _CRASH_TEXT else text[: _CRASH_TEXT - 3] + "..."
+    detail = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return ParseProblem(location, f"internal error in fa-lint while {doing} ({detail})", internal=True)
 
 
 class NotRun(NamedTuple):
@@ -300,6 +334,9 @@ BUILD_VARIABLES = frozenset(
         "CUDA_HOME",
         "CUDA_PATH",
         "CONDA_OVERRIDE_CUDA",  # conda's __cuda: the driver CUDA conda solves for (machine/driver.py)
+        "GPU_ARCHS",  # flash-attn's ROCm build: the gfx archs it compiles for (kb/rocm.json)
+        "PYTORCH_ROCM_ARCH",  # the gfx archs a ROCm build of torch and its extensions target
+        "FLASH_ATTENTION_TRITON_AMD_ENABLE",  # flash-attn's Triton backend on ROCm (no arch check)
     }
 )
 
@@ -369,8 +406,13 @@ class Fix(NamedTuple):
     source: str = ""  # the format of the file, to check that it still parses after the edit
     expect: str = ""  # the requirement as that format's parser will read it after the edit
     # What the engine must settle with the file's text before the fix is final: "shell" (quote the
-    # new word where it stands bare), "toml-value" (narrow the span to the quoted version string).
+    # new word where it stands bare), "toml-value" (narrow the span to the quoted version string),
+    # "python-command" (a word of a command a Python program runs: kept only where no shell reads it
+    # into something else, see fa_lint.rules._fixes),
+    # "lines" (write the file's own line ending between the new lines), "uv-sources" (the span is where
+    # the [tool.uv.sources] table takes a new entry).
     context: str = ""
+    adds: int = 0  # requirements of the package the edit adds beside the one it rewrites (more lines)
 
 
 class Finding(NamedTuple):

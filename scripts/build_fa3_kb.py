@@ -18,11 +18,21 @@ line, text), reading the files with ``ast`` and plain text (never importing or r
 * ``torch_stable_abi``: ``setup.py`` builds against torch's stable ABI (``TORCH_TARGET_VERSION``), so
   one wheel serves every torch from that version on.
 
+It also records the distribution ``hopper/setup.py`` builds (``PACKAGE_NAME``: flashattn-hopper, then
+flash_attn, then flash_attn_3) and its extension module (``flashattn_hopper_cuda``, ``flash_attn_3_cuda``,
+then ``flash_attn_3._C``: the first to make ``flash_attn_3`` importable), each run with its first commit;
+and, at every flash-attn 2 release tag, that the root ``setup.py`` lists no ``py_modules`` (FA2 ships
+``flash_attn.flash_attn_interface``, never a top-level ``flash_attn_interface``).
+
+With ``--transformers DIR`` it reads every ``transformers-*.whl`` there and records how its
+``is_flash_attn_3_available`` finds FA3: the module and the distribution it asks for.
+
 With ``--wheels DIR`` it also reads every ``flash_attn_3-*.whl`` there (``pip download --no-deps
 flash-attn-3 -d DIR``: PyPI's releases) and records each one's version and whether its
 ``flash_attn_interface.py`` holds any code.
 
-    python scripts/build_fa3_kb.py --repo ../flash-attention [--wheels DIR] [--output fa_lint/kb/fa3.json]
+    python scripts/build_fa3_kb.py --repo ../flash-attention [--wheels DIR] [--transformers DIR] \
+        [--output fa_lint/kb/fa3.json]
 """
 
 from __future__ import annotations
@@ -140,6 +150,104 @@ def history(repo: Path) -> dict[str, Any]:
     return {"head": head, "head_date": commits[-1][1], "versions": versions, "since": since}
 
 
+_NAME = r'^PACKAGE_NAME\s*=\s*"([^"]+)"'
+_EXT = r'^\s*name=(f?"[^"]*(?:_cuda|\._C)")'
+
+
+def names(repo: Path) -> list[dict[str, Any]]:
+    """The runs of commits with one (distribution, extension module) that hopper/setup.py builds."""
+    log = git(repo, "log", "--reverse", "--format=%h %cs", "--", SETUP).split("\n")
+    runs: list[dict[str, Any]] = []
+    for commit, date in (tuple(line.split()) for line in log if line.strip()):
+        setup = git_file(repo, commit, SETUP) or ""
+        name, ext = _line(setup, _NAME), _line(setup, _EXT)
+        if name is None:
+            continue
+        package = re.search(_NAME, name[1]).group(1)  # type: ignore[union-attr]
+        dist = re.sub(r"[-_.]+", "-", package).lower()
+        found = re.search(r'name=f?"([^"]+)"', ext[1]) if ext else None
+        module = found.group(1).replace("{PACKAGE_NAME}", package) if found else ""
+        if runs and (runs[-1]["distribution"], runs[-1]["extension"]) == (dist, module):
+            continue
+        runs.append({"distribution": dist, "extension": module, **_fact(commit, date, (SETUP, *name))})
+    return runs
+
+
+def names_at_tags(repo: Path) -> dict[str, str]:
+    """The distribution hopper/setup.py builds at each release tag (``@TAG#subdirectory=hopper``)."""
+    from gitrepo import release_tags
+
+    found = {}
+    for _, tag in release_tags(repo, 2):
+        hit = _line(git_file(repo, tag, SETUP) or "", _NAME)
+        if hit is not None:
+            package = re.search(_NAME, hit[1]).group(1)  # type: ignore[union-attr]
+            found[tag] = re.sub(r"[-_.]+", "-", package).lower()
+    return found
+
+
+def fa2_modules(repo: Path) -> dict[str, Any]:
+    """Whether any flash-attn 2 release's setup.py lists ``py_modules`` (a top-level module)."""
+    from gitrepo import release_tags
+
+    tags = [t for _, t in release_tags(repo, 2)]
+    listing = [t for t in tags if _line(git_file(repo, t, "setup.py") or "", r"\bpy_modules\s*=")]
+    return {"tags_read": len(tags), "first": tags[0], "last": tags[-1], "with_py_modules": listing}
+
+
+def transformers(wheels: Path) -> list[dict[str, Any]]:
+    """Per transformers wheel, what ``is_flash_attn_3_available`` asks for."""
+    out: list[dict[str, Any]] = []
+    path = "transformers/utils/import_utils.py"
+    for whl in sorted(wheels.glob("transformers-*.whl"), key=lambda p: _version(p.name)):
+        with zipfile.ZipFile(whl) as z:
+            text = z.read(path).decode() if path in z.namelist() else ""
+        start = _line(text, r"^def is_flash_attn_3_available")
+        version = whl.name.split("-")[1]
+        if start is None:
+            out.append(
+                {"version": version, "checks": None, "at": f"{whl.name}:{path}: no is_flash_attn_3_available"}
+            )
+            continue
+        body = "\n".join(text.splitlines()[start[0] : start[0] + 12])
+        mapped = _line(body, r"(?i)distribution_mapping.*flash_attn_interface")
+        hit = mapped or _line(body, r'_is_package_available\("flash_attn_3"\)')
+        assert hit is not None, whl.name
+        checks = (
+            {"module": "flash_attn_interface", "distribution": "flash-attn-3"}
+            if mapped
+            else {
+                "module": "flash_attn_3",
+                "distribution": "flash-attn-3" if _metadata_checked(text) else None,
+            }
+        )
+        found: dict[str, Any] = {
+            "version": version,
+            "checks": checks,
+            "at": f"{whl.name}:{path}:{start[0] + hit[0]}: {hit[1]}",
+        }
+        fallback = _line(body, r"kernels_fallback_ok and ")
+        if fallback:  # a Hub kernel may serve flash_attention_3 instead, where the caller allows it
+            found["kernels_fallback"] = f"{whl.name}:{path}:{start[0] + fallback[0]}: {fallback[1]}"
+        out.append(found)
+    return out
+
+
+def _metadata_checked(text: str) -> bool:
+    """Whether ``_is_package_available(name)`` also asks ``importlib.metadata`` for a distribution of that
+    name (4.x: ``PackageNotFoundError`` makes it False), rather than only with ``return_version`` (5.x)."""
+    start = _line(text, r"^def _is_package_available")
+    assert start is not None
+    body = "\n".join(text.splitlines()[start[0] : start[0] + 14])
+    return _line(body, r"importlib\.metadata\.version\(") is not None and not _line(
+        body, r"and return_version"
+    )
+
+
+def _version(name: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", name.split("-")[1])[:3])
+
+
 def pypi(wheels: Path) -> list[dict[str, Any]]:
     out = []
     for whl in sorted(wheels.glob("flash_attn_3-*.whl")):
@@ -165,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repo", type=Path, required=True, help="a flash-attention checkout or mirror")
     parser.add_argument("--wheels", type=Path, help="a folder of flash_attn_3-*.whl from PyPI")
+    parser.add_argument("--transformers", type=Path, help="a folder of transformers-*.whl from PyPI")
     parser.add_argument("--output", type=Path, default=OUTPUT)
     args = parser.parse_args(argv)
     doc: dict[str, Any] = {
@@ -173,7 +282,14 @@ def main(argv: list[str] | None = None) -> int:
         "generated": dt.date.today().isoformat(),
         "repository": "https://github.com/Dao-AILab/flash-attention",
         **history(args.repo),
+        "names": names(args.repo),
+        "names_at_tags": names_at_tags(args.repo),
+        "fa2_top_level_modules": fa2_modules(args.repo),
     }
+    old = json.loads(args.output.read_text(encoding="utf-8")) if args.output.exists() else {}
+    doc["transformers"] = (
+        transformers(args.transformers) if args.transformers else old.get("transformers", [])
+    )
     if args.wheels is not None:
         doc["pypi"] = pypi(args.wheels)
     elif args.output.exists():

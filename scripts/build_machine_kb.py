@@ -276,6 +276,22 @@ def extension_at_import(text: str, where: str) -> dict[str, Any]:
     raise FactsError(f"{where}: no module-level CUDAExtension")
 
 
+def per_job(func: ast.AST, text: str, where: str) -> dict[str, Any]:
+    """The memory setup.py allows each compile job when it picks MAX_JOBS: the GB it divides the
+    free memory by (``int(free_memory_gb / 9)  # each JOB peak memory cost is ~8-9GB ...``)."""
+    for n in ast.walk(func):
+        if (
+            isinstance(n, ast.BinOp)
+            and isinstance(n.op, ast.Div)
+            and isinstance(n.left, ast.Name)
+            and "memory" in n.left.id
+            and isinstance(n.right, ast.Constant)
+            and isinstance(n.right.value, (int, float))
+        ):
+            return fact(where, n.lineno, line_of(text, n.lineno), gb=n.right.value)
+    raise FactsError(f"{where}: MAX_JOBS picked from memory without a per-job size")
+
+
 def max_jobs(text: str, where: str) -> dict[str, Any]:
     """Whether setup.py picks MAX_JOBS itself (by free memory) when it is unset."""
     tree = ast.parse(text)
@@ -297,7 +313,8 @@ def max_jobs(text: str, where: str) -> dict[str, Any]:
             )
             if memory is None:
                 raise FactsError(f"{where}:{node.lineno}: MAX_JOBS set without reading memory")
-            return fact(where, memory.lineno, line_of(text, memory.lineno), capped=True)
+            found = fact(where, memory.lineno, line_of(text, memory.lineno), capped=True)
+            return {**found, "per_job": per_job(func, text, where)}
     if "MAX_JOBS" in text:
         raise FactsError(f"{where}: MAX_JOBS named but never set")
     return {"capped": False, "at": f"{where}", "text": "setup.py never sets MAX_JOBS"}

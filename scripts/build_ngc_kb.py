@@ -2,11 +2,12 @@
 """Check scripts/data/ngc.json and write fa_lint/kb/ngc.json: what each NGC PyTorch container ships.
 
 Maintainer script; fa-lint never runs it. NVIDIA's release notes are web pages no script of ours can
-fetch, so the rows are data, each with its source. The script checks what a wrong row would break:
-every source key exists and its text quotes the row's values (a torch, CUDA, Python or flash-attn
-version a row gives must appear in its source's text, so a row copied wrong fails here); torch is an
-NGC build (``X.Y.0a0+commit``, never a PyPI release); release keys read ``YY.MM``. Then it writes the
-knowledge base file, rows in release order.
+fetch, so the rows are data, each field ``[value, source]`` with its own source. The script checks what a
+wrong row would break: every source key exists and its text quotes the field's value and names the
+release (``24.10`` or the notes page's ``rel-24-10``), so a value copied wrong, or put on the wrong
+release, fails here; torch is an NGC build (``X.Y.0a0+commit``, never a PyPI release); release keys read
+``YY.MM``, and every month from 23.01 to the newest row has an entry (a month nothing could be cited for
+is an empty entry: unknown, said so). Then it writes the knowledge base file, rows in release order.
 
     python scripts/build_ngc_kb.py            # write fa_lint/kb/ngc.json
     python scripts/build_ngc_kb.py --check    # exit 1 on a problem or a stale kb file
@@ -27,6 +28,37 @@ KB = ROOT / "fa_lint" / "kb" / "ngc.json"
 FIELDS = ("torch", "cuda", "python", "ubuntu", "flash_attn")
 
 
+def _field_problems(tag: str, row: dict[str, Any], sources: dict[str, str]) -> list[str]:
+    out = []
+    for field, pair in row.items():
+        if field not in FIELDS or not (isinstance(pair, list) and len(pair) == 2):
+            out.append(f"{tag}: {field!r} is not one of {FIELDS} as [value, source]")
+            continue
+        value, source = pair
+        text = sources.get(source)
+        if text is None:
+            out.append(f"{tag}: {field}: unknown source {source!r}")
+            continue
+        if tag not in text and f"rel-{tag.replace('.', '-')}" not in text:
+            out.append(f"{tag}: {field}: its source does not name the release")
+        if value not in text:
+            out.append(f"{tag}: {field} {value!r} is not in its source")
+        if field == "torch" and not re.fullmatch(r"\d+\.\d+\.\d+a0\+[0-9a-f]+", value):
+            out.append(f"{tag}: torch {value!r} is not an NGC build (X.Y.0a0+commit)")
+    return out
+
+
+def _months(tags: list[str]) -> list[str]:
+    """The months from 23.01 to the newest release with an entry that have none."""
+    newest = max((int(t[:2]), int(t[3:])) for t in tags)
+    want = [f"{y:02d}.{m:02d}" for y in range(23, newest[0] + 1) for m in range(1, 13) if (y, m) <= newest]
+    return [
+        f"{t}: no entry (every month from 23.01 has one, empty where nothing is cited)"
+        for t in want
+        if t not in tags
+    ]
+
+
 def problems(doc: dict[str, Any]) -> list[str]:
     out = []
     sources = doc["sources"]
@@ -37,18 +69,9 @@ def problems(doc: dict[str, Any]) -> list[str]:
     for tag, row in doc["releases"].items():
         if not re.fullmatch(r"\d\d\.\d\d", tag):
             out.append(f"{tag}: not a YY.MM release")
-        text = sources.get(row["source"])
-        if text is None:
-            out.append(f"{tag}: unknown source {row['source']!r}")
             continue
-        if tag not in text:
-            out.append(f"{tag}: its source does not name the release")
-        for field in FIELDS:
-            if field in row and row[field] not in text:
-                out.append(f"{tag}: {field} {row[field]!r} is not in its source")
-        if "torch" in row and not re.fullmatch(r"\d+\.\d+\.\d+a0\+[0-9a-f]+", row["torch"]):
-            out.append(f"{tag}: torch {row['torch']!r} is not an NGC build (X.Y.0a0+commit)")
-    return out
+        out += _field_problems(tag, row, sources)
+    return out + _months([t for t in doc["releases"] if re.fullmatch(r"\d\d\.\d\d", t)])
 
 
 def built(doc: dict[str, Any]) -> str:

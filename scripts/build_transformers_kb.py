@@ -256,7 +256,52 @@ def fa3_kernel(files: Files) -> tuple[str, Evidence] | None:
     return (f"{m['rocm']}|{m['repo']}" if m["rocm"] else m["repo"]), (path, line)
 
 
+HUB = "transformers/integrations/hub_kernels.py"
+MFAU = "transformers/modeling_flash_attention_utils.py"
+
+
+def attn_kernel_version(files: Files) -> Evidence:
+    """``attn_implementation="org/repo"`` without ``@rev`` loads the Hub kernel with a ``version``
+    (``get_kernel(repo_id, revision=rev, version=version)``): a major version's branch, not main."""
+    return _grep(files, re.escape(HUB) + "$", r"get_kernel\(repo_id, revision=rev, version=version\b")
+
+
+def _assigned(text: str, name: str) -> tuple[Any, int] | None:
+    """The literal a module-level ``name = ...`` assigns, and its line."""
+    import ast
+
+    for node in ast.parse(text).body:
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            try:
+                return ast.literal_eval(node.value), node.lineno
+            except ValueError:
+                return None
+    return None
+
+
+def attn_kernel_versions(files: Files) -> tuple[str, Evidence] | None:
+    """Which version that is: "repo:ORG/REPO=N;...;default=N" (a table by repository),
+    "flashK=N;...;default=N" (by the flash-attn major the name asks for, ``.*flash.*K``), or None."""
+    hub, mfau = files.get(HUB, ""), files.get(MFAU, "")
+    default = re.search(r"FLASH_ATTN_KERNEL_VERSIONS\.get\(repo_id, (\d+)\)", hub)
+    table = _assigned(mfau, "FLASH_ATTN_KERNEL_VERSIONS") if default else None
+    if table is not None:
+        rows = ";".join(f"repo:{repo}={n}" for repo, n in table[0].items())
+        return f"{rows};default={default[1]}", (MFAU, table[1])  # type: ignore[index]
+    mapping = _assigned(hub, "_FLASH_ATTN_KERNEL_VERSION_MAPPING")
+    fallback = _assigned(hub, "_DEFAULT_ATTN_KERNEL_VERSION")
+    if mapping is not None and fallback is not None:
+        rows = ";".join(f"flash{k}={n}" for k, n in mapping[0].items())
+        return f"{rows};default={fallback[0]}", (HUB, mapping[1])
+    ev = _grep(files, re.escape(HUB) + "$", r"version = 0 if is_fa4 else 1\b")
+    return ("flash4=0;default=1", ev) if ev else None
+
+
 FACTS: dict[str, Callable[[Files], Evidence]] = {
+    "attn_kernel_version": attn_kernel_version,
     "continuous_batching": continuous_batching,
     "block_table_key_check": block_table_key_check,
     "fa2_block_table_on_cuda": fa2_block_table_on_cuda,
@@ -284,6 +329,7 @@ STEPS: dict[str, Callable[[Files], tuple[str, Evidence] | None]] = {
     "kernels_range": kernels_range,
     "flash_request_rule": flash_request_rule,
     "fa3_kernel_fallback": fa3_kernel,
+    "attn_kernel_versions": attn_kernel_versions,
 }
 
 

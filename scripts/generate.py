@@ -10,7 +10,9 @@
 - the sample runs in ``README.md`` and ``docs/output.md``: each ```` ```text ```` block that opens with a
   ``$ fa-lint ...`` line holds what that command prints, run from the repository root;
 - the rule tables of ``README.md`` and ``docs/README.md``, between ``<!-- rules -->`` and
-  ``<!-- /rules -->``: every rule of the registry with its name and severities.
+  ``<!-- /rules -->``: every rule of the registry with its name and severities;
+- the rule pages of the documentation site's navigation (``mkdocs.yml``), between ``# rules`` and
+  ``# /rules``.
 """
 
 from __future__ import annotations
@@ -103,6 +105,20 @@ def rule_table(text: str) -> str:
     return TABLE.sub(table, text)
 
 
+NAV = re.compile(r"^( *)(# rules\n).*?^ *(# /rules\n)", re.S | re.M)
+
+
+def site_nav() -> str:
+    """``mkdocs.yml`` with a navigation entry for each rule's page, in the registry's order."""
+
+    def pages(m: re.Match[str]) -> str:
+        indent = m[1]
+        listed = "".join(f"{indent}- rules/{code}.md\n" for code in rules.RULES)
+        return f"{indent}{m[2]}{listed}{indent}{m[3]}"
+
+    return NAV.sub(pages, (REPO / "mkdocs.yml").read_text())
+
+
 TARGETS: dict[str, Callable[[], str]] = {
     ".pre-commit-hooks.yaml": hooks,
     "presets/renovate/flash-attn.json": lambda: bots.renovate(_policy(), kb.load()),
@@ -111,6 +127,7 @@ TARGETS: dict[str, Callable[[], str]] = {
     "README.md": samples("README.md"),
     "docs/README.md": samples("docs/README.md"),
     "docs/output.md": samples("docs/output.md"),
+    "mkdocs.yml": site_nav,
 }
 
 

@@ -266,3 +266,19 @@ def test_the_script_refuses_what_it_does_not_know() -> None:
         script.runtime_check(
             "void mha_fwd(int x) {\n    bool is_sm8x = foo();\n    TORCH_CHECK(is_sm8x);\n}\n", "t"
         )
+
+
+@pytest.mark.parametrize(
+    ("version", "gb"),
+    [
+        ("2.5.3", None),  # setup.py sets no MAX_JOBS
+        ("2.5.4", 9),  # max_num_jobs_memory = int(free_memory_gb / 9)  # each JOB peak memory cost is ~8-9GB
+        ("2.8.3", 9),
+    ],
+)
+def test_the_memory_setup_py_allows_each_job(version: str, gb: int | None) -> None:
+    f = facts(version)
+    assert f.per_job_gb == gb
+    assert (f.per_job_evidence is None) == (gb is None)
+    if f.per_job_evidence is not None:
+        assert f.per_job_evidence.text.startswith("max_num_jobs_memory = int(free_memory_gb / 9)")

@@ -201,7 +201,8 @@ def test_standard_input_as_a_named_file(project: Any, monkeypatch: pytest.Monkey
     ]
     _stdin(monkeypatch, b"[project]\nname = 'x'\nversion = '1'\ndependencies = ['flash-attn==2.4.2']\n")
     assert run("--format", "json", "--stdin-filename", "pyproject.toml").codes() == [
-        ("pyproject.toml", 4, "FAL001")  # the name says the format
+        ("pyproject.toml", 4, "FAL001"),  # the name says the format
+        ("pyproject.toml", 4, "FAL012"),  # and `pip install .` builds its flash-attn (issue 42)
     ]
     _stdin(monkeypatch, OLD.encode())
     assert run("--format", "json", "-").codes() == [("-", 1, "FAL001")]  # a bare '-' reads requirements
@@ -528,7 +529,9 @@ def test_parser_crash_costs_one_file_not_the_run(project: Any, monkeypatch: pyte
     monkeypatch.setattr(SOURCES["shell"], "parse", boom)
     project({"install.sh": "pip install x\n", "requirements.txt": OLD})
     r = run("--format", "json")
-    assert sorted(r.codes()) == [("install.sh", 1, "FAL900"), ("requirements.txt", 1, "FAL001")]
+    # fa-lint's own bug (issue 40 item 1): FAL902, never FAL900 (a file to fix), and exit 2 as ruff's panic
+    assert sorted(r.codes()) == [("install.sh", 1, "FAL902"), ("requirements.txt", 1, "FAL001")]
+    assert r.code == 2 and "a bug in fa-lint, not in the files" in r.err
 
 
 def test_explicit_unknown_names_are_still_checked(project: Any) -> None:

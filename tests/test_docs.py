@@ -45,7 +45,10 @@ def test_no_page_without_a_rule() -> None:
 def test_readme_rule_table_matches_the_registry() -> None:
     readme = (REPO / "README.md").read_text()
     rows = re.findall(
-        r"^\| \[(FAL\d+)\]\(docs/rules/\1\.md\) \| ([a-z-]+) \| ([a-z ,]+) \| (.+) \|$", readme, re.M
+        r"^\| \[(FAL\d+)\]\(https://github\.com/fa-lint/fa-lint/blob/main/docs/rules/\1\.md\) \| ([a-z-]+) \| "
+        r"([a-z ,]+) \| (.+) \|$",
+        readme,
+        re.M,
     )
     assert rows == [(r.code, r.name, severity(r), r.summary) for r in RULES.values()]
     docs = (DOCS / "README.md").read_text()  # the docs' index lists every rule too

@@ -215,6 +215,9 @@ def test_fal005_a_package_pin_in_one_resolve(project: Any) -> None:
 
 def test_fal005_a_range_that_excludes_the_wheels_torch(project: Any) -> None:
     project({"requirements.txt": f"vllm>=0.6.4,<0.7\n{W24}\n"})  # every one of these pins torch 2.5.1
+    # a torch 2.4 build on torch 2.5.1: a build for an older torch, which may load (a warning)
+    assert codes(findings(), "FAL005") == [("FAL005", 2, "warning")]
+    project({"requirements.txt": f"torch==2.3.1\n{W24}\n"})  # a build for a newer torch: it cannot load
     assert codes(findings(), "FAL005") == [("FAL005", 2, "error")]
     project({"requirements.txt": f"vllm>=0.6,<0.7\n{W24}\n"})  # 0.6.0-0.6.3.post1 pin 2.4.0: it may fit
     assert codes(findings(), "FAL005") == []
@@ -228,10 +231,18 @@ def test_fal005_a_build_that_torch_moves_away_from(project: Any) -> None:
         }
     )
     (f,) = [f for f in findings() if f["code"] == "FAL005"]
-    assert (f["line"], f["severity"]) == (3, "error")
+    assert (f["line"], f["severity"]) == (3, "warning")  # built for 2.4, then 2.5.1: older, may load
     assert f["message"].startswith(
         "flash-attn is built for torch 2.4; vllm==0.6.5 (line 4) then installs torch 2.5.1"
     )
+    # built for torch 2.5, then vllm 0.6.3 (torch 2.4.0): a build for a newer torch cannot load
+    project(
+        {
+            "Dockerfile": "FROM python:3.10\nRUN pip install torch==2.5.0\n"
+            "RUN pip install flash-attn==2.6.3 --no-build-isolation\nRUN pip install vllm==0.6.3\n"
+        }
+    )
+    assert [(f["line"], f["severity"]) for f in findings() if f["code"] == "FAL005"] == [(3, "error")]
     # the same torch minor afterwards: the binary still fits
     project(
         {
@@ -388,8 +399,10 @@ def test_fal012_counts_torch_a_package_brought(project: Any) -> None:
 
 
 def test_fixes_pick_a_release_with_a_wheel_for_the_torch_a_package_brings(project: Any) -> None:
-    # vllm 0.6.5 brings torch 2.5.1 (CUDA 12.4 on PyPI); the first flash-attn with paged KV whose release
-    # workflow built a torch 2.5 wheel is 2.7.0.post2 (2.6.3's matrix ends at torch 2.4)
+    # vllm 0.6.5 brings torch 2.5.1 (CUDA 12.4 on PyPI). A raised floor leaves pip the newest release
+    # (2.8.3.post2, no tag: its wheels unknown), so the floor is the policy's; an exact pin moves to the
+    # first flash-attn with paged KV whose release workflow built a torch 2.5 wheel, 2.7.0.post2 (2.6.3's
+    # matrix ends at torch 2.4)
     project(
         {
             "Dockerfile": "FROM python:3.10\nRUN pip install vllm==0.6.5\n"
@@ -397,6 +410,14 @@ def test_fixes_pick_a_release_with_a_wheel_for_the_torch_a_package_brings(projec
         }
     )
     (f,) = [f for f in findings() if f["code"] == "FAL002"]
+    assert f["message"].endswith("require flash-attn>=2.5.0")
+    project(
+        {
+            "Dockerfile": "FROM python:3.10\nRUN pip install vllm==0.6.5\n"
+            'RUN pip install "flash-attn==2.4.2" --no-build-isolation\n'
+        }
+    )
+    (f,) = [f for f in findings() if f["code"] == "FAL001"]
     assert f["message"].endswith("require flash-attn>=2.7.0.post2")
 
 

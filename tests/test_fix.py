@@ -33,9 +33,9 @@ CASES = [
     (
         "requirements.txt",
         "torch==2.4.0\nflash-attn>=2.0  # gpu\n",
-        # torch 2.4: v2.6.3's publish.yml is the first to build torch-version '2.4.0' (2.5.9.post1-2.6.2
-        # build a 2.4.0.dev nightly), so the floor that gets a prebuilt wheel is 2.6.3
-        "torch==2.4.0\nflash-attn>=2.6.3  # gpu\n",
+        # torch 2.4: pip takes the newest release '>=2.5.0' admits (2.8.3.post2), not the floor, so the
+        # floor is the policy's: a higher one would not change which wheel is fetched
+        "torch==2.4.0\nflash-attn>=2.5.0  # gpu\n",
     ),
     ("requirements.txt", "flash-attn\n", "flash-attn>=2.5.0\n"),
     (
@@ -177,7 +177,7 @@ def test_bytes_outside_the_span_are_kept(tmp_path: Path) -> None:
     link.symlink_to(path.name)
     assert run("--isolated", "--fix", str(link)).code == 0
     assert link.is_symlink()
-    assert path.read_bytes() == raw.replace(b"flash-attn>=2.0", b"flash-attn>=2.6.3")  # torch 2.4's wheels
+    assert path.read_bytes() == raw.replace(b"flash-attn>=2.0", b"flash-attn>=2.5.0")  # the policy's floor
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
     assert sorted(p.name for p in tmp_path.iterdir()) == ["requirements-link.txt", "requirements.txt"]
 

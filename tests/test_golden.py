@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from fa_lint import cli
+from fa_lint.model import INTERNAL
 from fa_lint.report import FORMATS
 from fa_lint.rules import RULES
 from fa_lint.rules._text import HEADLINE
@@ -49,7 +50,7 @@ CASES: dict[str, tuple[str, ...]] = {
 def _output(name: str) -> str:
     r = run("--isolated", *CASES[name])
     assert r.code == 1, r.err  # both projects hold errors
-    return r.out
+    return r.out.replace(str(REPO), "[REPO]")  # azure's absolute paths: the same on every machine
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -69,8 +70,10 @@ def test_every_format_has_a_snapshot() -> None:
 
 
 def test_the_every_rule_project_holds_every_rule() -> None:
+    # every rule a file can bring about: FAL902 is fa-lint's own bug, which no file should
+    # (tests/test_hostile_round5.py makes one, and checks it in every format)
     doc = json.loads((GOLDEN / "every-rule.json").read_text())
-    assert sorted({f["code"] for f in doc["findings"]}) == sorted(RULES)
+    assert sorted({f["code"] for f in doc["findings"]}) == sorted(set(RULES) - {INTERNAL})
 
 
 def test_headlines_fit_a_line_and_notes_are_apart() -> None:

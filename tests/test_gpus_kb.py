@@ -193,3 +193,256 @@ def test_cloud_instance_families(text: str, name: str, arch: str | None) -> None
 @pytest.mark.parametrize("text", ["n1-standard-4", "e2-medium", "m5.large", "g2-standard"])
 def test_instance_types_without_a_gpu(text: str) -> None:
     assert gpus.instance(text) is None
+
+
+# --- issue 39: names that mapped to nothing ------------------------------------------------------------
+# Expected capabilities are NVIDIA's (CUDA GPU list and its legacy list) by chip family: TU10x Turing
+# 7.5 (RTX 2080 Ti, T600, T1200), GP10x Pascal 6.1 (GTX 1080 Ti, Quadro P-series), GP100 6.0, GV100
+# Volta 7.0, GA102 Ampere 8.6 (RTX 3090), AD102 Ada 8.9 (RTX 4090), GK110 Kepler 3.5 (K40m, K20),
+# Tegra X1 Maxwell 5.3 (Jetson Nano, TX1), Tegra X2 Pascal 6.2 (TX2), Thor 11.0 (Jetson T5000/T4000),
+# GB20x Blackwell 12.0 (RTX PRO 2000 Blackwell).
+
+
+@pytest.mark.parametrize(
+    ("text", "cc"),
+    [
+        ("2080ti", "7.5"),  # --gres=gpu:2080ti:1: a Slurm site's type names the card by its number
+        ("2080Ti", "7.5"),
+        ("1080ti", "6.1"),
+        ("3090", "8.6"),
+        ("4090", "8.9"),
+        ("1660super", "7.5"),
+        ("Tesla K40m", "3.5"),  # a suffix no longer breaks the match
+        ("K40m", "3.5"),
+        ("tesla-k20xm", "3.5"),
+        ("Jetson T5000", "11.0"),
+        ("jetson-t4000", "11.0"),
+        ("NVIDIA RTX PRO 2000 Blackwell", "12.0"),
+        ("Quadro P6000", "6.1"),
+        ("quadro_p4000", "6.1"),
+        ("Quadro P620", "6.1"),
+        ("Quadro GP100", "6.0"),
+        ("Quadro GV100", "7.0"),
+        ("NVIDIA T600", "7.5"),
+        ("T1200", "7.5"),
+        ("Jetson Nano", "5.3"),
+        ("jetson-tx2", "6.2"),
+        ("Jetson TX1", "5.3"),
+        ("jetson-orin-nano", "8.7"),  # the Orin Nano is an Orin, not a Jetson Nano
+        ("NVIDIA-RTX-PRO-Server-6000", "12.0"),  # AWS G7e's name for its RTX PRO 6000 Blackwell
+    ],
+)
+def test_names_of_issue_39(text: str, cc: str) -> None:
+    gpu = gpus.gpu_named(text)
+    assert gpu is not None and gpu.capability == cc, text
+
+
+@pytest.mark.parametrize("text", ["6000", "2000", "1234", "9090", "p4000x"])
+def test_numbers_that_name_no_card(text: str) -> None:
+    # a number that is no GeForce model (or one several RTX cards share) maps to nothing
+    assert gpus.gpu_named(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "cc", "arch"),
+    [
+        # AWS, as the EC2 API names each family's GPU (Karpenter's generated table)
+        ("p4de.24xlarge", "NVIDIA A100", "8.0", None),
+        ("p5e.48xlarge", "NVIDIA H200", "9.0", None),
+        ("p5en.48xlarge", "NVIDIA H200", "9.0", None),
+        ("p6-b200.48xlarge", "NVIDIA B200", "10.0", None),
+        ("ml.p6-b200.48xlarge", "NVIDIA B200", "10.0", None),  # SageMaker's ml. prefix
+        ("p6-b300.48xlarge", "NVIDIA B300", "10.3", None),
+        ("p6e-gb200.36xlarge", "NVIDIA GB200", "10.0", "aarch64"),  # Grace: Arm
+        ("g6f.xlarge", "NVIDIA L4", "8.9", None),
+        ("gr6.4xlarge", "NVIDIA L4", "8.9", None),
+        ("p2.xlarge", "Tesla K80", "3.7", None),
+        ("g3.4xlarge", "Tesla M60", "5.2", None),
+        ("g7.12xlarge", "NVIDIA RTX PRO 4500 Blackwell", "12.0", None),
+        ("ml.g4dn.xlarge", "NVIDIA T4", "7.5", None),
+        # Azure VM sizes: the series' GPU, or the one the size names
+        ("Standard_NC6", "Tesla K80", "3.7", None),
+        ("Standard_NC6s_v2", "Tesla P100", "6.0", None),
+        ("Standard_NC6s_v3", "NVIDIA V100", "7.0", None),
+        ("Standard_ND40rs_v2", "NVIDIA V100", "7.0", None),
+        ("Standard_ND96asr_v4", "NVIDIA A100", "8.0", None),
+        ("Standard_NV12s_v3", "Tesla M60", "5.2", None),
+        ("Standard_NC24ads_A100_v4", "NVIDIA A100", "8.0", None),
+        ("Standard_NC4as_T4_v3", "NVIDIA T4", "7.5", None),
+        ("Standard_ND96isr_H100_v5", "NVIDIA H100", "9.0", None),
+        ("Standard_NV36ads_A10_v5", "NVIDIA A10", "8.6", None),
+        ("Standard_ND128isr_NDR_GB200_v6", "NVIDIA GB200", "10.0", None),  # two words before the version
+    ],
+)
+def test_instance_families_of_issue_39(text: str, name: str, cc: str, arch: str | None) -> None:
+    gpu = gpus.instance(text)
+    assert gpu is not None and (gpu.name, gpu.capability) == (name, cc), text
+    assert gpus.instance_arch(text) == arch
+
+
+@pytest.mark.parametrize(
+    ("text", "gpu_family"),
+    [
+        ("g4ad.xlarge", True),  # an AMD Radeon Pro V520: a GPU, not one fa-lint judges
+        ("Standard_NV4as_v4", True),  # AMD MI25
+        ("Standard_ND96isr_MI300X_v5", True),
+        ("p7.48xlarge", True),  # a GPU family newer than the table
+        ("g4-standard-48", True),  # Google's G4: not in the table
+        ("m5.large", False),
+        ("c7i.2xlarge", False),
+        ("n1-standard-8", False),
+        ("Standard_D4s_v5", False),
+    ],
+)
+def test_gpu_instances_fa_lint_cannot_map(text: str, gpu_family: bool) -> None:
+    assert gpus.instance(text) is None
+    assert gpus.gpu_instance(text) is gpu_family
+
+
+def test_every_aws_family_read_from_karpenter_names_where() -> None:
+    read = [r for r in DOC["instances"] if r["source"] == "aws-karpenter"]
+    assert {"p4de", "p5e", "p5en", "p6-b200", "p6-b300", "g6f", "gr6", "p2", "g3"} <= {
+        r["family"] for r in read
+    }
+    for r in read:
+        assert r["evidence"].startswith("aws/karpenter-provider-aws@"), r
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (lambda d: _family(d, "p6-b200").update(gpu="NVIDIA B2000"), "no GPU row named 'NVIDIA B2000'"),
+        (lambda d: _family(d, "g4ad").update(vendor=None), "no GPU and no vendor"),
+        (lambda d: _family(d, "p5e").pop("evidence"), "names the file, commit and line"),
+        (
+            lambda d: d["model_numbers"]["rules"].__setitem__(1, ["^[2-5]0[5-9]0(?:ti|super)?$", "gtx-"]),
+            "'3090'",
+        ),
+    ],
+)
+def test_a_wrong_instance_row_fails_the_script(change: Any, says: str) -> None:
+    doc = copy.deepcopy(DOC)
+    change(doc)
+    assert any(says in p for p in build_gpus_kb.problems(doc)), build_gpus_kb.problems(doc)
+
+
+def _family(doc: dict[str, Any], family: str) -> dict[str, Any]:
+    (row,) = [r for r in doc["instances"] if r["family"] == family and "cloud" not in r]
+    return row
+
+
+# The shape of Karpenter's generated table (website/content/en/*/reference/instance-types.md at
+# aws/karpenter-provider-aws), written here by hand: a family heading, then each type's label rows.
+_KARPENTER = """## g4ad Family
+### `g4ad.xlarge`
+ |karpenter.k8s.aws/instance-gpu-manufacturer|amd|
+ |karpenter.k8s.aws/instance-gpu-name|radeon-pro-v520|
+ |kubernetes.io/arch|amd64|
+## g5g Family
+### `g5g.xlarge`
+ |karpenter.k8s.aws/instance-gpu-manufacturer|nvidia|
+ |karpenter.k8s.aws/instance-gpu-name|t4g|
+ |kubernetes.io/arch|arm64|
+## m5 Family
+### `m5.large`
+ |kubernetes.io/arch|amd64|
+## p6-b300 Family
+### `p6-b300.48xlarge`
+ |karpenter.k8s.aws/instance-gpu-manufacturer|nvidia|
+ |karpenter.k8s.aws/instance-gpu-name|b300|
+ |kubernetes.io/arch|amd64|
+"""
+
+
+def test_the_karpenter_table_reader() -> None:
+    families = build_gpus_kb._families(_KARPENTER, "aws/karpenter-provider-aws@" + "0" * 40 + ":t.md")
+    assert set(families) == {"g4ad", "g5g", "p6-b300"}  # m5 has no GPU
+    rows = {r["family"]: r for r in build_gpus_kb.aws_rows(DOC, families)}
+    assert rows["g4ad"]["gpu"] is None and rows["g4ad"]["vendor"] == "amd"
+    assert rows["g5g"]["gpu"] == "NVIDIA T4" and rows["g5g"]["arch"] == "aarch64"
+    assert rows["p6-b300"]["gpu"] == "NVIDIA B300" and rows["p6-b300"]["evidence"].endswith(
+        ":t.md:17 |karpenter.k8s.aws/instance-gpu-name|b300|"
+    )
+
+
+def test_sagemaker_b200_is_judged_as_g4dn_is(project: Any) -> None:
+    # flash-attn 2.6.3 checks `is_sm90 || is_sm8x` (csrc/flash_attn/flash_api.cpp at v2.6.3) and builds
+    # sm_80/sm_90 only: a B200 (10.0) fails as a T4 (7.5) does; a SageMaker job's GPU is a possibility
+    # for every install of the repository, so both are the same finding
+    found = {}
+    for instance in ("ml.g4dn.xlarge", "ml.p6-b200.48xlarge"):
+        files = {
+            "launch.py": f"import sagemaker\nEST = dict(instance_type='{instance}')\n",
+            "requirements.txt": "flash-attn==2.6.3\n",
+        }
+        found[instance] = _fal013(project, files)
+    assert found["ml.p6-b200.48xlarge"] == found["ml.g4dn.xlarge"] == [("requirements.txt", 1, "warning")]
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"job.sh": "#!/bin/bash\n#SBATCH --gres=gpu:2080ti:1\npip install flash-attn==2.6.3\n"},
+        {
+            "job.sh": "#!/bin/bash\n#SBATCH --gres=gpu:1080ti\npip install flash-attn==2.6.3\n"
+        },  # one, no count
+        {"job.sh": "#!/bin/bash\n#SBATCH -G 2080Ti:2\npip install flash-attn==2.6.3\n"},
+        {"sky.yaml": "resources:\n  accelerators: 2080ti:1\nsetup: pip install flash-attn==2.6.3\n"},
+        {
+            "pod.yaml": "spec:\n  nodeSelector:\n    nvidia.com/gpu.product: Tesla-K40m\n",
+            "requirements.txt": "flash-attn==2.6.3\n",
+        },
+    ],
+)
+def test_short_spellings_are_judged(project: Any, files: dict[str, str]) -> None:
+    # Turing (7.5), Pascal (6.1) and Kepler (3.5) are all below 2.6.3's 8.0
+    (found,) = _fal013(project, files)
+    assert found[2] in ("error", "warning")
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {
+            "launch.py": "import sagemaker\nX = dict(instance_type='ml.g4ad.xlarge')\n",
+            "requirements.txt": "flash-attn==2.6.3\n",
+        },
+        {"sky.yaml": "resources:\n  instance_type: p7.48xlarge\nsetup: pip install flash-attn==2.6.3\n"},
+        {
+            "sky.yaml": "resources:\n  instance_type: Standard_NV4as_v4\nsetup: pip install flash-attn==2.6.3\n"
+        },
+    ],
+)
+def test_a_gpu_instance_fa_lint_cannot_map_is_not_judged(project: Any, files: dict[str, str]) -> None:
+    (found,) = _fal013(project, files)
+    assert found[2] == "info"
+
+
+def test_a_cpu_instance_says_nothing(project: Any) -> None:
+    sky = "resources:\n  instance_type: m5.large\nsetup: pip install flash-attn==2.6.3\n"
+    assert _fal013(project, {"sky.yaml": sky}) == []
+
+
+@pytest.mark.parametrize(
+    ("launch", "severity"),
+    [
+        # runpod-python's create_pod(name, image_name, gpu_type_id, ...) (runpod/api/ctl_commands.py):
+        # the GPU type by position or keyword; an RTX 2080 Ti is Turing (7.5), below 2.6.3's 8.0
+        ('import runpod\npod = runpod.create_pod("t", "img", "NVIDIA GeForce RTX 2080 Ti")\n', "warning"),
+        (
+            'from runpod import create_pod\np = create_pod("t", gpu_type_id="NVIDIA GeForce RTX 2080 Ti")\n',
+            "warning",
+        ),
+        # a GPU type fa-lint cannot map is said, not passed
+        ('import runpod\npod = runpod.create_pod("t", "img", gpu_type_id="NVIDIA Quux 9")\n', "info"),
+    ],
+)
+def test_runpod_gpu_types(project: Any, launch: str, severity: str) -> None:
+    files = {"launch.py": launch, "requirements.txt": "flash-attn==2.6.3\n"}
+    assert _fal013(project, files) == [("requirements.txt", 1, severity)]
+
+
+def test_a_runpod_endpoint_pool_names_no_gpu(project: Any) -> None:
+    # an endpoint's gpu_ids name pools of several GPUs ("AMPERE_16"): nothing to judge, nothing said
+    launch = 'import runpod\nrunpod.create_endpoint(name="e", template_id="t", gpu_ids="AMPERE_16")\n'
+    assert _fal013(project, {"launch.py": launch, "requirements.txt": "flash-attn==2.6.3\n"}) == []

@@ -458,11 +458,21 @@ def test_diff_quotes_file_names_and_escapes_what_a_runner_would_act_on(project: 
 
 @needs_git
 def test_a_diff_of_plain_and_quoted_names_applies_with_git(project: Any) -> None:
-    root = project({"requirements.txt": OLD, "sub dir/requirements.txt": OLD, "ünï/requirements.txt": OLD})
+    root = project(
+        {
+            "requirements.txt": OLD,
+            "sub dir/requirements.txt": OLD,
+            "ünï/requirements.txt": OLD,
+            "##[x]##vso[y]/requirements.txt": OLD,
+        }
+    )
     git("init", "-q")
     r = run("--diff", "--unsafe-fixes", ".")
     assert r.code == 1
     assert '+++ "b/\\303\\274n\\303\\257/requirements.txt"' in r.out  # as git writes it (core.quotePath)
+    # "##" in a name: quoted with "#" in octal, so no header line holds a CI command's opening
+    assert '+++ "b/\\043\\043[x]\\043\\043vso[y]/requirements.txt"' in r.out
+    assert "##[" not in r.out and "##vso[" not in r.out
     subprocess.run(["git", "apply", "--check", "-"], input=r.out.encode(), cwd=root, check=True)
 
 

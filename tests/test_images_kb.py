@@ -94,7 +94,12 @@ def test_images_the_knowledge_base_does_not_know(reference: str) -> None:
 def test_runners() -> None:
     host = images.runner("ubuntu-22.04")
     assert host is not None and (host.distro, host.glibc) == ("ubuntu-22.04", "2.35")
-    assert images.runner("ubuntu-latest") is None  # moves from release to release: not known
+    latest = images.runner("ubuntu-latest")  # moves from release to release: its distribution is not known
+    assert latest is not None and latest.distro is None and latest.glibc is None
+    assert latest.nvcc is False  # no hosted Ubuntu image has a CUDA toolkit (kb/runners.json)
+    arm = images.runner("ubuntu-24.04-arm")  # issue 42: the Arm images have none either
+    assert arm is not None and (arm.distro, arm.nvcc) == ("ubuntu-24.04", False)
+    assert "Arm64-Readme.md" in arm.source
     assert images.runner("windows-2022") is None
 
 

@@ -112,13 +112,12 @@ def test_no_fal011(project: Any, files: dict[str, str]) -> None:
         # 2025-08-14; build.yml (workflow_dispatch, since 2025-08-29) can attach a cu12 wheel, which is
         # the name v2.8.3's setup.py asks for: unknown, so an info
         ({"requirements.txt": "torch==2.12.0\nflash-attn==2.8.3\n"}, "2.12"),
-        # torch 2.9 has one wheel v2.8.3 is seen to have (cp312, cxx11abiTRUE); for CPython 3.11 the
-        # torch 2.9 wheel came out 2025-10-15, after the tag: unknown
+        # torch 2.11 came out 2026-03-23, after the tag and after v2.8.3's asset listing (2026-03-12)
         (
             {
-                "Dockerfile": "FROM python:3.11\nRUN pip install torch==2.9.1\nRUN pip install flash-attn==2.8.3\n"
+                "Dockerfile": "FROM python:3.11\nRUN pip install torch==2.11.0\nRUN pip install flash-attn==2.8.3\n"
             },
-            "2.9",
+            "2.11",
         ),
         # v2.7.4.post1 was tagged 2025-01-29; torch 2.8 came out 2025-08-06
         ({"requirements.txt": "torch==2.8.0\nflash-attn==2.7.4.post1\n"}, "2.8"),
@@ -159,12 +158,16 @@ def test_an_old_release_stays_a_warning_for_a_later_torch(project: Any) -> None:
 
 def test_a_warning_names_a_release_that_may_have_a_wheel(project: Any) -> None:
     # v2.8.3.post1 was tagged 2026-06-10, after torch 2.10 (2026-01-21), and built torch 2.4-2.8 only: no.
-    # v2.8.3 was tagged 2025-08-14, before torch 2.10: unknown, so the headline claims no "none has one"
+    # v2.8.3's complete asset listing (2026-03-12) has no torch 2.10 wheel either; v2.8.1's has one
+    # (cp312): the nearest release with one
     project({"requirements.txt": "torch==2.10.0\nflash-attn==2.8.3.post1\n"})
     (f,) = found("FAL011")
     assert f["severity"] == "warning"
+    assert f["message"].endswith("pip compiles it; use flash-attn==2.8.1")
+    # torch 2.11 (2026-03-23) came after every listing and tag but 2.8.3.post1's: unknown for 2.8.3
+    project({"requirements.txt": "torch==2.11.0\nflash-attn==2.8.3.post1\n"})
+    (f,) = found("FAL011")
     assert f["message"].endswith("pip compiles it; 2.8.3 may have one (unknown)")
-    assert "no release with paged KV has one" not in f["message"]
     assert any("after v2.8.3 was tagged (2025-08-14)" in n for n in f["notes"])
 
 
@@ -344,8 +347,8 @@ def test_build_isolation(project: Any, files: dict[str, str], severity: str, lin
             "pyproject.toml": '[tool.poetry.dependencies]\nflash-attn = { url = "https://github.com/Dao-AILab/'
             'flash-attention/releases/download/v2.6.3/flash_attn-2.6.3+cu123torch2.4cxx11abiFALSE-cp311-cp311-linux_x86_64.whl" }\n'
         },
-        # a plain pyproject: how it is installed is not said
-        {"pyproject.toml": '[project]\nname = "x"\nversion = "0"\ndependencies = ["flash-attn>=2.6"]\n'},
+        # a requirements file alone: which command installs it is not said (a plain pyproject is
+        # installed by `pip install .`: issue 42, tests/test_installers.py)
         {"requirements.txt": "flash-attn>=2.6\n"},
     ],
 )
@@ -499,10 +502,16 @@ def test_fix_and_message_pick_a_release_with_a_wheel_for_torch(project: Any) -> 
 
 
 def test_safe_floor_follows_torch_and_falls_back_to_the_policy(project: Any) -> None:
-    # torch 2.2: released-torch 2.2 wheels first in v2.5.2 ('2.2.0'); an upper bound below that
-    # leaves only the policy's floor
+    # torch 2.2: a raised floor leaves pip the newest release, 2.8.3.post2 (no tag: whether it has a wheel
+    # is unknown), so the floor is the policy's: a floor of 2.5.2 (the first with a torch 2.2 wheel) would
+    # not change what installs
     assert fixed({"requirements.txt": "torch==2.2.1\nflash-attn>=2.0\n"}, project) == (
-        "torch==2.2.1\nflash-attn>=2.5.2\n"
+        "torch==2.2.1\nflash-attn>=2.5.0\n"
+    )
+    # torch 2.10: the newest release '<=2.8.3' admits is 2.8.3, whose complete listing has no torch 2.10
+    # wheel: the range stops at 2.8.1, the newest with one
+    assert fixed({"requirements.txt": "torch==2.10.0\nflash-attn>=2.0,<=2.8.3\n"}, project) == (
+        "torch==2.10.0\nflash-attn>=2.5.0,<=2.8.1\n"
     )
     assert fixed({"requirements.txt": "torch==2.2.1\nflash-attn>=2.0,<2.5.2\n"}, project) == (
         "torch==2.2.1\nflash-attn>=2.5.0,<2.5.2\n"
@@ -510,13 +519,13 @@ def test_safe_floor_follows_torch_and_falls_back_to_the_policy(project: Any) -> 
 
 
 def test_a_raised_floor_stays_inside_the_requirements_own_bounds(project: Any) -> None:
-    # torch 2.4: released-torch wheels first in v2.6.3, which '<2.6' excludes; inside it, 2.5.9.post1 is
-    # the first with a torch2.4 wheel (built on a 2.4.0 nightly). Headline and fix name the same floor.
+    # torch 2.4: pip takes the newest release '<2.6' admits, 2.5.9.post1, which has a torch2.4 wheel
+    # (built on a 2.4.0 nightly) whatever the floor: the policy's floor. Headline and fix name the same.
     files = {"requirements.txt": "torch==2.4.0\nflash-attn<2.6\n"}
     project(files)
     (f,) = found("FAL002")
-    assert f["message"].endswith("require flash-attn>=2.5.9.post1")
-    assert fixed(files, project) == "torch==2.4.0\nflash-attn>=2.5.9.post1,<2.6\n"
+    assert f["message"].endswith("require flash-attn>=2.5.0")
+    assert fixed(files, project) == "torch==2.4.0\nflash-attn>=2.5.0,<2.6\n"
     # with constraints that leave no good release at all, the policy's floor stands (FAL004 says why)
     files = {"requirements.txt": "torch==2.4.0\nflash-attn<2.6\n-c c.txt\n", "c.txt": "flash-attn!=2.5.*\n"}
     project(files)

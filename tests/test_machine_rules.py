@@ -514,15 +514,15 @@ REALWORLD = Path(__file__).parent / "data/realworld/machine"
 @pytest.mark.parametrize(
     ("path", "expected"),
     [
-        ("axolotl-base/Dockerfile-base", [(51, "FAL011", "warning"), (51, "FAL013", "warning")]),
-        ("skypilot-vicuna/train.yaml", [(40, "FAL002", "warning"), (40, "FAL012", "warning")]),
-        ("reenvision-base-flash/Dockerfile", [(38, "FAL011", "warning")]),
-        ("slurm-a100/finetune_a100.sh", [(16, "FAL002", "warning")]),
-        ("app-ras-runtime/Dockerfile", [(21, "FAL002", "warning"), (21, "FAL015", "error")]),
+        ("axolotl-base/Dockerfile-base", [(19, "FAL011", "warning"), (19, "FAL013", "warning")]),
+        ("skypilot-vicuna/train.yaml", [(14, "FAL002", "warning"), (14, "FAL012", "warning")]),
+        ("reenvision-base-flash/Dockerfile", [(12, "FAL011", "warning")]),
+        ("slurm-a100/train_a100.sh", [(10, "FAL002", "warning")]),
+        ("app-ras-runtime/Dockerfile", [(9, "FAL002", "warning"), (9, "FAL015", "error")]),
         ("koble-runtime/Dockerfile", [(2, "FAL002", "warning"), (2, "FAL015", "error")]),
-        ("truefoundry-micromamba/Dockerfile", [(13, "FAL001", "error"), (13, "FAL013", "warning")]),
-        ("esm-pixi-macos/pyproject.toml", [(47, "FAL014", "warning")]),
-        ("modal-axolotl-a100/FinetuneLlamaAxolotlGPUModal.py", [(69, "FAL002", "warning")]),
+        ("truefoundry-micromamba/Dockerfile", [(10, "FAL001", "error"), (10, "FAL013", "warning")]),
+        ("esm-pixi-macos/pyproject.toml", [(8, "FAL014", "warning")]),
+        ("modal-axolotl-a100/finetune_app.py", [(20, "FAL002", "warning")]),
     ],
 )
 def test_realworld(path: str, expected: list[tuple[int, str, str]]) -> None:

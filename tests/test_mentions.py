@@ -52,8 +52,8 @@ NOT_DEPENDENCIES: dict[tuple[str, str, int], str] = {
     ("043-transformer-engine-qa", "test.sh", 57): "python -c 'import flash_attn_3': an import check",
     ("047-linguaforge", "update.sh", 6): "pip uninstall: removes, installs nothing",
     ("cosmos-curate-pixi", "pixi.lock", 8): "an environment's list of package URLs; the entry is judged",
-    ("fms-hf-tuning-tox", "tox.ini", 20): "installs the project's own extra .[flash-attn]",
-    ("open-r1-deps-list", "setup.py", 20): "a key of the file's table; the string it stands for is judged",
+    ("fms-hf-tuning-tox", "tox.ini", 15): "installs the project's own extra .[flash-attn]",
+    ("open-r1-deps-list", "setup.py", 18): "a key of the file's table; the string it stands for is judged",
 }
 
 

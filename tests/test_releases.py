@@ -63,10 +63,13 @@ def test_table_lists_every_release_with_its_facts() -> None:
     assert [no_tag[c] for c in ("torch wheels", "CPython", "CUDA", "torch unknown")] == ["?", "?", "?", "?"]
     assert rows["2.0.4"]["torch wheels"] == "none"  # setup.py fetches no wheel before 2.0.6
     assert rows["0.2.0"]["torch wheels"] == "none"  # no tag, but the sdist's setup.py has no BASE_WHEEL_URL
-    # v2.8.3 (tagged 2025-08-14): torch 2.4-2.8 built, 2.9 seen attached later, 2.9 to 2.15 (the newest
-    # torch on PyPI, 2026-10-28) came out after the tag
+    # v2.8.3 (tagged 2025-08-14): torch 2.4-2.8 built, 2.9 attached later; its complete asset listing
+    # (fa_lint/kb/assets.json, 2026-03-12) decides 2.9 and 2.10, and torch 2.11 to 2.15 (the newest torch
+    # on PyPI, 2026-10-28) came out after it
     assert rows["2.8.3"]["torch wheels"] == "2.4 2.5 2.6 2.7 2.8 2.9+"
-    assert rows["2.8.3"]["torch unknown"] == "2.9-2.15"
+    assert rows["2.8.3"]["torch unknown"] == "2.11-2.15"
+    # v2.8.1's listing has torch 2.8, 2.9 and 2.10 wheels attached after its tag
+    assert rows["2.8.1"]["torch wheels"] == "2.4 2.5 2.6 2.7 2.8+ 2.9+ 2.10+"
     # v2.8.3.post1 was tagged 2026-06-10: torch 2.9-2.12 came out before it and are not in its matrix
     assert rows["2.8.3.post1"]["torch unknown"] == "2.13-2.15"
 
@@ -111,10 +114,13 @@ def test_filters() -> None:
     assert versions("--torch", "2.4", "--python", "3.13") == []
     # CUDA 11: built up to 2.7.3 (2.7.4 builds cuda-version ['12.4.1'] only)
     assert [v for v, w in wheel_answers("--cuda", "11").items() if w == "yes"][-1] == "2.7.3"
-    # torch 2.8 (2025-08-06): built by 2.8.3 and 2.8.3.post1; 2.7.0.post2-2.8.2 were tagged before it
+    # torch 2.8 (2025-08-06): built by 2.8.3 and 2.8.3.post1; 2.7.0.post2-2.8.2 were tagged before it.
+    # The asset listings (2026-03-12) show torch 2.8 wheels attached to 2.7.3 and 2.8.1, and none on
+    # 2.8.0.post2 and 2.8.2 (complete listings); 2.7.3's and 2.7.4.post1's listings are partial
     assert wheel_answers("--torch", "2.8") == {
-        **dict.fromkeys(("2.7.0.post2", "2.7.1.post4", "2.7.2.post1", "2.7.3", "2.7.4.post1"), "unknown"),
-        **dict.fromkeys(("2.8.0.post2", "2.8.1", "2.8.2"), "unknown"),
+        **dict.fromkeys(("2.7.0.post2", "2.7.1.post4", "2.7.2.post1", "2.7.4.post1"), "unknown"),
+        "2.7.3": "yes",
+        "2.8.1": "yes",
         "2.8.3": "yes",
         "2.8.3.post1": "yes",
     }
@@ -125,8 +131,9 @@ def test_a_torch_newer_than_the_tags_is_unknown_not_absent() -> None:
     # torch 2.9 came out 2025-10-15: after every tag from 2.7.0.post2 to 2.8.3, whose setup.py asks for
     # the cu12 name later wheels get; v2.8.3 has one (seen), v2.8.3.post1 (2026-06-10) came after it
     answers = wheel_answers("--torch", "2.9")
-    assert answers["2.8.3"] == "yes"
-    assert answers["2.8.2"] == answers["2.7.0.post2"] == "unknown"
+    assert answers["2.8.3"] == answers["2.8.1"] == "yes"
+    assert answers["2.7.0.post2"] == "unknown"  # no listing of its assets
+    assert "2.8.2" not in answers  # its complete listing (2026-03-12) has no torch 2.9 wheel
     assert "2.8.3.post1" not in answers and "2.6.3" not in answers
     assert "unknown" in run("releases", "--torch", "2.9").out
 

@@ -471,7 +471,7 @@ def test_a_setup_py_with_lone_carriage_returns_is_located_by_offset(project: Any
     # Python ends a line at a lone "\r" too; fa-lint counts "\n" lines, the way diff and GitHub do.
     text = "import x\rsetup(install_requires=['flash-attn==2.4.2'])\n"
     project({"setup.py": text})
-    (f,) = run("--format", "json").json["findings"]
+    (f,) = run("--format", "json", "--select", "FAL001").json["findings"]
     assert (f["line"], f["column"]) == (1, text.index("flash") + 1)
 
 
@@ -734,7 +734,8 @@ def test_a_long_string_is_read_in_memory_proportional_to_it(project: Any, name: 
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert [f.code for f in findings] == ["FAL001"]
+    # a pyproject's flash-attn is also built by `pip install .` (FAL012, issue 42)
+    assert [f.code for f in findings if f.code != "FAL012"] == ["FAL001"]
     assert peak < 60_000_000, peak  # the text, tomllib's or json's copy, a few slices: not 300 MB
 
 
@@ -765,6 +766,6 @@ def test_setup_py_columns_after_wide_characters_on_a_long_line(project: Any) -> 
     # ast columns count UTF-8 bytes; a line's characters are mapped to them once, wherever they are
     line = 'setup(install_requires=["é", "日本", ' + '"x", ' * 500 + '"flash-attn==2.4.2"])\n'
     project({"setup.py": "from setuptools import setup\n" + line})
-    (f,) = run("--format", "json").json["findings"]
+    (f,) = run("--format", "json", "--select", "FAL001").json["findings"]
     column = line.index('"flash-attn') + 2  # 1-based, inside the quotes
     assert (f["code"], f["line"], f["column"], f["end_column"]) == ("FAL001", 2, column, column + 17)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from fa_lint.model import INTERNAL
 from fa_lint.report import github
 from fa_lint.rules import RULES, page
 from tests import node_tools
@@ -44,7 +45,8 @@ def test_sarif_is_valid_against_the_oasis_schema(demo: tuple[dict[str, Any], dic
 def test_sarif_with_every_rule_notes_and_help_is_valid() -> None:
     jsonschema = pytest.importorskip("jsonschema")
     doc = json.loads((REPO / "tests/golden/every-rule.sarif").read_text())
-    assert {r["ruleId"] for r in doc["runs"][0]["results"]} == set(RULES)
+    # every rule but fa-lint's own bug (FAL902: tests/test_hostile_round5.py validates one)
+    assert {r["ruleId"] for r in doc["runs"][0]["results"]} == set(RULES) - {INTERNAL}
     schema = json.loads(SARIF_SCHEMA.read_text())
     assert list(jsonschema.Draft4Validator(schema).iter_errors(doc)) == []
 

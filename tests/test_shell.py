@@ -403,7 +403,7 @@ REALWORLD = Path(__file__).parent / "data" / "realworld" / "shell"
         ("djl-serving-v2", [("FAL001", 1, "error")]),
         ("tgi-flash-att", [("FAL009", 7, "info")]),
         ("tgi-flash-att-v2", []),
-        ("stripedhyena", [("FAL009", 8, "info")]),
+        ("stripedhyena", [("FAL009", 6, "info")]),
         ("llm-jp-fa3", []),
         ("llm-jp-ft", [("FAL009", 3, "info")]),
         ("emnafold", [("FAL001", 3, "error")]),

@@ -162,8 +162,11 @@ def test_entries_of_one_name_are_judged_without_a_scan_each(project: Any, reads:
     5,000 before)."""
     n = 1_500
     project({"pyproject.toml": _pyproject(["flash-attn>=2.0"] * n)})
-    assert codes("pyproject.toml") == [("FAL002", line) for line in range(5, 5 + n)]
-    assert sum(reads.values()) <= 40 * n  # 2.2 million reads of kind before
+    # FAL012 too: pip install . builds flash-attn in isolation (no command installs the project)
+    assert [c for c in codes("pyproject.toml") if c[0] == "FAL002"] == [
+        ("FAL002", line) for line in range(5, 5 + n)
+    ]
+    assert sum(reads.values()) <= 50 * n  # 41 a requirement (500 to 4,500); 2.2 million reads of kind before
 
 
 def test_entries_times_markers_group_each_marker_once(project: Any, reads: dict[str, int]) -> None:
@@ -172,7 +175,7 @@ def test_entries_times_markers_group_each_marker_once(project: Any, reads: dict[
     n = 1_000
     deps = ["flash-attn<2.6"] + [f"flash-attn>=2.0; python_version == '3.{i}'" for i in range(n)]
     project({"pyproject.toml": _pyproject(deps)})
-    found = codes("pyproject.toml")
+    found = [c for c in codes("pyproject.toml") if c[0] == "FAL002"]  # and pip install .'s FAL012
     assert found.count(("FAL002", 5)) == 1 and len(found) == n + 1
     assert sum(reads.values()) <= 60 * n  # 9 million before
 

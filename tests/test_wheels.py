@@ -138,7 +138,11 @@ def test_torch_series_dates_come_from_pypi_upload_times(base: kb.KnowledgeBase) 
     [
         ("2.8.3", "2.8", ["3.12"], "12.8", "yes"),  # the matrix
         ("2.8.3", "2.9", ["3.12"], "12.8", "yes"),  # seen: attached after the tag
-        ("2.8.3", "2.9", ["3.11"], "12.8", "unknown"),  # torch 2.9 (2025-10-15) after the tag (2025-08-14)
+        # torch 2.9 (2025-10-15) came after the tag (2025-08-14), but the release's complete asset listing
+        # (2026-03-12, fa_lint/kb/assets.json) has its torch 2.9 wheel for cp312 only
+        ("2.8.3", "2.9", ["3.11"], "12.8", "no"),
+        ("2.8.3", "2.10", ["3.12"], "12.8", "no"),  # torch 2.10 (2026-01-21): not in that listing either
+        ("2.8.3", "2.11", ["3.12"], "12.8", "unknown"),  # torch 2.11 (2026-03-23) came after the listing
         ("2.8.3", "2.12", None, None, "unknown"),
         ("2.8.3", "2.9", ["3.12"], "cpu", "no"),  # setup.py names no CUDA wheel for a CPU torch
         ("2.8.3", "2.8", ["3.14"], None, "no"),  # torch 2.8 never had a cp314 wheel

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from typing import Any, TextIO
@@ -11,10 +12,24 @@ from packaging.version import Version
 
 from fa_lint.settings import config
 
-FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab")
+FORMATS = (
+    "text",
+    "concise",
+    "json",
+    "sarif",
+    "github",
+    "gitlab",
+    "json-lines",
+    "junit",
+    "rdjson",
+    "pylint",
+    "azure",
+    "grouped",
+)
 ALIASES = {"full": "text"}  # ruff's name for the format fa-lint calls text
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-LISTING = ("text", "concise")  # the formats --statistics and --show-fixes print in (json: --statistics too)
+# the formats --statistics and --show-fixes print in (json: --statistics too)
+LISTING = ("text", "concise", "grouped")
 
 
 class _Help(argparse.HelpFormatter):
@@ -133,7 +148,7 @@ def parser() -> argparse.ArgumentParser:
         "block_table), in requirements, pyproject, lock, conda, Docker and shell files.",
         epilog="Each file's configuration is the nearest .fa-lint.toml, fa-lint.toml or pyproject.toml with "
         "[tool.fa-lint], up to its repository's top; options given here win over it. Exit codes: 0 no "
-        "error findings, 1 error findings (warnings too with --strict), 2 usage or internal error.",
+        "error findings, 1 error findings (warnings too with --strict), 2 usage or internal error (FAL902).",
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to check (default: .)")
     p.add_argument(
@@ -360,14 +375,21 @@ def known(selectors: tuple[str, ...], option: str) -> tuple[str, ...]:
 
 
 def config_file(args: argparse.Namespace) -> str | None:
-    """``--config``'s file: the one value that is no ``key = value`` override (ruff tells them apart
-    the same way: an existing path is a file)."""
+    """``--config``'s file: the one value that cannot be a ``key = value`` override.
+
+    Read as typed, never from the checked tree: a value that is a TOML override of fa-lint's keys is
+    one, whatever file of that name the checkout holds. ruff takes an existing file first
+    (crates/ruff/src/args.rs ``ConfigArgumentParser``), so there a pull request that commits a file
+    named like a CI job's ``--config 'ignore = [...]'`` replaces the override with its own file; here
+    that file is not read (``resolver`` says so). A value ending in ``.toml`` is a file."""
     given = args.config
     if given is None or isinstance(given, str):  # bot-config's --config is a file alone
         return given
-    files = [v for v in given if not _inline(v)]
+    files = [v for v in given if not _override(v)]
     for v in files:
         if not os.path.exists(v):
+            if "=" in v:  # what is wrong with it as TOML (a ConfigError, as for an override)
+                config.overrides([v])
             raise UsageError(
                 f"--config {v}: no such file; a TOML 'key = value' overrides one key instead "
                 """(e.g. --config 'ignore = ["FAL002"]')"""
@@ -377,8 +399,25 @@ def config_file(args: argparse.Namespace) -> str | None:
     return files[0] if files else None
 
 
-def _inline(value: str) -> bool:
-    return "=" in value and not os.path.exists(value)
+@functools.lru_cache(maxsize=64)
+def _override(value: str) -> bool:
+    """Whether a ``--config`` value is a TOML ``key = value`` (what it sets, and its codes, are
+    checked with the override: an unknown key is an error there, not a file to look for)."""
+    if "=" not in value or value.lower().endswith(".toml"):
+        return False
+    from fa_lint.model import ParseProblem
+    from fa_lint.syntax import tomldoc
+
+    doc = tomldoc.load("--config", value)
+    return not isinstance(doc, ParseProblem) and bool(doc.data)
+
+
+def _shadowed(args: argparse.Namespace) -> list[str]:
+    """The overrides a file of the same name would have been read for, as ruff reads them."""
+    given = args.config
+    if given is None or isinstance(given, str):
+        return []
+    return [v for v in given if _override(v) and os.path.lexists(v)]
 
 
 def overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -388,12 +427,18 @@ def overrides(args: argparse.Namespace) -> dict[str, Any]:
         return {}
     from fa_lint.rules import unknown
 
-    return config.overrides([v for v in given if _inline(v)], unknown)
+    return config.overrides([v for v in given if _override(v)], unknown)
 
 
-def resolver(args: argparse.Namespace) -> config.Resolver | None:
+def resolver(args: argparse.Namespace, err: TextIO | None = None) -> config.Resolver | None:
     """Where each file's configuration comes from: None when one file (``--config``) or none
-    (``--isolated``) governs them all."""
+    (``--isolated``) governs them all. On ``err``, each override a file of its name is not read for."""
+    for v in _shadowed(args):
+        say(
+            err or sys.stderr,
+            f"--config {v}: read as the override it is typed as; the file of that name is not read "
+            f"(to read it, give its path: --config ./{v})",
+        )
     if args.isolated or config_file(args):
         return None
     from fa_lint.rules import unknown

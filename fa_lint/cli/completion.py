@@ -40,7 +40,9 @@ class _Command(NamedTuple):
 def _commands() -> list[_Command]:
     from fa_lint.cli import args
     from fa_lint.cli.releases import parser as releases
+    from fa_lint.cli.wheel import parser as wheel
     from fa_lint.rules import RULES
+    from fa_lint.server import parser as server
     from fa_lint.verify.cli import parser as verify
 
     parsers = {
@@ -48,8 +50,10 @@ def _commands() -> list[_Command]:
         "verify": verify(),
         "rule": args.rule_parser(),
         "releases": releases(),
+        "wheel": wheel(),
         "bot-config": args.bot_parser(),
         "completion": completion_parser(),
+        "server": server(),
     }
     out = []
     for name, p in parsers.items():

@@ -243,15 +243,12 @@ def _per_file(given: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(out)
 
 
-def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:  # noqa: C901 - complexity 30, to split or justify (issue 45)
-    from fa_lint import engine
-    from fa_lint.report import renderer
-
-    paths = args.paths or ["."]
-    args.format = ALIASES.get(args.format, args.format)
-    args.fix = args.fix or args.fix_only
-    quiet = args.quiet or args.silent  # the findings alone; --silent: not even those
-    found = resolver(args)
+def prepared(
+    args: argparse.Namespace, paths: list[str], err: TextIO | None = None
+) -> tuple[Settings, config.Config, config.Resolver | None]:
+    """The run's settings for ``paths`` (each file's own configuration under the command line), the
+    run's configuration, and the resolver that finds each file's; for ``lint`` and ``fa-lint server``."""
+    found = resolver(args, err)
     cfg = configuration(args, paths, found)
     settings = _settings(args, cfg, prune=True)
     # The walk prunes what the run's configuration excludes where its globs mean the same relative to
@@ -261,6 +258,18 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:  # noqa: C9
         settings = settings._replace(exclude=(*cfg.exclude, *(args.extend_exclude or ())))
     if found is not None:
         settings = settings._replace(scoped=_Scopes(found, lambda c: _settings(args, c, prune=False)))
+    return settings, cfg, found
+
+
+def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:  # noqa: C901 - complexity 30, to split or justify (issue 45)
+    from fa_lint import engine
+    from fa_lint.report import renderer
+
+    paths = args.paths or ["."]
+    args.format = ALIASES.get(args.format, args.format)
+    args.fix = args.fix or args.fix_only
+    quiet = args.quiet or args.silent  # the findings alone; --silent: not even those
+    settings, cfg, found = prepared(args, paths, err)
     given = None
     rev = cfg.new_from_rev if args.new_from_rev is None else args.new_from_rev  # "" turns it off
     if args.stdin_filename or paths == ["-"]:
@@ -279,9 +288,9 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:  # noqa: C9
     if args.add_noqa and (args.fix or args.diff):
         raise UsageError("--add-noqa suppresses the findings; it cannot also fix them (--fix, --diff)")
     if args.show_fixes and args.format not in LISTING:
-        raise UsageError("--show-fixes lists fixes in the text output: use --format text or concise")
+        raise UsageError("--show-fixes lists fixes in the text output: use --format text, concise or grouped")
     if args.statistics and args.format not in (*LISTING, "json"):
-        raise UsageError("--statistics prints a table: use --format text, concise or json")
+        raise UsageError("--statistics prints a table: use --format text, concise, grouped or json")
     missing = [p for p in paths if not os.path.exists(p) and not (given and p in given)]
     if missing:
         say(err, f"no such file or folder: {', '.join(missing)}")
@@ -354,12 +363,42 @@ def lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:  # noqa: C9
             fixable=fixable,
             fixes=shown if args.show_fixes else None,
             quiet=quiet,
+            fails=lambda f: _fails(f, args, cfg, found),  # which findings fail the run (junit's failures)
             **extra,
         )
     if args.output_file or not args.silent:
         write(text, args.output_file, out)
+    return _status(report, args, cfg, found, changed_fails, err)
+
+
+def _status(
+    report: Report,
+    args: argparse.Namespace,
+    cfg: config.Config,
+    found: config.Resolver | None,
+    changed_fails: bool,
+    err: TextIO,
+) -> int:
+    """The exit status. fa-lint's own bug (FAL902) is 2, said once on stderr, whatever else was
+    found: ruff exits 2 (``ExitStatus::Error``) for a panic and asks for a report
+    (crates/ruff/src/lib.rs), and a run that could not read everything passes nothing; 1 for an
+    error finding (a warning too under --strict) or a fix made under --exit-non-zero-on-fix.
+    --exit-zero makes it 0 in every case, as in ruff."""
     if args.exit_zero:
         return EXIT_OK
+    from fa_lint import __version__
+    from fa_lint.model import INTERNAL  # (a report is loaded: so is the model)
+    from fa_lint.rules.unread import REPORT
+
+    crashed = {f.location.path for f in report.findings if f.code == INTERNAL}
+    if crashed:
+        say(
+            err,
+            f"internal error in fa-lint {__version__} on {len(crashed)} file(s) ({INTERNAL} in the report): "
+            "a bug in fa-lint, not in the files; what it could not read went unchecked, everything else was "
+            f"checked; {REPORT}",
+        )
+        return EXIT_USAGE
     if changed_fails:
         return EXIT_FINDINGS
     return EXIT_FINDINGS if any(_fails(f, args, cfg, found) for f in report.findings) else EXIT_OK
@@ -372,8 +411,8 @@ def _add_noqa(report: Report, settings: Settings, err: TextIO, quiet: bool) -> i
     from fa_lint.fixes import apply as fix
     from fa_lint.report.text import plural
 
-    def recheck(path: str, data: bytes) -> Report:
-        return engine.check([path], settings, {path: data})
+    def recheck(path: str, data: bytes, noqa: bool) -> Report:
+        return engine.check([path], settings._replace(noqa=noqa), {path: data})
 
     added = add(report.findings, recheck, fix.write)
     for path, line, why in added.refused:

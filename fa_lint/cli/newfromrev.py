@@ -30,7 +30,7 @@ from fa_lint.files import git
 from fa_lint.files.discover import candidate, detect
 from fa_lint.files.project import Names, is_git
 from fa_lint.files.read import MAX_BYTES
-from fa_lint.model import Finding, Location
+from fa_lint.model import INTERNAL, Finding, Location
 from fa_lint.report._common import fingerprint
 
 
@@ -250,14 +250,17 @@ class Baseline:
 
         Findings alike in all but their line share a fingerprint: when a change adds one more, those on
         the lines it touched count as the new ones, and only a shortfall is made up from the last of the
-        others (a copy added elsewhere, e.g. by a file-wide edit).
+        others (a copy added elsewhere, e.g. by a file-wide edit). fa-lint's own bugs (FAL902) are
+        always kept: what they cost went unchecked in this run, whatever REV had.
         """
         groups: dict[str, list[int]] = {}
         for i, f in enumerate(report.findings):
             groups.setdefault(fingerprint(f), []).append(i)
         keep: set[int] = set()
         for fp, members in groups.items():
-            on = [i for i in members if self._touches(report.findings[i])]
+            on = [
+                i for i in members if self._touches(report.findings[i]) or report.findings[i].code == INTERNAL
+            ]
             rest = [i for i in members if i not in on]
             extra = len(members) - self.known[fp] - len(on)
             keep.update(on, rest[len(rest) - extra :] if extra > 0 else ())

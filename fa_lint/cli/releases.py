@@ -99,9 +99,7 @@ def wheel(release: Release, q: Query) -> Availability | None:
         return None
     if not w.fetched:
         return Availability.NO
-    series = (
-        [q.torch] if q.torch else sorted({*w.torch, *(b.torch for b in w.seen), *w.later_torch()}, key=_order)
-    )
+    series = [q.torch] if q.torch else sorted({*w.torch, *_attached(w), *w.later_torch()}, key=_order)
     python = [q.python] if q.python else None
     answers = {w.has(t, python, c) for t in series for c in _cudas(w, q.cuda)}
     for answer in (Availability.YES, Availability.UNKNOWN):
@@ -124,11 +122,16 @@ def _torch(release: Release, _: Query) -> str:
         return "?"
     if not w.fetched:
         return "none"
-    seen = {b.torch for b in w.seen} - set(w.torch)
+    seen = _attached(w) - set(w.torch)
     return " ".join(
         [t + (NIGHTLY if w.built_against(t) else "") for t in w.torch]
         + [t + SEEN for t in sorted(seen, key=_order)]
     )
+
+
+def _attached(w: kb.Wheels) -> set[str]:
+    """The torch series public files show wheels of the release for: seen, or in its asset listing."""
+    return {b.torch for b in w.seen} | {a.torch for a in (w.listed.assets if w.listed else ())}
 
 
 def _python(release: Release, _: Query) -> str:
@@ -239,6 +242,14 @@ def record(release: Release, q: Query = NO_QUERY) -> dict[str, Any]:
             "platforms": list(w.platforms),
             "seen": sorted(f"torch{b.torch}-cp{b.python}-cu{b.cuda}-cxx11abi{b.cxx11_abi}" for b in w.seen),
             "torch_unknown": list(w.later_torch()),
+            "assets": None
+            if w.listed is None
+            else {
+                "complete": w.listed.complete,
+                "as_of": w.listed.as_of,
+                "source": w.listed.source,
+                "files": [a.file for a in w.listed.assets],
+            },
         }
     out = {
         "version": str(release.version),

@@ -1,6 +1,10 @@
 """``--show-files``, ``--show-settings`` and ``-v`` (ruff's): which files a run checks, and which
 configuration governs each. fa-lint takes each file's *nearest* configuration, so two files of one run
 can be judged by different ones: these say which, and what it comes to with the command line over it.
+
+Every file name and configuration value printed comes from the checkout, and is escaped as the
+findings are (``report._common.printable``; JSON strings ``unforgeable``): a folder named
+``x\n::error file=...`` forges no workflow command and a terminal sequence in one is not acted on.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from fa_lint.report._common import printable, unforgeable
 from fa_lint.settings import config
 
 if TYPE_CHECKING:
@@ -17,8 +22,8 @@ if TYPE_CHECKING:
 
 
 def files(listed: Iterable[str]) -> str:
-    """One path a line, sorted, as the findings name them."""
-    return "".join(f"{path}\n" for path in sorted(listed))
+    """One path a line, sorted, as the findings name them (escaped as they are)."""
+    return "".join(f"{printable(path)}\n" for path in sorted(listed))
 
 
 def _source(cfg: config.Config, found: config.Resolver | None) -> str:
@@ -29,7 +34,7 @@ def _source(cfg: config.Config, found: config.Resolver | None) -> str:
             if found is None
             else ("no configuration file, the defaults")
         )
-    return f"{cfg.path} (--config)" if found is None else cfg.path
+    return f"{printable(cfg.path)} (--config)" if found is None else printable(cfg.path)
 
 
 def _groups(
@@ -71,9 +76,9 @@ def settings_of(
         exclude = tuple(args.exclude or own.exclude) + tuple(args.extend_exclude or ())
         strict = own.strict if args.strict is None else bool(args.strict)
         rev = cfg.new_from_rev if args.new_from_rev is None else args.new_from_rev
-        per_file = ", ".join(f"{json.dumps(g)} = {_list(c)}" for g, c in settings.per_file_ignores)
+        per_file = ", ".join(f"{_string(g)} = {_list(c)}" for g, c in settings.per_file_ignores)
         lines = [
-            f"# Resolved settings for: {', '.join(paths) if paths else '(no files found)'}",
+            f"# Resolved settings for: {', '.join(map(printable, paths)) if paths else '(no files found)'}",
             f"# Settings path: {_source(own, found)}",
             f"select = {_list(settings.select)}" + ("  # every rule" if not settings.select else ""),
             f"ignore = {_list(settings.ignore)}",
@@ -84,14 +89,18 @@ def settings_of(
             f'min-version = "{settings.min_version or floor}"'
             + ("" if settings.min_version else "  # the default: the first release with block_table"),
             f"strict = {_bool(strict)}",
-            f"new-from-rev = {json.dumps(rev or '')}" + ("" if rev else "  # off"),
+            f"new-from-rev = {_string(rev or '')}" + ("" if rev else "  # off"),
         ]
         blocks.append("\n".join(lines) + "\n")
     return "\n".join(blocks)
 
 
 def _list(items: Iterable[str]) -> str:
-    return json.dumps(list(items))  # a JSON list of strings is a TOML array
+    return unforgeable(json.dumps(list(items)))  # a JSON list of strings is a TOML array
+
+
+def _string(text: str) -> str:
+    return unforgeable(json.dumps(text))  # ASCII, control characters escaped: a TOML string too
 
 
 def _bool(value: bool) -> str:

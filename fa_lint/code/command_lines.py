@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from fa_lint.code.uses import ATTN, PAGED, STALE_LOCK, Use
+from fa_lint.code.uses import ATTN, OLD_LOCK, PAGED, STALE_LOCK, Use
 from fa_lint.syntax.text import TextIndex
 
 # A word ends at a blank, or at the quote and comma of a Dockerfile's exec form (CMD ["a", "b"]).
@@ -101,7 +101,9 @@ def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
 def stale_lock(pyproject: str, pyproject_text: str, lock: str, lock_text: str) -> list[Use]:
     """A ``kernels.lock`` that disagrees with ``[tool.kernels.dependencies]``: a kernel the project
     asks for and the lock does not pin (``get_locked_kernel`` fails on it), or one the lock pins that
-    the project no longer asks for. Nothing when either file cannot be read as its format."""
+    the project no longer asks for. Nothing when either file cannot be read as its format; an entry
+    of another shape than a lock writer makes (a ``repo_id`` that is no string, a ``dependency`` that
+    is no table) pins nothing."""
     import json  # for projects that lock kernels only
     import sys
 
@@ -111,18 +113,15 @@ def stale_lock(pyproject: str, pyproject_text: str, lock: str, lock_text: str) -
         import tomli as tomllib
 
     try:
-        wanted = tomllib.loads(pyproject_text).get("tool", {}).get("kernels", {}).get("dependencies")
+        wanted = _table(tomllib.loads(pyproject_text), "tool", "kernels", "dependencies")
         pinned = json.loads(lock_text)
     except (ValueError, RecursionError):
         return []
-    if not isinstance(wanted, dict) or not isinstance(pinned, list):
+    if not wanted or not isinstance(pinned, list):
         return []
-    # kernels' own lock names each entry's repo_id; kernel-builder's (for a kernel's build.toml) nests it
-    locked = {
-        e.get("repo_id") or (e.get("dependency") or {}).get("repo-id") for e in pinned if isinstance(e, dict)
-    }
+    locked = {repo for repo in map(_locked_repo, pinned) if repo is not None}
     unpinned = sorted(set(wanted) - locked)
-    unasked = sorted(r for r in locked - set(wanted) if isinstance(r, str))
+    unasked = sorted(locked - set(wanted))
     # each file indexed once, and only when it has a repository to locate
     found = _at(TextIndex(pyproject, pyproject_text), unpinned, f"{lock} does not pin it") if unpinned else []
     if unasked:
@@ -130,11 +129,91 @@ def stale_lock(pyproject: str, pyproject_text: str, lock: str, lock_text: str) -
     return found
 
 
+def lock_uses(pyproject: str, pyproject_text: str, lock: str, lock_text: str) -> list[Use]:
+    """What a ``kernels.lock`` beside a ``[tool.kernels.dependencies]`` says: where it is stale
+    (``stale_lock``), and its first entry where it is in the format kernels 0.16 and older write."""
+    import json  # for projects that lock kernels only
+
+    found = stale_lock(pyproject, pyproject_text, lock, lock_text)
+    try:
+        old = _old_format(json.loads(lock_text))
+    except (ValueError, RecursionError):
+        return found
+    if old is not None:
+        at = max(lock_text.find('"repo_id"'), 0)
+        found.append(Use(OLD_LOCK, TextIndex(lock, lock_text).location(at, at + len('"repo_id"')), name=old))
+    return found
+
+
+def _old_format(pinned: object) -> str | None:
+    """The first entry's repository, where the lock is in the format kernels 0.16 and older write and
+    read (``{"repo_id", "sha", "variants"}``; 0.17 reads ``{"dependency", "lock"}``: fa_lint.kb.kernels)."""
+    if not isinstance(pinned, list):
+        return None
+    first = next((e for e in pinned if isinstance(e, dict)), None)
+    repo = first.get("repo_id") if first is not None else None
+    return repo if isinstance(repo, str) else None
+
+
+def _table(doc: object, *keys: str) -> dict[str, object]:
+    """The table at ``keys``; empty where one on the way is missing or not a table."""
+    for key in keys:
+        doc = doc.get(key) if isinstance(doc, dict) else None
+    return doc if isinstance(doc, dict) else {}
+
+
+def _locked_repo(entry: object) -> str | None:
+    """The repository a lock entry pins: kernels' own lock names each entry's ``repo_id``;
+    kernel-builder's (for a kernel's build.toml) nests it as ``dependency.repo-id``."""
+    if not isinstance(entry, dict):
+        return None
+    repo = entry.get("repo_id")
+    if not repo:
+        dependency = entry.get("dependency")
+        repo = dependency.get("repo-id") if isinstance(dependency, dict) else None
+    return repo if isinstance(repo, str) and repo else None
+
+
+# A quoted string of one line: where each repository is first written, found in one pass over the file.
+_QUOTED = re.compile(r'"([^"\n]*)"')
+
+
 def _at(index: TextIndex, repos: list[str], detail: str) -> list[Use]:
+    """Each repository at the first place the file writes it quoted (its start when it is not),
+    all of them found in one pass over the text, not one search from the top for each."""
+    first: dict[str, int] = {}
+    wanted = set(repos)
+    for m in _QUOTED.finditer(index.text):
+        if m[1] in wanted and m[1] not in first:
+            first[m[1]] = m.start() + 1
+            if len(first) == len(wanted):
+                break
     found = []
     for repo in repos:
-        where = index.text.find(f'"{repo}"')
-        start = where + 1 if where >= 0 else 0
-        location = index.location(start, start + len(repo) if where >= 0 else 0)
+        start = first.get(repo)
+        location = index.location(start, start + len(repo)) if start is not None else index.location(0, 0)
         found.append(Use(STALE_LOCK, location, name=repo, detail=detail))
+    return found
+
+
+# SGLang's server: ``python -m sglang.launch_server`` (or ``sglang serve``) with a FlashAttention backend
+_SGLANG = re.compile(r"\bsglang\.launch_server\b|\bsglang[\"']?(?:\s*,\s*[\"']|\s+)serve\b")
+_BACKEND_FLAG = re.compile(
+    r"[\s\"'](?P<flag>--(?:prefill-|decode-)?attention-backend)(?:[= ]+|[\"']\s*,\s*)[\"']?(?P<name>fa[34])\b"
+)
+
+
+def backend_uses(path: str, text: str) -> list[Use]:
+    """SGLang server command lines that select its fa3 or fa4 attention backend (FAL013 judges the GPU)."""
+    from fa_lint.code.uses import BACKEND  # for files that start an SGLang server only
+
+    index: TextIndex | None = None
+    found: list[Use] = []
+    for start, line in _logical_lines(text):
+        if line.lstrip().startswith("#") or not _SGLANG.search(line):
+            continue
+        for m in _BACKEND_FLAG.finditer(line):
+            index = index or TextIndex(path, text)
+            at = index.location(start + m.start() + 1, start + m.end())
+            found.append(Use(BACKEND, at, name=f"sglang:{m['name']}", detail=f"{m['flag']} {m['name']}"))
     return found

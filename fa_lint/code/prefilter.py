@@ -1,10 +1,14 @@
 """Which files are worth parsing: one byte search for the words a use needs.
 
 Python files are most of a repository, and nearly all say nothing about attention. Every use the
-code layer reads needs one of these words in the file's bytes, so a file without any is never
-decoded or parsed (its bytes are read once, the floor: docs/performance.md). The words are byte
-strings, so the search needs no decoding; a file in UTF-16 names none of them and is passed over,
-as Python itself would not run it without a coding declaration.
+code layer reads needs one of these words in the file as Python reads it, so a file without any is
+never parsed (its bytes are read once, the floor: docs/performance.md). The search sees what Python
+sees: the words are searched in the bytes first (most files are ASCII, and that settles them); a file
+that declares another encoding (PEP 263: ``# -*- coding: utf-7 -*-``) is searched as that codec
+decodes it, and one with non-ASCII characters as NFKC-normalised text, the form Python gives every
+identifier (PEP 3131: ``\ufb02ash_attn`` is ``flash_attn``). Normalising strings and comments too only
+widens the search (a superset costs a parse, nothing more). A file in UTF-16 without a declaration
+names none of them and is passed over, as Python itself would not run it.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ WORDS = (
     b"LayerRepository",
     b"flash_attn_with_kvcache",
     b"flash_attn_varlen_func",
+    b"flash_attn_interface",  # FA3's own module (fa_lint.code.fa3_imports)
 )
 TRIGGER = re.compile(b"|".join(map(re.escape, WORDS)))
 # Pieces one of which every word holds: a substring test each (the bytes type's own fast search, many
@@ -45,9 +50,50 @@ PIECES = (
 )
 
 
-def wanted(data: bytes) -> bool:
-    """Whether the bytes hold a word some use needs."""
+def _holds(data: bytes) -> bool:
     for piece in PIECES:
         if piece in data:
             return TRIGGER.search(data) is not None
     return False
+
+
+def wanted(data: bytes) -> bool:
+    """Whether the file of these bytes, as Python reads it, holds a word some use needs."""
+    if _holds(data):
+        return True
+    text = _declared(data)
+    if text is None:
+        if data.isascii():
+            return False  # the common case: what Python reads is these bytes
+        text = data.decode("utf-8", "replace")
+    return wanted_text(text)
+
+
+def wanted_text(text: str) -> bool:
+    """Whether decoded text holds a word some use needs, its identifiers read as Python reads them."""
+    if _holds(text.encode("utf-8", "surrogatepass")):
+        return True
+    if text.isascii():
+        return False
+    import unicodedata  # only for a file with non-ASCII text and no word as written
+
+    return _holds(unicodedata.normalize("NFKC", text).encode("utf-8", "surrogatepass"))
+
+
+def _declared(data: bytes) -> str | None:
+    """The text in the encoding the file declares (PEP 263, as ``tokenize.detect_encoding`` reads
+    it), where that is not UTF-8; None where it declares none, or one Python refuses."""
+    first = data.find(b"\n")
+    second = data.find(b"\n", first + 1) if first >= 0 else -1
+    if b"coding" not in (data if second < 0 else data[:second]):
+        return None
+    import io
+    import tokenize
+
+    try:
+        name, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        if name.replace("_", "-").lower() in ("utf-8", "utf-8-sig"):
+            return None
+        return data.decode(name)
+    except (SyntaxError, LookupError, UnicodeError):
+        return None  # Python would not run the file either

@@ -1,10 +1,20 @@
 """A Python file's uses, read with ``ast`` and never imported or run.
 
-Names are followed through plain imports only (``import flash_attn as fa``, ``from flash_attn import
-flash_attn_with_kvcache as f``): a name passed through a variable, a function or ``getattr`` is not
-followed, and what is not followed is not reported (a finding on a file that is fine is the worst
-bug). A file Python cannot parse yields nothing: it does not run either, and a template or a Python 2
-script in a repository is no concern of fa-lint's.
+Names are followed through plain imports (``import flash_attn as fa``, ``from flash_attn import
+flash_attn_with_kvcache as f``) and through star imports of the modules whose exports are known
+(``from flash_attn import *``: ``fa_lint.kb.exports``, read from each release); a name passed through
+a variable, a function or ``getattr`` is not followed, and what is not followed is not reported (a
+finding on a file that is fine is the worst bug). A file Python cannot parse yields nothing: it does
+not run either, and a template or a Python 2 script in a repository is no concern of fa-lint's.
+
+Code that is not a use is left out (docs/code.md, "What a test contributes"): what runs under an
+expected failure (``with pytest.raises(...)``, ``with self.assertRaises(...)``: the test asserts it
+fails), and, inside a test function, an implementation name handed to anything but transformers'
+own loaders (a config a validator checks is data under test, not a load).
+
+The tree is walked once (issue 41): one pass collects the imports, the script's options and the
+nodes a use can be, which are judged after it, when every import is known. Leaves and operators
+are not descended into.
 """
 
 from __future__ import annotations
@@ -12,6 +22,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from fa_lint._records import NamedTuple
 from fa_lint.code.uses import (
     ATTN,
     CALL,
@@ -23,6 +34,7 @@ from fa_lint.code.uses import (
     SUBSTITUTE,
     Use,
 )
+from fa_lint.kb import exports
 from fa_lint.model import ParseProblem
 from fa_lint.syntax import pyast
 from fa_lint.syntax.pyast import PythonIndex
@@ -42,6 +54,22 @@ _OFF_DEVICES = frozenset({"cpu", "mps"})
 _HUB_LOADERS = frozenset({"get_kernel", "LayerRepository", "get_locked_kernel", "LockedLayerRepository"})
 _LOCKED = frozenset({"get_locked_kernel", "LockedLayerRepository"})
 _LOCAL_LOADERS = frozenset({"get_local_kernel", "LocalLayerRepository"})
+# transformers' own loaders, which take attn_implementation= and load with it: in a test function
+# only these are loads (PreTrainedModel.from_pretrained/_from_config, the Auto classes' from_config).
+_LOADERS = frozenset({"from_pretrained", "from_config", "_from_config"})
+# unittest's context managers that assert the block raises (TestCase.assertRaises, assertRaisesRegex)
+_RAISES_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
+# Nodes with nothing below them a use can be: not descended into.
+_LEAVES = (
+    ast.Constant,
+    ast.Name,
+    ast.expr_context,
+    ast.operator,
+    ast.unaryop,
+    ast.boolop,
+    ast.cmpop,
+    ast.alias,
+)
 
 
 def read(path: str, text: str) -> list[Use]:
@@ -52,18 +80,77 @@ def read(path: str, text: str) -> list[Use]:
         return []
     if isinstance(tree, ParseProblem):
         return []
-    return sorted(_Reader(index, tree).uses(), key=lambda u: (u.location, u.kind))
+    found = list(_Reader(index, tree).uses())
+    if "flash_attn_interface" in text:  # FA3's own module (issue 42): read where the file names it
+        from fa_lint.code.fa3_imports import fa3_imports
+
+        found += fa3_imports(index, tree)
+    return sorted(found, key=lambda u: (u.location, u.kind))
+
+
+class _Scope(NamedTuple):
+    """Where a node is: inside a test function; under the context managers of the ``with`` blocks
+    around it (an expected failure among them is judged once every import is known)."""
+
+    test: bool = False
+    guards: tuple[ast.expr, ...] = ()
+
+
+_TOP = _Scope()
 
 
 class _Reader:
     def __init__(self, index: PythonIndex, tree: ast.Module) -> None:
         self.index = index
-        self.tree = tree
-        self.aliases = _aliases(tree)
+        self.aliases: dict[str, str] = {}
+        self.stars: list[str] = []
+        self.options: list[ast.Call] = []  # argparse add_argument calls
+        self.candidates: list[tuple[ast.AST, _Scope]] = []
+        self.visited = 0  # nodes descended into (tests count them: one pass, not three)
+        self._walk(tree)
+        for module in self.stars:  # an explicit import of the same name wins, as it would in most files
+            for name, qualified in exports.star(module).items():
+                self.aliases.setdefault(name, qualified)
         self.strings = _strings(tree)
-        self.defaults = _option_defaults(tree, self.strings)
-        roots = {q.split(".")[0] for q in self.aliases.values()}
+        self.defaults = _option_defaults(self.options, self.strings)
+        roots = {q.split(".")[0] for q in self.aliases.values()} | {m.split(".")[0] for m in self.stars}
         self.transformers = bool(roots & {"transformers", "trl"})
+
+    def _walk(self, tree: ast.Module) -> None:
+        stack: list[tuple[ast.AST, _Scope]] = [(tree, _TOP)]
+        while stack:
+            node, scope = stack.pop()
+            self.visited += 1
+            self._note(node, scope)
+            if isinstance(node, (ast.With, ast.AsyncWith)):
+                stack += [(item, scope) for item in node.items]
+                inner = scope._replace(guards=(*scope.guards, *(i.context_expr for i in node.items)))
+                stack += [(child, inner) for child in node.body]
+                continue
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+                scope = scope._replace(test=True)  # pytest's and unittest's default test-function prefix
+            stack += [
+                (child, scope) for child in ast.iter_child_nodes(node) if not isinstance(child, _LEAVES)
+            ]
+
+    def _note(self, node: ast.AST, scope: _Scope) -> None:
+        """What one node adds: an import's names, a script option, or a node a use can be."""
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                head = a.name.split(".")[0]
+                self.aliases[a.asname or head] = a.name if a.asname else head
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                if a.name == "*":
+                    self.stars.append(node.module)
+                else:
+                    self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+        elif isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
+                self.options.append(node)
+            self.candidates.append((node, scope))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.candidates.append((node, scope))
 
     def at(self, node: ast.expr | ast.stmt | ast.arg) -> Use:
         start = pyast.offset(self.index, node.lineno, node.col_offset)
@@ -75,15 +162,27 @@ class _Reader:
         return Use("", self.index.location(start, end))
 
     def uses(self) -> Iterator[Use]:
-        for node in ast.walk(self.tree):
+        for node, scope in self.candidates:
+            if any(self.expects_failure(g) for g in scope.guards):
+                continue  # the test asserts this code raises: it is no use of what it names
             if isinstance(node, ast.Call):
-                yield from self.call(node)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == KVCACHE:
-                a = node.args
-                params = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
-                yield self.at(node)._replace(kind=CUSTOM, name=node.name, keywords=tuple(params))
+                yield from self.call(node, scope)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if node.name == KVCACHE:
+                    a = node.args
+                    params = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+                    yield self.at(node)._replace(kind=CUSTOM, name=node.name, keywords=tuple(params))
             elif isinstance(node, (ast.Assign, ast.AnnAssign)):
                 yield from self.assign(node)
+
+    def expects_failure(self, guard: ast.expr) -> bool:
+        """``pytest.raises(...)`` (however imported) or unittest's ``self.assertRaises(...)``."""
+        if not isinstance(guard, ast.Call):
+            return False
+        func = guard.func
+        if isinstance(func, ast.Attribute) and func.attr in _RAISES_METHODS:
+            return True
+        return _qualified(func, self.aliases) == "pytest.raises"
 
     def value(self, node: ast.expr) -> str | None:
         """A string the expression is: a literal, or a module-level name bound once to one."""
@@ -93,29 +192,35 @@ class _Reader:
             return self.strings.get(node.id)
         return None
 
-    def call(self, node: ast.Call) -> Iterator[Use]:  # noqa: C901 - complexity 19, to split or justify (issue 45)
-        func = node.func
-        qualified = _qualified(func, self.aliases)
-        # the function or method's own name, whatever it is called on (a model, a local class)
-        last = (
-            func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-        )
+    def call(self, node: ast.Call, scope: _Scope) -> Iterator[Use]:
+        qualified = _qualified(node.func, self.aliases)
         keywords = {k.arg: k.value for k in node.keywords if k.arg is not None}
-        if (
-            qualified
-            and qualified.split(".")[0] == "flash_attn"
-            and not qualified.startswith("flash_attn.cute")
-        ):
-            function = qualified.rsplit(".", 1)[-1]
+        root = qualified.split(".")[0] if qualified else ""
+        if root == "flash_attn" and not qualified.startswith("flash_attn.cute"):  # type: ignore[union-attr]
+            function = qualified.rsplit(".", 1)[-1]  # type: ignore[union-attr]
             if function in (KVCACHE, VARLEN):
                 yield self.at(node)._replace(kind=CALL, name=function, keywords=tuple(keywords))
-        if qualified and qualified.split(".")[0] == "kernels":
-            yield from self.kernel(node, qualified.rsplit(".", 1)[-1], keywords)
+        if root == "kernels":
+            yield from self.kernel(node, qualified.rsplit(".", 1)[-1], keywords)  # type: ignore[union-attr]
+        yield from self.substitute(node)
+        yield from self.attention(node, keywords, scope)
+        if self.transformers:
+            yield from self.paged(node, qualified, keywords)
+
+    def substitute(self, node: ast.Call) -> Iterator[Use]:
+        """``setattr(flash_attn, "flash_attn_with_kvcache", f)``."""
+        func = node.func
         if isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) >= 2:
             target = _qualified(node.args[0], self.aliases)
             if target and target.split(".")[0] == "flash_attn" and self.value(node.args[1]) == KVCACHE:
                 yield self.at(node)._replace(kind=SUBSTITUTE, name=f"{target}.{KVCACHE}")
-        if "attn_implementation" in keywords:
+
+    def attention(self, node: ast.Call, keywords: dict[str, ast.expr], scope: _Scope) -> Iterator[Use]:
+        """``attn_implementation=NAME`` in a call (in a test function: only a loader's), and
+        ``model.set_attn_implementation(NAME)``."""
+        func = node.func
+        last = _last(func)
+        if "attn_implementation" in keywords and (not scope.test or last in _LOADERS):
             given = keywords["attn_implementation"]
             name, detail = self.value(given), "attn_implementation="
             if name is None and isinstance(given, ast.Attribute) and given.attr in self.defaults:
@@ -124,12 +229,15 @@ class _Reader:
                 detail = f"attn_implementation= (the default of {flag})"
             if name is not None:
                 yield self.at(node)._replace(kind=ATTN, name=name, detail=detail)
-        if isinstance(func, ast.Attribute) and func.attr == "set_attn_implementation" and node.args:
+        if last == "set_attn_implementation" and isinstance(func, ast.Attribute) and node.args:
             name = self.value(node.args[0])
             if name is not None:
                 yield self.at(node)._replace(kind=ATTN, name=name, detail="set_attn_implementation()")
-        if not self.transformers:
-            return
+
+    def paged(self, node: ast.Call, qualified: str | None, keywords: dict[str, ast.expr]) -> Iterator[Use]:
+        """The paged path, and what keeps it off the block table (a file that imports transformers)."""
+        func = node.func
+        last = _last(func)
         if isinstance(func, ast.Attribute) and func.attr in _PAGED_METHODS:
             yield self.at(node)._replace(kind=PAGED, detail=f"{func.attr}()")
         elif last in _PAGED_CLASSES and qualified and qualified.split(".")[0] == "transformers":
@@ -142,9 +250,13 @@ class _Reader:
         blocks = keywords.get("max_blocks_per_request")
         if last == "ContinuousBatchingConfig" and isinstance(blocks, ast.Constant) and blocks.value == 0:
             yield self.at(node)._replace(kind=NOT_PAGED, detail="max_blocks_per_request=0")
+        if last == "from_pretrained":
+            yield from self.off_device(node, keywords)
+
+    def off_device(self, node: ast.Call, keywords: dict[str, ast.expr]) -> Iterator[Use]:
         for key in ("device_map", "device"):
             device = self.value(keywords[key]) if key in keywords else None
-            if last == "from_pretrained" and device is not None and device.split(":")[0] in _OFF_DEVICES:
+            if device is not None and device.split(":")[0] in _OFF_DEVICES:
                 yield self.at(node)._replace(kind=NOT_PAGED, detail=f"{key}={device!r}")
 
     def kernel(self, node: ast.Call, last: str, keywords: dict[str, ast.expr]) -> Iterator[Use]:
@@ -161,7 +273,10 @@ class _Reader:
             or len(node.args) > 1
             or any(k in keywords and not _is_none(keywords[k]) for k in ("revision", "version"))
         )
-        yield self.at(node)._replace(kind=KERNEL, name=repo, pinned=pinned, detail=f"{last}()")
+        given = tuple(k for k in ("revision", "version") if k in keywords and not _is_none(keywords[k]))
+        yield self.at(node)._replace(
+            kind=KERNEL, name=repo, pinned=pinned, detail=f"{last}()", keywords=given, args=len(node.args)
+        )
 
     def assign(self, node: ast.Assign | ast.AnnAssign) -> Iterator[Use]:  # noqa: C901 - complexity 11, to split or justify (issue 45)
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -188,24 +303,15 @@ class _Reader:
                     yield self.at(node)._replace(kind=ATTN, name=name, detail="a field's default")
 
 
-def _option_defaults(tree: ast.Module, strings: dict[str, str]) -> dict[str, tuple[str, str]]:
+def _option_defaults(calls: list[ast.Call], strings: dict[str, str]) -> dict[str, tuple[str, str]]:
     """argparse options with a string default: their ``args`` attribute -> (default, flag)."""
     found: dict[str, tuple[str, str]] = {}
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-            continue
-        if node.func.attr != "add_argument" or not node.args:
+    for node in calls:
+        if not node.args:
             continue
         flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
         keywords = {k.arg: k.value for k in node.keywords if k.arg}
-        default = keywords.get("default")
-        value = (
-            default.value
-            if isinstance(default, ast.Constant) and isinstance(default.value, str)
-            else strings.get(default.id)
-            if isinstance(default, ast.Name)
-            else None
-        )
+        value = _default(keywords.get("default"), strings)
         long = [f for f in flags if f.startswith("--")] or flags
         if value is None or not long:
             continue
@@ -213,6 +319,12 @@ def _option_defaults(tree: ast.Module, strings: dict[str, str]) -> dict[str, tup
         attr = dest.value if isinstance(dest, ast.Constant) and isinstance(dest.value, str) else None
         found[attr or long[0].lstrip("-").replace("-", "_")] = (value, long[0])
     return found
+
+
+def _default(default: ast.expr | None, strings: dict[str, str]) -> str | None:
+    if isinstance(default, ast.Constant) and isinstance(default.value, str):
+        return default.value
+    return strings.get(default.id) if isinstance(default, ast.Name) else None
 
 
 def _is_field(func: ast.expr, aliases: dict[str, str]) -> bool:
@@ -223,24 +335,6 @@ def _is_field(func: ast.expr, aliases: dict[str, str]) -> bool:
 
 def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
-
-
-def _aliases(tree: ast.Module) -> dict[str, str]:
-    """Each name an absolute import binds, to the dotted name it stands for."""
-    found: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                if a.asname:
-                    found[a.asname] = a.name
-                else:
-                    head = a.name.split(".")[0]
-                    found[head] = head
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for a in node.names:
-                if a.name != "*":
-                    found[a.asname or a.name] = f"{node.module}.{a.name}"
-    return found
 
 
 def _strings(tree: ast.Module) -> dict[str, str]:
@@ -266,3 +360,8 @@ def _qualified(node: ast.expr, aliases: dict[str, str]) -> str | None:
     if base is None:
         return None
     return ".".join([base, *reversed(parts)])
+
+
+def _last(func: ast.expr) -> str | None:
+    """The function or method's own name, whatever it is called on (a model, a local class)."""
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fa_lint.code.prefilter import wanted
+from fa_lint.code.prefilter import wanted_text
 from fa_lint.code.uses import Use
 
 # Formats whose text holds command lines (scripts, Dockerfile RUN/CMD/ENTRYPOINT, CI steps).
@@ -13,10 +13,21 @@ CONFIG_FORMATS = frozenset({"training-config", "cluster"})  # YAML that can set 
 
 def uses_of(path: str, source: str, text: str) -> list[Use]:
     """What one file's code does that matters, in file order; nothing for other formats. The byte
-    search runs first here too: a file read for its installs is parsed for uses only if it can hold one."""
+    search runs first here too: a file read for its installs is parsed for uses only if it can hold one
+    (the text is decoded already, as the file's format says)."""
     if source not in PYTHON_FORMATS and source not in COMMAND_FORMATS and source not in CONFIG_FORMATS:
         return []
-    if not wanted(text.encode("utf-8", "surrogatepass")):
+    if "attention-backend" in text and source not in PYTHON_FORMATS:  # an SGLang server's flag
+        from fa_lint.code.command_lines import backend_uses
+
+        extra = backend_uses(path, text)
+        if extra:
+            return sorted([*extra, *_uses_of(path, source, text)], key=lambda u: (u.location, u.kind))
+    return _uses_of(path, source, text)
+
+
+def _uses_of(path: str, source: str, text: str) -> list[Use]:
+    if not wanted_text(text):
         return []
     # the readers load ast and their patterns: only for a file the byte search kept
     if source in PYTHON_FORMATS:

@@ -11,12 +11,17 @@ PAGED = "paged"
 # What keeps the paged path off the block table: max_blocks_per_request=0, a non-CUDA device.
 NOT_PAGED = "not-paged"
 ATTN = "attn"  # an attention implementation asked for (name: "flash_attention_2", "org/repo@rev:fn")
+BACKEND = "backend"  # a serving engine's attention backend flag (name: "sglang:fa3")
+IMPORT = (
+    "import"  # an unguarded import of a module only another distribution provides ("flash_attn_interface")
+)
 KERNEL = "kernel"  # a Hub kernel loaded through ``kernels`` (name: "org/repo"; pinned or not)
 LOCAL_KERNEL = "local-kernel"  # a kernel loaded from a folder of this repository
 CALL = "call"  # a direct call into pip's flash-attn (name: the function; keywords: those passed)
 CUSTOM = "custom"  # a ``def flash_attn_with_kvcache`` of the project's own (keywords: its parameters)
 SUBSTITUTE = "substitute"  # a module or function put in flash-attn's place (sys.modules, setattr)
 STALE_LOCK = "stale-lock"  # a kernels.lock that disagrees with [tool.kernels.dependencies]
+OLD_LOCK = "old-lock"  # a kernels.lock in the format kernels 0.16 and older write (entries with repo_id)
 
 
 class Use(NamedTuple):
@@ -27,4 +32,5 @@ class Use(NamedTuple):
     name: str = ""  # the function, implementation or kernel repository
     keywords: tuple[str, ...] = ()  # a call's keywords; a custom kernel's parameters
     pinned: bool = False  # a kernel loaded with a version, a revision or a lock
+    args: int = 0  # a kernel load's positional arguments (the repository, then a revision)
     detail: str = ""  # how, in words for a note: "generate_batch()", "device='cpu'"

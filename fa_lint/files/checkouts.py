@@ -29,7 +29,7 @@ from fa_lint._records import NamedTuple
 from fa_lint.files.project import off_limits, project_root
 from fa_lint.files.read import read_text
 from fa_lint.kb import forks
-from fa_lint.model import FLASH_ATTN, SUBDIRECTORIES, FileResult, Requirement
+from fa_lint.model import FLASH_ATTN, SUBDIRECTORIES, FileResult, Location, Requirement, internal_error
 
 _VERSION = re.compile(r"^__version__\s*=\s*(.*)$", re.M)  # flash-attention's setup.py, get_package_version
 _SETUP_VERSION = re.compile(r"""^\s*version\s*=\s*(["'][^"'\n]+["'])""", re.M)
@@ -50,10 +50,16 @@ def resolve(files: MutableMapping[str, FileResult], roots: Collection[str]) -> N
     for path, f in list(files.items()):
         if not any(isinstance(r, Requirement) and r.checkout is not None for r in f.records):
             continue
-        records = tuple(
-            _resolved(r, path, roots, modules) if isinstance(r, Requirement) and r.checkout is not None else r
-            for r in f.records
-        )
+        try:
+            records = tuple(
+                _resolved(r, path, roots, modules)
+                if isinstance(r, Requirement) and r.checkout is not None
+                else r
+                for r in f.records
+            )
+        except Exception as exc:  # fa-lint's bug: this file's checkouts stay as written, said as such
+            where = Location(path, 1, 1, 1, 1)
+            records = (*f.records, internal_error(where, exc, "looking for the checkouts this file builds"))
         files[path] = f._replace(records=records)
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from fa_lint._records import NamedTuple
 from fa_lint.code import prefilter
+from fa_lint.files import shebang
 from fa_lint.files.gitignore import GitIgnore
 from fa_lint.files.needles import Names, compiled
 from fa_lint.sources import SNIFFED, SOURCES
@@ -181,12 +182,12 @@ def _read_bytes(path: str) -> bytes | None:
 
 
 @functools.cache
-def _python_app() -> tuple[int, tuple[bytes, ...], re.Pattern[bytes]]:
+def _python_app() -> tuple[int, tuple[bytes, ...], re.Pattern[bytes], Callable[[bytes], bool]]:
     """What the app formats' sniff looks for, loaded with the first Python file (a run with none never
-    loads the module)."""
+    loads the module): an app framework's import, or an install command of flash-attn it runs."""
     from fa_lint.sources import python_app
 
-    return python_app.HEAD, python_app.FRAMEWORKS, python_app.IMPORTS_BYTES
+    return python_app.HEAD, python_app.FRAMEWORKS, python_app.IMPORTS_BYTES, python_app.installs
 
 
 def _sniff_python(path: str) -> bool:
@@ -196,7 +197,7 @@ def _sniff_python(path: str) -> bool:
     data = _read_bytes(path)
     if data is None:
         return False
-    head_size, frameworks, imports = _python_app()
+    head_size, frameworks, imports, installs = _python_app()
     head = data[:head_size]
     # the app frameworks' names first, as plain substrings: the import pattern runs only where one is
     for name in frameworks:
@@ -204,11 +205,19 @@ def _sniff_python(path: str) -> bool:
             if imports.search(head):
                 return True
             break
-    return len(data) <= CODE_BYTES and prefilter.wanted(data)
+    return len(data) <= CODE_BYTES and (prefilter.wanted(data) or installs(data))
 
 
 def sniff(path: str, fmt: str) -> bool:
-    """Whether the head of a candidate file shows it is the format its name suggests."""
+    """Whether the head of a candidate file shows it is the format its name suggests. An exception in
+    a sniff is fa-lint's bug, not the file's: the file is read, and its reader says what it can."""
+    try:
+        return _sniffed(path, fmt)
+    except Exception:
+        return True
+
+
+def _sniffed(path: str, fmt: str) -> bool:
     if fmt == PYTHON_APP:
         return _sniff_python(path)
     try:
@@ -231,6 +240,8 @@ def classify(path: str) -> str | None:
         if fmt is not None and not sniff(path, fmt):
             last = SNIFFED[_LAST_LOOK]
             fmt = _LAST_LOOK if _matches(last.candidates, _posix(path)) and sniff(path, _LAST_LOOK) else None
+    if fmt is None and shebang.admitted(path):
+        fmt = shebang.script_format(path) or None  # a script with no extension: its first line says
     return fmt
 
 
@@ -251,17 +262,22 @@ _BY_NAME = (
 )
 
 
-def _fallback(path: str) -> str:
+def _fallback(path: str) -> str | None:
     """A format for a file named explicitly whose name the catalogue does not know.
 
-    Every file pre-commit or a user names is checked; its extension, then its text, decide how.
-    Anything else is read as a pip requirements file, the most common unnamed format.
+    Every file pre-commit or a user names is checked; its first line, its extension, then its text,
+    decide how: a shell shebang makes a shell script (``train`` or ``job.txt`` with ``#!/bin/bash``);
+    a name that says its format comes next; anything else is read as a pip requirements file, the most
+    common unnamed format, unless a shebang says it is another interpreter's script (None: not ours).
     """
+    script = shebang.script_format(path)
+    if script:
+        return script
     base = os.path.basename(path).lower()
     for pattern, fmt in _BY_NAME:
         if fnmatch.fnmatchcase(base, pattern):
             return _sniff_lock(path) if fmt == "lock" else fmt
-    return "requirements"
+    return "requirements" if script is None else None
 
 
 def _sniff_lock(path: str) -> str:
@@ -408,7 +424,8 @@ def discover(
                 fmt = "setup.py"  # setup_gpu.py named explicitly: as before; other Python is not ours
             found = [] if fmt is None else [Target(path, fmt, explicit=True)]
         else:
-            found = [Target(path, detect(path) or _fallback(path), explicit=True)]
+            fmt = detect(path) or _fallback(path)
+            found = [] if fmt is None else [Target(path, fmt, explicit=True)]
         for target in found:
             key = os.path.normcase(os.path.abspath(target.path))
             if key not in seen:

@@ -386,7 +386,8 @@ def load(  # noqa: C901 - complexity 14, to split or justify (issue 45)
             if os.path.isfile(target):
                 if not rec.constraint:
                     asked.add(target)
-                queue.append((target, (detect(target) if rec.optional else None) or "requirements"))
+                fmt = rec.source or (detect(target) if rec.optional else None) or "requirements"
+                queue.append((target, fmt))
             elif rec.optional:
                 continue  # a path inside an image or on another machine; nothing to read here
             else:

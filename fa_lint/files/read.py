@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping
 from typing import BinaryIO
 
-from fa_lint.model import FileResult, Image, Location, Parsed, ParseProblem, Requirement
+from fa_lint.model import FileResult, Image, Location, Parsed, ParseProblem, Requirement, internal_error
 from fa_lint.rules import PACKAGES
 from fa_lint.sources import SOURCES
 
@@ -241,34 +241,44 @@ def parse_file(
     text = read_text(path, coding) if data is None else decode(path, data, coding)
     if isinstance(text, ParseProblem):
         return FileResult(path, source, None, (text,))
+    return FileResult(path, source, text, tuple(_records(path, source, text, build_args)))
+
+
+def _records(
+    path: str, source: str, text: str, build_args: Mapping[str, tuple[str, ...]] | None
+) -> list[Parsed]:
+    """The file's records. An exception in its parser costs the rest of the file only: the records
+    read before it are kept, with the problem (an internal error is fa-lint's bug, said as such)."""
+    steps: set[tuple[int, str]] = set()
+
+    def dropped(name: str, step: int, scope: str) -> bool:  # what _kept will drop (sources.Dropped)
+        return PACKAGES is not None and name not in PACKAGES and (step, scope) in steps
+
+    records: list[Parsed] = []
     try:
-        steps: set[tuple[int, str]] = set()
-
-        def dropped(name: str, step: int, scope: str) -> bool:  # what _kept will drop (sources.Dropped)
-            return PACKAGES is not None and name not in PACKAGES and (step, scope) in steps
-
         if build_args and source == "dockerfile":
             from fa_lint.sources import dockerfile  # only where another file builds it with arguments
 
-            records = tuple(_kept(dockerfile.parse(path, text, build_args), steps))
+            records.extend(_kept(dockerfile.parse(path, text, build_args), steps))
         else:
-            records = tuple(_kept(SOURCES[source].parse(path, text, dropped), steps))
+            records.extend(_kept(SOURCES[source].parse(path, text, dropped), steps))
     except RecursionError:  # the readers (json, tomllib, PyYAML) recurse once per level of nesting
-        records = (too_deep(path),)
+        records.append(too_deep(path))
     except Exception as exc:  # a parser bug must cost one file, never the run
-        number = _LONG_NUMBER.search(text) if isinstance(exc, ValueError) else None
-        if number is not None:  # a version or a literal too long for int(), wherever it was read
-            line = text.count("\n", 0, number.start()) + 1
-            column = number.start() - (text.rfind("\n", 0, number.start()) + 1) + 1
-            records = (
-                _problem(
-                    path, f"a number of {DIGITS} digits or more, which Python does not read", line, column
-                ),
-            )
-        else:
-            records = (
-                _problem(
-                    path, f"internal error while parsing ({type(exc).__name__}: {exc}); please report it"
-                ),
-            )
-    return FileResult(path, source, text, records)
+        records.append(_raised(path, text, exc))
+    if any(isinstance(r, ParseProblem) and not r.entry and not r.internal for r in records):
+        from fa_lint.syntax import templates  # only for a file that could not be read
+
+        records = [templates.recognised(text, r) if isinstance(r, ParseProblem) else r for r in records]
+    return records
+
+
+def _raised(path: str, text: str, exc: Exception) -> ParseProblem:
+    """What an exception in a parser means: a version or a literal too long for int(), wherever it
+    was read, is the file's; anything else is fa-lint's own bug."""
+    number = _LONG_NUMBER.search(text) if isinstance(exc, ValueError) else None
+    if number is None:
+        return internal_error(Location(path, 1, 1, 1, 1), exc)
+    line = text.count("\n", 0, number.start()) + 1
+    column = number.start() - (text.rfind("\n", 0, number.start()) + 1) + 1
+    return _problem(path, f"a number of {DIGITS} digits or more, which Python does not read", line, column)

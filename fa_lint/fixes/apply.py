@@ -60,11 +60,20 @@ class Outcome:
 def quoted(path: str) -> str:
     """A path as git writes it in a diff header: in double quotes, with C escapes (octal for each
     byte of a character outside ASCII, as core.quotePath does), when it holds anything but plain
-    printable ASCII; as it is otherwise."""
+    printable ASCII; as it is otherwise. A path holding "##" is quoted too, its "#" written as octal
+    (``\\043``, which ``git apply`` and ``patch`` read back): a CI log would act on "##[" or "##vso["
+    in a header line (``report._common.printable``)."""
     raw = os.fsencode(path.replace(os.sep, "/"))
-    if all(0x20 <= b < 0x7F and b not in b'"\\' for b in raw):
+    hashes = b"##" in raw
+    if not hashes and all(0x20 <= b < 0x7F and b not in b'"\\' for b in raw):
         return path
-    return '"' + "".join(_QUOTE.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in raw) + '"'
+
+    def char(b: int) -> str:
+        if hashes and b == 0x23:
+            return "\\043"
+        return _QUOTE.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}")
+
+    return '"' + "".join(map(char, raw)) + '"'
 
 
 _QUOTE = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\"}
@@ -109,7 +118,23 @@ def _flash_attn(records: Iterable[object]) -> tuple[list[str], int]:
     return raws, problems
 
 
-def edit(path: str, fixes: list[Fix]) -> Outcome:  # noqa: C901 - complexity 11, to split or justify (issue 45)
+def _parses_the_same(path: str, text: str, new_text: str, applied: list[Fix]) -> bool:
+    """Whether the edited file parses with no new problem, holds each fix's new requirement, and as many
+    flash-attn requirements as before plus those the fixes add (a wheel's lines, a uv source)."""
+    source = applied[0].source
+    if source not in SOURCES:
+        return True
+    before, problems_before = _flash_attn(SOURCES[source].parse(path, text))
+    after, problems_after = _flash_attn(SOURCES[source].parse(path, new_text))
+    grown = len(before) + sum(f.adds for f in applied)
+    return (
+        problems_after <= problems_before
+        and len(after) == grown
+        and {f.expect for f in applied} <= set(after)
+    )
+
+
+def edit(path: str, fixes: list[Fix]) -> Outcome:
     """The file with ``fixes`` applied in memory; nothing is written here."""
     try:
         with open(path, "rb") as fh:
@@ -147,14 +172,9 @@ def edit(path: str, fixes: list[Fix]) -> Outcome:  # noqa: C901 - complexity 11,
         pieces += [text[at:start], fix.new]
         at = end
     new_text = "".join([*pieces, text[at:]])
-    source = applied[0][2].source
-    if source in SOURCES:
-        before, problems_before = _flash_attn(SOURCES[source].parse(path, text))
-        after, problems_after = _flash_attn(SOURCES[source].parse(path, new_text))
-        expected = {f.expect for _, _, f in applied}
-        if problems_after > problems_before or len(after) != len(before) or not expected <= set(after):
-            why = "the file would not parse the same way afterwards"
-            return Outcome(path, data, data, skipped=(*skipped, *((f, why) for _, _, f in applied)))
+    if not _parses_the_same(path, text, new_text, [f for _, _, f in applied]):
+        why = "the file would not parse the same way afterwards"
+        return Outcome(path, data, data, skipped=(*skipped, *((f, why) for _, _, f in applied)))
     after_bytes = bom + new_text.encode("utf-8")
     edits = tuple((start, end, fix.new) for start, end, fix in applied)
     return Outcome(path, data, after_bytes, tuple(f for _, _, f in applied), tuple(skipped), edits)

@@ -153,7 +153,7 @@ def _release(d: dict[str, Any], later: Later) -> Release:
         kvcache_params=None if params is None else tuple(params),
         features=frozenset(d["features"]),
         page_block_multiple=d.get("page_block_multiple"),
-        wheels=_wheels.from_dict(d.get("wheels"), d.get("tagged"), later),
+        wheels=_wheels.from_dict(d.get("wheels"), d.get("tagged"), later, d["version"]),
         tagged=d.get("tagged"),
         rocm_page_block_multiple=rocm["multiple"] if rocm else None,
     )

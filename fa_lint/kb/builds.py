@@ -91,6 +91,10 @@ class BuildFacts(NamedTuple):
     nvcc_threads: int | None  # the --threads each nvcc runs with when NVCC_THREADS is unset
     runtime: Runtime
     wheels: Wheels | None  # None: no release workflow to read (an sdist-only release)
+    # the memory setup.py allows each compile job when it picks MAX_JOBS ("int(free_memory_gb / 9)"),
+    # GB, where it picks one (2.5.4 and later)
+    per_job_gb: float | None = None
+    per_job_evidence: Evidence | None = None
 
     def compiled(self, nvcc: Version | None, value: str | None) -> tuple[frozenset[str], frozenset[str]]:
         """The archs a source build compiles with this nvcc and FLASH_ATTN_CUDA_ARCHS value: those it
@@ -156,6 +160,7 @@ def _arch(d: dict[str, Any]) -> Arch:
 
 def _release(d: dict[str, Any]) -> BuildFacts:
     var = d["arch_variable"]
+    per_job = d["max_jobs"].get("per_job")
     w = d["wheels"]
     wheels = None
     if w is not None:
@@ -174,6 +179,8 @@ def _release(d: dict[str, Any]) -> BuildFacts:
         nvcc_threads=int(d["nvcc_threads"]["default"]) if d["nvcc_threads"]["default"] else None,
         runtime=_runtime(d["runtime"]),
         wheels=wheels,
+        per_job_gb=per_job["gb"] if per_job else None,
+        per_job_evidence=_ev(per_job) if per_job else None,
     )
 
 

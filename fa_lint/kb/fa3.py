@@ -36,15 +36,46 @@ class PypiRelease(NamedTuple):
     evidence: str
 
 
+class Name(NamedTuple):
+    """A run of commits whose hopper/setup.py builds one distribution with one extension module."""
+
+    distribution: str  # "flashattn-hopper", "flash-attn", "flash-attn-3"
+    extension: str  # "flashattn_hopper_cuda", "flash_attn_3_cuda", "flash_attn_3._C"
+    fact: Fact  # where the run starts: "7f67966c:hopper/setup.py:32"
+
+
+class Detection(NamedTuple):
+    """How one transformers release finds FA3 (``is_flash_attn_3_available``)."""
+
+    version: str
+    module: str  # the module it looks for: "flash_attn_3", "flash_attn_interface"
+    distribution: str | None  # the distribution that module must come from; None: any
+    at: str  # "transformers-5.5.1-py3-none-any.whl:transformers/utils/import_utils.py:970: ..."
+
+
 class Fa3KnowledgeBase(NamedTuple):
     head: str  # the last commit read
     head_date: str
     versions: tuple[tuple[str, Fact], ...]  # each version string and where it was first set
     since: Mapping[str, Fact | None]  # kvcache, kvcache_page_table, sm80, abi3, torch_stable_abi, ...
     pypi: tuple[PypiRelease, ...]
+    names: tuple[Name, ...] = ()  # oldest first: the last is what the default branch builds
+    names_at_tags: Mapping[str, str] = {}  # "v2.7.4" -> "flash-attn": what @v2.7.4#subdirectory=hopper builds
+    detections: tuple[Detection, ...] = ()  # transformers releases read, oldest first
+    fa2_py_modules: tuple[str, ...] = ()  # flash-attn 2 tags whose setup.py lists py_modules (none)
+    fa2_tags_read: str = ""  # "78 tags, v2.0.0 to v2.8.3.post1"
 
     def fact(self, name: str) -> Fact | None:
         return self.since.get(name)
+
+    def detection(self, version: str) -> Detection | None:
+        """How transformers ``version`` finds FA3: the newest release read at or before it (a boundary is
+        as exact as the releases read); None before any release with FA3 support."""
+        from packaging.version import Version
+
+        wanted = Version(version)
+        found = [d for d in self.detections if Version(d.version) <= wanted]
+        return found[-1] if found and found[-1].module else None
 
 
 def _fact(d: dict[str, Any] | None) -> Fact | None:
@@ -68,7 +99,28 @@ def from_dict(doc: dict[str, Any]) -> Fa3KnowledgeBase:
         pypi=tuple(
             PypiRelease(r["version"], r["wheel"], r["ships_code"], r["evidence"]) for r in doc["pypi"]
         ),
+        names=tuple(Name(n["distribution"], n["extension"], _name_fact(n)) for n in doc.get("names", ())),
+        names_at_tags=dict(doc.get("names_at_tags", {})),
+        detections=tuple(
+            Detection(
+                t["version"],
+                (t["checks"] or {}).get("module", ""),
+                (t["checks"] or {}).get("distribution"),
+                t["at"],
+            )
+            for t in doc.get("transformers", ())
+        ),
+        fa2_py_modules=tuple(doc.get("fa2_top_level_modules", {}).get("with_py_modules", ())),
+        fa2_tags_read=_tags_read(doc.get("fa2_top_level_modules", {})),
     )
+
+
+def _name_fact(d: dict[str, Any]) -> Fact:
+    return Fact(d["commit"], d["date"], d["at"], d["text"])
+
+
+def _tags_read(d: dict[str, Any]) -> str:
+    return f"{d['tags_read']} tags, {d['first']} to {d['last']}" if d else ""
 
 
 @functools.cache

@@ -55,27 +55,78 @@ def named(text: str) -> Gpu | None:
     return found.pop() if len(found) == 1 else None
 
 
-def _instance_row(text: str) -> dict[str, Any] | None:
-    text = text.strip().lower()
-    aws = re.fullmatch(r"(?:ml\.)?([a-z0-9-]+)\.[a-z0-9]+", text)
-    gcp = re.fullmatch(r"([a-z][a-z0-9]*-[a-z]+)-\d+g?", text)  # a2-highgpu-1g, g2-standard-4
-    rows = _doc()["instances"]
-    if aws is not None:
-        return next((r for r in rows if r["family"] == aws.group(1) and "cloud" not in r), None)
-    if gcp is not None:
-        return next((r for r in rows if r["family"] == gcp.group(1) and r.get("cloud") == "gcp"), None)
+def model_number(text: str) -> Gpu | None:
+    """A GeForce card named by its model number alone, as Slurm sites name their gres types
+    (``--gres=gpu:2080ti:1``, ``3090``, ``1080ti``): the GTX or RTX card of that number
+    (gpus.json ``model_numbers``, with its source)."""
+    norm = _normal(text).split(":", 1)[0].replace("-", "")  # 2080ti:1, as SkyPilot writes a count
+    for pattern, prefix in _doc().get("model_numbers", {}).get("rules", ()):
+        if re.fullmatch(pattern, norm):
+            return named(prefix + norm)
     return None
 
 
+def gpu_named(text: str) -> Gpu | None:
+    """What a name that certainly names a GPU (a Slurm type, SkyPilot's accelerators, Modal's ``gpu=``)
+    maps to: its product name, or a GeForce model number."""
+    return named(text) or model_number(text)
+
+
+# Azure VM sizes: Standard_<family><vCPUs><features>[_<accelerator>][_v<N>] (Standard_NC24ads_A100_v4)
+_AZURE = re.compile(r"standard_(n[a-z]{1,2})\d+[a-z]*((?:_(?!v\d+$)[a-z][a-z0-9]*)*)(?:_(v\d+))?")
+_AWS = re.compile(r"(?:ml\.)?([a-z0-9-]+)\.[a-z0-9-]+")
+_GCP = re.compile(r"([a-z][a-z0-9]*-[a-z]+)-\d+g?")  # a2-highgpu-1g, g2-standard-4
+
+
+def _cloud(text: str) -> tuple[str, str, str] | None:
+    """(cloud, family, accelerator the name spells or "") of an instance type."""
+    text = text.strip().lower()
+    azure = _AZURE.fullmatch(text)
+    if azure is not None:
+        family = azure.group(1) + (f"-{azure.group(3)}" if azure.group(3) else "")
+        return "azure", family, azure.group(2).strip("_")  # Standard_ND128isr_NDR_GB200_v6: "ndr_gb200"
+    aws = _AWS.fullmatch(text)
+    if aws is not None:
+        return "aws", aws.group(1), ""
+    gcp = _GCP.fullmatch(text)
+    return ("gcp", gcp.group(1), "") if gcp is not None else None
+
+
+def _instance_row(text: str) -> dict[str, Any] | None:
+    found = _cloud(text)
+    if found is None:
+        return None
+    cloud, family, _ = found
+    rows = _doc()["instances"]
+    return next((r for r in rows if r["family"] == family and r.get("cloud", "aws") == cloud), None)
+
+
 def instance(text: str) -> Gpu | None:
-    """The GPU of an AWS instance type (``g5.2xlarge``, SageMaker's ``ml.p4d.24xlarge``) or a GCP machine
-    type (``a2-highgpu-1g``, ``g2-standard-4``)."""
+    """The GPU of an AWS instance type (``g5.2xlarge``, SageMaker's ``ml.p4d.24xlarge``), a GCP machine
+    type (``a2-highgpu-1g``, ``g2-standard-4``) or an Azure VM size (``Standard_NC6s_v3``, and one that
+    names its GPU: ``Standard_NC24ads_A100_v4``)."""
+    found = _cloud(text)
+    if found is not None and found[2]:  # the size names its accelerator
+        gpu = named(found[2])
+        sizes = _doc()["sources"].get("azure-sizes", "")
+        return gpu._replace(source=f"{gpu.source}; {sizes}") if gpu is not None else None
     row = _instance_row(text)
-    if row is None:
+    if row is None or row["gpu"] is None:
         return None
     doc = _doc()
     gpu = next(g for p, g in _patterns() if g.name == row["gpu"])
     return gpu._replace(source=f"{gpu.source}; {doc['sources'][row['source']]}")
+
+
+def gpu_instance(text: str) -> bool:
+    """Whether an instance type is one of its cloud's GPU families (AWS p*/g*, GCP's accelerator-optimized
+    series, Azure's N sizes), so that a GPU it has, but fa-lint cannot map, is said, not passed: ``m5.large``
+    has no GPU, ``p7.48xlarge`` has one fa-lint does not know."""
+    found = _cloud(text)
+    if found is None:
+        return False
+    pattern = _doc().get("gpu_instance_families", {}).get(found[0])
+    return pattern is not None and re.match(pattern, found[1]) is not None
 
 
 def instance_arch(text: str) -> str | None:

@@ -200,12 +200,28 @@ def _release_row(flavor: dict[str, Any], groups: dict[str, str | None]) -> dict[
 
 
 def runner(label: str) -> Host | None:
-    """A GitHub-hosted runner label that names its Ubuntu release (ubuntu-22.04)."""
+    """A GitHub-hosted runner label: its Ubuntu release, and no CUDA toolkit where the image's software
+    listing and build scripts name none (``runners.json``: ubuntu-latest, ubuntu-24.04-arm...); else a
+    label that names its Ubuntu release (ubuntu-22.04)."""
+    hosted = _hosted().get(label)
+    if hosted is not None:
+        # ubuntu-latest moves from release to release: its distribution is not known, its toolkit is
+        distro = None if label.endswith("-latest") else hosted["distro"]
+        where = f"the {label} runner ({hosted['evidence']})"
+        return distro_host(distro, where, nvcc=hosted["nvcc"], floating=distro is None)
     rows = _doc()["runners"]
     m = re.match(rows["pattern"], label)
     if m is None:
         return None
     return distro_host(rows["distro"].format(*m.groups()), f"the {label} runner")
+
+
+@functools.cache
+def _hosted() -> dict[str, Any]:
+    from fa_lint.kb import data
+
+    found: dict[str, Any] = json.loads(data("runners.json"))["runners"]
+    return found
 
 
 def glibc_reports() -> list[dict[str, Any]]:

@@ -25,7 +25,12 @@ class NgcRelease(NamedTuple):
     python: str | None
     ubuntu: str | None
     flash_attn: str | None  # the flash-attn it ships, where a source says which
-    source: str
+    source: str  # the addresses of the sources of its fields, each once ("" for a row with none)
+    cited: tuple[tuple[str, str], ...] = ()  # (field, the address of its source)
+
+    def source_of(self, field: str) -> str:
+        """The address of one field's source ("" when the field has none)."""
+        return next((where for f, where in self.cited if f == field), "")
 
 
 class NgcFacts(NamedTuple):
@@ -53,25 +58,31 @@ def key(release: str) -> tuple[int, int]:
 
 
 def _url(source: str) -> str:
-    """A source's address, for a note (the data keeps the quote beside it)."""
-    m = re.search(r"https?://\S+?(?=[,:;)]?(?:\s|$))", source)
-    return m.group(0) if m else source
+    """A source's address, for a note (the data keeps the quote beside it); a source with none (a public
+    repository's file found by its text) is named by the words before its first quote."""
+    m = re.search(r"https?://\S+?(?=[,:;)]*(?:\s|$))", source)
+    return m.group(0) if m else source.split(": '", 1)[0]
+
+
+def _release(tag: str, row: dict[str, list[str]], sources: dict[str, str]) -> NgcRelease:
+    """A row's fields, each ``[value, source]``, and the addresses of its sources (each once)."""
+    values = {field: pair[0] for field, pair in row.items()}
+    where = ", ".join(dict.fromkeys(_url(sources[pair[1]]) for pair in row.values()))
+    return NgcRelease(
+        tag,
+        values.get("torch"),
+        values.get("cuda"),
+        values.get("python"),
+        values.get("ubuntu"),
+        values.get("flash_attn"),
+        where,
+        tuple((field, _url(sources[pair[1]])) for field, pair in row.items()),
+    )
 
 
 def from_dict(doc: dict[str, Any]) -> NgcFacts:
     sources = doc["sources"]
-    releases = {
-        t: NgcRelease(
-            t,
-            r.get("torch"),
-            r.get("cuda"),
-            r.get("python"),
-            r.get("ubuntu"),
-            r.get("flash_attn"),
-            _url(sources[r["source"]]),
-        )
-        for t, r in doc["releases"].items()
-    }
+    releases = {t: _release(t, r, sources) for t, r in doc["releases"].items()}
     ships, constraints = doc["ships_flash_attn_since"], doc["constraints_file"]
     return NgcFacts(
         releases,

@@ -61,6 +61,11 @@ class TransformersFacts(NamedTuple):
     paged_prefix_deprecated: Version | None = None  # "paged|NAME" is taken as NAME (but paged|eager)
     request_steps: Steps = ()  # (since, ".*flash.*{version}" or "flash substring"): which names are flash N
     fa3_kernel_steps: Steps = ()  # the Hub kernel for flash_attention_3: "repo" or "rocm-repo|repo"
+    # attn_implementation="org/repo" without @rev loads the kernel with a version (a major's branch)
+    attn_kernel_version: Version | None = None
+    # which version: "repo:ORG/REPO=N;...;default=N" or "flashK=N;...;default=N"
+    attn_kernel_steps: Steps = ()
+    releases: tuple[Version, ...] = ()  # the releases read, ascending
 
     def minimum_flash_attn(self, transformers: Version) -> Version | None:
         found = [minimum for since, minimum in self.fa2_minimum if transformers >= since]
@@ -92,6 +97,20 @@ class TransformersFacts(NamedTuple):
         name = name.removeprefix("paged|")
         return any(re.match(r".*flash.*" + str(v), name) is not None for v in (2, 3))
 
+    def hub_kernel_version(self, repo: str, transformers: Version) -> int | None:
+        """The version ``attn_implementation="REPO"`` (no ``@rev``) loads under ``transformers``; None:
+        that release passes none, and ``kernels`` decides (``fa_lint.kb.kernels``)."""
+        if self.attn_kernel_version is None or transformers < self.attn_kernel_version:
+            return None
+        rule = _step(self.attn_kernel_steps, transformers) or "default=1"
+        rows = dict(part.rsplit("=", 1) for part in rule.split(";"))
+        if f"repo:{repo}" in rows:
+            return int(rows[f"repo:{repo}"])
+        for key, value in rows.items():  # in the release's own order
+            if key.startswith("flash") and re.match(r".*flash.*" + key[len("flash") :], repo):
+                return int(value)
+        return int(rows.get("default", "1"))
+
 
 def _step(steps: Steps, version: Version) -> str | None:
     found = [value for since, value in steps if version >= since]
@@ -121,6 +140,7 @@ def from_dict(doc: dict[str, Any]) -> TransformersFacts:
         "kernels_range",
         "flash_request_rule",
         "fa3_kernel_fallback",
+        "attn_kernel_versions",
     ):
         for s in doc.get(name, ()):
             evidence[f"{name} {s['since']}"] = f"transformers {s['since']}: {s['evidence']}"
@@ -151,6 +171,9 @@ def from_dict(doc: dict[str, Any]) -> TransformersFacts:
         paged_prefix_deprecated=maybe("paged_prefix_deprecated"),
         request_steps=steps("flash_request_rule"),
         fa3_kernel_steps=steps("fa3_kernel_fallback"),
+        attn_kernel_version=maybe("attn_kernel_version"),
+        attn_kernel_steps=steps("attn_kernel_versions"),
+        releases=tuple(sorted(map(Version, doc["wheels_read"]))),
     )
 
 

@@ -21,11 +21,16 @@ import enum
 import functools
 import itertools
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
 
 from fa_lint._records import NamedTuple
+
+if TYPE_CHECKING:
+    from fa_lint.kb.assets import Asset, Listing
+
+X86 = "linux_x86_64"  # the platform every release workflow's matrix builds on (ubuntu-* runners)
 
 
 class Build(NamedTuple):
@@ -97,6 +102,7 @@ class Wheels:
         seen: frozenset[Build] = frozenset(),
         tagged: str | None = None,  # when the tagged commit was made (UTC ISO 8601); None: not known
         later: Later | None = None,
+        version: str | None = None,  # the release's, as PyPI writes it: its asset listing's key
     ) -> None:
         self.fetched = fetched
         self.matrix: Mapping[str, Any] = {} if matrix is None else matrix
@@ -109,6 +115,7 @@ class Wheels:
         self.seen = seen
         self.tagged = tagged
         self.later = later
+        self.version = version
 
     def _fields(self) -> tuple[object, ...]:
         return (
@@ -123,6 +130,7 @@ class Wheels:
             self.seen,
             self.tagged,
             self.later,
+            self.version,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -210,14 +218,85 @@ class Wheels:
         python: Iterable[str] | None = None,
         cuda: str | None = None,
         cxx11_abi: bool | None = None,
+        platform: str = X86,
     ) -> Availability:
-        """Whether setup.py finds a prebuilt wheel for this environment; None leaves that part open."""
+        """Whether setup.py finds a prebuilt wheel for this environment; None leaves that part open.
+
+        A listed asset says yes; a complete listing that lacks it, no (``absent``); else the tag's matrix
+        and the wheels public files show say yes, and a torch newer than the tag leaves it unknown."""
         if not self.fetched:
             return Availability.NO
         pythons = None if python is None else list(python)
-        if self.matching(torch, pythons, cuda, cxx11_abi):
+        if self.assets_for(torch, pythons, cuda, cxx11_abi, platform):
+            return Availability.YES
+        if self.absent(torch, pythons, cuda, cxx11_abi, platform):
+            return Availability.NO
+        if platform == X86 and self.matching(torch, pythons, cuda, cxx11_abi):
             return Availability.YES
         return Availability.UNKNOWN if self.after_tag(torch, pythons, cuda) else Availability.NO
+
+    @functools.cached_property
+    def listed(self) -> Listing | None:
+        """The release's published asset listing (fa_lint/kb/assets.json), if there is one."""
+        if self.version is None:
+            return None
+        from fa_lint.kb import assets  # read the first time a rule asks about a listed release
+
+        return assets.of(self.version)
+
+    def assets_for(
+        self,
+        torch: str,
+        python: Iterable[str] | None = None,
+        cuda: str | None = None,
+        cxx11_abi: bool | None = None,
+        platform: str | None = X86,
+    ) -> list[Asset]:
+        """The listed wheels setup.py could fetch for this environment (``platform`` None: any)."""
+        listing = self.listed
+        name = None if cuda is None else self.cuda_name(cuda, torch)
+        if listing is None or (cuda is not None and name is None):
+            return []
+        pythons = None if python is None else set(python)
+        return [
+            a
+            for a in listing.assets
+            if a.torch == torch
+            and (platform is None or a.platform == platform)
+            and (pythons is None or a.python in pythons)
+            and (name is None or a.cuda == name)
+            and (cxx11_abi is None or a.cxx11_abi == cxx11_abi)
+        ]
+
+    def absent(
+        self,
+        torch: str,
+        python: Iterable[str] | None = None,
+        cuda: str | None = None,
+        cxx11_abi: bool | None = None,
+        platform: str = X86,
+    ) -> bool:
+        """Whether a complete listing decides there is no such wheel: written after this torch (for these
+        CPythons) reached PyPI, and, for a cxx11abiFALSE wheel, listing its TRUE twin (the listing's
+        generator leaves out a FALSE wheel that has none)."""
+        listing = self.listed
+        if listing is None or not listing.complete or not self.listed_after(torch, python):
+            return False
+        if cxx11_abi is False:
+            return bool(self.assets_for(torch, python, cuda, True, platform))
+        return True
+
+    def listed_after(self, torch: str, python: Iterable[str] | None = None) -> bool:
+        """Whether the listing was written after torch ``torch`` (its wheel for each CPython asked
+        about) reached PyPI: a wheel for it could have been attached by then."""
+        listing = self.listed
+        series = self.later.torch.get(torch) if self.later is not None else None
+        if listing is None or series is None:
+            return False  # a torch the KB's snapshot of the index does not know: newer than it
+        dates = (
+            list(series.cpython.values()) if python is None else [series.cpython.get(p, "") for p in python]
+        )
+        return all(d < listing.as_of for d in dates)  # "": no torch wheel for that CPython, ever
 
     def after_tag(self, torch: str, python: Iterable[str] | None = None, cuda: str | None = None) -> bool:
         """Whether a wheel for this torch (and CPython) can only have been built after the tag: the torch
@@ -243,7 +322,12 @@ class Wheels:
         if self.later is None:
             return ()
         built = set(self.torch)  # a series the matrix built (a nightly of it, say) has its wheels
-        return tuple(t for t in sorted(self.later.torch, key=_key) if t not in built and self.after_tag(t))
+        decided = self.listed is not None and self.listed.complete
+        return tuple(
+            t
+            for t in sorted(self.later.torch, key=_key)
+            if t not in built and self.after_tag(t) and not (decided and self.listed_after(t))
+        )
 
     def built_against(self, torch: str) -> str | None:
         """The torch pre-release the ``torch`` wheels were built against, if not a release."""
@@ -266,12 +350,15 @@ def later_from_dict(doc: Mapping[str, Any]) -> Later:
 
 
 def from_dict(
-    d: Mapping[str, Any] | None, tagged: str | None = None, later: Later | None = None
+    d: Mapping[str, Any] | None,
+    tagged: str | None = None,
+    later: Later | None = None,
+    version: str | None = None,
 ) -> Wheels | None:
     if d is None:
         return None
     if not d.get("fetched"):
-        return Wheels(False, evidence=d.get("evidence"))
+        return Wheels(False, evidence=d.get("evidence"), version=version)
     released = {t["minor"] for t in d["torch"] if not t["nightly"]}
     nightly = {t["minor"]: t["version"] for t in d["torch"] if t["nightly"] and t["minor"] not in released}
     rule = d["name_rule"]
@@ -287,4 +374,5 @@ def from_dict(
         frozenset(Build(b["torch"], b["python"], b["cuda"], b["cxx11_abi"]) for b in d.get("seen", ())),
         tagged,
         later,
+        version,
     )

@@ -221,7 +221,7 @@ def _manifest(
         tuple(r for r in locked if r.scope.startswith("lock") or r.scope == base_scope),
     )
     for scope, members in by_scope.items():
-        if scope in (base_scope, "python") or scope in _SHARED or scope.startswith("uv:"):
+        if scope in (base_scope, "python") or scope in _SHARED or scope.startswith("uv:") or commands(scope):
             continue
         alone = scope == "build-system"
         # a uv source for this extra or group only (`{ url = ..., group = "cuda12" }`)
@@ -233,6 +233,18 @@ def _manifest(
             tuple(combined),
             () if alone else tuple(r for r in locked if r.scope.startswith("lock") or r.scope in mine),
         )
+
+
+def commands(scope: str) -> bool:
+    """The scope of the install commands a Python file runs (``fa_lint.sources.python_commands``):
+    ``run``, or a launcher's ``run:NAME:LINE``."""
+    return scope == "run" or scope.startswith("run:")
+
+
+def _commands_of(f: FileResult) -> FileResult:
+    """A manifest's install commands (a setup.py that runs pip as it runs), as a script of their own:
+    each command in its order, a later install replacing an earlier one."""
+    return f._replace(records=tuple(r for r in f.records if commands(getattr(r, "scope", ""))))
 
 
 def source_applies(source: Requirement, req: Requirement) -> bool:
@@ -440,6 +452,7 @@ def build(files: Mapping[str, FileResult], checked: Collection[str] | None = Non
             envs += _groups(path, f, files, folders)
         elif f.source in MANIFESTS:
             envs += _manifest(path, f, files, folders)
+            envs += _sequential(path, _commands_of(f), files)
         elif f.source in SEQUENTIAL:
             envs += _sequential(path, f, files)
         elif f.source in LOCKS:

@@ -61,6 +61,9 @@ class Platform(NamedTuple):
     possible: bool  # only some runs land there (a matrix does land on each; a pixi platform may)
     certain_run: bool  # the install is run there (a workflow job), not only declared (pixi, uv)
     scope: str = ""  # a pixi feature's own platforms apply to its requirements only
+    # a machine no file describes (a Windows script runs on its user's own machine): whether a CUDA
+    # toolkit is there is unknown, where a hosted runner is known to have none
+    local: bool = False
 
 
 class Target(NamedTuple):
@@ -97,6 +100,13 @@ class Target(NamedTuple):
             if s.kind == "env" and s.name == name and s.after < step and (s.until is None or step <= s.until):
                 found = s
         return Known(found.value, str(found.location)) if found is not None else None
+
+    @property
+    def memory(self) -> Known | None:
+        """The memory, in GB, the files give the machine an install runs on (a Slurm job's ``--mem``, a
+        SkyPilot task's exact ``memory``): the last one said."""
+        found = [s for s in self.settings if s.kind == "memory" and not s.possible]
+        return Known(found[-1].value, f"{found[-1].location} ({found[-1].name})") if found else None
 
     def nvcc(self, step: int) -> Known | None:
         """The nvcc the install command ``step`` can use: its version ("12.1"), "" (one of unknown
@@ -151,7 +161,7 @@ class Machines:
         chain = self._stages(path, scope)
         own = [s for st in chain for s in self.by_scope.get((path, st), [])]
         own += self.by_scope.get((path, ""), []) if scope else []
-        settings = tuple(s for s in own if s.kind in ("env", "toolkit"))
+        settings = tuple(s for s in own if s.kind in ("env", "toolkit", "memory"))
         # platforms a manifest declares hold for the whole file, a pixi feature's for its own scope
         own += [
             s
@@ -192,7 +202,7 @@ class Machines:
         if img is not None:
             host = _images.image(img.reference)
             ref = img.reference
-            base = f"modal.Image.{ref[6:]}()" if ref.startswith("modal:") else f"FROM {ref}"
+            base = f"modal.Image.{ref[6:]}()" if ref.startswith("modal:") else f"{img.said} {ref}"
             return host, f"{base} ({img.location})" if host else ""
         for s in own:
             # a workflow's ubuntu-22.04 label is GitHub's image; a GitLab tag is the runner owner's word
@@ -226,8 +236,10 @@ def _build_gpu(scope: str, own: list[Setting], gpus: tuple[GpuTarget, ...]) -> t
 
 def _gpu_targets(settings: Iterable[Setting]) -> Iterable[GpuTarget]:
     for s in settings:
-        if s.kind in ("runner", "gpu"):
-            gpu = _gpus.named(s.value) or (_gpus.runner_tag(s.value) if s.kind == "runner" else None)
+        if s.kind == "gpu":
+            gpu = _gpus.gpu_named(s.value)
+        elif s.kind == "runner":
+            gpu = _gpus.named(s.value) or _gpus.runner_tag(s.value)
         elif s.kind == "instance":
             gpu = _gpus.instance(s.value)
         else:
@@ -238,10 +250,14 @@ def _gpu_targets(settings: Iterable[Setting]) -> Iterable[GpuTarget]:
 
 def _unknown_gpus(settings: Iterable[Setting]) -> Iterable[UnknownGpu]:
     """GPU names gpus.json does not map. Only settings that certainly name a GPU (SkyPilot accelerators,
-    a GPU node label, a Slurm GPU type, Modal's gpu=): a runner label or an instance type need not
+    a GPU node label, a Slurm GPU type, Modal's gpu=) or a GPU instance family (AWS p*/g*, Azure's N
+    sizes, Google's accelerator-optimized series): a runner label or another instance type need not
     name one at all (``self-hosted``, ``m5.large``)."""
     for s in settings:
-        if s.kind == "gpu" and _gpus.named(s.value) is None:
+        unknown = (s.kind == "gpu" and _gpus.gpu_named(s.value) is None) or (
+            s.kind == "instance" and _gpus.instance(s.value) is None and _gpus.gpu_instance(s.value)
+        )
+        if unknown:
             yield UnknownGpu(s.value, f"{s.location} ({s.name}: {s.value})")
 
 
@@ -277,6 +293,8 @@ def _platforms(settings: Iterable[Setting]) -> Iterable[Platform]:
             name = platform_of(s.value) if s.name == "runs-on" else _tag_platform(s.value)
             if name:
                 yield Platform(name, f"{s.location} ({s.name}: {s.value})", s.possible, True)
+        elif s.kind == "platform" and s.name.endswith(" script"):  # a .bat or .ps1: run on Windows
+            yield Platform(s.value, f"{s.location} ({s.name})", False, True, local=True)
         elif s.kind == "platform":
             names = _marker_platforms(s.value) if s.name.startswith("uv ") else [platform_of(s.value)]
             for name in names:

@@ -15,6 +15,12 @@ FORMATS: dict[str, tuple[str, str]] = {
     "sarif": ("sarif", "render"),
     "github": ("github", "render"),
     "gitlab": ("gitlab", "render"),
+    "json-lines": ("json_lines", "render"),
+    "junit": ("junit", "render"),
+    "rdjson": ("rdjson", "render"),
+    "pylint": ("pylint", "render"),
+    "azure": ("azure", "render"),
+    "grouped": ("text", "grouped"),
 }
 
 

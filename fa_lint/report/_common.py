@@ -21,16 +21,19 @@ if TYPE_CHECKING:
 _UNPRINTABLE = r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 _SURROGATE = r"[\ud800-\udfff]"
 # GitHub Actions reads a line as a workflow command when it starts with "::" (after blanks), and, in
-# the legacy form, when "##[" appears anywhere in it (actions/runner ActionCommand.TryParseV2/TryParse).
-_COMMAND = r"^(\s*):(?=:)|(?<=##)\["
+# the legacy form, when "##[" appears anywhere in it (actions/runner ActionCommand.TryParseV2/TryParse);
+# the Azure Pipelines agent reads one wherever "##vso[" stands in a line (azure-pipelines-agent
+# Command.TryParse: message.IndexOf("##vso[")), case-sensitively.
+_COMMAND = r"^(\s*):(?=:)|(?<=##)\[|(?<=##vso)\["
 
 
 def printable(text: str) -> str:
     """Text from a checked file made safe to print: control characters, line breaks, bidi controls and
-    lone surrogates become visible escapes, and the openings of GitHub workflow commands lose a
-    character to one, so no input can start a new output line, a terminal sequence or a workflow
-    command, and every encoder (UTF-8 stdout, strict JSON parsers) accepts the result."""
-    if text.isprintable() and "::" not in text and "##[" not in text:  # the common case: nothing to do
+    lone surrogates become visible escapes, and the openings of GitHub workflow commands and Azure
+    Pipelines logging commands lose a character to one, so no input can start a new output line, a
+    terminal sequence or a CI command, and every encoder (UTF-8 stdout, strict JSON parsers) accepts
+    the result."""
+    if text.isprintable() and "::" not in text and "##" not in text:  # the common case: nothing to do
         return text
     text = re.sub(_UNPRINTABLE, lambda m: ascii(m.group())[1:-1], text)
     return re.sub(_COMMAND, lambda m: "\\x5b" if m.group(1) is None else m.group(1) + "\\x3a", text)
@@ -86,11 +89,12 @@ def compact(json_text: str) -> str:
 
 
 def unforgeable(json_text: str) -> str:
-    """JSON text with "##[" written "##\\u005b": the same string to any JSON reader, but no line of it
-    reads as a legacy GitHub workflow command when a CI log shows the report. Outside strings JSON has
-    no "#", and a string's "##[" is written as is, so this finds every one. Nothing else in indented,
-    ASCII-only JSON can: control characters are escaped, and no line starts with a string's "::"."""
-    return json_text.replace("##[", "##\\u005b")
+    """JSON text with "##[" written "##\\u005b" and "##vso[" "##vso\\u005b": the same strings to any
+    JSON reader, but no line of it reads as a legacy GitHub workflow command or an Azure Pipelines
+    logging command when a CI log shows the report. Outside strings JSON has no "#", and a string's
+    "##[" is written as is, so this finds every one. Nothing else in indented, ASCII-only JSON can:
+    control characters are escaped, and no line starts with a string's "::"."""
+    return json_text.replace("##[", "##\\u005b").replace("##vso[", "##vso\\u005b")
 
 
 def encoded(text: str) -> bytes:

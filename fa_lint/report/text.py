@@ -1,8 +1,8 @@
-"""``--format text`` and ``--format concise``: ruff's ``full`` and ``concise`` output.
+"""``--format text``, ``concise`` and ``grouped``: ruff's ``full``, ``concise`` and ``grouped`` output.
 
 ``text`` gives each finding a header (``path:line:col: CODE [severity] [*] headline``), the source with
-the span marked, ``= note:`` lines and a ``= help:`` line; ``concise`` the header alone. Both end with a
-summary.
+the span marked, ``= note:`` lines and a ``= help:`` line; ``concise`` the header alone; ``grouped`` each
+file's name once, then ``line:col CODE [severity] [*] headline`` under it. All end with a summary.
 Every string taken from a checked file passes through ``printable``.
 """
 
@@ -44,11 +44,16 @@ def plural(n: int, word: str) -> str:
 def _header(f: Finding, paint: _Paint, fixable: bool) -> str:
     loc = f.location
     where = paint(_BOLD, f"{printable(loc.path)}:{loc.line}:{loc.column}:")
+    return f"{where} {_said(f, paint, fixable)}"
+
+
+def _said(f: Finding, paint: _Paint, fixable: bool) -> str:
+    """``CODE [severity] [*] headline``: a header after its place."""
     mark = " [*]" if fixable and f.fix is not None and f.fix.safe else ""
     # The severity in words, not colour alone: a log, a pipe or a colour-blind reader sees which
     # findings fail the run. After the code, so that "path:line:col: CODE" stays what tools match.
     label = paint(_COLOR[f.severity], f"{f.code} [{f.severity.value}]")
-    return f"{where} {label}{mark} {printable(f.message)}"
+    return f"{label}{mark} {printable(f.message)}"
 
 
 def _help(f: Finding, fixable: bool) -> str:
@@ -91,6 +96,7 @@ def render(
     fixable: bool = True,
     fixes: ShownFixes | None = None,
     quiet: bool = False,
+    **_: object,
 ) -> str:
     """Every finding in full, then the fixes (with ``--show-fixes``) and the summary.
 
@@ -103,9 +109,11 @@ def render(
     lines: list[str] = []
     first: dict[tuple[object, ...], Finding] = {}
     previous: Finding | None = None
+    repeats = 0
     for f in report.findings:
         same = first.setdefault(_same(f), f)
         if same is not f:
+            repeats += 1
             # one problem, one block: a repeat (near-identical scripts, a copied Dockerfile) keeps its
             # header line, which editors and CI logs match, and points at the block above
             at = same.location
@@ -119,7 +127,7 @@ def render(
             spanned = previous is not None and previous.location[:3] == f.location[:3]
             lines += _full(f, None if spanned else split.get(f.location.path), paint, fixable)
         previous = f
-    return _end(lines, report, fixable, fixes, quiet)
+    return _end(lines, report, fixable, fixes, quiet, repeats)
 
 
 def concise(
@@ -129,6 +137,7 @@ def concise(
     fixable: bool = True,
     fixes: ShownFixes | None = None,
     quiet: bool = False,
+    **_: object,
 ) -> str:
     """One line a finding, then the fixes (with ``--show-fixes``) and the summary."""
     paint = _Paint(color)
@@ -136,15 +145,44 @@ def concise(
     return _end(lines, report, fixable, fixes, quiet)
 
 
-def _end(lines: list[str], report: Report, fixable: bool, fixes: ShownFixes | None, quiet: bool) -> str:
-    """The findings' lines, then the fixes (asked for) and the summary, which ``quiet`` leaves out."""
+def grouped(
+    report: Report,
+    *,
+    color: bool = False,
+    fixable: bool = True,
+    fixes: ShownFixes | None = None,
+    quiet: bool = False,
+    **_: object,
+) -> str:
+    """Each file's name, then one line a finding under it, lines and columns aligned as ruff aligns them."""
+    paint = _Paint(color)
+    by_file: dict[str, list[Finding]] = {}
+    for f in report.findings:  # sorted by path already: a file's findings stay in order
+        by_file.setdefault(f.location.path, []).append(f)
+    lines: list[str] = []
+    for path, found in by_file.items():
+        rows = max(len(str(f.location.line)) for f in found)
+        columns = max(len(str(f.location.column)) for f in found)
+        lines.append(paint(_BOLD, f"{printable(path)}:"))
+        for f in found:
+            where = f"{f.location.line:>{rows}}:{f.location.column:<{columns}}"
+            lines.append(f"  {where} {_said(f, paint, fixable)}")
+        lines.append("")
+    return _end(lines, report, fixable, fixes, quiet)
+
+
+def _end(
+    lines: list[str], report: Report, fixable: bool, fixes: ShownFixes | None, quiet: bool, repeats: int = 0
+) -> str:
+    """The findings' lines, then the fixes (asked for) and the summary, which ``quiet`` leaves out;
+    ``repeats``: the findings shown as the same as one above."""
     if fixes is not None:
         lines += [*shown_fixes(fixes), ""]
     if quiet:
         while lines and not lines[-1]:  # the blank line after the last finding or the fixes
             lines.pop()
         return "".join(f"{line}\n" for line in lines)
-    lines.append(summary(report, fixable=fixable))
+    lines.append(summary(report, fixable=fixable, repeats=repeats))
     return "\n".join(lines) + "\n"
 
 
@@ -163,8 +201,10 @@ def shown_fixes(fixes: ShownFixes) -> list[str]:
     return out
 
 
-def summary(report: Report, *, fixable: bool = True) -> str:
-    """'Found 1 error, 2 warnings, 0 info in 3 files.' or 'All checks passed: ...'."""
+def summary(report: Report, *, fixable: bool = True, repeats: int = 0) -> str:
+    """'Found 1 error, 2 warnings, 0 info in 3 files.' or 'All checks passed: ...'; ``repeats``, the
+    findings the full text showed as the same as one above, are said among the counts (a copied
+    script's findings count each, and the reader sees why there are so many)."""
     if not report.files:  # "all checks passed" would claim checks that never ran
         return f"No dependency files found under {printable(', '.join(report.paths) or '.')}"
     c = counts(report)
@@ -172,8 +212,11 @@ def summary(report: Report, *, fixable: bool = True) -> str:
         f"{plural(c['error'], 'error')}, {plural(c['warning'], 'warning')}, {c['info']} info "
         f"in {plural(len(report.files), 'file')}"
     )
-    if report.suppressed:
-        text += f" ({report.suppressed} suppressed)"
+    aside = [f"{report.suppressed} suppressed"] if report.suppressed else []
+    if repeats:
+        aside.append(f"{repeats} the same as one above")
+    if aside:
+        text += f" ({', '.join(aside)})"
     text = ("Found " if report.findings else "All checks passed: ") + text + "."
     if not fixable:
         return text

@@ -23,7 +23,7 @@ from fa_lint.rules import (
     wheel,
 )
 from fa_lint.rules._base import DOCS, Check, Context, Rule
-from fa_lint.rules._fixes import settle
+from fa_lint.rules._settle import settle
 
 FAMILIES = (
     versions,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from fa_lint.kb import Availability
 from fa_lint.machine.cpu import ARM, ARM_MARKER, Cpu
 from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Severity
 from fa_lint.rules._base import Context, Rule
@@ -95,12 +96,26 @@ def _wheel_file(inst: Install, unsupported: Rule) -> Finding | None:
     )
 
 
+def _arm_wheel(inst: Install) -> bool:
+    """Whether the release's asset listing has the linux_aarch64 wheel setup.py asks for on this machine
+    (flash-attn attaches Arm wheels after the tag: 2.8.3's torch 2.9 cp312 one)."""
+    w = inst.release.wheels if inst.release is not None else None
+    tools = inst.tools
+    if w is None or tools.torch is None:
+        return False
+    cuda = tools.cuda.value if tools.cuda else None
+    found = w.has(tools.torch.value, tools.pythons or None, cuda, tools.cxx11_abi, "linux_aarch64")
+    return found is Availability.YES
+
+
 def _index(inst: Install) -> Finding | None:
     facts, release = inst.facts, inst.release
     if facts is None or release is None or facts.wheels is None or _arm_runners(facts.wheels.runners):
         return None  # no release workflow read, or one that builds Arm wheels: nothing to say
     if inst.compiles:
         return None  # FAL011 already says pip compiles it (no wheel for this torch, or forced)
+    if _arm_wheel(inst):
+        return None  # the release's assets have a linux_aarch64 wheel setup.py fetches here
     where, certain = _where(inst)
     ev = facts.wheels.evidence
     return NO_PREBUILT_WHEEL.finding(

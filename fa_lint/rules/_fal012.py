@@ -1,6 +1,6 @@
 """FAL012's helpers: what builds nothing, what machine has no torch, what a stage installs at which
 step (torch, pip, setuptools), and what it says of a conda environment file's ``pip:`` list and of a
-build no torch can reach."""
+build no torch can reach; which builds it judges (flash-attn, and a build of hopper/ as flash-attn-3)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from fa_lint._records import NamedTuple
 from fa_lint.machine import final_torch
 from fa_lint.machine.environments import Environment, Sources
 from fa_lint.machine.final_torch import TORCH
-from fa_lint.model import FLASH_ATTN, Kind, Requirement
+from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Requirement
 from fa_lint.rules._base import Context
 
 
@@ -52,6 +52,39 @@ def torchless(env: Environment) -> bool:
     """The machine is known to start without torch: a base image without it, or a conda environment
     whose every package the file lists (an export) with no torch among them."""
     return bool(env.images) and all(i.has_torch is False for i in env.images)
+
+
+NO_TORCH = (
+    "flash-attn has no pyproject.toml and its setup.py imports torch first, so a build that cannot "
+    "see the installed torch fails with \"ModuleNotFoundError: No module named 'torch'\""
+)
+
+
+def builds(env: Environment) -> tuple[Requirement, ...]:
+    """What FAL012 judges: flash-attn's installs (one a later install replaces still runs, and builds),
+    and source builds of flash-attention's hopper/ (FA3), whose setup.py imports torch as flash-attn's
+    does: the same ``pip wheel .`` in the clone and in its hopper/ folder is judged alike. An install
+    of PyPI's flash-attn-3 (an empty placeholder, FAL022) builds nothing of hopper/."""
+    found = (*env.of(FLASH_ATTN), *env.of(FA3), *env.superseded)
+    return tuple(r for r in found if r.name == FLASH_ATTN or (r.name == FA3 and r.build))
+
+
+# hopper/setup.py imports torch at its top (0251105a2fb1:hopper/setup.py:24 `import torch`, the commit
+# fa_lint/kb/builds.json's fa3 facts were read at), and hopper/ has no pyproject.toml in that tree
+_HOPPER_NO_TORCH = (
+    "flash-attention's hopper/ (flash-attn-3) has no pyproject.toml and its setup.py imports torch "
+    "first (hopper/setup.py: `import torch`), so a build that cannot see the installed torch fails with "
+    "\"ModuleNotFoundError: No module named 'torch'\""
+)
+
+
+def hopper(found: Finding) -> Finding:
+    """FAL012 on a build of hopper/: the same judgement, said of flash-attn-3."""
+    return found._replace(
+        message=found.message.replace("flash-attn ", "flash-attn-3 (hopper/) ", 1),
+        notes=tuple(_HOPPER_NO_TORCH if n == NO_TORCH else n for n in found.notes),
+        package=FA3,
+    )
 
 
 # A conda environment file's pip: list (its scope, fa_lint.sources.conda): conda env create runs one
@@ -115,7 +148,7 @@ class Stage(NamedTuple):
             setuptools[0] if setuptools else None,
             steps,  # a wheel's build command too: installed at a later step, it was read at its own
             next(s for s in itertools.count(1) if s not in steps),
-            frozenset(r.step for r in reqs if r.name in TORCH and r.kind in (Kind.INSTALL, Kind.OVERRIDE)),
+            frozenset(r.step for r in reqs if _named(r)),
         )
 
     def torch_before(self, step: int, image: bool) -> bool:
@@ -146,6 +179,18 @@ class Stage(NamedTuple):
     def pip_before(self, step: int) -> Requirement | None:
         i = bisect.bisect_left([r.step for r in self.pip], step)
         return self.pip[i - 1] if i else None
+
+
+# A project's own metadata (``pip install -e .`` reads its ``[project] dependencies`` or
+# ``install_requires``): its torch is what the project requires, as liger-kernel's is, not a torch the
+# command asks for. pip's default upgrade strategy (only-if-needed) keeps a torch in place that the
+# requirement admits, so it says nothing of whether one is there.
+_PROJECT_METADATA = frozenset({"pyproject", "setup.py", "setup.cfg"})
+
+
+def _named(r: Requirement) -> bool:
+    """An install that asks for torch itself: in the command or a file of requirements it names."""
+    return r.name in TORCH and r.kind in (Kind.INSTALL, Kind.OVERRIDE) and r.source not in _PROJECT_METADATA
 
 
 def stage_of(ctx: Context, env: Environment) -> Stage:

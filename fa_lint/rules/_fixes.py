@@ -17,13 +17,18 @@ from packaging.version import Version
 from fa_lint._records import NamedTuple
 from fa_lint.kb import PAGED_KV, Release
 from fa_lint.kb.assess import Verdict, assess_range
-from fa_lint.machine.environments import Environment
-from fa_lint.model import FLASH_ATTN, Fix, Kind, Requirement, pretty
+from fa_lint.machine import toolchain
+from fa_lint.machine.environments import commands
+from fa_lint.model import Fix, Kind, Requirement, pretty
 from fa_lint.rules import _wheels
+from fa_lint.rules._admitted import allowed_mask, good_mask, good_releases, others
 from fa_lint.rules._base import Context
-from fa_lint.syntax.text import TextIndex
+from fa_lint.rules._code import code_floor
 
-SHELL_SOURCES = frozenset({"dockerfile", "shell", "workflow", "makefile"})
+SHELL_SOURCES = frozenset({"dockerfile", "shell", "workflow", "makefile", "notebook", "batch", "powershell"})
+# formats whose shell lines sit in a JSON string: a '"' there would have to be written '\"', so a
+# word is quoted with "'" (the shell's other quote)
+IN_JSON = frozenset({"notebook"})
 # The patterns below compile when a fix is first built (re caches them): most runs build none.
 # name, optional extras | the version part | an optional marker. Written by hand because packaging's
 # parser keeps no offsets, and the edit must keep the name, extras and marker exactly as written.
@@ -61,7 +66,15 @@ def _pep508(req: Requirement) -> _Written | None:
         new = f"{head}{pretty(new_spec)}{tail}"
         return new, new
 
-    return _Written(req.raw, render, "shell" if req.source in SHELL_SOURCES else "")
+    return _Written(req.raw, render, _context(req))
+
+
+def _context(req: Requirement) -> str:
+    """What a fix of a requirement written as a word must be settled against: a shell's quoting, or,
+    for a command a Python program runs (fa_lint.sources.python_commands), the Python string too."""
+    if req.source in SHELL_SOURCES:
+        return "shell"
+    return "python-command" if commands(req.scope) else ""
 
 
 def _parts(raw: str) -> tuple[str, str, str] | None:
@@ -109,6 +122,11 @@ def _table(req: Requirement) -> _Written | None:
     return _Written(m["version"], render, "toml-value")
 
 
+def writable(req: Requirement) -> bool:
+    """Whether a fix can rewrite the requirement's text (its version is written as it reads)."""
+    return _written(req) is not None
+
+
 def _written(req: Requirement) -> _Written | None:
     if (
         req.version is not None
@@ -135,34 +153,88 @@ def _below(spec: Specifier, floor: Version) -> bool:
     return False
 
 
+def allowed(req: Requirement, ctx: Context, narrow: bool = False) -> VersionRange:
+    """What every other flash-attn requirement of ``req``'s installs admits -- constraints, overrides,
+    the same command's other words -- in every environment it is part of, whichever file the run
+    started from: the one place a fix's range is worked out. ``narrow``: with ``req``'s own range too
+    (a fix that raises its floor keeps its other bounds)."""
+    key = ("allowed", req.location, req.raw, narrow)
+    if key not in ctx.memo:
+        rng = req.version_range if narrow else VersionRange.full()
+        for env in ctx.environments_of(req):
+            rng = rng.intersection(others(req, env, ctx))
+        ctx.memo[key] = rng
+    found: VersionRange = ctx.memo[key]
+    return found
+
+
+def taken(req: Requirement, ctx: Context) -> Release | None:
+    """The release pip or uv installs for ``req``: the newest one its range and the rest of its install
+    admit (a pin or a lock's version as it is). Neither falls back to an older release because that one
+    has a prebuilt wheel: they build the sdist of the newest (see docs/wheels.md)."""
+    pinned = toolchain.exact(req)
+    if pinned is not None:
+        return ctx.kb.get(pinned)
+    rng = allowed(req, ctx, narrow=True)
+    found = [r for r in ctx.kb.installable if not r.version.is_prerelease and rng.contains(r.version)]
+    return found[-1] if found else None
+
+
+def _over(spec: Specifier, top: Version) -> bool:
+    """An upper bound or exclusion that ``<=top`` makes redundant."""
+    if spec.operator in ("<=", "<", "!=") and "*" not in spec.version:
+        return Version(spec.version) > top
+    return False
+
+
 def target(req: Requirement, ctx: Context, narrow: bool = False) -> Release | None:
     """The release a fix for ``req`` moves to: the first good one that every other requirement of its
-    environments admits -- constraints, overrides, the same command's other words -- with a prebuilt
-    wheel for their torch/CPython/CUDA when fa-lint knows them (a released-torch build first).
-    ``narrow``: a fix that raises the floor of ``req`` keeps its other bounds, so ``req`` must admit
-    the release too. None when the environments admit no good release at all.
+    environments admits (``allowed``), with a prebuilt wheel for their torch/CPython/CUDA when fa-lint
+    knows them (a released-torch build first). ``narrow``: a fix that raises the floor of ``req`` keeps
+    its other bounds, so ``req`` must admit the release too. None when the environments admit no good
+    release at all.
     """
     envs = ctx.environments_of(req)
-    allowed = _allowed(req, envs, ctx, narrow)
-    admitted = ("admitted", allowed)  # the same releases for every repeat of a pin: listed once
+    # the installer's constraints, and the project's own calls' keyword needs (a separate input)
+    mask = allowed_mask(req, envs, ctx, narrow) & good_mask(_code_range(ctx, req), ctx)
+    admitted = ("admitted", mask)  # the same releases for every repeat of a pin: listed once
     if admitted not in ctx.memo:
-        ctx.memo[admitted] = tuple(r for i, r in enumerate(_good(ctx)) if allowed >> i & 1)
+        ctx.memo[admitted] = tuple(r for i, r in enumerate(good_releases(ctx)) if mask >> i & 1)
     good: tuple[Release, ...] = ctx.memo[admitted]
     if not good:
         return None
+    if narrow:
+        # a raised floor leaves the installer the newest release of the range: its wheel is not the
+        # floor's to choose (``cap`` bounds the range where that release has none)
+        return good[0]
     tools = tuple(ctx.toolchain(env) for env in envs)
-    key = ("target", allowed, tools)  # the allowed releases say which are good
+    key = ("target", mask, tools)  # the admitted releases say which are good
     if key not in ctx.memo:
         ctx.memo[key] = _wheels.pick(good, tools) or good[0]
     found: Release = ctx.memo[key]
     return found
 
 
+def cap(req: Requirement, ctx: Context) -> Release | None:
+    """The newest release a raised floor's range must stop at so that what the installer takes (the
+    newest release the range admits) has a prebuilt wheel for every torch fa-lint knows the install to
+    have; None when the newest already has one (or whether it has is unknown), or no release does."""
+    envs = ctx.environments_of(req)
+    mask = allowed_mask(req, envs, ctx, narrow=True)
+    good = [r for i, r in enumerate(good_releases(ctx)) if mask >> i & 1]
+    tools = [t for t in map(ctx.toolchain, envs) if t.torch is not None]
+    if not good or not tools:
+        return None
+    if all(_wheels.fits(good[-1], t) is not False for t in tools):
+        return None
+    return _wheels.pick(reversed(good), tools)
+
+
 def why(req: Requirement, to: Release | None, ctx: Context, narrow: bool = False) -> str | None:
     """Why a fix for ``req`` suggests ``to``: the first release good enough, the first one the rest of
     its install admits, or the first with a prebuilt wheel for its torch and CPython (one repository's
     fixes then differ for a reason the finding says)."""
-    good = _good(ctx)
+    good = good_releases(ctx)
     if to is None or not good:
         return None
     first = "the first release with paged KV"
@@ -172,119 +244,70 @@ def why(req: Requirement, to: Release | None, ctx: Context, narrow: bool = False
         first = f"the first release with paged KV at or above {ctx.policy.min_version}"
     if to.version == good[0].version:
         return f"why {to}: {first}"
+    floor = code_floor(ctx, req)
+    if floor is not None and to.version == next(
+        (r.version for r in good if r.version >= floor.version), None
+    ):
+        return f"why {to}: {floor.reason()}"
     envs = ctx.environments_of(req)
-    allowed = _allowed(req, envs, ctx, narrow)
-    admitted = next((r for i, r in enumerate(good) if allowed >> i & 1), None)
+    mask = allowed_mask(req, envs, ctx, narrow) & good_mask(_code_range(ctx, req), ctx)
+    admitted = next((r for i, r in enumerate(good) if mask >> i & 1), None)
     if admitted is not None and admitted.version == to.version:
         return f"why {to}: {first} that the install's other flash-attn requirements admit"
     tools = next((t for t in map(ctx.toolchain, envs) if t.torch is not None), None)
     if admitted is None or tools is None or tools.torch is None:
         return None
     python = f" and CPython {tools.python.value}" if tools.python is not None else ""
+    torch = tools.torch.value
+    nightly = to.wheels.built_against(torch) if to.wheels is not None else None
+    if nightly is None:
+        return (
+            f"why {to}: {first} and a prebuilt wheel for the torch {torch}{python} this install has, built "
+            f"against a released torch {torch} (from {admitted} on, the releases before it have none, or one "
+            "built against a torch nightly)"
+        )
+    i, released = next(((i, r) for i, r in enumerate(good) if _wheels.stable(r, tools)), (0, None))
+    beyond = "" if released is None else f"; the first built against a released torch {torch} is {released}"
+    if released is not None and not mask >> i & 1:
+        beyond += ", which the install's other flash-attn requirements rule out"
     return (
-        f"why {to}: {first} and a prebuilt wheel for the torch {tools.torch.value}{python} this install "
-        f"has (from {admitted} on, the releases before it have none, or one built against a torch nightly)"
+        f"why {to}: {first} that the install's other flash-attn requirements admit with a prebuilt wheel "
+        f"for the torch {torch}{python} this install has, one built against the torch pre-release {nightly}"
+        f"{beyond}"
     )
+
+
+def capped(req: Requirement, upto: Release, ctx: Context) -> str | None:
+    """Why a raised floor also stops at ``upto``: the release the installer would take otherwise."""
+    newest = taken(req, ctx)
+    tools = next((t for t in map(ctx.toolchain, ctx.environments_of(req)) if t.torch is not None), None)
+    if newest is None or tools is None or tools.torch is None:
+        return None
+    return (
+        f"why <={upto}: pip and uv install the newest release a range admits, {newest}, which "
+        f"{_wheels.missing(newest, tools).split(' ', 1)[1]}, and build its sdist rather than fall back "
+        f"to an older release with a wheel; {upto} is the newest with paged KV and a prebuilt wheel there"
+    )
+
+
+def _code_range(ctx: Context, req: Requirement) -> VersionRange:
+    """What the project's own calls admit: from the first release with every keyword they pass
+    (``rules._code.code_floor``), a separate input to the floor beside the policy and the install."""
+    floor = code_floor(ctx, req)
+    return floor.range() if floor is not None else VersionRange.full()
 
 
 def floor_for(to: Release | None, ctx: Context) -> Version | None:
     """The version a fix asks for when the environment calls for more than the policy (its constraints,
     a prebuilt wheel for its torch); None when ``to`` is the first good release anyway, so a floor keeps
     the policy's own minimum (``>=2.6.0``, rather than the ``2.6.0.post1`` that it admits first)."""
-    good = _good(ctx)
+    good = good_releases(ctx)
     return to.version if to is not None and good and to.version != good[0].version else None
 
 
-def _good(ctx: Context) -> tuple[Release, ...]:
-    if "good" not in ctx.memo:
-        ctx.memo["good"] = tuple(
-            r for r in ctx.kb.installable if ctx.policy.good(r) and not r.version.is_prerelease
-        )
-    found: tuple[Release, ...] = ctx.memo["good"]
-    return found
-
-
-def _allowed(req: Requirement, envs: list[Environment], ctx: Context, narrow: bool) -> int:
-    """The good releases (``_good``, bit i for the i-th) that every other flash-attn requirement of
-    ``req``'s environments admits, and ``req`` itself when ``narrow``: all a fix's target is picked by.
-    As bits, not a range: a range has a piece for each exclusion it gathered (n ``!=`` constraints
-    make n pieces), and the good releases are a few dozen."""
-    allowed = _mask(req.version_range, ctx) if narrow else -1  # -1: every bit set
-    for env in envs:
-        allowed &= _others(req, env, ctx)
-    return allowed
-
-
-def _mask(rng: VersionRange, ctx: Context) -> int:
-    key = ("good mask", rng)
-    if key not in ctx.memo:
-        ctx.memo[key] = sum(1 << i for i, r in enumerate(_good(ctx)) if rng.contains(r.version))
-    found: int = ctx.memo[key]
-    return found
-
-
-class _AllBut:
-    """Masks of a list of requirements, and of the list without any one of them (by location, the last
-    one there), from prefix and suffix masks: linear in the list."""
-
-    def __init__(self, masks: list[tuple[Requirement, int]]) -> None:
-        self.before = [-1]
-        for _, m in masks:
-            self.before.append(self.before[-1] & m)
-        self.after = [-1]
-        for _, m in reversed(masks):
-            self.after.append(self.after[-1] & m)
-        self.after.reverse()
-        self.where = {r.location: i for i, (r, _) in enumerate(masks)}
-
-    def without(self, req: Requirement) -> int:
-        i = self.where.get(req.location)
-        return self.before[-1] if i is None else self.before[i] & self.after[i + 1]
-
-
-class _Command(NamedTuple):
-    """One command's flash-attn requirements (an install step's, or a manifest's step 0)."""
-
-    every: _AllBut  # all of them: what a requirement without a marker combines with
-    plain: int  # those without a marker
-    marked: dict[str, _AllBut]  # those of each marker: a requirement with one combines with its own
-
-
-def _others(req: Requirement, env: Environment, ctx: Context) -> int:
-    """What the rest of ``req``'s install admits (``_allowed``): the same command (a later one replaces
-    it rather than combining), without a marker or with ``req``'s. Each command's requirements are
-    grouped once per environment, by marker: linear in the environment, however many markers."""
-    key = ("others", id(env))
-    if key not in ctx.memo:
-        ctx.memo[key] = _commands(env, ctx)
-    command: _Command | None = ctx.memo[key].get(req.step)
-    if command is None:
-        return -1
-    if not req.marker:
-        return command.every.without(req)
-    own = command.marked.get(req.marker)
-    return command.plain & (own.without(req) if own is not None else -1)
-
-
-def _commands(env: Environment, ctx: Context) -> dict[int, _Command]:
-    by_step: dict[int, list[tuple[Requirement, int]]] = {}
-    for r in env.of(FLASH_ATTN):
-        if r.kind in (Kind.INSTALL, Kind.CONSTRAINT, Kind.OVERRIDE) and not r.unresolved:
-            by_step.setdefault(r.step, []).append((r, _mask(r.version_range, ctx)))
-    commands = {}
-    for step, masks in by_step.items():
-        plain = -1
-        marked: dict[str, list[tuple[Requirement, int]]] = {}
-        for r, m in masks:
-            if r.marker:
-                marked.setdefault(r.marker, []).append((r, m))
-            else:
-                plain &= m
-        commands[step] = _Command(_AllBut(masks), plain, {k: _AllBut(v) for k, v in marked.items()})
-    return commands
-
-
-def raise_floor(req: Requirement, ctx: Context, floor: Version | None = None) -> Fix | None:
+def raise_floor(
+    req: Requirement, ctx: Context, floor: Version | None = None, upto: Release | None = None
+) -> Fix | None:
     """FAL002: add ``>=floor`` and drop the bounds it makes redundant; only releases go.
 
     ``floor`` is the first good release with a prebuilt wheel for the environment, when fa-lint
@@ -294,25 +317,39 @@ def raise_floor(req: Requirement, ctx: Context, floor: Version | None = None) ->
     if w is None:
         return None
     for low in dict.fromkeys(v for v in (floor, ctx.policy.min_version) if v is not None):
-        spec = _raised(req.specifier, low, ctx)
+        spec = _raised(req.specifier, low, upto, ctx)
         if spec is not None:
             return _fix(req, w, spec, f"require flash-attn{pretty(spec)}", safe=True)
     return None  # e.g. '!=2.5.*,<2.6': nothing good is left to narrow to
 
 
-def _raised(specifier: SpecifierSet, low: Version, ctx: Context) -> SpecifierSet | None:
-    """``specifier`` with ``>=low`` and without the bounds that makes redundant, when all it then admits
-    is good: once per specifier (a project repeats its pins), not once a requirement."""
-    key = ("raised", str(specifier), low)  # as written: equal sets may spell a version otherwise
+def _raised(specifier: SpecifierSet, low: Version, upto: Release | None, ctx: Context) -> SpecifierSet | None:
+    """``specifier`` with ``>=low`` (and ``<=upto``), without the bounds they make redundant, when all it
+    then admits is good: once per specifier (a project repeats its pins), not once a requirement."""
+    top = upto.version if upto is not None else None
+    key = ("raised", str(specifier), low, top)  # as written: equal sets may spell a version otherwise
     if key not in ctx.memo:
-        spec = SpecifierSet([Specifier(f">={low}"), *(s for s in specifier if not _below(s, low))])
+        kept = [s for s in specifier if not (top is not None and _over(s, top))]
+        bound = [Specifier(f"<={top}")] if top is not None else []
+        spec = SpecifierSet([Specifier(f">={low}"), *bound, *(s for s in kept if not _below(s, low))])
         ok = assess_range(spec.to_range(), ctx.kb, ctx.policy).verdict is Verdict.OK
         ctx.memo[key] = spec if ok else None
     found: SpecifierSet | None = ctx.memo[key]
     return found
 
 
-def bump_pin(req: Requirement, target: Release | None) -> Fix | None:
+def stop_at(req: Requirement, upto: Release) -> Fix | None:
+    """FAL011 on a range: add ``<=upto`` and drop the upper bounds it makes redundant, so that the
+    installer's pick (the newest release admitted) is ``upto``; safe, as ``raise_floor``'s cap is."""
+    w = _written(req)
+    if w is None:
+        return None
+    kept = [s for s in req.specifier if not _over(s, upto.version)]
+    spec = SpecifierSet([*kept, Specifier(f"<={upto.version}")])
+    return _fix(req, w, spec, f"require flash-attn{pretty(spec)}", safe=True)
+
+
+def bump_pin(req: Requirement, target: Release | None, title: str = "") -> Fix | None:
     """FAL001 on an exact ``==X`` pin: move it to ``target``, the first good release that every other
     requirement of its environment admits (with a prebuilt wheel there, when fa-lint can tell), as
     pip-audit --fix picks the first fix. No target, no fix: a pin the environment then refuses is
@@ -329,7 +366,8 @@ def bump_pin(req: Requirement, target: Release | None) -> Fix | None:
     if "+" in str(req.specifier):  # a local build (+cu122...): its index may have no such release
         return None
     spec = SpecifierSet(f"=={target.version}")
-    return _fix(req, w, spec, f"pin flash-attn=={target.version} (an upgrade: check it)", safe=False)
+    title = title or f"pin flash-attn=={target.version} (an upgrade: check it)"
+    return _fix(req, w, spec, title, safe=False)
 
 
 def quote_word(req: Requirement) -> Fix | None:
@@ -339,40 +377,5 @@ def quote_word(req: Requirement) -> Fix | None:
         return None
     old = req.raw + req.redirected  # the redirect starts where the word ends
     span = loc._replace(end_column=loc.end_column + len(req.redirected))
-    return Fix(span, old, f'"{old}"', f'quote it: "{old}"', True, req.source, old)
-
-
-_SHELL_SPECIAL = r"[\s<>|&;()]"
-
-
-def _shell(fix: Fix, text: str, start: int, end: int) -> Fix | None:
-    before, after = text[start - 1 : start], text[end : end + 1]
-    quoted = before in ("'", '"') and before == after
-    if quoted or not re.search(_SHELL_SPECIAL, fix.new):
-        return fix._replace(context="")
-    if not re.search(r'["$`\\]', fix.new):
-        return fix._replace(new=f'"{fix.new}"', context="")
-    if "'" not in fix.new:
-        return fix._replace(new=f"'{fix.new}'", context="")
-    return None  # no quoting keeps it one word
-
-
-def _toml_value(fix: Fix, index: TextIndex, start: int, end: int) -> Fix | None:
-    found = list(re.finditer(r"=\s*([\"'])(" + re.escape(fix.old) + r")\1", index.text[start:end]))
-    if len(found) != 1:
-        return None  # no version string (Pipfile's default "*"), or one with escapes
-    s, e = start + found[0].start(2), start + found[0].end(2)
-    return fix._replace(location=index.location(s, e), context="")
-
-
-def settle(fix: Fix, index: TextIndex) -> Fix | None:
-    """Make a fix final against its file's text (see ``Fix.context``); None when none is safe."""
-    if not fix.context:
-        return fix
-    loc = fix.location
-    start, end = index.offset(loc.line, loc.column), index.offset(loc.end_line, loc.end_column)
-    if fix.context == "shell":
-        return _shell(fix, index.text, start, end)
-    if fix.context == "toml-value":
-        return _toml_value(fix, index, start, end)
-    return None
+    q = "'" if req.source in IN_JSON else '"'
+    return Fix(span, old, f"{q}{old}{q}", f"quote it: {q}{old}{q}", True, req.source, old)

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+
+from packaging.version import Version
 
 from fa_lint.kb import builds as _builds
 from fa_lint.kb.builds import Capability
 from fa_lint.machine import target as _target
 from fa_lint.machine.target import UnknownGpu
-from fa_lint.model import FA3, FA4, Finding, Severity
+from fa_lint.model import FA3, FA4, FLASH_ATTN, Finding, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._installs import Install, installs
+from fa_lint.syntax.pep508 import file_name
 
 
 class _Gpu:
@@ -34,9 +38,9 @@ def check(ctx: Context, rule: Rule) -> Iterator[Finding]:
         # one finding per install: the most certain GPU leads, the others follow in the notes
         found.sort(key=lambda gp: (gp[0].possible, not gp[1][3]))
         (gpu, (headline, notes, help_, certain)), rest = found[0], found[1:]
-        severity = (
-            Severity.ERROR if (certain and not gpu.possible) or _every(inst, found) else Severity.WARNING
-        )
+        # an install that may not run (a branch, a notebook line under a capability test) is a warning
+        sure = (certain and not gpu.possible) or _every(inst, found)
+        severity = Severity.ERROR if sure and not inst.req.possible else Severity.WARNING
         yield rule.finding(
             inst.req.location,
             headline,
@@ -120,7 +124,7 @@ def _problem(inst: Install, gpu: _Gpu) -> Problem | None:
         return _fa4(inst, gpu, cc)
     facts = inst.facts
     if facts is None or inst.release is None:
-        return None
+        return _any_release(inst, gpu, cc) if inst.compiles and inst.req.name == FLASH_ATTN else None
     release = inst.release
     if not facts.runtime.accepts(gpu.cc):
         refuses = f"{facts.runtime.evidence.at}: {facts.runtime.evidence.text}"
@@ -149,7 +153,12 @@ def _kernels(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
     """Whether the install carries a kernel the GPU runs: the wheel's archs, or a build's."""
     facts, release = inst.facts, inst.release
     assert facts is not None and release is not None
+    if inst.path == "wheel":
+        return _wheel_file(inst, gpu, cc)
     if inst.compiles is False and inst.path == "index" and facts.wheels is not None:
+        torch = inst.tools.torch.value if inst.tools.torch else None
+        if release.wheels is not None and torch is not None and torch not in release.wheels.torch:
+            return None  # a wheel attached after the tag, by a later workflow: its archs are not known
         cuda = inst.tools.cuda.value if inst.tools.cuda else None
         major = int(cuda.split(".")[0]) if cuda and cuda[0].isdigit() else None
         builds = facts.wheels.for_cuda(major) if major is not None else facts.wheels.builds
@@ -209,6 +218,98 @@ def _built(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
         f"add sm_{gpu.cc[0]}{gpu.cc[1]} to the build"
         + (f" ({facts.variable.name})" if facts.variable else ", or use a release that compiles it"),
         not maybe,
+    )
+
+
+# a wheel's local label: the CUDA it was built with (cu12: the release workflow's CUDA 12 build;
+# cu128: 12.8) and the torch it was built for
+_NO_IMAGE = (
+    "the import works; the first call fails with 'no kernel image is available for execution on the device'"
+)
+_LABEL = re.compile(r"\+cu(\d\d)(\d?)torch(\d+\.\d+)", re.I)
+
+
+def _wheel_file(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
+    """A wheel installed by its URL or file: the kernels its build compiled. The release workflow's
+    (its URL under the release, for a torch the tag's matrix built) are that build's; any other
+    (a community build, a wheel attached after the tag) compiled what the tag's setup.py compiles
+    with the nvcc its name says (``cu128``: 12.8), which is all fa-lint can know of it."""
+    facts, release = inst.facts, inst.release
+    assert facts is not None and release is not None
+    label = _LABEL.search(file_name(inst.req.url or ""))
+    if label is None:
+        return None  # no CUDA in its name: what it was built with is not known
+    major, minor, torch = int(label.group(1)), label.group(2), label.group(3)
+    matrix = release.wheels.torch if release.wheels is not None else ()
+    if inst.official and facts.wheels is not None and torch in matrix:
+        builds = facts.wheels.for_cuda(major)
+        sms = frozenset(sm for b in builds for sm in b.sm)
+        made = ", ".join(f"CUDA {b.cuda}: sm_{', sm_'.join(b.sm)}" for b in builds)
+        why = f"the release workflow built its CUDA {major} wheels with {made} ({facts.wheels.evidence.at})"
+    elif minor:
+        nvcc = Version(f"{major}.{minor}")
+        sms = facts.compiled(nvcc, None)[0]
+        why = (
+            f"a wheel built elsewhere with nvcc {nvcc} (its name says cu{major}{minor}) compiles what "
+            f"{release}'s setup.py compiles with it: sm_{', sm_'.join(sorted(sms, key=_key)) or '(none)'} "
+            f"({', '.join(a.evidence.at for a in facts.archs)})"
+        )
+    else:
+        return None
+    if not sms or _builds.runs(sms, gpu.cc):
+        return None
+    return (
+        f"this flash-attn {release} wheel has no kernel for compute capability {cc} "
+        f"(it carries sm_{', sm_'.join(sorted(sms, key=_key))})",
+        (
+            why,
+            _NO_IMAGE,
+        ),
+        "use a wheel built with this GPU's arch (2.8.0.post2 and later release wheels carry sm_100 and "
+        "sm_120), or build from source for it",
+        True,
+    )
+
+
+def _any_release(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
+    """A source build of a flash-attention checkout whose release is not known (a commit, a branch, an
+    ARG): judged only where every release fa-lint knows would compile no kernel for the GPU with this
+    nvcc and FLASH_ATTN_CUDA_ARCHS (``90``: sm_90 in every release that reads it, sm_80 and sm_90 in
+    the older ones, which do not)."""
+    value = inst.variable("FLASH_ATTN_CUDA_ARCHS")
+    if not value:
+        return None  # its default compiles every arch the release has
+    known = inst.target.nvcc(inst.step)
+    nvcc = _target.version(known.value) if known is not None else None
+    b = _builds.load()
+    readers = []
+    for key in b.raw:
+        facts = b.get(Version(key))
+        if facts is None:
+            continue
+        certain, maybe = facts.compiled(nvcc, value)
+        if not certain and not maybe:
+            return None  # that release builds what torch picks (TORCH_CUDA_ARCH_LIST, the build's GPU)
+        if _builds.runs(certain | maybe, gpu.cc) and facts.runtime.accepts(gpu.cc):
+            return None
+        if facts.variable is not None:
+            readers.append(facts)
+    if not readers:
+        return None
+    first, last = readers[0], readers[-1]
+    wanted = [a.listed for a in last.archs if a.listed and _builds.runs([a.sm], gpu.cc)]
+    return (
+        f"this build compiles no kernel for compute capability {cc}, whichever flash-attn it builds: "
+        f"FLASH_ATTN_CUDA_ARCHS={value} selects "
+        + _compiles(last, *last.compiled(nvcc, value)).removeprefix("it compiles "),
+        (
+            f"which release the checkout builds is not known; every release fa-lint knows compiles no "
+            f"sm_{gpu.cc[0]}{gpu.cc[1]}-compatible kernel with it: {first.version}-{last.version} read "
+            f"FLASH_ATTN_CUDA_ARCHS ({last.variable.evidence.at if last.variable else ''}), the ones before "
+            "build only their own archs",
+        ),
+        f"add {wanted[0]} to FLASH_ATTN_CUDA_ARCHS" if wanted else "build it for this GPU's arch",
+        False,
     )
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from packaging.version import Version
+
 from fa_lint.kb import builds as _builds
 from fa_lint.machine import target as _target
 from fa_lint.machine import toolchain
@@ -27,6 +29,9 @@ def check(ctx: Context, rule: Rule) -> Iterator[Finding]:
         if found is not None:
             yield found
         found = _version(rule, inst, nvcc) if nvcc is not None else None
+        if found is not None:
+            yield found
+        found = _memory(rule, inst)
         if found is not None:
             yield found
 
@@ -140,6 +145,65 @@ def _no_archs(rule: Rule, inst: Install, nvcc: toolchain.Known | None) -> Findin
         f'set {var.name} to the archs to build, from {var.default!r} ("80" covers 8.x, "90" Hopper, '
         '"100;120" Blackwell, with nvcc 12.8+), or set TORCH_CUDA_ARCH_LIST',
         Severity.ERROR if certain_fail else Severity.WARNING,
+    )
+
+
+def _per_job(inst: Install) -> tuple[float, str] | None:
+    """The memory one compile job takes: what the release's setup.py allows it when it picks MAX_JOBS
+    (``int(free_memory_gb / 9)``, 2.5.4 and later), else the first release that says (the same
+    kernels, compiled the same way), and where that is said."""
+    facts = inst.facts
+    if facts is not None and facts.per_job_gb and facts.per_job_evidence is not None:
+        return facts.per_job_gb, f"{facts.per_job_evidence.at}: {facts.per_job_evidence.text}"
+    b = _builds.load()
+    for key in b.raw:
+        later = b.get(Version(key))
+        if later is not None and later.per_job_gb and later.per_job_evidence is not None:
+            ev = later.per_job_evidence
+            return later.per_job_gb, f"as {later.version}'s setup.py says ({ev.at}: {ev.text})"
+    return None
+
+
+def _memory(rule: Rule, inst: Install) -> Finding | None:
+    """A compile on a machine whose memory the files give, with more compile jobs than it holds: each
+    nvcc job peaks at the memory setup.py allows it; past the machine's, the kernel kills the compiler
+    ("Killed", "c++: fatal error: Killed signal terminated program cc1plus"). Only where setup.py
+    surely compiles (no wheel fits, forced, a source build); a wheel it fetches compiles nothing."""
+    memory, facts = inst.target.memory, inst.facts
+    if memory is None or inst.compiles is not True or facts is None or inst.req.possible:
+        return None
+    found = _per_job(inst)
+    if found is None:
+        return None
+    per_job, said = found
+    gb = float(memory.value)
+    fits = max(1, int(gb // per_job))
+    set_to = inst.variable("MAX_JOBS")
+    if set_to is not None:
+        if not set_to.isdigit() or int(set_to) <= fits:
+            return None  # a value fa-lint cannot see, or one the memory holds
+        why = f"MAX_JOBS={set_to} runs {set_to} compile jobs at once, about {int(set_to) * per_job:g} GB"
+    elif facts.max_jobs_capped:
+        why = (
+            "setup.py picks MAX_JOBS from the cores and the free memory it sees "
+            f"({facts.max_jobs_evidence.at}), which on a node shared by jobs are the node's, not this job's"
+        )
+    else:
+        torch = _builds.load().torch.facts.get("ninja_default")
+        why = (
+            f"without MAX_JOBS, {inst.release}'s setup.py leaves the job count to ninja (torch "
+            f"{torch.at if torch else 'cpp_extension'}): one job per core and more"
+        )
+    return rule.finding(
+        inst.req.location,
+        f"compiling flash-attn {inst.release} may need more memory than the machine's {gb:g} GB: "
+        f"each compile job takes about {per_job:g} GB; set MAX_JOBS={fits}",
+        severity=Severity.WARNING,
+        package=FLASH_ATTN,
+        requirement=inst.req.raw,
+        environment=inst.env.name,
+        notes=(f"{gb:g} GB from {memory.where}", why, f"each job about {per_job:g} GB: {said}"),
+        help=f"set MAX_JOBS={fits} (or fewer) for this install",
     )
 
 

@@ -106,11 +106,14 @@ def _platforms(rule: Rule, inst: Install) -> Iterator[Finding]:
 
     macOS has no CUDA: the install cannot succeed. Windows builds where a CUDA toolkit and MSVC are
     installed (setup.py has Windows flags), after a long compile: certain failure only on a job that
-    installs no toolkit."""
+    installs no toolkit (a Windows script's own machine may have one). A wheel installs only on the
+    OS its platform tag names: that is judged against every target instead (``_wheel_elsewhere``)."""
+    platforms = _targets(inst)
+    tagged = wheel_os(inst.req.url) if inst.path == "wheel" and inst.req.url else None
+    if tagged is not None:
+        yield from _wheel_elsewhere(rule, inst, tagged, platforms)
+        return
     found = []
-    platforms = [p for p in inst.target.platforms if p.scope in ("", inst.req.scope)]
-    if any(p.scope and p.scope == inst.req.scope for p in platforms):  # a pixi feature's own list
-        platforms = [p for p in platforms if p.scope == inst.req.scope or p.certain_run]
     for name in ("windows", "macos"):
         there = [p for p in platforms if p.name == name]
         if there and not _excluded(inst.req.marker, name):
@@ -119,7 +122,8 @@ def _platforms(rule: Rule, inst: Install) -> Iterator[Finding]:
     if not found:
         return
     toolkit = inst.target.nvcc(inst.step)
-    fails = [ran and (p.name == "macos" or toolkit is None or toolkit.value == "none") for p, ran in found]
+    unknown = toolkit is None or toolkit.value == "none"
+    fails = [ran and (p.name == "macos" or (unknown and not p.local)) for p, ran in found]
     labels = " and ".join(_LABEL[p.name] for p, _ in found)
     notes = [f"{_LABEL[p.name]} from {p.where}" + ("" if ran else " (declared, not run)") for p, ran in found]
     notes.append("flash-attn's release wheels are Linux-only (linux_x86_64)")
@@ -138,10 +142,70 @@ def _platforms(rule: Rule, inst: Install) -> Iterator[Finding]:
     )
 
 
+def _targets(inst: Install) -> list[Platform]:
+    platforms = [p for p in inst.target.platforms if p.scope in ("", inst.req.scope)]
+    if any(p.scope and p.scope == inst.req.scope for p in platforms):  # a pixi feature's own list
+        platforms = [p for p in platforms if p.scope == inst.req.scope or p.certain_run]
+    if inst.req.source == "dockerfile" and not any(p.name == "linux" for p in platforms):
+        # an image's RUN runs on Linux (fa-lint reads Linux images only)
+        platforms.append(Platform("linux", f"{inst.req.location.path} (a Docker image)", False, True))
+    return platforms
+
+
+# a wheel's platform tag (PEP 425, the file name's last part): the OS pip installs it on
+_WHEEL_OS = (
+    ("linux", ("linux_", "manylinux", "musllinux")),
+    ("windows", ("win_", "win32")),
+    ("macos", ("macosx",)),
+)
+_LABEL_OS = {"linux": "Linux", "windows": "Windows", "macos": "macOS"}
+
+
+def wheel_os(url: str) -> str | None:
+    """The OS a wheel URL's platform tag names (``linux_x86_64``: "linux", ``win_amd64``: "windows");
+    None for a pure wheel (``any``) or a name that is no wheel's."""
+    name = file_name(url)
+    if not name.endswith(".whl"):
+        return None
+    tag = name.removesuffix(".whl").rsplit("-", 1)[-1]
+    return next((os for os, starts in _WHEEL_OS if tag.startswith(starts)), None)
+
+
+def _wheel_elsewhere(rule: Rule, inst: Install, tagged: str, platforms: list[Platform]) -> Iterator[Finding]:
+    """A wheel installed on another OS than its platform tag's: pip refuses it ("... is not a
+    supported wheel on this platform"), before anything is built."""
+    marker = inst.req.marker
+    other = [p for p in platforms if p.name not in (tagged, "") and not _excluded(marker, p.name)]
+    other = [p for p in other if p.name in _LABEL_OS]
+    if not other:
+        return
+    other.sort(key=lambda p: (not p.certain_run, p.possible))
+    first = other[0]
+    tag = _tag(file_name(inst.req.url or ""))
+    certain = first.certain_run and not first.possible and not inst.req.possible
+    yield rule.finding(
+        inst.req.location,
+        f"this wheel is for {_LABEL_OS[tagged]} ({tag}), but it is installed on {_LABEL_OS[first.name]}: "
+        "pip refuses it",
+        severity=Severity.ERROR if certain else Severity.WARNING,
+        **inst.fields,
+        notes=(
+            f"{_LABEL_OS[first.name]} from {first.where}"
+            + ("" if first.certain_run else " (declared, not run)"),
+            *(f"also {_LABEL_OS[p.name]} from {p.where}" for p in other[1:]),
+            f"pip installs a wheel only where its platform tag ({tag}) fits: elsewhere it stops with "
+            "'is not a supported wheel on this platform'",
+        ),
+        help=f"install a {_LABEL_OS[first.name]} build of flash-attn there (flash-attn's own releases "
+        "publish Linux wheels only), or keep this install to " + _LABEL_OS[tagged],
+    )
+
+
 _LABEL = {"windows": "Windows", "macos": "macOS"}
 # formats whose requirement lines take a PEP 508 marker (pip, uv, setuptools, pipenv, tox read them)
 _MARKERS = {"requirements", "pyproject", "setup.cfg", "setup.py", "pipfile", "tox"}
-_SHELLS = {"shell", "makefile", "justfile", "dockerfile", "cluster"}
+_SHELLS = {"shell", "makefile", "justfile", "dockerfile", "cluster", "notebook"}
+_WINDOWS_SCRIPTS = {"batch", "powershell"}
 
 
 def _advice(inst: Install, platforms: list[Platform]) -> tuple[str, str]:
@@ -188,6 +252,12 @@ def _advice(inst: Install, platforms: list[Platform]) -> tuple[str, str]:
         return "run this job on a Linux runner", f"give the job a Linux runner's tags, {quoted}"
     if source == "nox":
         return "install it only on Linux", "in the session: if sys.platform == 'linux': session.install(...)"
+    if source in _WINDOWS_SCRIPTS:
+        return (
+            "use a Windows build of it, or run this on Linux (WSL)",
+            "flash-attn publishes no Windows wheels: install a community Windows wheel built for this "
+            "torch, CUDA and Python, build it with a CUDA toolkit and MSVC, or run the install under WSL",
+        )
     if source in _SHELLS:
         return (
             "install it only on Linux (a platform test)",

@@ -98,11 +98,14 @@ def _floor(policy: Policy, floor: Version | None) -> Version:
     return max(floor, policy.min_version) if floor is not None else policy.min_version
 
 
-def fix(req: Requirement, policy: Policy, floor: Version | None = None) -> str:
+def fix(req: Requirement, policy: Policy, floor: Version | None = None, upto: Version | None = None) -> str:
     """The one action that makes the requirement good, short enough for a headline; ``floor`` is the
     release to ask for when the environment calls for more than the policy (a prebuilt wheel for its
-    torch, its constraints)."""
+    torch, its constraints); ``upto``, the newest release the range may admit (the installer takes the
+    newest, and only that one has a prebuilt wheel for the install)."""
     v = _floor(policy, floor)
+    if upto is not None and req.kind is not Kind.LOCK and req.url is None:
+        return f"require flash-attn>={v},<={upto}"
     if req.kind is Kind.LOCK and req.tool in RELOCK:
         return f"run `{RELOCK[req.tool]}`"
     if req.kind is Kind.LOCK and req.tool == "pylock":
@@ -112,9 +115,13 @@ def fix(req: Requirement, policy: Policy, floor: Version | None = None) -> str:
     return f"require flash-attn>={v}"
 
 
-def help_for(req: Requirement, policy: Policy, floor: Version | None = None) -> str:
-    """The action in full, for the ``help`` line (``floor`` as in ``fix``)."""
+def help_for(
+    req: Requirement, policy: Policy, floor: Version | None = None, upto: Version | None = None
+) -> str:
+    """The action in full, for the ``help`` line (``floor`` and ``upto`` as in ``fix``)."""
     v = _floor(policy, floor)
+    if upto is not None and req.kind is not Kind.LOCK and req.url is None and req.build is None:
+        return fix(req, policy, floor, upto)
     if req.kind is Kind.LOCK and req.tool == "pylock":
         return f"upgrade flash-attn to {v} or later, then {PYLOCK}"
     if req.build is not None:
@@ -130,7 +137,7 @@ def help_for(req: Requirement, policy: Policy, floor: Version | None = None) -> 
             else ""
         )
         return f"give the variable it reads a version of {v} or later (or require flash-attn>={v}){bot}"
-    return fix(req, policy, floor)
+    return fix(req, policy, floor, upto)
 
 
 def relock_all(tool: str | None) -> str:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from fa_lint.kb import Availability, Release
+from fa_lint.kb import Availability, Release, Wheels
+from fa_lint.kb.wheels import X86
 from fa_lint.machine.toolchain import Toolchain
 
 
@@ -62,8 +63,8 @@ def missing(release: Release, tools: Toolchain) -> str:
     torch = tools.torch.value
     if not w.fetched:
         return f"{release}'s setup.py fetches no prebuilt wheel"
-    if not w.matching(torch):
-        return f"{release} has no wheel for torch {torch} (it has torch {span(w.torch)})"
+    if not w.matching(torch) and not w.assets_for(torch):
+        return f"{release} has no wheel for torch {torch} (it has torch {span(series(w))}{listed(w)})"
     pythons = tools.pythons or None
     if pythons is not None and not w.matching(torch, pythons):
         have = sorted({b.python for b in w.matching(torch)}, key=lambda v: tuple(map(int, v.split("."))))
@@ -77,6 +78,22 @@ def missing(release: Release, tools: Toolchain) -> str:
         names = ", ".join(f"cu{c}" for c in sorted({b.cuda for b in w.matching(torch, pythons)}))
         return f"{release} has no cu{name} wheel for torch {torch} with CUDA {cuda} (it has {names})"
     return f"{release} has no wheel for the C++ ABI of this torch"
+
+
+def series(w: Wheels) -> list[str]:
+    """Every torch series the release has a Linux x86_64 wheel for: its matrix's, and those public
+    files show (listed, or seen)."""
+    found = {*w.torch, *(b.torch for b in w.seen)}
+    found |= {a.torch for a in (w.listed.assets if w.listed else ()) if a.platform == X86}
+    return sorted(found, key=lambda v: tuple(map(int, v.split("."))))
+
+
+def listed(w: Wheels) -> str:
+    """Where the release's complete asset listing comes from, for a note that rests on it."""
+    listing = w.listed
+    if listing is None or not listing.complete:
+        return ""
+    return f"; per its release assets as listed on {listing.as_of[:10]} in {listing.source}"
 
 
 def lacking(release: Release, tools: Toolchain) -> str:

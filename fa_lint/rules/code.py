@@ -15,18 +15,21 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
-from fa_lint.code.uses import ATTN, CALL, CUSTOM, KERNEL, LOCAL_KERNEL, STALE_LOCK, SUBSTITUTE, Use
+from fa_lint.code.uses import ATTN, CALL, CUSTOM, KERNEL, LOCAL_KERNEL, OLD_LOCK, STALE_LOCK, SUBSTITUTE, Use
+from fa_lint.kb import PAGED_KV
 from fa_lint.machine.environments import Environment
 from fa_lint.model import FA3, FA4, FLASH_ATTN, Finding, Kind, Requirement, Severity
+from fa_lint.rules import _hub
 from fa_lint.rules._base import Context, Rule, exact
-from fa_lint.rules._code import certain, folder, nearest, paged
-from fa_lint.rules._text import KERNELS, TRANSFORMERS, fit
+from fa_lint.rules._code import KEYWORDS, ancestors, folder, nearest, sure
+from fa_lint.rules._text import KERNELS, TRANSFORMERS, fit, releases
 
 CALL_KEYWORD = Rule(
     "FAL018",
     "call-keyword-missing",
     Severity.ERROR,
     "The code calls flash-attn with a keyword the installed release lacks: TypeError at the first call.",
+    also=(Severity.WARNING,),
 )
 CUSTOM_KERNEL = Rule(
     "FAL019",
@@ -40,6 +43,7 @@ UNPINNED_KERNEL = Rule(
     "hub-kernel-unpinned",
     Severity.WARNING,
     "A Hub kernel loaded without a version or revision, or a kernels.lock that disagrees with pyproject.",
+    also=(Severity.ERROR,),
 )
 ATTN_UNAVAILABLE = Rule(
     "FAL021",
@@ -51,25 +55,6 @@ ATTN_UNAVAILABLE = Rule(
 RULES = (CALL_KEYWORD, CUSTOM_KERNEL, UNPINNED_KERNEL, ATTN_UNAVAILABLE)
 PACKAGES = frozenset({TRANSFORMERS, KERNELS})
 
-# The keywords each function gained after its first release, and the knowledge base's feature for
-# each (fa_lint/kb/flash_attn.json "features": from flash-attn's own signatures, per release).
-KEYWORDS = {
-    "flash_attn_with_kvcache": {
-        "block_table": "paged-kv",
-        "cache_batch_idx": "cache-batch-idx",
-        "cache_leftpad": "cache-leftpad",
-        "rotary_cos": "rotary",
-        "window_size": "sliding-window",
-        "alibi_slopes": "alibi",
-        "softcap": "softcap",
-    },
-    "flash_attn_varlen_func": {
-        "block_table": "paged-varlen",
-        "window_size": "sliding-window",
-        "alibi_slopes": "alibi",
-        "softcap": "softcap",
-    },
-}
 # attn_implementation -> the distribution transformers detects it by (FA3: only "flash-attn-3", the
 # name hopper/setup.py builds; transformers/utils/import_utils.py is_flash_attn_3_available)
 PROVIDERS = {
@@ -91,7 +76,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         elif use.kind == CUSTOM:
             yield from _custom(ctx, use)
         elif use.kind in (KERNEL, STALE_LOCK) or (use.kind == ATTN and _HUB.match(use.name)):
-            yield from _kernel(use)
+            yield from _kernel(ctx, use)
+        elif use.kind == OLD_LOCK:
+            yield from _hub.old_lock(ctx, UNPINNED_KERNEL, use)
         if use.kind == ATTN and use.name.removeprefix("paged|") in PROVIDERS:
             yield from _unavailable(ctx, use)
 
@@ -103,37 +90,57 @@ def _installs(env: Environment, name: str) -> list[Requirement]:
 
 
 def _call(ctx: Context, use: Use) -> Iterator[Finding]:
-    features = KEYWORDS[use.name]
-    for keyword in use.keywords:
-        feature = features.get(keyword)
-        if feature is None:
-            continue
-        for env in nearest(ctx, use):
-            for req in _installs(env, FLASH_ATTN):
-                admitted = ctx.assessment(req).admitted
-                if not admitted or any(r.has(feature) for r in admitted):
-                    continue  # some release it installs takes the keyword: FAL001/FAL002 judge the rest
-                first = ctx.kb.first_with(feature)
-                what = f"flash-attn {admitted[0]}" if len(admitted) == 1 else f"`{req.raw}`"
-                yield CALL_KEYWORD.finding(
-                    use.location,
-                    fit(
-                        f"`{use.name}({keyword}=...)`: {{what}} lacks `{keyword}` (TypeError); "
-                        f"require flash-attn>={first}",
-                        what=what,
-                    ),
-                    package=FLASH_ATTN,
-                    requirement=req.raw,
-                    environment=env.name,
-                    related=(req.location,),
-                    notes=(
-                        f"{req.location} installs {what}, which admits no release with `{keyword}` on "
-                        f"`{use.name}`: the first call raises TypeError: {use.name}() got an unexpected "
-                        f"keyword argument '{keyword}'",
-                    ),
-                    help=f"require flash-attn>={first} at {req.location}",
-                )
-                return  # one finding per call: the first keyword and install that fail it
+    """One finding per call: an error for the first keyword and install that no admitted release takes;
+    else a warning for the first that some admitted release lacks (block_table on the kvcache call is
+    paged KV itself, which FAL001/FAL002 judge at the pin)."""
+    gaps = [gap for keyword in use.keywords for gap in _gaps(ctx, use, keyword)]
+    worst = next((g for g in gaps if not g[3]), None) or next((g for g in gaps if g[4] != PAGED_KV), None)
+    if worst is None:
+        return
+    keyword, env, req, some, feature = worst
+    admitted = ctx.assessment(req).admitted
+    first = ctx.kb.first_with(feature)
+    what = f"flash-attn {admitted[0]}" if len(admitted) == 1 else f"`{req.raw}`"
+    lacking = [r for r in admitted if not r.has(feature)]
+    call = f"`{use.name}({keyword}=...)`"
+    if some:
+        headline = f"{call}: {{what}} admits releases without `{keyword}`; require flash-attn>={first}"
+        note = (
+            f"{req.location} installs {what}, which admits {releases(lacking)} without `{keyword}` on "
+            f"`{use.name}` (it arrives in {first}): with one of those the first call raises TypeError"
+        )
+    else:
+        headline = f"{call}: {{what}} lacks `{keyword}` (TypeError); require flash-attn>={first}"
+        note = (
+            f"{req.location} installs {what}, which admits no release with `{keyword}` on "
+            f"`{use.name}`: the first call raises TypeError: {use.name}() got an unexpected "
+            f"keyword argument '{keyword}'"
+        )
+    yield CALL_KEYWORD.finding(
+        use.location,
+        fit(headline, what=what),
+        severity=Severity.WARNING if some else Severity.ERROR,
+        package=FLASH_ATTN,
+        requirement=req.raw,
+        environment=env.name,
+        related=(req.location,),
+        notes=(note,),
+        help=f"require flash-attn>={first} at {req.location}",
+    )
+
+
+def _gaps(ctx: Context, use: Use, keyword: str) -> Iterator[tuple[str, Environment, Requirement, bool, str]]:
+    """(keyword, environment, install, whether some admitted release has it, feature) for each install
+    serving the call that admits a release without the keyword."""
+    feature = KEYWORDS[use.name].get(keyword)
+    if feature is None:
+        return
+    for env in nearest(ctx, use):
+        for req in _installs(env, FLASH_ATTN):
+            admitted = ctx.assessment(req).admitted
+            has = [r.has(feature) for r in admitted]
+            if admitted and not all(has):
+                yield keyword, env, req, any(has), feature
 
 
 def _transformers(envs: list[Environment]) -> Version | None:
@@ -147,24 +154,17 @@ def _custom(ctx: Context, use: Use) -> Iterator[Finding]:
         return
     # What puts it in flash-attn's place: a substitution in its own file or package folder (what a
     # substitution elsewhere assigns is not followed), or a local kernel loaded from a folder above it.
-    here = folder(use.location.path)
-    put = [
-        u
-        for u in ctx.uses
-        if (u.kind == SUBSTITUTE and folder(u.location.path) == here)
-        or (u.kind == LOCAL_KERNEL and u.name and _holds(u, here))
-    ]
+    put = _put(ctx, folder(use.location.path))
     kernel_layout = "torch-ext/" in use.location.path.replace("\\", "/")
-    if not put and not kernel_layout:
+    if put is None and not kernel_layout:
         return  # a function of that name nothing puts in flash-attn's place: transformers never calls it
-    on, off = paged(ctx)
     # a kernel's own source is reached by whoever loads it, which this repository need not be
-    sure = certain(on, off) if put else []
+    taken = sure(ctx) if put is not None else []
     facts = ctx.transformers
     pinned = _transformers(nearest(ctx, use))
     notes = []
-    if put:
-        notes.append(f"{put[0].location} puts it in flash-attn's place ({put[0].detail or put[0].name})")
+    if put is not None:
+        notes.append(f"{put.location} puts it in flash-attn's place ({put.detail or put.name})")
     else:
         notes.append(
             "it is a kernel's source (torch-ext/): transformers loads it for attn_implementation='org/repo'"
@@ -192,16 +192,16 @@ def _custom(ctx: Context, use: Use) -> Iterator[Finding]:
             "block table "
             "and read the paged cache as if it were contiguous"
         )
-    if sure:
-        notes.append(f"the code takes the paged path: {sure[0].detail} at {sure[0].location}")
+    if taken:
+        notes.append(f"the code takes the paged path: {taken[0].detail} at {taken[0].location}")
     else:
         notes.append("no code read takes the paged path for certain; the next script that does reaches it")
     yield CUSTOM_KERNEL.finding(
         use.location,
         "this `flash_attn_with_kvcache` takes no `block_table` or `page_table`: paged decode fails on it; "
         "add `block_table`",
-        severity=Severity.ERROR if sure else Severity.WARNING,
-        related=tuple(u.location for u in put[:1]),
+        severity=Severity.ERROR if taken else Severity.WARNING,
+        related=(put.location,) if put is not None else (),
         notes=tuple(notes),
         help=(
             "give it a `block_table` (or `page_table`) parameter and use it, or load flash-attn>=2.5.0 "
@@ -210,15 +210,46 @@ def _custom(ctx: Context, use: Use) -> Iterator[Finding]:
     )
 
 
-def _holds(local: Use, here: str) -> bool:
-    """Whether a local kernel's folder (relative to the loading file) holds the folder ``here``."""
+def _put(ctx: Context, here: str) -> Use | None:
+    """The first use (in the run's order) that puts a kernel of the folder ``here`` in flash-attn's
+    place: a substitution in that folder, or a local kernel loaded from it or a folder above it. Looked
+    up in an index built once a run (reliability 60), not searched in every use for each kernel."""
+    substitutes, locals_ = _put_index(ctx)
+    # each list is in the run's order: its first is its earliest
+    firsts = [found[0] for found in (substitutes.get(here), *map(locals_.get, ancestors(here))) if found]
+    order = _order(ctx)
+    return min(firsts, key=lambda u: order[id(u)], default=None)
+
+
+def _put_index(ctx: Context) -> tuple[dict[str, list[Use]], dict[str, list[Use]]]:
+    """Substitutions by their file's folder; local kernels by the folder they load (relative to the
+    loading file)."""
     import os
 
-    base = os.path.normpath(os.path.join(folder(local.location.path), local.name))
-    return here == base or here.startswith(base + os.sep)
+    key = ("what puts kernels in place",)
+    if key not in ctx.memo:
+        substitutes: dict[str, list[Use]] = {}
+        locals_: dict[str, list[Use]] = {}
+        for u in ctx.uses:
+            if u.kind == SUBSTITUTE:
+                substitutes.setdefault(folder(u.location.path), []).append(u)
+            elif u.kind == LOCAL_KERNEL and u.name:
+                base = os.path.normpath(os.path.join(folder(u.location.path), u.name))
+                locals_.setdefault("" if base == "." else base, []).append(u)
+        ctx.memo[key] = (substitutes, locals_)
+    found: tuple[dict[str, list[Use]], dict[str, list[Use]]] = ctx.memo[key]
+    return found
 
 
-def _kernel(use: Use) -> Iterator[Finding]:
+def _order(ctx: Context) -> dict[int, int]:
+    key = ("use order",)
+    if key not in ctx.memo:
+        ctx.memo[key] = {id(u): n for n, u in enumerate(ctx.uses)}
+    found: dict[int, int] = ctx.memo[key]
+    return found
+
+
+def _kernel(ctx: Context, use: Use) -> Iterator[Finding]:
     if use.kind == STALE_LOCK:
         yield UNPINNED_KERNEL.finding(
             use.location,
@@ -231,26 +262,11 @@ def _kernel(use: Use) -> Iterator[Finding]:
             help="run `kernels lock .` and commit both files",
         )
         return
+    if use.kind == KERNEL and use.detail == "get_kernel()" and use.args > 1:
+        yield from _hub.positional(ctx, UNPINNED_KERNEL, use)
     if use.pinned or "@" in use.name:
         return
-    repo = use.name.split(":", 1)[0]
-    how = f'attn_implementation="{use.name}"' if use.kind == ATTN else f'{use.detail[:-2]}("{use.name}")'
-
-    yield UNPINNED_KERNEL.finding(
-        use.location,
-        fit("Hub kernel `{repo}` is loaded without a version or revision; pin one", repo=repo),
-        notes=(
-            f"{how} loads whatever the Hub holds at run time",
-            "the `kernels` documentation asks for a `version` or `revision` on every Hub kernel: an "
-            "unpinned one can change (lose `block_table`, drop a GPU) between two runs of the same code",
-            "whether the kernel as it stands today has what the code needs cannot be judged offline",
-        ),
-        help=(
-            f'use "{repo}@<revision>" (or a version), or `get_kernel("{repo}", version=...)`'
-            if use.kind == ATTN
-            else f"pass version= or revision= to load `{repo}`, or lock it (get_locked_kernel)"
-        ),
-    )
+    yield from _hub.unpinned(ctx, UNPINNED_KERNEL, use)
 
 
 def _unavailable(ctx: Context, use: Use) -> Iterator[Finding]:
@@ -260,8 +276,16 @@ def _unavailable(ctx: Context, use: Use) -> Iterator[Finding]:
         if env.images:
             continue  # a base image may hold any of them: what it holds is not read
         family = {n: _installs(env, n) for n in FAMILY}
-        if family[needed] or not any(family.values()) or _installs(env, KERNELS):
-            continue  # provided; or this install says nothing of attention; or a Hub kernel may stand in
+        if family[needed] or _installs(env, KERNELS):
+            continue  # provided; or a Hub kernel may stand in
+        if not any(family.values()):  # no flash-attn at all: judged only where a lock is the whole install
+            from fa_lint.rules._attn_absent import absent
+
+            found = absent(ctx, ATTN_UNAVAILABLE, use, env, needed, FAMILY)
+            if found is not None:
+                yield found
+                return
+            continue
         others = [r for n, reqs in family.items() if n != needed for r in reqs]
         complete = bool(env.locked)
         yield ATTN_UNAVAILABLE.finding(

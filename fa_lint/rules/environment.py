@@ -104,20 +104,45 @@ class _Part(NamedTuple):
 
 def _combined(env: Environment, ctx: Context, reported: set[Location]) -> Iterator[Finding]:
     plain, marked = _by_marker(env.of(FLASH_ATTN))
-    shared: dict[bool, tuple[_Part, VersionRange]] = {}  # the requirements without a marker, once
+    # the requirements without a marker, once for each kind of part (overridden, the uv sources'
+    # scopes that take some of them over), not once a marker
+    shared: dict[tuple[bool, frozenset[str]], tuple[_Part, VersionRange]] = {}
     plain_overrides = _overrides(plain)
     for marker, reqs in marked.items():
         overridden = plain_overrides or _overrides(reqs)
-        if overridden not in shared:
-            part = _Part.of(plain, overridden, reported)
-            shared[overridden] = (part, intersect_all(r.version_range for r in part.group))
-        (common, rng), own = shared[overridden], _Part.of(reqs, overridden, reported)
+        own = _Part.of(reqs, overridden, reported)
+        sources = _taking(own.group, marker)
+        key = (overridden, frozenset(s.scope for s in sources))
+        if key not in shared:
+            part = _Part.of(_replaced(plain, sources), overridden, reported)
+            shared[key] = (part, intersect_all(r.version_range for r in part.group))
+        common, rng = shared[key]
         asks = common.asks or own.asks  # the first is the finding's
         if len(common.group) + len(own.group) < 2 or not asks or common.reported or own.reported:
             continue
         a = _together(rng.intersection(intersect_all(r.version_range for r in own.group)), ctx)
         if a.verdict in (Verdict.BAD, Verdict.NONE):
             yield _environment_finding(env, marker, common.group + own.group, asks[0], a, ctx)
+
+
+def _taking(group: list[Requirement], marker: str | None) -> list[Requirement]:
+    """The ``[tool.uv.sources]`` entries of a marker's part that take over the requirements without a
+    marker they apply to (``_replaced``)."""
+    if marker is None:
+        return []
+    return [r for r in group if r.kind is Kind.SOURCE and r.marker == marker and r.scope.startswith("uv:")]
+
+
+def _replaced(plain: list[Requirement], sources: list[Requirement]) -> list[Requirement]:
+    """Where a ``[tool.uv.sources]`` entry's marker holds, uv takes the requirement it applies to from
+    that source, whatever the requirement's own specifier: its lowering turns the requirement into the
+    source (uv 0.12.5:crates/uv-distribution/src/metadata/lowering.rs:162-178, 185-310; a URL source
+    keeps no specifier, lowering.rs:750-786, and requirement.rs:542-543 leaves checking that the URL's
+    version matches it to do). So in that marker's part the requirement is not combined with it."""
+    if not sources:
+        return plain
+    applying = Sources(sources)
+    return [r for r in plain if not (r.kind is Kind.INSTALL and applying.any_applies(r))]
 
 
 def _environment_finding(

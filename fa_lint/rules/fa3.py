@@ -45,17 +45,67 @@ PACKAGES = frozenset({FA3, TRANSFORMERS})  # the requirements this rule reads
 def check(ctx: Context) -> Iterator[Finding]:
     kb: Fa3KnowledgeBase | None = None
     for req in ctx.requirements:
+        if "subdirectory=hopper" in (req.url or "") and req.kind in JUDGED:
+            kb = kb or _load()
+            named = _names(ctx, req, kb)
+            if named is not None:
+                yield named
+                continue  # the build's name decides first: under another name, nothing else is FA3's
         if req.name != FA3 or req.kind not in JUDGED or req.unresolved:
             continue
         if req.kind is not Kind.SOURCE and ctx.from_source(req):
             continue  # a git or URL source replaces the index: the source's own record is judged
         if req.kind is not Kind.LOCK and any(e.of(FA3, locked=True) for e in ctx.environments_of(req)):
             continue  # a lock says what installs: its entry is judged, not the manifest's range
-        if kb is None:
-            from fa_lint.kb import fa3  # read the first time a file asks for flash-attn-3
-
-            kb = fa3.load()
+        kb = kb or _load()
         yield _judge(ctx, req, kb)
+    yield from _imports(ctx, kb)
+
+
+def _imports(ctx: Context, kb: Fa3KnowledgeBase | None) -> Iterator[Finding]:
+    """Unguarded imports of FA3's flash_attn_interface where the files install only flash-attn 2."""
+    from fa_lint.code.uses import IMPORT
+    from fa_lint.rules import _fa3names
+
+    for use in ctx.uses:
+        if use.kind != IMPORT:
+            continue
+        kb = kb or _load()
+        named = _fa3names.unguarded_import(ctx, use, kb)
+        if named is not None:
+            yield FLASH_ATTN_3.finding(
+                use.location,
+                named.headline,
+                severity=named.severity,
+                package=FA3,
+                notes=named.notes,
+                help=named.help,
+            )
+
+
+def _load() -> Fa3KnowledgeBase:
+    from fa_lint.kb import fa3  # read the first time a file asks for flash-attn-3
+
+    return fa3.load()
+
+
+def _names(ctx: Context, req: Requirement, kb: Fa3KnowledgeBase) -> Finding | None:
+    """A hopper/ build whose name is not what it builds, or not what transformers looks for."""
+    from fa_lint.rules import _fa3names
+
+    named = _fa3names.judge(ctx, req, kb)
+    if named is None:
+        return None
+    return FLASH_ATTN_3.finding(
+        req.location,
+        named.headline,
+        severity=named.severity,
+        package=FA3,
+        requirement=req.raw,
+        environment=ctx.environment_name(req),
+        notes=named.notes,
+        help=named.help,
+    )
 
 
 def _origin(req: Requirement) -> str:

@@ -36,6 +36,11 @@ PACKAGES = frozenset(SUBDIRECTORIES.values()) | toolchain.PACKAGES | CONDA_NVCC
 def check(ctx: Context) -> Iterator[Finding]:
     if not ctx.settings:
         return  # nothing read about the GPUs the files target: the checks and their knowledge stay unimported
-    from fa_lint.rules import _gpu
+    from fa_lint.rules import _gpu, _rocm
 
     yield from _gpu.check(ctx, GPU_ARCH_UNSUPPORTED)
+    yield from _rocm.check(ctx, GPU_ARCH_UNSUPPORTED)  # a ROCm build's archs (kb/rocm.json)
+    if ctx.uses:
+        from fa_lint.rules import _backend
+
+        yield from _backend.check(ctx, GPU_ARCH_UNSUPPORTED)  # a server's fa3/fa4 backend flag

@@ -11,25 +11,32 @@ from packaging.version import Version
 from fa_lint.kb import Release
 from fa_lint.kb.assess import Verdict
 from fa_lint.machine import toolchain
-from fa_lint.machine.environments import Environment
+from fa_lint.machine.environments import Environment, Sources
 from fa_lint.machine.toolchain import Known, Toolchain
-from fa_lint.model import FLASH_ATTN, BuildConfig, Finding, Kind, Location, Requirement, Severity
+from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Location, Requirement, Severity
 from fa_lint.rules._base import Context, Rule
+from fa_lint.rules._fal011 import COMPILE, newest, unknown_finding
 from fa_lint.rules._fal012 import (
     CONDA_PIP,
+    NO_TORCH,
     NONE_BEFORE,
     Stage,
     WheelSources,
+    builds,
     conda_pip_step,
+    hopper,
     keeps_any,
     stage_of,
     torchless,
     wheel,
 )
-from fa_lint.rules._text import fit, subject
+from fa_lint.rules._fixes import taken
+from fa_lint.rules._text import fit
 from fa_lint.rules._uv import NO_KERNELS, Instead, skip_setting, uv_instead
-from fa_lint.rules._wheels import fits, lacking, missing, span, stable
+from fa_lint.rules._wheelfix import fix as wheel_fix
+from fa_lint.rules._wheels import fits, lacking, missing, series, span, stable
 from fa_lint.rules.versions import JUDGED
+from fa_lint.syntax import markers
 
 if TYPE_CHECKING:
     from fa_lint.machine.target import Target
@@ -55,30 +62,12 @@ RULES = (NO_PREBUILT_WHEEL, BUILD_ISOLATION)
 # and its toolchain which wheels fit.
 PACKAGES = frozenset({FLASH_ATTN, "pip", "setuptools"}) | toolchain.PACKAGES
 
-COMPILE = (
-    "compiling flash-attn needs nvcc matching torch's CUDA, ninja, tens of GB of RAM and an hour or more "
-    "(FLASH_ATTENTION_FORCE_BUILD=TRUE forces this path; there are no Windows or macOS wheels)"
-)
-NO_TORCH = (
-    "flash-attn has no pyproject.toml and its setup.py imports torch first, so a build that cannot "
-    "see the installed torch fails with \"ModuleNotFoundError: No module named 'torch'\""
-)
 PIP_RULE = (
     "pip >= 25.3 always builds with PEP 517, isolated unless --no-build-isolation; pip 23.1-25.2 "
     "(22.1-23.0) do so when setuptools or wheel (setuptools) is missing, and otherwise fall back to "
     "the legacy 'setup.py bdist_wheel', which sees torch"
 )
 PIP_253 = Version("25.3")
-# uv 0.11.0 refused match-runtime for a package without static metadata, flash-attn among them ("Extra
-# build requirement `torch` was declared with `match-runtime = true`, but `flash-attn` does not declare
-# static metadata, making runtime-matching impossible"); 0.11.1 reverted it. Sources: astral-sh/uv#18690
-# (the report) and #18692 (the revert), embeddings-benchmark/mteb#4295 (the error as CI printed it),
-# PrimeIntellect-ai/verifiers#1112 ("uv 0.11.1+ is allowed again").
-MATCH_RUNTIME_UV = (
-    'match-runtime needs uv other than 0.11.0, which refuses it for flash-attn ("`flash-attn` does not '
-    'declare static metadata, making runtime-matching impossible"; fixed in 0.11.1): keep '
-    '[tool.uv] required-version = ">=0.11.1" or setup-uv\'s version off 0.11.0'
-)
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -89,41 +78,69 @@ def check(ctx: Context) -> Iterator[Finding]:
 # --- FAL011 ----------------------------------------------------------------------------------------
 
 
-def _no_wheel(ctx: Context) -> Iterator[Finding]:  # noqa: C901 - complexity 11, to split or justify (issue 45)
+def _no_wheel(ctx: Context) -> Iterator[Finding]:
     seen: set[Location] = set()
     for env in ctx.environments:
         # an install a later one replaces still runs, and still compiles
         replaced = tuple(r for r in env.superseded if r.name == FLASH_ATTN)
         reqs = (*env.of(FLASH_ATTN), *replaced, *env.of(FLASH_ATTN, locked=True))
-        if not reqs:
-            continue  # what the environment runs is worked out only where flash-attn is installed
         for req in reqs:
             if req.location in seen or not _from_index(req) or ctx.satisfied_by(req) is not None:
                 continue
-            instead = uv_instead(ctx, env, req)
-            if instead is not None and instead.own:
-                continue  # this environment's group installs flash-attn from its source, not this entry
-            built = ctx.building(env, req)  # a wheel another stage built: setup.py ran there
-            tools = ctx.toolchain(built)
-            if tools.torch is None:
-                continue
-            a = ctx.assessment(req)
-            paged = [r for r in a.admitted if ctx.policy.good(r)]
-            if not paged or a.newer or a.verdict is Verdict.UNKNOWN:
-                continue  # no paged KV at all is FAL001's; past the KB nothing is known
-            found = [fits(r, tools) for r in paged]
-            if any(found):
-                continue  # one has a wheel
-            unknown = [r for r, f in zip(paged, found, strict=True) if f is None]
-            if unknown and any(r.wheels is None for r in unknown):
-                continue  # a release with no tag to read: fa-lint cannot tell
-            seen.add(req.location)
-            skip = skip_setting(ctx.target(built), req)
-            if unknown:  # a torch newer than the tag: only a wheel attached later would serve it
-                found_ = _unknown_finding(built, req, unknown, tools, skip)
-            else:
-                found_ = _no_wheel_finding(ctx, built, req, paged, tools, skip)
-            yield _aside(found_, instead) if instead is not None else found_
+            found = _judge_wheel(ctx, env, req)
+            if found is not None:
+                seen.add(req.location)
+                yield found
+
+
+def _judge_wheel(ctx: Context, env: Environment, req: Requirement) -> Finding | None:
+    """FAL011 on the release the installer takes: pip and uv install the newest release the range (and
+    the rest of the install) admits and build its sdist; an older release's wheel does not help."""
+    instead = uv_instead(ctx, env, req)
+    if instead is not None and instead.own:
+        return None  # this environment's group installs flash-attn from its source, not this entry
+    built = ctx.building(env, req)  # a wheel another stage built: setup.py ran there
+    tools = ctx.toolchain(built)
+    if tools.torch is None or _served(ctx, built, req, tools):
+        return None
+    a = ctx.assessment(req)
+    paged = [r for r in a.admitted if ctx.policy.good(r)]
+    if not paged or a.newer or a.verdict is Verdict.UNKNOWN:
+        return None  # no paged KV at all is FAL001's; past the KB nothing is known
+    release = taken(req, ctx)
+    if release is None or release.wheels is None or not ctx.policy.good(release):
+        return None  # a release with no tag to read (fa-lint cannot tell), or FAL001's/FAL004's case
+    found = fits(release, tools)
+    if found:
+        return None
+    skip = skip_setting(ctx.target(built), req)
+    if found is None:  # a torch newer than the tag: only a wheel attached later would serve it
+        finding = unknown_finding(NO_PREBUILT_WHEEL, built, req, [release], tools, skip)
+    else:
+        finding = _no_wheel_finding(ctx, built, req, paged, tools, skip, release)
+    return _aside(finding, instead) if instead is not None else finding
+
+
+def _served(ctx: Context, env: Environment, req: Requirement, tools: Toolchain) -> bool:
+    """uv takes ``req`` from ``[tool.uv.sources]`` wheels on every machine the files say it has: their
+    markers cover its platform (x86_64 unless the files say Arm) and each CPython it may run (every one,
+    where none is said). Where no source's marker holds uv takes the index (uv 0.12.5:crates/
+    uv-distribution/src/metadata/lowering.rs:162-178): such a machine still compiles."""
+    key = ("marked uv sources", id(env))  # indexed once per environment, not searched once a requirement
+    if key not in ctx.memo:
+        ctx.memo[key] = Sources(
+            s
+            for s in env.of(FLASH_ATTN)
+            if s.kind is Kind.SOURCE and s.marker and s.scope.startswith("uv:sources")
+        )
+    sources = ctx.memo[key].applying(req)
+    if not sources or req.kind is not Kind.INSTALL or not all(map(wheel, sources)):
+        return False
+    from fa_lint.machine.cpu import ARM  # (it loads gpus.json: only for a project with such sources)
+
+    arm = any(c.arch == ARM and not c.possible for c in ctx.target(env).cpus)
+    written = tuple(s.marker for s in sources if s.marker)
+    return markers.covers(written, (ARM,) if arm else ("x86_64",), tools.pythons)
 
 
 def _from_index(req: Requirement) -> bool:
@@ -160,10 +177,12 @@ def _no_wheel_finding(
     paged: list[Release],
     tools: Toolchain,
     skip: Known | None = None,
+    release: Release | None = None,
 ) -> Finding:
     torch = tools.torch
     assert torch is not None
-    combo = lacking(paged[-1], tools)  # the release a resolver picks from the range
+    release = release or paged[-1]  # the release the installer takes from the range
+    combo = lacking(release, tools)
     from fa_lint.rules._installs import machine_notes  # the machine's facts: only for this finding
 
     target = ctx.target(env)
@@ -174,7 +193,8 @@ def _no_wheel_finding(
         if near
         else _closest(ctx, paged, tools, target, (lambda r, t: fits(r, t) is None and r.wheels is not None,))
     )
-    template, parts = (f"flash-attn {paged[0]}", {}) if len(paged) == 1 else subject(req)
+    template = f"flash-attn {release}"
+    parts: dict[str, str] = {}
     fix = (
         f"use flash-attn=={near}"
         if near
@@ -188,20 +208,23 @@ def _no_wheel_finding(
     said += [f"CPython {tools.python.value} from {tools.python.where}"] if tools.python else []
     said += [f"CUDA {tools.cuda.value} from {tools.cuda.where}"] if tools.cuda else []
     notes = [
-        missing(paged[0], tools)
-        if len(paged) == 1
-        else f"none of {len(paged)} admitted releases with paged KV has one",
+        missing(release, tools),
+        *newest(req, paged, release),
         f"{NO_KERNELS} (the variable is set at {skip.where})" if skip else COMPILE,
         "; ".join(said),
-        *machine_notes(env, req, paged[-1], target),
+        *machine_notes(env, req, release, target),
     ]
     if near is not None and near.wheels is not None:
         w = near.wheels
         built = w.built_against(torch.value)
+        here = sorted(
+            {b.python for b in w.matching(torch.value)} | {a.python for a in w.assets_for(torch.value)}
+        )
         notes.append(
-            f"{near} has wheels for torch {span(w.torch)}, CPython {span(w.python)}, CUDA builds "
-            f"{', '.join('cu' + c for c in w.cuda)}"
-            + (f" (its torch {torch.value} wheel was built against the pre-release {built})" if built else "")
+            f"{near} has wheels for torch {span(series(w))}; for torch {torch.value}, CPython "
+            f"{span(sorted(here, key=lambda v: tuple(map(int, v.split('.')))))}"
+            + (f" (built against the pre-release {built})" if built else "")
+            + f", CUDA builds {', '.join('cu' + c for c in w.cuda)}"
         )
     if maybe is not None and maybe.tagged is not None:
         notes.append(
@@ -216,6 +239,7 @@ def _no_wheel_finding(
         if maybe
         else "use a torch some release has wheels for"
     )
+    fixed = wheel_fix(ctx, req, release, near)
     return NO_PREBUILT_WHEEL.finding(
         req.location,
         headline,
@@ -224,49 +248,8 @@ def _no_wheel_finding(
         admitted=tuple(str(r) for r in paged),
         environment=env.name,
         notes=tuple(notes),
-        help=help_,
-    )
-
-
-def _unknown_finding(
-    env: Environment, req: Requirement, unknown: list[Release], tools: Toolchain, skip: Known | None = None
-) -> Finding:
-    """An info, never a warning: the release's own workflow built no wheel for this torch, but a wheel
-    may have been attached after the tag, and nothing fa-lint reads offline lists those."""
-    torch = tools.torch
-    assert torch is not None
-    release = unknown[-1]  # the release a resolver picks from the range
-    w = release.wheels
-    assert w is not None and release.tagged is not None
-    later = w.later.torch.get(torch.value) if w.later else None
-    came = f"came out {later.released[:10]}, " if later else "is newer than fa-lint's torch list, so "
-    template, parts = (f"flash-attn {release}", {}) if len(unknown) == 1 else subject(req)
-    headline = fit(
-        f"whether {template} has a prebuilt wheel for torch {{torch}} is unknown (newer than its tag)",
-        torch=torch.value,
-        **parts,
-    )
-    notes = (
-        f"v{release}'s release workflow built wheels for torch {span(w.torch)}; torch {torch.value} {came}"
-        f"after v{release} was tagged ({release.tagged[:10]}): a wheel for it exists only if one was "
-        "built and attached to the release later (build.yml's workflow_dispatch), which no file fa-lint "
-        "reads lists",
-        f"if there is none: {NO_KERNELS} (the variable is set at {skip.where})"
-        if skip
-        else f"if there is none, pip compiles it: {COMPILE}",
-        f"torch {torch.value} from {torch.where}",
-    )
-    return NO_PREBUILT_WHEEL.finding(
-        req.location,
-        headline,
-        severity=Severity.INFO,
-        package=FLASH_ATTN,
-        requirement=req.raw,
-        admitted=tuple(str(r) for r in unknown),
-        environment=env.name,
-        notes=notes,
-        help=f"check v{release}'s release assets for a torch{torch.value} wheel, or use a torch its "
-        f"workflow built ({span(w.torch)})",
+        help=fixed.title if fixed is not None else help_,
+        fix=fixed,
     )
 
 
@@ -309,10 +292,9 @@ def _closest(
 
 
 def _isolation(ctx: Context) -> Iterator[Finding]:
-    seen: set[Location] = set()
+    seen: set[tuple[Location, str | None]] = set()  # a clone's tag places both its builds on one word
     for env in ctx.environments:
-        replaced = tuple(r for r in env.superseded if r.name == FLASH_ATTN)  # it still runs, and builds
-        for req in (*env.of(FLASH_ATTN), *replaced):
+        for req in builds(env):
             if req.kind not in (Kind.INSTALL, Kind.OVERRIDE) or _prebuilt(ctx, req, env):
                 continue
             found = (
@@ -320,8 +302,10 @@ def _isolation(ctx: Context) -> Iterator[Finding]:
                 if req.options is not None and req.options.installer
                 else _project(ctx, env, req)
             )
-            if found is not None and found.location not in seen:
-                seen.add(found.location)
+            if found is not None and req.name == FA3:
+                found = hopper(found)
+            if found is not None and (found.location, found.package) not in seen:
+                seen.add((found.location, found.package))
                 yield found
 
 
@@ -454,45 +438,19 @@ def _at_least(req: Requirement, version: Version) -> bool:
 
 
 def _project(ctx: Context, env: Environment, req: Requirement) -> Finding | None:
-    """A uv or Poetry project that lists flash-attn: its tool builds the sdist in isolation."""
-    if req.source != "pyproject" or req.scope == "build-system":
+    """A project's own manifest, as its installer installs it (``_projects``)."""
+    from fa_lint.rules import _projects  # for a manifest entry only: its knowledge base loads then
+
+    verdict = _projects.judge(ctx, env, req)
+    if verdict is None:
         return None
-    configs = ctx.builds_in(req.location.path)
-    tools = {b.tool for b in configs} | {t for t in ctx.lock_tools(env) if t in ("uv", "poetry")}
-    uv = next((b for b in configs if b.tool == "uv"), None)
-    if "uv" in tools and not _uv_allows(uv):
-        return BUILD_ISOLATION.finding(
-            req.location,
-            "uv builds flash-attn in isolation, where torch is missing; "
-            'set [tool.uv] no-build-isolation-package = ["flash-attn"]',
-            package=FLASH_ATTN,
-            requirement=req.raw,
-            environment=env.name,
-            notes=(
-                NO_TORCH,
-                "uv builds every sdist in isolation unless [tool.uv] no-build-isolation-package names it "
-                "or [tool.uv.extra-build-dependencies] gives it torch",
-                MATCH_RUNTIME_UV,
-            ),
-            help='add [tool.uv.extra-build-dependencies] flash-attn = [{ requirement = "torch", '
-            'match-runtime = true }], or no-build-isolation-package = ["flash-attn"] with torch '
-            "a dependency",
-        )
-    if "poetry" in tools and "uv" not in tools:
-        return BUILD_ISOLATION.finding(
-            req.location,
-            "Poetry builds flash-attn in isolation, where torch is missing; use a wheel URL for it",
-            package=FLASH_ATTN,
-            requirement=req.raw,
-            environment=env.name,
-            notes=(NO_TORCH, "Poetry builds every sdist in isolation and has no option to turn it off"),
-            help='point flash-attn at a release wheel (flash-attn = { url = "...whl" }), or install it '
-            "outside Poetry with 'pip install --no-build-isolation flash-attn'",
-        )
-    return None
-
-
-def _uv_allows(config: BuildConfig | None) -> bool:
-    if config is None:
-        return False
-    return bool({"*", FLASH_ATTN} & config.no_isolation) or FLASH_ATTN in config.torch_for
+    return BUILD_ISOLATION.finding(
+        req.location,
+        verdict.headline,
+        severity=verdict.severity,
+        package=FLASH_ATTN,
+        requirement=req.raw,
+        environment=env.name,
+        notes=verdict.notes,
+        help=verdict.help,
+    )

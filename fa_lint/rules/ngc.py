@@ -26,6 +26,7 @@ from fa_lint.kb import PAGED_KV
 from fa_lint.model import FLASH_ATTN, Finding, Image, Kind, Severity
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._fal012 import keeps_any
+from fa_lint.rules._ngc_paged import base_image
 
 if TYPE_CHECKING:
     from fa_lint.kb.ngc import NgcFacts, NgcRelease
@@ -40,13 +41,22 @@ NGC_CONTAINER = Rule(
     also=(Severity.WARNING,),  # a wheel built for another torch; a kept flash-attn without paged KV
 )
 RULES = (NGC_CONTAINER,)
-PACKAGES = frozenset({FLASH_ATTN, "torch"})
+PACKAGES = frozenset({FLASH_ATTN, "torch", "transformers"})
 _SETUP = "flash-attn's setup.py (get_wheel_url, v2.8.3:setup.py:440-503)"
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     if not any(isinstance(s, Image) and "nvidia/pytorch:" in s.reference for s in ctx.settings):
         return  # no NGC PyTorch base image: nothing to read
+    from fa_lint.rules import _ngc_paged
+    from fa_lint.rules.versions import PAGED_KV_MISSING
+
+    yield from _ngc_paged.check(ctx, PAGED_KV_MISSING, NGC_CONTAINER)
+    yield from _installs_on(ctx)
+
+
+def _installs_on(ctx: Context) -> Iterator[Finding]:
+    """FAL023: each flash-attn install command of a stage on an NGC PyTorch container."""
     from fa_lint.kb import ngc
     from fa_lint.rules._installs import installs  # the machine's knowledge, only for an NGC image
 
@@ -58,7 +68,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue  # only an install command runs in the container
         if inst.path != "index":
             continue  # a wheel file or a source build: setup.py's wheel guess does not run
-        base = _base(inst, images)
+        base = base_image(inst.env, images)
         if base is None or _own_torch(inst) or any(e.of("torch") for e in ctx.environments_of(req)):
             continue  # not on NGC, or the stage installs (or a package pins) a torch of its own
         release = ngc.tag(base.reference)
@@ -71,19 +81,6 @@ def _own_torch(inst: Install) -> bool:
     """A requirement decides the stage's torch (torch itself, or vllm pinning one): not the container's."""
     final = inst.tools.final
     return final is not None and any(s.requirement is not None for s in final.decided)
-
-
-def _base(inst: Install, images: dict[tuple[str, str], Image]) -> Image | None:
-    """The NGC PyTorch image the install's stage is built on, through ``FROM other-stage``."""
-    for img in inst.env.images:
-        current: Image | None = img
-        for _ in range(32):
-            if current is None:
-                break
-            if "nvidia/pytorch:" in current.reference:
-                return current
-            current = images.get((current.location.path, f"stage:{current.reference}"))
-    return None
 
 
 def _judge(ctx: Context, inst: Install, base: Image, facts: NgcFacts, row: NgcRelease) -> Finding:

@@ -28,7 +28,8 @@ BUILD_TOOLCHAIN = Rule(
     "build-toolchain",
     Severity.ERROR,
     "flash-attn's setup.py runs where it cannot succeed: no nvcc in the stage, an nvcc below the "
-    "release's floor, or one whose CUDA major differs from torch's.",
+    "release's floor, one whose CUDA major differs from torch's, or more compile jobs than the "
+    "machine's memory holds.",
     also=(Severity.WARNING,),  # an nvcc of another CUDA minor than torch's (torch only warns)
 )
 RULES = (BUILD_TOOLCHAIN,)

@@ -1,10 +1,11 @@
-"""FAL900, FAL901, FAL010: what fa-lint could not read, and includes it did not follow."""
+"""FAL900, FAL901, FAL902, FAL010: what fa-lint could not read, where it failed itself, and includes it
+did not follow."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fa_lint.model import Finding, ParseProblem, Severity, mentions_flash_attn
+from fa_lint.model import INTERNAL, Finding, ParseProblem, Severity, mentions_flash_attn
 from fa_lint.rules._base import Context, Rule
 from fa_lint.rules._text import HEADLINE, clip, fit
 from fa_lint.syntax.text import excerpt
@@ -14,6 +15,7 @@ UNREADABLE = Rule(
     "unreadable-file",
     Severity.ERROR,
     "A file fa-lint could not read or parse; its requirements went unchecked.",
+    also=(Severity.INFO,),  # a Jinja template named like a dependency file: not read, and that is all
 )
 SKIPPED_ENTRY = Rule(
     "FAL901",
@@ -21,14 +23,26 @@ SKIPPED_ENTRY = Rule(
     Severity.WARNING,
     "One dependency entry fa-lint could not read, whose text does not name flash-attn; it was skipped.",
 )
+INTERNAL_ERROR = Rule(
+    INTERNAL,
+    "internal-error",
+    Severity.ERROR,
+    "fa-lint failed (its own bug, not the file's) while reading part of a file; that part went unchecked.",
+)
 INCLUDE_NOT_FOLLOWED = Rule(
     "FAL010",
     "include-not-followed",
     Severity.INFO,
     "An included requirements file that fa-lint did not read (a URL, or a path outside the repository).",
 )
-RULES = (UNREADABLE, SKIPPED_ENTRY, INCLUDE_NOT_FOLLOWED)
+RULES = (UNREADABLE, SKIPPED_ENTRY, INTERNAL_ERROR, INCLUDE_NOT_FOLLOWED)
 PACKAGES: frozenset[str] = frozenset()  # no requirement: parse problems and includes
+# Where fa-lint's bugs are reported (ruff's panic diagnostic asks for an issue the same way).
+ISSUES = "https://github.com/fa-lint/fa-lint/issues/new"
+REPORT = (
+    f"report it at {ISSUES} with the file (or the lines around this place), the command, and what "
+    "`fa-lint --version` says"
+)
 # Why an include inside the checkout is not read when pip would read it.
 _BOUNDED = (
     "pip would read it; fa-lint reads nothing outside the project root or inside .git, so that a pull "
@@ -39,6 +53,9 @@ _BOUNDED = (
 def check(ctx: Context) -> Iterator[Finding]:
     for problem in ctx.problems:
         whole = problem.message
+        if problem.internal:
+            yield internal(problem)
+            continue
         if skippable(problem):
             headline = _skipped(whole, problem.entry)
             yield SKIPPED_ENTRY.finding(
@@ -50,6 +67,9 @@ def check(ctx: Context) -> Iterator[Finding]:
                 ),
                 help="write it the way every installer reads it, or ignore FAL901 for this file",
             )
+            continue
+        if problem.template:
+            yield _template(problem)
             continue
         headline = clip(whole, HEADLINE)
         yield UNREADABLE.finding(
@@ -66,6 +86,41 @@ def check(ctx: Context) -> Iterator[Finding]:
             notes=("the requirements in that file went unchecked", *(() if url else (_BOUNDED,))),
             help="check the included file on its own" + (", or vendor it into the repository" if url else ""),
         )
+
+
+def _template(problem: ParseProblem) -> Finding:
+    """A Jinja template named like a dependency file: an info that it was not read. Its generator
+    renders the file installers read; the template itself is none, and no pin in it went unchecked
+    that an install would take."""
+    return UNREADABLE.finding(
+        problem.location,
+        fit("not read: a Jinja template ({tag}), not a file an installer reads", tag=problem.template),
+        severity=Severity.INFO,
+        notes=(
+            f"as its format it does not parse: {problem.message}",
+            "the tool that renders it writes the real file; fa-lint reads that file where the repository "
+            "holds it",
+        ),
+        help="nothing to fix; to leave templates out of every run, add their folder to `exclude` in "
+        "[tool.fa-lint]",
+    )
+
+
+def internal(problem: ParseProblem) -> Finding:
+    """fa-lint's own exception, said as its bug (as ruff says a panic: "This indicates a bug in Ruff",
+    crates/ruff_linter/src/message/mod.rs), never as the file's: the help asks for a report, not a
+    change to a file that may well be right. The run goes on; ``cli`` exits 2 for it, as ruff does."""
+    headline = clip(problem.message, HEADLINE)
+    return INTERNAL_ERROR.finding(
+        problem.location,
+        headline,
+        notes=(
+            *((problem.message,) if headline != problem.message else ()),
+            "this is a bug in fa-lint, not a problem of the file: what fa-lint could not read here went "
+            "unchecked; the rest of the file and every other file were checked",
+        ),
+        help=REPORT,
+    )
 
 
 def _skipped(message: str, entry: str) -> str:

@@ -15,7 +15,8 @@ from fa_lint.model import FLASH_ATTN, Finding, Fix, Kind, Requirement, Severity
 from fa_lint.rules import _text
 from fa_lint.rules._base import Context, Rule, exact
 from fa_lint.rules._code import code_note
-from fa_lint.rules._fixes import bump_pin, floor_for, raise_floor, target, why
+from fa_lint.rules._fixes import bump_pin, cap, capped, floor_for, raise_floor, target, why
+from fa_lint.rules._rocm import on_rocm, refusal, upstream
 from fa_lint.rules._text import breaks, count, fit, fix, help_for, quoted, releases, subject
 
 PAGED_KV_MISSING = Rule(
@@ -77,6 +78,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             if earlier is not None and ctx.assessment(earlier).verdict in (Verdict.OK, Verdict.NEWER):
                 continue  # a no-op: the good version installed before it stays
             here = _rocm(req, ctx) or ctx
+            if here is not ctx and refusal(ctx, req) is not None:
+                continue  # its ROCm build refuses the archs the files target: FAL013 says so, not FAL001
             finding = judge(req, here.assessment(req), here)
             if finding is not None:
                 yield finding
@@ -86,10 +89,10 @@ def _rocm(req: Requirement, ctx: Context) -> Context | None:
     """The rules' context for a requirement every install of which lands on a ROCm torch: its floor is
     the release whose Composable Kernel backend has paged KV (fa_lint/kb/rocm.json), and so are its
     fixes. A source build (a fork's tag, a checkout) is its own code: judged as it is."""
-    if req.build is not None or req.checkout is not None or not _upstream(req.url):
+    if req.build is not None or req.checkout is not None or not upstream(req.url):
         return None
     envs = ctx.environments_of(req)
-    if not envs or not all(_on_rocm(ctx, env) for env in envs):
+    if not envs or not all(on_rocm(ctx, env) for env in envs):
         return None
     if "rocm context" not in ctx.memo:
         from fa_lint.kb import rocm  # for ROCm installs only
@@ -100,28 +103,6 @@ def _rocm(req: Requirement, ctx: Context) -> Context | None:
         ctx.memo["rocm context"] = ctx.with_policy(policy)
     found: Context = ctx.memo["rocm context"]
     return found
-
-
-def _upstream(url: str | None) -> bool:
-    """An index release, or flash-attention's own repository: not a fork (ROCm's ``v2.6.3-cktile`` has
-    its own code, judged as it is)."""
-    return url is None or any(
-        r in url.lower() for r in ("/dao-ailab/flash-attention", "/hazyresearch/flash-attention")
-    )
-
-
-def _on_rocm(ctx: Context, env: Environment) -> bool:
-    """Whether the environment's torch is a ROCm build: its index (``/whl/rocm6.1``), or a
-    ``rocm/pytorch`` image whose torch nothing replaced."""
-    tools = ctx.toolchain(env)
-    if tools.cuda is not None and tools.cuda.value.startswith("rocm"):
-        return True
-    final = tools.final
-    source = toolchain.deciding(final) if final is not None else None
-    images = [source.image] if source is not None and source.image is not None else []
-    if final is None:
-        images = list(env.images)
-    return any("rocm/pytorch" in image.reference for image in images)
 
 
 def _sourced(req: Requirement, ctx: Context) -> bool:
@@ -300,11 +281,13 @@ def _mixed(
     """FAL002: the requirement admits releases with and without paged KV."""
     policy = ctx.policy
     least = floor_for(to, ctx)
+    upto = cap(req, ctx) if to is not None else None
+    top = upto.version if upto is not None else None
     template, parts = subject(req)
     old = all(not r.has(PAGED_KV) for r in a.bad) or bool(policy.rocm)
     without = "without paged KV" if old else f"below the required {policy.min_version}"
     without += " on ROCm" if policy.rocm else ""
-    headline = fit(f"{template} admits {count(a.bad)} {without}; {fix(req, policy, least)}", **parts)
+    headline = fit(f"{template} admits {count(a.bad)} {without}; {fix(req, policy, least, top)}", **parts)
     also = f"{releases(a.good)} with it" if a.good else "newer versions"
     notes = [
         f"it admits {releases(a.bad)} {without} as well as {also}: which one installs depends on the "
@@ -321,14 +304,15 @@ def _mixed(
         has = "which has" if len(locked) == 1 else "all with"
         notes.append(f"the lock pins {where}, {has} paged KV, so installs from the lock are fine")
         fields["severity"] = Severity.INFO
-    notes += [n for n in (why(req, to, ctx, narrow=True),) if n]
-    fixed = raise_floor(req, ctx, least)
+    reason = capped(req, upto, ctx) if upto is not None else why(req, to, ctx, narrow=True)
+    notes += [reason] if reason else []
+    fixed = raise_floor(req, ctx, least, upto)
     return PAGED_KV_NOT_GUARANTEED.finding(
         req.location,
         headline,
         fix=fixed,
         notes=tuple(notes + _hashed(req)),
-        help=_help(req, policy, fixed, least),
+        help=_help(req, policy, fixed, least, top),
         **fields,
     )
 
@@ -403,13 +387,16 @@ def _hashed(req: Requirement) -> list[str]:
     ]
 
 
-def _help(req: Requirement, policy: Policy, fixed: Fix | None, least: Version | None) -> str:
+def _help(
+    req: Requirement, policy: Policy, fixed: Fix | None, least: Version | None, upto: Version | None = None
+) -> str:
     if fixed is not None:
         return fixed.title
     if req.hash_checked:
         v = max(least, policy.min_version) if least is not None else policy.min_version
-        return f"regenerate the file with flash-attn>={v} and its hashes"
-    return help_for(req, policy, least)
+        top = f",<={upto}" if upto is not None else ""
+        return f"regenerate the file with flash-attn>={v}{top} and its hashes"
+    return help_for(req, policy, least, upto)
 
 
 def _better_manifest(req: Requirement, ctx: Context) -> list[str]:

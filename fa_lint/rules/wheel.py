@@ -30,6 +30,24 @@ PACKAGES = frozenset({FLASH_ATTN}) | toolchain.PACKAGES  # the requirements this
 _LABEL = r"(?:cu(?P<cuda>\d+))?torch(?P<torch>\d+\.\d+)(?:\.\d+)?(?:cxx11abi(?P<abi>TRUE|FALSE))?"
 _RELEASES = "https://github.com/Dao-AILab/flash-attention/releases/download/"
 _UNDEFINED = "importing flash_attn fails with 'ImportError: ... flash_attn_2_cuda...: undefined symbol'"
+# A newer torch minor than the build's: torch keeps no C++ ABI across minor releases, so the extension
+# often fails to import, but not always -- a torch 2.6 build imports on torch 2.7 with the same ABI flag
+# (Dao-AILab/flash-attention#1644, the comments after the first): a warning, never a certain error. A
+# build for a newer torch than the one installed needs what that torch added: no such load is known.
+_MINOR = (
+    "torch keeps no C++ ABI across minor releases: a build for an older torch minor often fails to import "
+    "('ImportError: ... flash_attn_2_cuda...: undefined symbol'), though some pairs load; only importing "
+    "it on the machine tells (`fa-lint verify`)"
+)
+
+
+def _minor(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split(".")[:2] if p.isdigit())
+
+
+def _older(built: str, minors: tuple[str, ...] | list[str]) -> bool:
+    """Whether the build's torch minor is older than every minor the environment may have."""
+    return bool(minors) and all(_minor(built) < _minor(m) for m in minors)
 
 
 def _filename(req: Requirement) -> str | None:
@@ -57,6 +75,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 yield WHEEL_ABI_MISMATCH.finding(
                     req.location,
                     headline,
+                    severity=Severity.WARNING if _MINOR in notes else WHEEL_ABI_MISMATCH.severity,
                     package=FLASH_ATTN,
                     requirement=req.raw,
                     environment=env.name,
@@ -95,6 +114,15 @@ def _problems(
                 (f"{tools.abi_where} uses the {abi} C++ ABI", _UNDEFINED),
                 f"use {want}",
             )
+    if label and label["cuda"]:
+        yield from _cuda_problem(env, req, label["cuda"], tools)
+    yield from _python_problem(env, req, filename, python_tag, tools)
+
+
+def _python_problem(
+    env: Environment, req: Requirement, filename: str, python_tag: str, tools: toolchain.Toolchain
+) -> Iterator[Problem]:
+    """The wheel's CPython tag against the Python its marker or its environment selects."""
     m = re.fullmatch(r"cp(\d)(\d+)", python_tag or "")
     if not m:
         return
@@ -168,13 +196,41 @@ def _torch_problem(
             have=torch_text,
         )
     where = have.where if have is not None else (source.says if source is not None else "")
-    notes = [f"{env.name} installs torch {torch_text} ({where})", _UNDEFINED]
+    notes = [
+        f"{env.name} installs torch {torch_text} ({where})",
+        _MINOR if _older(built, minors) else _UNDEFINED,
+    ]
     if have is not None:
         want = filename.replace(f"torch{built}", f"torch{have.value}", 1)
         help_ = f"use the torch {have.value} build of the same release: {want}"
     else:
         help_ = f"pin torch {built} where it is installed, or use a build for the torch installed"
     yield headline, tuple(notes), help_
+
+
+def _cuda_problem(
+    env: Environment, req: Requirement, digits: str, tools: toolchain.Toolchain
+) -> Iterator[Problem]:
+    """The wheel's CUDA major (``cu118``: 11, ``cu12``/``cu124``: 12) against torch's: its extension
+    links the CUDA runtime of its own major, which a torch of another major does not bring."""
+    cuda = tools.cuda
+    have = cuda.value if cuda is not None else ""
+    if not re.fullmatch(r"\d+(?:\.\d+)*", have) or not markers.holds_on(req.marker, "linux"):
+        return  # a CPU or ROCm torch, or one whose CUDA no file says
+    built = int(digits[:2])
+    if built == int(have.split(".")[0]):
+        return
+    assert cuda is not None
+    yield (
+        f"this wheel is built with CUDA {built}, but its environment's torch with CUDA {have}; use its "
+        f"CUDA {have.split('.')[0]} build",
+        (
+            f"{env.name} installs a torch built with CUDA {have} ({cuda.where})",
+            f"the extension links the CUDA {built} runtime, which that torch does not bring: importing "
+            f"flash_attn fails ('libcudart.so.{built}...: cannot open shared object file')",
+        ),
+        f"use the cu{have.split('.')[0]} build of the same release",
+    )
 
 
 def _built_abi(req: Requirement, filename: str, labelled: bool, torch: str | None) -> bool | None:
@@ -225,7 +281,10 @@ def _torch_beside(env: Environment, req: Requirement, built: str) -> Iterator[Pr
             built=built,
             have=have,
         ),
-        (f"where '{req.marker}' holds, {env.name} installs torch {have} ({where})", _UNDEFINED),
+        (
+            f"where '{req.marker}' holds, {env.name} installs torch {have} ({where})",
+            _MINOR if _older(built, minors) else _UNDEFINED,
+        ),
         f"pin torch {built} under the same marker, or use a build for torch {have}",
     )
 
@@ -258,7 +317,8 @@ def _built_then_moved(ctx: Context, env: Environment, req: Requirement) -> Findi
     mover = source.requirement
     line = mover.location.line if mover.location.path == req.location.path else str(mover.location)
     torch_now = str(final.exact) if final.exact is not None else final_torch.span(final.versions, now)
-    notes = [f"{env.name} installs torch {torch_now} ({source.says})", _UNDEFINED]
+    older = len(then) == 1 and _older(then[0], now)
+    notes = [f"{env.name} installs torch {torch_now} ({source.says})", _MINOR if older else _UNDEFINED]
     if len(then) == 1:
         headline = fit(
             "flash-attn is built for torch {then}; {mover} (line {line}) then installs torch {now}: "
@@ -268,7 +328,7 @@ def _built_then_moved(ctx: Context, env: Environment, req: Requirement) -> Findi
             line=str(line),
             now=torch_now,
         )
-        severity = Severity.ERROR
+        severity = Severity.WARNING if older else Severity.ERROR  # a newer torch: it may still load
     else:
         headline = fit(
             "flash-attn is built for the torch in place; {mover} (line {line}) then installs torch {now}: "

@@ -88,9 +88,14 @@ def _read(path: str) -> TomlDoc | ParseProblem:
         return text
     try:
         # a pyproject.toml is linted too: its document is kept for that pass
-        return tomldoc.load(path, text, keep=os.path.basename(path) == "pyproject.toml")
+        doc = tomldoc.load(path, text, keep=os.path.basename(path) == "pyproject.toml")
     except RecursionError:  # tomllib recurses once per level of nesting
         return too_deep(path)
+    if isinstance(doc, ParseProblem):
+        from fa_lint.syntax import templates
+
+        return templates.recognised(text, doc)  # a Jinja template is not read, and says so
+    return doc
 
 
 def _tool(doc: TomlDoc) -> dict[str, Any] | ParseProblem:
@@ -324,33 +329,48 @@ class Resolver:
         ends there); None where it holds none and the search goes on above. Outside any repository
         (no ``top``) a file another user owns is no one's configuration but theirs: passed over. Inside
         one, a file that is a symbolic link out of the repository (``top``) is not read."""
-        from fa_lint.model import Location, ParseProblem
-
         mine_only = top is None
         for name in NAMES:
             candidate = os.path.join(folder, name)
             if not os.path.isfile(candidate) or (mine_only and not _mine(candidate)):
                 continue
-            shown = _shown(candidate)
-            if top is not None and not _within(os.path.realpath(candidate), top):
-                # a committed link to a file outside the repository: what it says is no one's here, and
-                # reading it would also echo its first TOML error; the search ends as at a bad pyproject
-                message = (
-                    "configuration file links outside the repository; fa-lint read no configuration from it"
-                )
-                self.problems.setdefault(shown, ParseProblem(Location(shown, 1, 1, 1, 1), message))
+            try:
+                found = self._candidate(candidate, name, top)
+            except ConfigError:
+                raise
+            except Exception as exc:  # fa-lint's bug: said (FAL902), and the search ends as at a bad file
+                from fa_lint.model import Location, internal_error
+
+                shown = _shown(candidate)
+                where = Location(shown, 1, 1, 1, 1)
+                self.problems.setdefault(shown, internal_error(where, exc, "reading this configuration"))
                 return DEFAULT
-            if name != "pyproject.toml":
-                return load(shown, self._unknown) if self._read else Config(path=shown)
-            doc = _read(shown)
-            tool = doc if isinstance(doc, ParseProblem) else _tool(doc)
-            if isinstance(tool, ParseProblem):
-                message = f"{tool.message}; fa-lint read no configuration from it"
-                self.problems.setdefault(shown, ParseProblem(tool.location, message))
-                return DEFAULT
-            if "fa-lint" in tool:
-                assert not isinstance(doc, ParseProblem)
-                return _from(shown, doc, self._unknown) if self._read else Config(path=shown)
+            if found is not None:
+                return found
+        return None
+
+    def _candidate(self, candidate: str, name: str, top: str | None) -> Config | None:
+        """The configuration one file holds (DEFAULT where it cannot be read; None where it holds none)."""
+        from fa_lint.model import Location, ParseProblem
+
+        shown = _shown(candidate)
+        if top is not None and not _within(os.path.realpath(candidate), top):
+            # a committed link to a file outside the repository: what it says is no one's here, and
+            # reading it would also echo its first TOML error; the search ends as at a bad pyproject
+            message = "configuration file links outside the repository; fa-lint read no configuration from it"
+            self.problems.setdefault(shown, ParseProblem(Location(shown, 1, 1, 1, 1), message))
+            return DEFAULT
+        if name != "pyproject.toml":
+            return load(shown, self._unknown) if self._read else Config(path=shown)
+        doc = _read(shown)
+        tool = doc if isinstance(doc, ParseProblem) else _tool(doc)
+        if isinstance(tool, ParseProblem):
+            message = f"{tool.message}; fa-lint read no configuration from it"
+            self.problems.setdefault(shown, tool._replace(message=message, entry=""))
+            return DEFAULT
+        if "fa-lint" in tool:
+            assert not isinstance(doc, ParseProblem)
+            return _from(shown, doc, self._unknown) if self._read else Config(path=shown)
         return None
 
 

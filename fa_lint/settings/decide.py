@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from fa_lint.files.needles import compiled
-from fa_lint.model import Finding
+from fa_lint.model import INTERNAL, Finding
 
 # flake8's bare or coded noqa comment, and fa-lint's own "# fa-lint: ignore[FAL001]".
 # Patterns, compiled the first time a finding's line has a comment.
@@ -38,10 +38,13 @@ STYLES = {
     "cluster": "yaml",
     "compose": "yaml",
     "training-config": "yaml",
-    "dockerfile": "shell",
+    "dockerfile": "dockerfile",
     "shell": "shell",
     "makefile": "shell",
     "justfile": "shell",
+    "notebook": "notebook",
+    "batch": "batch",
+    "powershell": "powershell",
     "setup.py": "python",
     "nox": "python",
     "python-app": "python",
@@ -137,29 +140,37 @@ def apply(
     per_file: PerFile = (),
     root: str = ".",
     formats: Mapping[str, str] | None = None,
+    comments: bool = True,
 ) -> tuple[list[Finding], int]:
-    """The findings kept, and how many comments suppressed. ``formats``: each file's format (the
+    """The findings kept, and how many comments suppressed (fa-lint's own bugs, FAL902, are always
+    kept). ``formats``: each file's format (the
     catalogue's name), which says where its comments are; a file of no known format is read by the
-    YAML rule (a "#" after a blank, outside a quoted value), the strictest of them."""
+    YAML rule (a "#" after a blank, outside a quoted value), the strictest of them. ``comments``
+    False: no comment suppresses (what the findings are with every ``noqa`` taken away)."""
     lines: dict[str, list[str]] = {}  # split only for files with findings
     starts: dict[str, dict[int, int]] = {}  # the same files' comment columns
     exempt: dict[str, set[str] | None] = {}  # file-level noqa, read only for files with findings
     ignore = tuple(ignore)
     ignored: dict[str, tuple[str, ...]] = {}  # per file, computed once
     kept, dropped = [], 0
-    seen: set[tuple[str, object]] = set()
+    # one finding per rule, span and package: a clone's tag places its flash-attn and its hopper/
+    # (flash-attn-3) builds on one word, and each is its own problem
+    seen: set[tuple[str, object, str | None]] = set()
     for f in sorted(found, key=lambda f: (f.location, f.code)):
         path = f.location.path
         if path not in ignored:
             ignored[path] = ignore + file_ignores(path, per_file, root) if per_file else ignore
-        if (f.code, f.location) in seen or not selected(f.code, select, ignored[path]):
+        internal = f.code == INTERNAL  # fa-lint's own bug: no selection or comment hides it
+        key = (f.code, f.location, f.package)
+        if key in seen or not (internal or selected(f.code, select, ignored[path])):
             continue
-        seen.add((f.code, f.location))
+        seen.add(key)
+        if internal or not comments:
+            kept.append(f)
+            continue
         if path not in lines:
-            text = texts.get(path)
+            text, starts[path] = _read(texts.get(path), STYLES.get((formats or {}).get(path, ""), "yaml"))
             lines[path] = text.split("\n") if text is not None else []
-            style = STYLES.get((formats or {}).get(path, ""), "yaml")
-            starts[path] = _comment_starts(text, style) if text is not None and _may_suppress(text) else {}
             exempt[path] = file_suppressions(text, starts[path]) if text else None
         if _exempt(f.code, exempt[path]) or suppressed(f, lines[path], starts[path]):
             dropped += 1
@@ -170,17 +181,35 @@ def apply(
 
 # What every suppression holds (_NOQA, _OWN and _FILE, as re.I reads them): a file without any has
 # no comment worth finding, and is not scanned for them (tokenizing a Python file with a finding was
-# most of this step).
+# most of this step). Not for the formats read through ``_OPENERS``, whose text is normalized first.
 _MAY_SUPPRESS = r"noqa|fa-lint:\s*ignore"
 
+# formats whose comments open with no "#" (a batch file's REM), or whose "#" may sit anywhere
+_OPENERS = frozenset({"batch", "powershell", "notebook"})
 
-def _may_suppress(text: str) -> bool:
-    return "#" in text and re.search(_MAY_SUPPRESS, text, re.I) is not None
+
+def _read(text: str | None, style: str) -> tuple[str | None, dict[int, int]]:
+    """A file's text as the suppression comments are read in it, and where each line's comment starts."""
+    if text is None or ("#" not in text and style not in _OPENERS):
+        return text, {}
+    if style not in _OPENERS and re.search(_MAY_SUPPRESS, text, re.I) is None:
+        return text, {}  # no comment here can suppress: not scanned for comments
+    found = comment_starts(text, style)
+    if style in _OPENERS:
+        from fa_lint.syntax import comments
+
+        text = comments.normalized(text, style, found)
+    return text, found
 
 
-def _comment_starts(text: str, style: str) -> dict[int, int]:
-    """``syntax.comments.starts``, imported only once a file with a finding has a "#" in it: a clean
-    run, and most runs of pre-commit, never load the comment scanners."""
+def comment_starts(text: str, style: str) -> dict[int, int]:
+    """``syntax.comments.starts`` (a Dockerfile's: ``sources.docker_comments``, which knows its
+    instructions), imported only once a file with a finding has a "#" in it: a clean run, and most
+    runs of pre-commit, never load the comment scanners."""
+    if style == "dockerfile":
+        from fa_lint.sources.docker_comments import comment_starts as dockerfile
+
+        return dockerfile(text)
     from fa_lint.syntax import comments
 
     return comments.starts(text, style)

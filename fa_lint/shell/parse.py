@@ -270,8 +270,14 @@ class Clock:
         self.reported = False  # the file's one diagnostic for it is written
 
 
-def _parse(data: bytes, clock: Clock | None) -> Node:
-    parser = _parser()
+def bounded(parser: Parser, data: bytes) -> Node:
+    """A parse by another tree-sitter grammar (cmd.exe's, PowerShell's), its error recovery bounded as
+    a shell script's is (``TooCostly`` past PARSE_SECONDS of it)."""
+    return _parse(data, Clock(PARSE_SECONDS), parser)
+
+
+def _parse(data: bytes, clock: Clock | None, grammar: Parser | None = None) -> Node:
+    parser = grammar or _parser()
     if clock is None:
         return parser.parse(data).root_node
     limit = min(PARSE_SECONDS, clock.left)

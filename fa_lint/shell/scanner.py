@@ -25,8 +25,9 @@ from fa_lint.model import (
     Requirement,
     Setting,
     Uninstall,
+    internal_error,
 )
-from fa_lint.shell import conda, docker, pip, pybuild, redirects, twostep
+from fa_lint.shell import conda, docker, makefiles, pip, pybuild, redirects, twostep
 from fa_lint.shell.builds import OUTPUTS, Clones
 from fa_lint.shell.commands import UPGRADE, Install, install, shell_script, unwrap
 from fa_lint.shell.context import Context
@@ -71,14 +72,16 @@ class Scanner:
         """Read the file's text from ``start`` to ``end`` as a script (``text``: what the parser reads)."""
         self.script(Chunk(self.index.text[start:end], start, parse=text), state, make)
 
-    def script(self, chunk: Chunk, state: State, make: bool = False) -> None:
-        """Read a script placed in the file by ``chunk``: the file's own text, or a decoded string."""
+    def script(self, chunk: Chunk, state: State, make: bool = False, possible: bool = False) -> None:
+        """Read a script placed in the file by ``chunk``: the file's own text, or a decoded string
+        (``possible``: the script itself may not run, as a Python call inside an ``if`` or a notebook's
+        ``!`` line inside a Python ``if`` may not)."""
         state.scope.adopt(self.budget)
         walk = Walk(chunk, self, make, stop=self.halted)
-        walk.run(state)
+        walk.run(state, possible=possible)
         self.stopped = walk.stopped
 
-    def command(self, cmd: Command, state: State, possible: bool, make: bool) -> Word | None:  # noqa: C901 - complexity 13, to split or justify (issue 45)
+    def command(self, cmd: Command, state: State, possible: bool, make: bool) -> Word | None:  # noqa: C901 - complexity 11, to split or justify (issue 45)
         words = self._resolve_head(cmd.words, state, make)
         if not words:
             return None
@@ -89,14 +92,7 @@ class Scanner:
         if head in SHELLS:
             script = shell_script([w.text for w in words])
             return None if script is None else words[script]
-        if head == "git":
-            self.clones.git(words[1:], state, make)
-            return None
-        if head in docker.TOOLS:
-            self.records += docker.build_args(words, state, make, self.location)
-            return None
-        if head in OUTPUTS:
-            self.clones.download(head, words[1:], state, make)
+        if self._tool(head, words, state, make):
             return None
         inst = install(words)
         if inst is None:
@@ -121,6 +117,20 @@ class Scanner:
             pip.install(self, inst, context)
         return None
 
+    def _tool(self, head: str, words: list[Word], state: State, make: bool) -> bool:
+        """A command that clones, downloads, builds an image or runs make: what it leaves behind."""
+        if head == "git":
+            self.clones.git(words[1:], state, make)
+        elif head in docker.TOOLS:
+            self.records += docker.build_args(words, state, make, self.location)
+        elif head in OUTPUTS:
+            self.clones.download(head, words[1:], state, make)
+        elif head in makefiles.TOOLS:
+            self.records += makefiles.included(self, words, state, make)
+        else:
+            return False
+        return True
+
     def skipped(self, cmd: Command, state: State, stop: Stop, make: bool) -> Word | None:
         """A command the shell never runs (``stop`` says why): its flash-attn words are kept as
         ``NotRun``, for FAL007; nothing of it is installed, cloned or built."""
@@ -138,6 +148,9 @@ class Scanner:
 
     def problem(self, start: int, end: int, message: str) -> None:
         self.records.append(ParseProblem(self.index.location(start, end), message))
+
+    def internal(self, start: int, end: int, exc: Exception) -> None:
+        self.records.append(internal_error(self.index.location(start, end), exc, "reading this statement"))
 
     def assign(self, name: str, value: str, start: int, end: int, possible: bool) -> None:
         """``export MAX_JOBS=4``: in force for the install commands after it."""

@@ -198,6 +198,22 @@ class State:
         path = text if exp.unresolved else exp.text
         return posixpath.normpath(posixpath.join(self.cwd, path))
 
+    def cd(self, head: str, args: list[str], make: bool = False) -> None:
+        """``cd``, ``pushd`` or ``popd`` with these arguments."""
+        if head == "popd":
+            self.cwd = self.dirs.pop() if self.dirs else self.cwd
+            return
+        if head == "pushd":
+            self.dirs.append(self.cwd)
+        target = next((a for a in args if not a.startswith("-") or a == "-"), None)
+        if target is None or target == "-":
+            self.cwd = "~" if target is None else self.cwd
+            return
+        exp = expand(target, self.scope, make)
+        # an unknown folder stays as written, so `cd $DIR` still meets `git clone URL $DIR`
+        path = target if exp.unresolved or len(exp.texts) > 1 else exp.text
+        self.cwd = posixpath.normpath(posixpath.join(self.cwd, path))
+
     def fork(self) -> State:
         return State(self.scope.child(), self.cwd, list(self.dirs))
 

@@ -2,30 +2,47 @@
 
 The walk is the shell's own semantics, cut down to what decides an install:
 
-- ``&&``, ``;``, newlines, pipelines, subshells and ``{ }`` run in order: what runs there is as
-  certain as the code around it;
+- ``&&``, ``;``, newlines, pipelines, subshells and ``{ }`` run in order, as certain as around them;
 - after ``||``, after a test (``[[ -v X ]] && ...``), inside ``if``/``elif``/``else``/``case``
   branches and ``while``/``until``/``for`` bodies a command is only **possible**;
-- variables and the working directory fork at each branch and merge after it, so a variable set in
-  ``if`` and ``else`` has both values (``FA=2.6.3`` / ``FA=2.4.2``), and one set in a single branch
-  may also be unset;
-- a function defined and called in the same script is followed at its first call, with ``$1``...;
-  one never called is read at the end as possible;
+- variables and the working directory fork at each branch and merge after it (a variable set in
+  ``if`` and ``else`` has both values, one set in a single branch may also be unset);
+- a function is followed at each call with new arguments (``$1``..., a recursion a few levels deep),
+  a later definition replaces it, ``unset -f`` forgets it (``shell.functions``); one never called is
+  read at the end as possible, with any functions its body defines;
+- a command or process substitution (``$(...)``, backticks, ``<(...)``) runs in a subshell before the
+  command whose word holds it; what follows a here-document's word (``cat <<EOF && ...``) after it;
 - ``bash -c '...'`` and ``sh -c`` are read as scripts of their own;
 - a syntax error (an unquoted ``<`` or ``>`` with no file after it) stops the shell: bash and dash
   parse a whole line (and a whole compound command: ``if ... fi``, a function body) before running
   any of it, so nothing of that line runs, and then exit with status 2, so nothing after it runs
   either (``scripts/shell_syntax_stop.py`` shows it); those commands go to ``Handler.skipped``.
 
-What a command does is for the ``Handler`` (``fa_lint.shell.scanner``); the walk knows only the shell.
+What a command does is for the ``Handler`` (``shell.scanner``); the walk knows the shell: every node
+kind tree-sitter-bash makes (``shell.nodes``). An exception in it is fa-lint's bug (``Handler.internal``).
 """
 
 from __future__ import annotations
 
-import posixpath
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol
 
+from fa_lint.shell.functions import Function, Functions
+from fa_lint.shell.nodes import (
+    HOLDERS,
+    OPENERS,
+    SEQUENCES,
+    STATEMENTS,
+    SUBSTITUTIONS,
+    WORDS,
+    is_test,
+    last_command,
+    node_of,
+    parts,
+    script,
+    then,
+    with_redirects,
+)
 from fa_lint.shell.parse import (
     FILE_SECONDS,
     PARSE_SECONDS,
@@ -35,20 +52,20 @@ from fa_lint.shell.parse import (
     TooCostly,
     Word,
     basename,
-    joined,
     logical_lines,
     tree,
     unquoted,
-    word,
 )
 from fa_lint.shell.stops import Stop
 from fa_lint.shell.stops import find as find_stop
-from fa_lint.shell.variables import MAX_VALUES, State, Values, expand
+from fa_lint.shell.variables import MAX_VALUES, Expanded, State, Values, expand
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 _MAX_DEPTH = 200  # nested constructs followed; deeper is reported, not a RecursionError
+MAX_CALLS = 10_000  # function calls followed in one stretch of shell (each with arguments of its own)
+MAX_RECURSION = 4  # a function followed inside its own body: a recursion on new arguments, so far
 
 
 class Handler(Protocol):
@@ -62,33 +79,14 @@ class Handler(Protocol):
 
     def problem(self, start: int, end: int, message: str) -> None: ...
 
+    def internal(self, start: int, end: int, exc: Exception) -> None:
+        """fa-lint's own bug, met reading the statement at ``start:end``: that statement went unread."""
+
     def assign(self, name: str, value: str, start: int, end: int, possible: bool) -> None:
         """A variable set from here on (``A=1``, ``export A=1``), as written or expanded."""
 
 
 SHELLS = {"bash", "sh", "zsh", "dash"}
-# A command whose failure is an answer, not an error: what follows its && runs only on some machines.
-_TESTS = {"test", "[", "[[", "which", "type", "hash", "grep", "nvidia-smi", "nvcc", "lspci", "rocm-smi"}
-_SEQUENCES = {"program", "compound_statement", "do_group", "pipeline", "negated_command"}
-
-
-def _last_command(node: Node) -> Node | None:
-    """The simple command a redirect after ``a && b``, ``a | b`` or ``! b`` belongs to: the last one
-    (bash's grammar attaches a redirect to a simple command; only compound commands take one whole)."""
-    while node.type in ("list", "pipeline", "negated_command"):
-        parts = [c for c in node.named_children if c.type != "comment"]
-        if not parts:
-            return None
-        node = parts[-1]
-    if node.type == "redirected_statement":
-        node = node.child_by_field_name("body") or node
-    return node if node.type == "command" else None
-
-
-class _Function:
-    def __init__(self, body: Node) -> None:
-        self.body = body
-        self.called = False  # followed once, at its first call: later calls repeat what it did
 
 
 class Walk:
@@ -108,7 +106,8 @@ class Walk:
         self.reread = reread  # a line of a stretch the grammar could not read: never split again
         self.stop = stop  # past a syntax error (or a stop before this stretch): nothing runs
         self.stopped: Stop | None = None  # the syntax error this stretch stops at, if any
-        self.functions: dict[str, _Function] = {}
+        self.functions = Functions()
+        self.calls = 0  # function calls followed (``_may_call``)
         self.too_deep = False  # reported once
         # redirects the grammar hung on a list, pipeline or `!` command, by the span of the simple
         # command the shell gives them to: the last one (`a && b >x` redirects b)
@@ -124,7 +123,7 @@ class Walk:
         nodes = root.named_children
         first, found = (len(nodes), None) if self.stop is not None else find_stop(self.chunk, root, nodes)
         for node in nodes[:first]:
-            self._statement(node, state, possible, depth)
+            self._guarded(node, state, possible, depth)
         if found is not None:
             # what the shell never runs, read again in two parts: the grammar takes an operator at
             # the end of a line as a redirect from the next line's first word, so the line without
@@ -135,10 +134,23 @@ class Walk:
                 Walk(self.chunk.part(a, b), self.handler, self.make, self.reread, found).run(state, depth)
         if self.stop is not None:
             return  # the shell never got to the end: a function never called stays uncalled
-        for fn in self.functions.values():  # never called: what they would install is only possible
-            if not fn.called:
+        self._uncalled(state, depth)
+
+    def _uncalled(self, state: State, depth: int) -> None:
+        """Functions never called: what they would install is only possible. A body can define more
+        (``outer() { inner() { ...; }; }``), read in a round of their own, until a round finds none."""
+        while waiting := self.functions.waiting():
+            for fn in waiting:
                 fn.called = True
-                self._statement(fn.body, state.fork(), True, depth + 1)
+                self._guarded(fn.body, state.fork(), True, depth + 1)
+
+    def _guarded(self, node: Node, state: State, possible: bool, depth: int) -> None:
+        """One top-level statement; an exception inside the walk (fa-lint's bug) costs it only."""
+        try:
+            self._statement(node, state, possible, depth)
+        except Exception as exc:
+            start, end = self.chunk.span(node)
+            self.handler.internal(start, end, exc)
 
     def _each(self, nodes: Iterable[Node], state: State, possible: bool, depth: int) -> None:
         for node in nodes:
@@ -150,66 +162,120 @@ class Walk:
         self._each(nodes, fork, True, depth)
         return fork
 
-    def _statement(self, node: Node, state: State, possible: bool, depth: int) -> None:  # noqa: C901 - complexity 23, to split or justify (issue 45)
+    def _statement(self, node: Node, state: State, possible: bool, depth: int) -> None:
         if depth > _MAX_DEPTH:
-            if not self.too_deep:
-                self.too_deep = True
-                start, end = self.chunk.span(node)
-                self.handler.problem(
-                    start, end, f"shell nested more than {_MAX_DEPTH} levels deep is not read"
-                )
+            self._too_deep_at(node)
             return
-        kind, depth = node.type, depth + 1
-        if kind == "command":
-            self._command(node, [], state, possible, depth)
-        elif kind == "redirected_statement":
-            body = node.child_by_field_name("body")
-            redirects = node.children_by_field_name("redirect")
-            if body is not None and body.type == "command":
-                self._command(body, redirects, state, possible, depth)
-            elif body is not None:
-                last = _last_command(body)
-                if last is not None:  # `a && b flash-attn>=2.5`: tree-sitter-bash redirects the list
-                    key = (last.start_byte, last.end_byte)
-                    self.trailing[key] = [*self.trailing.get(key, []), *redirects]
-                self._statement(body, state, possible, depth)
-        elif kind == "list":
-            self._list(node, state, possible, depth)
-        elif kind in _SEQUENCES:
-            self._each(node.named_children, state, possible, depth)
-        elif kind == "ERROR":
-            self._error(node, state, possible, depth)
-        elif kind == "subshell":
-            self._each(node.named_children, state.fork(), possible, depth)  # cd and variables stay inside
-        elif kind == "if_statement":
-            self._if(node, state, possible, depth)
-        elif kind == "case_statement":
-            branches, default = [], False
-            for item in (c for c in node.named_children if c.type == "case_item"):
-                patterns = {(v.start_byte, v.end_byte) for v in item.children_by_field_name("value")}
-                runs = [c for c in item.named_children if (c.start_byte, c.end_byte) not in patterns]
-                branches.append(self._branch(runs, state, depth))
-                default = default or any(
-                    self.chunk.source(v) == "*" for v in item.children_by_field_name("value")
-                )
-            state.merge(branches, exhaustive=default)
-        elif kind in ("while_statement", "for_statement", "c_style_for_statement"):
-            self._loop(node, state, possible, depth)
-        elif kind == "function_definition":
-            name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
-            if name is not None and body is not None:
-                self.functions.setdefault(self.chunk.source(name), _Function(body))
-        elif kind in ("variable_assignment", "variable_assignments", "declaration_command"):
-            self._assign(node, state, possible)
-        elif kind == "unset_command":
-            for child in node.named_children:
-                if not self.chunk.source(child).startswith("-"):
-                    state.scope.set(self.chunk.source(child), (None,))
+        kind = node.type
+        handle = _HANDLERS.get(kind)
+        if kind == "command":  # the most common statement, called directly: one frame less a level
+            self._command(node, [], state, possible, depth + 1)
+        elif handle is not None:
+            handle(self, node, state, possible, depth + 1)
+        elif kind in WORDS or kind in SUBSTITUTIONS or kind == "test_command":  # (( )), [[ ]], $( )
+            self._substituted([node], state, possible, depth + 1)
         budget = state.scope.budget
         if budget.crossed and not budget.reported:  # at the innermost statement that crossed it
             budget.reported = True
             start, end = self.chunk.span(node)
             self.handler.problem(start, end, budget.message())
+
+    def _too_deep_at(self, node: Node) -> None:
+        if not self.too_deep:
+            self.too_deep = True
+            start, end = self.chunk.span(node)
+            self.handler.problem(start, end, f"shell nested more than {_MAX_DEPTH} levels deep is not read")
+
+    def _substituted(self, roots: Iterable[Node], state: State, possible: bool, depth: int) -> None:
+        """Run the command and process substitutions in these words, as the shell does before their
+        command: each a script of its own, in a subshell (a fork of the state); a statement inside a
+        word is walked on its own (a here-document's ``&& cmd``), so the search stops there."""
+        stack = list(roots)
+        if self.stop is not None or not stack or not self._opens(stack):
+            return  # (past a syntax error nothing runs, substitutions neither)
+        stack.reverse()
+        top = {(r.start_byte, r.end_byte, r.type) for r in stack}
+        while stack:
+            node = stack.pop()
+            kind = node.type
+            if kind in SUBSTITUTIONS:  # a level of its own: a shell inside the word
+                self._each(node.named_children, state.fork(), possible, depth + 1)
+            elif kind not in HOLDERS or (node.start_byte, node.end_byte, kind) in top:
+                inner = node.named_children
+                if kind == "heredoc_redirect":  # its statements run after the command (``_tails``)
+                    inner = [c for c in inner if c.type not in STATEMENTS]
+                stack.extend(reversed(inner))
+
+    def _opens(self, nodes: list[Node]) -> bool:  # one slice of text from the first to the last
+        first, last = min(n.start_byte for n in nodes), max(n.end_byte for n in nodes)
+        text = self.chunk.text[self.chunk.index(first) : self.chunk.index(last)]
+        return any(o in text for o in OPENERS)
+
+    def _redirected(self, node: Node, state: State, possible: bool, depth: int) -> None:
+        body = node.child_by_field_name("body")
+        redirects = node.children_by_field_name("redirect")
+        if body is not None and body.type == "command":
+            self._command(body, redirects, state, possible, depth)
+            return
+        self._substituted(redirects, state, possible, depth)
+        if body is not None:
+            last = last_command(body)
+            if last is not None:  # `a && b flash-attn>=2.5`: tree-sitter-bash redirects the list
+                key = (last.start_byte, last.end_byte)
+                self.trailing[key] = [*self.trailing.get(key, []), *redirects]
+            self._statement(body, state, possible, depth)
+        self._tails(redirects, state, possible, depth)
+
+    def _tails(self, redirects: Iterable[Node], state: State, possible: bool, depth: int) -> None:
+        """``cat <<EOF && pip install ...``: tree-sitter-bash hangs what follows a here-document's
+        word on its redirect; it runs after the command (after ``||`` possibly)."""
+        for r in redirects:
+            if r.type != "heredoc_redirect":
+                continue
+            op = ""
+            for child in r.children:
+                if not child.is_named:
+                    op = child.type
+                elif child.type in STATEMENTS and child.type != "comment":
+                    if op == "||":
+                        state.merge([self._branch([child], state, depth)], exhaustive=False)
+                    else:
+                        self._statement(child, state, possible, depth)
+
+    def _case(self, node: Node, state: State, possible: bool, depth: int) -> None:
+        self._substituted(node.children_by_field_name("value"), state, possible, depth)
+        branches, default = [], False
+        for item in (c for c in node.named_children if c.type == "case_item"):
+            patterns = {(v.start_byte, v.end_byte) for v in item.children_by_field_name("value")}
+            runs = [c for c in item.named_children if (c.start_byte, c.end_byte) not in patterns]
+            branches.append(self._branch(runs, state, depth))
+            default = default or any(
+                self.chunk.source(v) == "*" for v in item.children_by_field_name("value")
+            )
+        state.merge(branches, exhaustive=default)
+
+    def _define(self, node: Node, state: State, possible: bool, depth: int) -> None:
+        """``f() { ...; }``: from here on a call of ``f`` runs this body (``fa_lint.shell.functions``)."""
+        name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+        if name is None or body is None:
+            return
+        self.functions.define(self.chunk.source(name), body)
+
+    def _unset(self, node: Node, state: State, possible: bool, depth: int) -> None:
+        """``unset -v A`` unsets a variable, ``unset -f f`` a function, and a bare ``unset NAME`` the
+        variable, or where no variable has that name, the function (bash's ``unset``)."""
+        self._substituted(node.named_children, state, possible, depth)
+        flag = ""
+        for child in node.named_children:
+            text = self.chunk.source(child)
+            if text.startswith("-"):
+                flag = "f" if "f" in text else "v" if "v" in text else flag
+                continue
+            function = flag == "f" or (not flag and text in self.functions and state.scope.get(text) is None)
+            if function and not possible:  # in a branch the function may still be there: calls follow it
+                self.functions.forget(text)
+            elif not function:
+                state.scope.set(text, (None,))
 
     def _list(self, node: Node, state: State, possible: bool, depth: int) -> None:
         """``a && b || c``: what runs after ``||``, or after a test's ``&&``, may not run."""
@@ -225,38 +291,21 @@ class Walk:
             self._statement(node, state, possible, depth)
         maybe = False
         for op, right in reversed(spine):
-            maybe = maybe or op == "||" or self._is_test(node)
+            maybe = maybe or op == "||" or is_test(node, self.chunk)
             if maybe:
                 state.merge([self._branch([right], state, depth)], exhaustive=False)
             else:
                 self._statement(right, state, possible, depth)
             node = right
 
-    def _is_test(self, node: Node) -> bool:
-        if node.type == "redirected_statement":
-            body = node.child_by_field_name("body")
-            return body is not None and self._is_test(body)
-        if node.type in ("test_command", "negated_command"):
-            return True
-        name = node.child_by_field_name("name") if node.type == "command" else None
-        if name is None:
-            return False
-        head = basename(self.chunk.source(name))
-        if head in _TESTS:
-            return True
-        if head != "command" and not head.startswith("python"):
-            return False  # most commands: their arguments are not read
-        args = [self.chunk.source(a) for a in node.children_by_field_name("argument")]
-        return args[:1] == ["-v"] if head == "command" else "-c" in args
-
     def _if(self, node: Node, state: State, possible: bool, depth: int) -> None:
-        conditions, body = _then(node)
+        conditions, body = then(node)
         self._each(conditions, state, possible, depth)
         branches = [self._branch(body, state, depth)]
         exhaustive = False
         for clause in node.named_children:
             if clause.type == "elif_clause":
-                conditions, body = _then(clause)
+                conditions, body = then(clause)
                 branches.append(self._branch([*conditions, *body], state, depth))
             elif clause.type == "else_clause":
                 branches.append(self._branch(clause.named_children, state, depth))
@@ -264,10 +313,14 @@ class Walk:
         state.merge(branches, exhaustive)
 
     def _loop(self, node: Node, state: State, possible: bool, depth: int) -> None:
-        """A loop body may run no time at all; ``for v in a b`` gives ``v`` each value."""
+        """A loop body may run no time at all; ``for v in a b`` gives ``v`` each value. What the
+        condition (``while``, ``for ((...))``) and the values run runs once, at least."""
+        self._each(node.children_by_field_name("initializer"), state, possible, depth)
         self._each(node.children_by_field_name("condition"), state, possible, depth)
         fork = state.fork()
         var, values = node.child_by_field_name("variable"), node.children_by_field_name("value")
+        self._substituted(values, state, possible, depth)
+        self._each(node.children_by_field_name("update"), fork, True, depth)
         if node.type == "for_statement" and var is not None:
             found = [expand(unquoted(v, self.chunk), state.scope, self.make) for v in values]
             each: Values = (None,)
@@ -279,10 +332,12 @@ class Walk:
             self._statement(body, fork, True, depth)
         state.merge([fork], exhaustive=False)
 
-    def _assign(self, node: Node, state: State, possible: bool) -> None:
-        """``A=1``, ``export A=1 B``, ``local -r C=2``: shell variables from here on."""
+    def _assign(self, node: Node, state: State, possible: bool, depth: int) -> None:
+        """``A=1``, ``export A=1 B``, ``local -r C=2``: shell variables from here on (after what
+        their values' substitutions run)."""
         if self.stop is not None:
             return  # past a syntax error: never set
+        self._substituted([node], state, possible, depth)
         for child in [node] if node.type == "variable_assignment" else node.named_children:
             if child.type == "variable_name":  # export A: A keeps its value
                 name = self.chunk.source(child)
@@ -303,94 +358,78 @@ class Walk:
 
     # simple commands
 
-    def _command(self, node: Node, redirects: list[Node], state: State, possible: bool, depth: int) -> None:  # noqa: C901 - complexity 19, to split or justify (issue 45)
+    def _command(self, node: Node, redirects: list[Node], state: State, possible: bool, depth: int) -> None:
         if self.trailing:
             redirects = [*redirects, *self.trailing.pop((node.start_byte, node.end_byte), [])]
-        args: list[Node] = []  # the command name first
-        env: dict[str, str] = {}
-        for child in node.named_children:
-            kind = child.type  # (each read of a node's attribute makes a new object)
-            if kind in ("word", "string"):
-                args.append(child)
-            elif kind == "variable_assignment" and not args:
-                name, value = child.child_by_field_name("name"), child.child_by_field_name("value")
-                if name is not None:
-                    env[self.chunk.source(name)] = "" if value is None else unquoted(value, self.chunk)
-            elif kind == "command_name":
-                inner = child.named_children
-                args.append(inner[0] if inner else child)
-            elif kind.endswith("_redirect"):
-                redirects = [*redirects, child]
-            elif kind != "comment":
-                args.append(child)
+        args, env, every = parts(node, redirects, self.chunk)
         if not args:  # A=1 B=2 on their own set shell variables
             if self.stop is None:
                 self._each(node.named_children, state, possible, depth)
             return
-        args, words = self._with_redirects(args, redirects)
+        args, words = with_redirects(args, every, self.chunk)
         start, end = self.chunk.span(node)
         cmd = Command(words, start, end, env)
         if self.stop is not None:  # past a syntax error: the shell never runs it
             script = self.handler.skipped(cmd, state, self.stop, self.make)
             if script is not None:
-                self._inline(
-                    next(n for n, w in zip(args, words, strict=True) if w is script), state, False, depth
-                )
+                self._inline(node_of(script, args, words), state, False, depth)
             return
-        head = words[0].text
+        if not any(basename(w.text) in SHELLS for w in words):  # a shell's script is read by its walk
+            self._substituted([*node.named_children, *redirects], state, possible, depth)
+        self._run(cmd, args, every, state, possible, depth)
+        self._tails(every, state, possible, depth)
+
+    def _run(
+        self, cmd: Command, args: list[Node], redirects: list[Node], state: State, possible: bool, depth: int
+    ) -> None:
+        """A command that runs: ``cd``, a function the script defined, or one for the handler."""
+        head = cmd.words[0].text
         if head in ("cd", "pushd", "popd"):
-            self._cd(head, words[1:], state)
+            state.cd(head, [w.text for w in cmd.words[1:]], self.make)
         elif head in self.functions:
-            self._call(self.functions[head], words[1:], state, possible, depth)
+            self._call(self.functions[head], cmd.words[1:], state, possible, depth)
         else:
             script = self.handler.command(cmd, state, possible, self.make)
             if script is not None:
-                self._inline(
-                    next(n for n, w in zip(args, words, strict=True) if w is script), state, possible, depth
-                )
+                self._inline(node_of(script, args, cmd.words), state, possible, depth)
             elif basename(head) in SHELLS:  # bash <<EOF: the heredoc is the script
                 for r in redirects:
                     for body in (c for c in r.children if c.type == "heredoc_body"):
                         self._inline(body, state, possible, depth)
 
-    def _with_redirects(self, args: list[Node], redirects: list[Node]) -> tuple[list[Node], list[Word]]:
-        """The command's words: one a redirect cut short is marked (flash-attn>=2.5), and words
-        after a redirect's file are still arguments (tree-sitter-bash hangs them on the redirect)."""
-        if not redirects:
-            return joined(args, [word(n, self.chunk) for n in args])
-        cuts: dict[int, str] = {}
-        for r in redirects:
-            op = next((c for c in r.children if not c.is_named), None)
-            if r.type == "file_redirect" and op is not None:
-                cuts[self.chunk.offset(r.start_byte)] = op.type
-                args = [*args, *r.children_by_field_name("destination")[1:]]
-        args, words = joined(args, [word(n, self.chunk) for n in args])
-        return args, [
-            Word(w.text, w.start, w.end, w.quoted, cut=cuts[w.end]) if w.end in cuts else w for w in words
-        ]
-
-    def _cd(self, head: str, args: list[Word], state: State) -> None:
-        if head == "popd":
-            state.cwd = state.dirs.pop() if state.dirs else state.cwd
+    def _call(self, fn: Function, args: list[Word], state: State, possible: bool, depth: int) -> None:
+        """A call runs the body with its arguments as ``$1``...: each call with arguments (and a
+        certainty) not seen before, as bash runs each (``install torch; install flash-attn==2.4.2``);
+        a call inside its own body (recursion) too, ``MAX_RECURSION`` deep at most."""
+        caller = state.scope
+        found = [expand(a.text, caller, self.make) for a in args]
+        seen = (tuple(None if e.unresolved else e.texts for e in found), possible)
+        if fn.active >= MAX_RECURSION or seen in fn.seen or not self._may_call():
             return
-        if head == "pushd":
-            state.dirs.append(state.cwd)
-        target = next((a for a in args if not a.text.startswith("-") or a.text == "-"), None)
-        if target is None or target.text == "-":
-            state.cwd = "~" if target is None else state.cwd
-            return
-        exp = expand(target.text, state.scope, self.make)
-        # an unknown folder stays as written, so `cd $DIR` still meets `git clone URL $DIR`
-        path = target.text if exp.unresolved or len(exp.texts) > 1 else exp.text
-        state.cwd = posixpath.normpath(posixpath.join(state.cwd, path))
-
-    def _call(self, fn: _Function, args: list[Word], state: State, possible: bool, depth: int) -> None:
-        if fn.called:
-            return
+        fn.seen.add(seen)
         fn.called = True
+        fn.active += 1
+        try:
+            self._run_body(fn, found, state, possible, depth)
+        finally:  # (an exception in the body leaves the caller's variables in force, as a return does)
+            fn.active -= 1
+            state.scope = caller
+
+    def _may_call(self) -> bool:
+        """Whether one more call may be followed: calls with new arguments can multiply (each
+        function calling the next twice), so past ``MAX_CALLS`` they are not, said once."""
+        self.calls += 1
+        if self.calls == MAX_CALLS + 1:
+            self.handler.problem(
+                self.chunk.at(0), self.chunk.at(0), f"shell function calls past {MAX_CALLS} are not followed"
+            )
+        return self.calls <= MAX_CALLS
+
+    def _run_body(
+        self, fn: Function, found: list[Expanded], state: State, possible: bool, depth: int
+    ) -> None:
         caller = state.scope
         state.scope = caller.child()
-        found = [expand(a.text, caller, self.make) for a in args]
         for i, exp in enumerate(found[:9], start=1):
             state.scope.set(str(i), (None,) if exp.unresolved else exp.texts)
         every: Values = (None,) if any(e.unresolved for e in found) else (" ".join(e.text for e in found),)
@@ -401,7 +440,6 @@ class Walk:
         for name, values in state.scope.local.items():
             if not (name.isdigit() or name in "@*"):
                 caller.set(name, values)
-        state.scope = caller
 
     def _too_costly(self, clock: Clock, state: State, depth: int) -> None:
         """A stretch whose error recovery the grammar could not finish in time: read again a line at a
@@ -442,40 +480,21 @@ class Walk:
 
     def _inline(self, node: Node, state: State, possible: bool, depth: int) -> None:
         """``bash -c '...'`` or ``bash <<EOF``: a script of its own, read where it is written."""
-        start, end = self.chunk.index(node.start_byte), self.chunk.index(node.end_byte)
-        raw = self.chunk.text[start:end]
-        if node.type == "string":  # what the inner shell reads: the string without its escapes
-            kept: list[int] = []
-            i = 1
-            while i < len(raw) - (raw.endswith('"') and len(raw) > 1):
-                if raw[i] == "\\" and raw[i + 1 : i + 2] in ('"', "\\", "$", "`", "\n"):
-                    i += 1
-                    if raw[i] == "\n":
-                        i += 1
-                        continue
-                kept.append(i)
-                i += 1
-            chunk = Chunk("".join(raw[k] for k in kept), positions=[self.chunk.at(start + k) for k in kept])
-        else:
-            quoted = node.type == "raw_string"
-            inner = raw[1 : -1 if len(raw) > 1 and raw.endswith("'") else None] if quoted else raw
-            if self.chunk.positions is None:
-                chunk = Chunk(inner, self.chunk.at(start + quoted))
-            else:
-                chunk = Chunk(inner, positions=[self.chunk.at(start + quoted + k) for k in range(len(inner))])
+        chunk = script(node, self.chunk)
         Walk(chunk, self.handler, self.make, stop=self.stop).run(state.fork(), depth)  # its own shell
 
 
-def _then(node: Node) -> tuple[list[Node], list[Node]]:
-    """An if or elif clause's conditions (before ``then``) and body (after it, up to elif/else)."""
-    conditions: list[Node] = []
-    body: list[Node] = []
-    seen = False
-    for child in node.children:
-        if child.type == "then":
-            seen = True
-        elif child.type in ("elif_clause", "else_clause"):
-            break
-        elif child.is_named:
-            (body if seen else conditions).append(child)
-    return conditions, body
+# How ``Walk._statement`` reads each kind of statement (the rest are read for their substitutions).
+_HANDLERS: dict[str, Callable[[Walk, Node, State, bool, int], None]] = {
+    "redirected_statement": Walk._redirected,
+    "list": Walk._list,
+    **dict.fromkeys(SEQUENCES, lambda w, n, s, p, d: w._each(n.named_children, s, p, d)),
+    "ERROR": Walk._error,
+    "subshell": lambda w, n, s, p, d: w._each(n.named_children, s.fork(), p, d),  # cd, variables stay in
+    "if_statement": Walk._if,
+    "case_statement": Walk._case,
+    **dict.fromkeys(("while_statement", "for_statement", "c_style_for_statement"), Walk._loop),
+    "function_definition": Walk._define,
+    **dict.fromkeys(("variable_assignment", "variable_assignments", "declaration_command"), Walk._assign),
+    "unset_command": Walk._unset,
+}

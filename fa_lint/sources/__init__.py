@@ -127,7 +127,17 @@ SOURCES: dict[str, Source] = {
                 "Containerfile_*",
             ),
         ),
-        Source("shell", "shell", ("*.sh", "*.bash")),
+        Source(
+            "shell",
+            "shell",
+            # Slurm job scripts: *.slurm and *.sbatch are the names public repositories give them most
+            # (train.slurm, job.slurm, train.sbatch: hundreds of repositories each)
+            ("*.sh", "*.bash", "*.sbatch", "*.slurm"),
+            # names schedulers' job scripts share with other tools' files (PBS/Torque, LSF, Grid Engine,
+            # a generic *.job): a shell script when its head shows one (sources/shell.py sniff). A script
+            # with no extension at all is found by its first line (fa_lint.files.shebang).
+            ("*.job", "*.pbs", "*.qsub", "*.lsf"),
+        ),
         Source(
             "requirements",
             "requirements",
@@ -144,8 +154,12 @@ SOURCES: dict[str, Source] = {
             # templates (Makefile.in, config.h.in, MANIFEST.in). The head of the file tells them apart.
             ("*.in",),
         ),
-        Source("makefile", "makefile", ("Makefile", "makefile", "GNUmakefile", "*.mk")),
+        # Makefile-* and *.mk: fragments a Makefile includes or a Dockerfile runs with make -f
+        Source("makefile", "makefile", ("Makefile", "makefile", "GNUmakefile", "*.mk", "Makefile-*")),
         Source("justfile", "justfile", ("justfile", "Justfile", ".justfile", "*.just")),
+        Source("notebook", "notebook", ("*.ipynb",)),  # Jupyter and Colab: shell lines, %pip, the GPU
+        Source("batch", "batch", ("*.bat", "*.cmd")),  # Windows cmd.exe scripts
+        Source("powershell", "powershell", ("*.ps1",)),
         # read for the build arguments its services build their Dockerfiles with (issue 35)
         Source(
             "compose",

@@ -2,10 +2,10 @@
 
 Read for what they say about the machine (``Setting`` records): SkyPilot ``resources.accelerators``
 (``A100:8``, ``{A100:8, H100:8}``, a list: each one of several), ``resources.instance_type`` and
-``image_id: docker:...``; a Kubernetes pod's ``nodeSelector`` or node affinity on
-``nvidia.com/gpu.product``, ``cloud.google.com/gke-accelerator``, ``karpenter.k8s.aws/instance-gpu-name``
-or ``node.kubernetes.io/instance-type``. A SkyPilot task's ``setup`` and ``run`` scripts are read as
-shell, so what they install lands on those accelerators.
+``image_id: docker:...``, an exact ``resources.memory`` (GB); a Kubernetes pod's ``nodeSelector`` or
+node affinity on ``nvidia.com/gpu.product``, ``cloud.google.com/gke-accelerator``,
+``karpenter.k8s.aws/instance-gpu-name`` or ``node.kubernetes.io/instance-type``. A SkyPilot task's
+``setup`` and ``run`` scripts are read as shell, so what they install lands on those accelerators.
 
 The files have any name; a ``*.yaml`` or ``*.yml`` that no other format claims is read when its head
 names one of these keys.
@@ -71,6 +71,10 @@ def _task(
     if isinstance(ref, yaml.ScalarNode) and str(ref.value).startswith("docker:"):
         start, end = yamldoc.span(ref, text)
         yield image(str(ref.value).removeprefix("docker:"), index.location(start + 7, end), "")
+    memory = yamldoc.get(resources, "memory")
+    if isinstance(memory, yaml.ScalarNode) and re.fullmatch(r"\d+(?:\.\d+)?", str(memory.value).strip()):
+        # SkyPilot's memory in GB: "32" is exactly that, "32+" at least (no bound to judge against)
+        yield _setting(index, text, memory, "memory", "memory", str(memory.value).strip(), False)
     env = yamldoc.scalars(yamldoc.get(doc, "envs"))
     for key in ("setup", "run"):
         node = yamldoc.get(doc, key)
@@ -128,7 +132,8 @@ def _accelerators(index: TextIndex, text: str, node: yaml.Node) -> Iterator[Sett
         body = text[start:end]
         names = [
             (m.group(1), start + m.start(1), start + m.end(1))
-            for m in re.finditer(r"([A-Za-z][\w-]*)(?::\d+)?", body)
+            # a name starts with a letter, or is a GeForce model number (2080ti:1, 3090)
+            for m in re.finditer(r"((?:[A-Za-z]|\d{4})[\w-]*)(?::\d+)?", body)
         ]
         for name, a, b in names:
             yield Setting(index.location(a, b), "gpu", "accelerators", name, possible=len(names) > 1)

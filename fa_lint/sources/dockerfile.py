@@ -391,15 +391,8 @@ def _run(index: TextIndex, ins: Instruction, state: _State, scanner: Scanner) ->
     shell = State(state.variables.child(), state.workdir)
     scanner.halted = state.halted.get(state.stage)
     scanner.stopped = None
-    if body.startswith("[", skip):
-        _exec_form(index, body[skip:], start, scanner, shell)
-    elif ins.heredocs and re.fullmatch(r"<<-?['\"]?\w+['\"]?\s*", body[skip:]):
-        for a, b in ins.heredocs:  # RUN <<EOF: the body is the script
-            scanner.run(a, b, shell)
-            if scanner.stopped is not None:
-                scanner.halted = scanner.halted or scanner.stopped  # the heredoc's shell has exited
-    else:  # heredocs given to a command are read as the shell reads them: data, or a script for bash
-        scanner.run(start, ins.last, shell, text=body[skip:] + index.text[ins.end : ins.last])
+    if not (body.startswith("[", skip) and _exec_form(index, body[skip:], start, scanner, shell)):
+        _shell_form(index, ins, skip, scanner, shell)
     if scanner.stopped is not None and state.stage not in state.halted:
         line = index.location(ins.start, ins.start).line
         after = (
@@ -410,13 +403,39 @@ def _run(index: TextIndex, ins: Instruction, state: _State, scanner: Scanner) ->
     scanner.halted = None
 
 
-def _exec_form(index: TextIndex, raw: str, start: int, scanner: Scanner, shell: State) -> None:
+def _shell_form(index: TextIndex, ins: Instruction, skip: int, scanner: Scanner, shell: State) -> None:
+    body, start = ins.body, ins.args + skip
+    if ins.heredocs and re.fullmatch(r"<<-?['\"]?\w+['\"]?\s*", body[skip:]):
+        for a, b in ins.heredocs:  # RUN <<EOF: the body is the script
+            scanner.run(a, b, shell)
+            if scanner.stopped is not None:
+                scanner.halted = scanner.halted or scanner.stopped  # the heredoc's shell has exited
+    else:  # heredocs given to a command are read as the shell reads them: data, or a script for bash
+        scanner.run(start, ins.last, shell, text=body[skip:] + index.text[ins.end : ins.last])
+
+
+def exec_json(raw: str) -> list[object] | None:
+    """An exec form's array, read as BuildKit reads it: JSON of the whole text (a continuation's
+    line breaks taken out); None where the text is no JSON array."""
     try:
         items = json.loads(raw.replace("\\\n", ""))
     except json.JSONDecodeError:
-        return  # not JSON: Docker runs it through the shell as written
-    if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
-        return
+        return None
+    return items if isinstance(items, list) else None
+
+
+def _exec_form(index: TextIndex, raw: str, start: int, scanner: Scanner, shell: State) -> bool:
+    """An exec-form ``RUN [...]``; False where the text is not JSON, which BuildKit then runs as the
+    shell form, the whole text as one shell command (``parseMaybeJSON``, frontend/dockerfile/parser/
+    line_parsers.go: ``json.Unmarshal`` of the whole rest, so ``[...]  # note`` is the shell form). An
+    array that holds something other than strings fails the build (``errDockerfileNotStringArray``):
+    nothing of it runs."""
+    array = exec_json(raw)
+    if array is None:
+        return False
+    items = [x for x in array if isinstance(x, str)]
+    if len(items) < len(array):
+        return True
     text, end = index.text, start + len(raw)
     words, pos = [], start
     for item in items:
@@ -436,6 +455,7 @@ def _exec_form(index: TextIndex, raw: str, start: int, scanner: Scanner, shell: 
         w = inner[found]
         script = Chunk(w.text, positions=_string_positions(text, w.start, w.end, w.text))
     scanner.exec_form(words, shell, script)
+    return True
 
 
 def _string_positions(text: str, start: int, end: int, value: str) -> list[int]:

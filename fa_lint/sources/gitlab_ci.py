@@ -136,7 +136,7 @@ def _machine(
         ref = yamldoc.get(ref, "name")
     if isinstance(ref, yaml.ScalarNode) and ref.tag != _REFERENCE and "$" not in str(ref.value):
         start, end = yamldoc.span(ref, text)
-        yield image(str(ref.value), index.location(start, end), scope)
+        yield image(str(ref.value), index.location(start, end), scope)._replace(said="image:")
     tags = yamldoc.get(job, "tags") or yamldoc.get(default, "tags")
     if isinstance(tags, yaml.SequenceNode) and tags.tag != _REFERENCE:
         for node in tags.value:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from fa_lint.model import Parsed
+from fa_lint.model import Include, Parsed
 from fa_lint.shell.scanner import Scanner
-from fa_lint.shell.variables import Budget, Definitions, Scope, State
+from fa_lint.shell.variables import Budget, Definitions, Scope, State, expand
 from fa_lint.syntax.text import TextIndex
 
 NAME = "makefile"
@@ -26,6 +26,7 @@ _DEFINE = re.compile(
     re.M,
 )
 _RECIPE = re.compile(r"^(\t[ \t]*)([@+-]*)")
+_INCLUDE = re.compile(r"^(-?include|sinclude)[ \t]+([^#\n]*)", re.M)
 # `UV ?= $(shell which uv)`: the path of the tool that name finds, so `$(UV) pip install` runs uv (a
 # command's name counts by its basename). Only these two lookups: any other $(shell ...) is what the
 # run prints, which fa-lint never runs a program to learn.
@@ -59,10 +60,26 @@ def recipes(text: str) -> Iterator[tuple[int, int, str]]:
 def parse(path: str, text: str) -> Iterator[Parsed]:
     scanner = Scanner(TextIndex(path, text), NAME)
     variables = _variables(text, scanner.budget)
+    yield from _includes(scanner.index, variables)
     for start, end, shell in recipes(text):  # each line its own shell: a cd ends with its line
         scanner.run(start, end, State(Scope(values=variables)), text=shell, make=True)
         yield from scanner.drain()
     yield from scanner.finish()
+
+
+def _includes(index: TextIndex, variables: dict[str, str]) -> Iterator[Include]:
+    """``include FILE...`` (``-include``, ``sinclude``): each file make reads in its place, read as a
+    Makefile too (a fragment of any name: ``Makefile-cuda``, ``config/flash.inc``), from the
+    including file's folder. A name fa-lint cannot expand, or a glob, is not followed."""
+    for m in _INCLUDE.finditer(index.text):
+        for w in re.finditer(r"\S+", m.group(2)):
+            start = m.start(2) + w.start()
+            exp = expand(w.group(), Scope(values=variables), make=True)
+            if exp.unresolved or any(c in exp.text for c in "*?[%"):
+                continue
+            for name in exp.text.split():
+                where = index.location(start, start + len(w.group()))
+                yield Include(where, name, optional=True, source=NAME)
 
 
 def _value(text: str) -> str:

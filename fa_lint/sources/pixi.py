@@ -41,6 +41,9 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         return
     yield from tables(doc, (), "default", NAME)
     yield from _environments(doc)
+    from fa_lint.sources.buildsettings import pixi_options
+
+    yield from pixi_options(doc, ())
 
 
 def tables(doc: TomlDoc, base: TomlPath, default: str, source: str) -> Iterator[Parsed]:

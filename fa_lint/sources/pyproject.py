@@ -20,7 +20,8 @@ from fa_lint.model import (
     Setting,
     normalize,
 )
-from fa_lint.sources import depgroups
+from fa_lint.sources import buildsettings, depgroups
+from fa_lint.sources.buildsettings import UvIsolation
 from fa_lint.syntax import pep508, tomldoc
 from fa_lint.syntax.tables import (
     WrongType,
@@ -30,11 +31,8 @@ from fa_lint.syntax.tables import (
     settings,
     source_table,
     strings,
-    subtable,
     table,
     text,
-    texts,
-    typed,
     wrong_type,
 )
 from fa_lint.syntax.text import excerpt
@@ -79,16 +77,9 @@ def _build_configs(doc: TomlDoc) -> Iterator[Parsed]:
     """``[tool.uv]`` and ``[tool.poetry]``: the tools that build this project's sdists, and how."""
     uv = get(doc.data, ("tool", "uv"))
     if isinstance(uv, dict):
-        no_isolation: set[str] = set()
-        torch_for: set[str] = set()
+        isolation = UvIsolation()
         try:  # uv refuses a setting of the wrong type; what was read before it still counts
-            no_isolation.update(normalize(n) for n in texts(uv, "no-build-isolation-package"))
-            if typed(uv, ("no-build-isolation",), bool, "a boolean"):
-                no_isolation.add("*")
-            for package in subtable(uv, "extra-build-dependencies"):
-                deps = typed(uv, ("extra-build-dependencies", package), list, "an array") or []
-                if any(_names_torch(d, ("extra-build-dependencies", package, i)) for i, d in enumerate(deps)):
-                    torch_for.add(normalize(package))
+            isolation.read(uv)
         except WrongType as exc:
             yield wrong_type(doc, ("tool", "uv"), exc, "[tool.uv]")
         start, end = doc.key_location(("tool", "uv"))
@@ -102,8 +93,15 @@ def _build_configs(doc: TomlDoc) -> Iterator[Parsed]:
             else ("dev",)  # a value uv refuses: uv stops, so nothing installs; keep uv's default
         )
         yield BuildConfig(
-            doc.index.location(start, end), "uv", frozenset(no_isolation), frozenset(torch_for), forks, groups
+            doc.index.location(start, end),
+            "uv",
+            frozenset(isolation.no_isolation),
+            frozenset(isolation.torch_for),
+            forks,
+            groups,
+            frozenset(isolation.runtime_for),
         )
+        yield from buildsettings.uv_required(doc)
         # the platforms uv resolves for (environments) and must install on (required-environments)
         for key in ("environments", "required-environments"):
             yield from settings(doc, ("tool", "uv", key), "platform", f"uv {key}")
@@ -112,6 +110,11 @@ def _build_configs(doc: TomlDoc) -> Iterator[Parsed]:
     if isinstance(get(doc.data, ("tool", "poetry")), dict):
         start, end = doc.key_location(("tool", "poetry"))
         yield BuildConfig(doc.index.location(start, end), "poetry")
+    yield from buildsettings.pdm_config(doc)
+    if isinstance(get(doc.data, ("tool", "pixi")), dict):
+        start, end = doc.key_location(("tool", "pixi"))
+        yield BuildConfig(doc.index.location(start, end), "pixi")  # pixi installs [project] dependencies
+        yield from buildsettings.pixi_options(doc, ("tool", "pixi"))
 
 
 _OS_WORDS = ("sys_platform", "platform_system", "os_name")
@@ -150,17 +153,6 @@ def _os_markers(doc: TomlDoc, where: Location) -> Iterator[Parsed]:
                 found.append(one["marker"])
     for marker in dict.fromkeys(m for m in found if any(w in m for w in _OS_WORDS)):
         yield Setting(where, "marker", "uv", marker)
-
-
-def _names_torch(dep: Any, path: TomlPath) -> bool:
-    """An extra build dependency on torch: ``"torch==2.6.0"`` or ``{requirement = "torch", ...}``."""
-    if isinstance(dep, dict):
-        path, dep = (*path, "requirement"), dep.get("requirement")
-    if not isinstance(dep, str):
-        raise WrongType(path, "a requirement string")
-    name = dep.split(";", 1)[0].strip()
-    end = next((i for i, c in enumerate(name) if not (c.isalnum() or c in "._-")), len(name))
-    return normalize(name[:end]) in ("torch", "pytorch")
 
 
 def _python(doc: TomlDoc, path: TomlPath, poetry: bool = False) -> Iterator[Parsed]:

@@ -1,14 +1,20 @@
 """Python programs that place work on GPUs, read with ``ast`` and never run: Modal apps (their images
-are installs, see ``modal_app``), SageMaker jobs and Ray tasks (the GPU they ask for).
+are installs, see ``modal_app``), SageMaker jobs, Ray tasks and RunPod pods (the GPU they ask for).
 
-Any ``*.py`` may be one; a file is read when its head imports ``modal``, ``sagemaker`` or ``ray``
-(the rest of a project's Python is not opened past its first 8 KiB). What each says:
+Any ``*.py`` may be one; a file is read when its head imports ``modal``, ``sagemaker``, ``ray`` or
+``runpod`` (the rest of a project's Python is not opened past its first 8 KiB), or, outside a test,
+when it runs an install of flash-attn (``fa_lint.sources.python_commands``: ``os.system``,
+``subprocess``, a launcher's command). What each says:
 
 - SageMaker: ``instance_type="ml.g5.2xlarge"`` in any call (an estimator, ``deploy``, a processor):
   the instance family's GPU (``ml.p3`` V100, ``ml.g4dn`` T4, ``ml.g5`` A10G, ``ml.p4d`` A100, ...).
 - Ray: ``accelerator_type="A100"`` or one of ``ray.util.accelerators``' names
   (``NVIDIA_TESLA_V100`` is ``"V100"``), in ``@ray.remote``, ``.options()`` or ``ScalingConfig``;
   ``resources={"accelerator_type:A100": ...}``. ``num_gpus`` says how many, not which.
+- RunPod: ``create_pod(name, image_name, gpu_type_id)`` (runpod-python's ``runpod/api/ctl_commands.py``:
+  the third parameter, or the keyword), whose value is one of RunPod's GPU type ids, NVIDIA's product
+  names (``"NVIDIA GeForce RTX 4090"``, ``"NVIDIA A100 80GB PCIe"``). An endpoint's ``gpu_ids`` name
+  pools of several GPUs (``"AMPERE_16"``), so they say none.
 
 These files install nothing themselves (the job's requirements come from elsewhere), so their GPUs
 are possibilities for every install of the repository, as a Kubernetes manifest's are.
@@ -27,18 +33,41 @@ if TYPE_CHECKING:
     from fa_lint.syntax.pyast import PythonIndex
 
 NAME = "python-app"
-_IMPORTS = re.compile(r"^[ \t]*(?:import|from)[ \t]+(modal|sagemaker|ray)\b", re.M)
+_IMPORTS = re.compile(r"^[ \t]*(?:import|from)[ \t]+(modal|sagemaker|ray|runpod)\b", re.M)
 # The same, on bytes: discovery reads each *.py whole once for the code layer's words, and looks at
 # the head of those bytes for these imports without decoding them.
 IMPORTS_BYTES = re.compile(_IMPORTS.pattern.encode(), re.M)
 # What IMPORTS_BYTES needs one of, as plain bytes: the module names, "ray" after the blank that
 # separates it from import/from (a bare b"ray" is in every "np.asarray").
-FRAMEWORKS = (b"modal", b"sagemaker", b" ray", b"\tray")
+FRAMEWORKS = (b"modal", b"sagemaker", b" ray", b"\tray", b"runpod")
 HEAD = 8192  # the bytes whose imports make a file one of these (the rest is not looked at for them)
 # What a file says something with (Modal's module, the keywords read below) is written with one of
 # these; an identifier Python normalizes (NFKC) may be written otherwise, so a text that is not ASCII is
 # always walked.
 _SAYS = ("modal", "instance_type", "accelerator_type")
+
+
+# What a Python file must hold to be read for the install commands it runs: an install word,
+# flash-attn, and a call fa_lint.sources.python_commands reads (bytes, searched before the file is
+# decoded: fa_lint.files.discover). Here, so that the check costs no import of the shell model.
+_RUNNER_BYTES = (b"subprocess", b"system(", b"popen(", b"getoutput", b"RunConfig", b"Task(")
+_FLASH_BYTES = re.compile(rb"flash[-_]?attn|flash-attention", re.I)
+_FLASH_TEXT = re.compile(_FLASH_BYTES.pattern.decode(), re.I)
+_RUNNER_TEXT = tuple(w.decode() for w in _RUNNER_BYTES)
+
+
+def installs(data: bytes) -> bool:
+    """Whether a Python file's bytes may hold an install of flash-attn through one of these calls."""
+    if b"install" not in data or not any(word in data for word in _RUNNER_BYTES):
+        return False
+    return _FLASH_BYTES.search(data) is not None
+
+
+def installs_text(text: str) -> bool:
+    """``installs``, for the decoded text."""
+    if "install" not in text or not any(word in text for word in _RUNNER_TEXT):
+        return False
+    return _FLASH_TEXT.search(text) is not None
 
 
 def sniff(head: str, *, complete: bool) -> bool:
@@ -49,15 +78,23 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     import ast
 
     from fa_lint.model import ParseProblem
+    from fa_lint.sources import python_commands
     from fa_lint.syntax import pyast
     from fa_lint.syntax.pyast import PythonIndex
 
-    if not _IMPORTS.search(text[:HEAD]):
-        return  # picked for the code layer's words (fa_lint.code), not as an app: nothing here
+    app = _IMPORTS.search(text[:HEAD]) is not None
+    commands = not test_file(path) and installs_text(text)
+    if not app and not commands:
+        return  # picked for the code layer's words (fa_lint.code) only: nothing here
     index = PythonIndex(path, text)
     tree = pyast.parse(index, "Python file")
     if isinstance(tree, ParseProblem):
-        yield tree
+        if app:  # a script read only for its install commands is no file of ours to call broken
+            yield tree
+        return
+    if commands:
+        yield from python_commands.parse(index, tree, NAME)
+    if not app:
         return
     if text.isascii() and not any(word in text for word in _SAYS):
         return  # nothing below can be found: its walks over the tree are spared (a Ray project's files)
@@ -71,11 +108,22 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         from fa_lint.sources import modal_app
 
         yield from modal_app.parse(index, tree)
-    if imported & {"sagemaker", "ray"}:
+    if imported & {"sagemaker", "ray", "runpod"}:
         yield from _gpu_keywords(index, tree, imported)
 
 
-def _gpu_keywords(index: PythonIndex, tree: ast.Module, imported: set[str]) -> Iterator[Setting]:  # noqa: C901 - complexity 11, to split or justify (issue 45)
+# Where a project keeps its tests (pytest's default discovery: test_*.py and *_test.py files,
+# conftest.py, and the tests/ folder projects put them in): a test's subprocess call installs into a
+# throwaway environment, or is a fixture a mock answers, and a list it compares with is no command.
+_TEST_FILE = re.compile(r"(?:^|/)(?:tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
+
+
+def test_file(path: str) -> bool:
+    """Whether a Python file is a test's: its commands are not the project's installs."""
+    return _TEST_FILE.search(path.replace("\\", "/")) is not None
+
+
+def _gpu_keywords(index: PythonIndex, tree: ast.Module, imported: set[str]) -> Iterator[Setting]:
     import ast
 
     from fa_lint.model import Setting
@@ -90,25 +138,48 @@ def _gpu_keywords(index: PythonIndex, tree: ast.Module, imported: set[str]) -> I
     }
     found: list[tuple[str, str, str, ast.expr]] = []  # (kind, name, value, node)
     for call in ast.walk(tree):
-        if not isinstance(call, ast.Call):
-            continue
-        for k in call.keywords:
-            value, node = _text(k.value, strings), k.value
-            if k.arg == "instance_type" and "sagemaker" in imported and value:
-                found.append(("instance", "instance_type", value, node))
-            elif k.arg == "accelerator_type" and "ray" in imported:
-                name = value or _accelerator_name(k.value)
-                if name:
-                    found.append(("gpu", "accelerator_type", name, node))
-            elif k.arg == "resources" and "ray" in imported and isinstance(k.value, ast.Dict):
-                for key in k.value.keys:
-                    text = _text(key, strings) if key is not None else None
-                    if text and text.startswith("accelerator_type:"):
-                        found.append(("gpu", "accelerator_type", text.split(":", 1)[1], key))  # type: ignore[arg-type]
+        if isinstance(call, ast.Call):
+            found += _runpod_argument(call, strings) if "runpod" in imported else []
+            for k in call.keywords:
+                found += _keyword(k, strings, imported)
     for kind, name, value, node in found:
         literal = isinstance(node, ast.Constant)
         start, end = (pyast.span if literal else pyast.node_span)(index, node)
         yield Setting(index.location(start, end), kind, name, value, possible=len(found) > 1)
+
+
+def _keyword(
+    k: ast.keyword, strings: dict[str, str], imported: set[str]
+) -> list[tuple[str, str, str, ast.expr]]:
+    """The GPU a call's keyword asks for: SageMaker's instance type, Ray's accelerator, RunPod's GPU type."""
+    import ast
+
+    value = _text(k.value, strings)
+    if k.arg == "instance_type" and "sagemaker" in imported and value:
+        return [("instance", "instance_type", value, k.value)]
+    if k.arg == "accelerator_type" and "ray" in imported:
+        name = value or _accelerator_name(k.value)
+        return [("gpu", "accelerator_type", name, k.value)] if name else []
+    if k.arg == "gpu_type_id" and "runpod" in imported and value:
+        return [("gpu", "gpu_type_id", value, k.value)]
+    if k.arg == "resources" and "ray" in imported and isinstance(k.value, ast.Dict):
+        found = []
+        for key in k.value.keys:
+            text = _text(key, strings) if key is not None else None
+            if key is not None and text and text.startswith("accelerator_type:"):
+                found.append(("gpu", "accelerator_type", text.split(":", 1)[1], key))
+        return found
+    return []
+
+
+def _runpod_argument(call: ast.Call, strings: dict[str, str]) -> list[tuple[str, str, str, ast.expr]]:
+    """``runpod.create_pod("name", "image", "NVIDIA GeForce RTX 3070")``: the GPU type passed by position."""
+    import ast
+
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    value = _text(call.args[2], strings) if name == "create_pod" and len(call.args) >= 3 else None
+    return [("gpu", "gpu_type_id", value, call.args[2])] if value else []
 
 
 def _text(node: ast.expr, strings: dict[str, str]) -> str | None:

@@ -27,6 +27,7 @@ from fa_lint.model import (
     mentions_flash_attn,
     normalize,
 )
+from fa_lint.sources.python_app import installs_text
 from fa_lint.syntax import pep508, pyast
 from fa_lint.syntax.pyast import Flow, PythonIndex
 
@@ -187,6 +188,13 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     if isinstance(tree, ParseProblem):
         yield tree
         return
+    # what setup.py runs when it runs (subprocess.check_call([sys.executable, "-m", "pip", "install",
+    # ...])): install commands of their own, scope "run" (fa_lint.sources.python_commands)
+    commands: set[int] = set()
+    if installs_text(text):
+        from fa_lint.sources import python_commands  # the shell model, for the few that run pip
+
+        yield from python_commands.parse(index, tree, NAME, commands)
     reacher = _Reacher(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and (
@@ -207,7 +215,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         # PEP 508 string ("flash-attn --no-build-isolation") makes pip fail, and is reported.
         if isinstance(rec, Requirement) or mentions_flash_attn(str(const.value)):
             yield rec
-    yield from _elsewhere(tree, index, set(reached))
+    yield from _elsewhere(tree, index, set(reached) | commands)
 
 
 def _elsewhere(tree: ast.Module, index: PythonIndex, reached: set[int]) -> Iterator[Parsed]:

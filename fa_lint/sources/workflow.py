@@ -16,6 +16,7 @@ from fa_lint.model import BUILD_VARIABLES, BuildArg, Include, Kind, Parsed, Pars
 from fa_lint.shell.scanner import Scanner
 from fa_lint.shell.stops import Stop
 from fa_lint.shell.variables import Budget, Scope, State
+from fa_lint.sources.buildsettings import INSTALLER
 from fa_lint.sources.dockerfile import image
 from fa_lint.syntax import yamldoc
 from fa_lint.syntax.text import TextIndex
@@ -68,6 +69,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         for step in steps.value:
             yield from _setup_python(index, text, step, f"job:{job_name}")
             yield from _toolkit(index, text, step, scope, matrix, scanner.step)
+            yield from _setup_uv(index, text, step, scope, matrix)
             yield from _build_push(checkout, index, text, step)
             run = yamldoc.get(step, "run")
             if not isinstance(run, yaml.ScalarNode):
@@ -221,7 +223,8 @@ def _machine(
     ref = yamldoc.get(container, "image") if isinstance(container, yaml.MappingNode) else container
     for value, node, _ in _values(ref, matrix):
         start, end = yamldoc.span(node, text)
-        yield image(value, index.location(start, end), scope)
+        # the job's steps run in this image, not on the runner: it is their machine, as FROM is a stage's
+        yield image(value, index.location(start, end), scope)._replace(said="container:")
     for env in (yamldoc.get(root, "env"), yamldoc.get(job, "env")):
         yield from _env(index, text, env, scope, 0, None)
 
@@ -239,9 +242,12 @@ def _toolkit(
 ) -> Iterator[Setting]:
     """``uses: Jimver/cuda-toolkit@...`` with ``cuda: 12.1.0``: an nvcc of that version from here on."""
     uses = yamldoc.get(step, "uses")
-    if not isinstance(uses, yaml.ScalarNode) or not str(uses.value).lower().startswith(
-        "jimver/cuda-toolkit@"
-    ):
+    if not isinstance(uses, yaml.ScalarNode):
+        return
+    action = str(uses.value).lower().split("@", 1)[0]
+    if action != "jimver/cuda-toolkit":
+        if "cuda" in action:  # another action that installs a toolkit (mjun0812/setup-cuda): version unknown
+            yield _setting(index, text, uses, "toolkit", str(uses.value), "", scope, after)
         return
     for value, node, possible in _values(yamldoc.get(yamldoc.get(step, "with"), "cuda"), matrix):
         m = re.match(r"(\d+\.\d+)", value)
@@ -279,3 +285,13 @@ def _setup_python(index: TextIndex, text: str, step: yaml.Node, scope: str) -> I
         kind=Kind.CONSTRAINT,
         scope=scope,
     )
+
+
+def _setup_uv(index: TextIndex, text: str, step: yaml.Node, scope: str, matrix: Matrix) -> Iterator[Setting]:
+    """``uses: astral-sh/setup-uv`` with ``version: 0.11.0``: the uv release the job's steps run (a
+    version range or "latest" says no one release, and is left out by the rule that reads it)."""
+    uses = yamldoc.get(step, "uses")
+    if not isinstance(uses, yaml.ScalarNode) or not str(uses.value).lower().startswith("astral-sh/setup-uv@"):
+        return
+    for value, node, possible in _values(yamldoc.get(yamldoc.get(step, "with"), "version"), matrix):
+        yield _setting(index, text, node, INSTALLER, "uv", value.strip(), scope, possible=possible)

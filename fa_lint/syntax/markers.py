@@ -74,3 +74,16 @@ def together(*markers: str | None) -> bool:
 def holds_on(marker: str | None, system: str) -> bool:
     """Whether ``marker`` holds on some machine of ``system`` ('linux', 'windows' or 'macos')."""
     return not marker or _where((marker,), (system,))
+
+
+def covers(written: tuple[str, ...], machines: tuple[str, ...], pythons: tuple[str, ...] = ()) -> bool:
+    """Whether on every Linux machine of these ``platform_machine`` values, with each of these CPythons
+    (none given: every one from 3.8 to 3.14), one of the markers holds: the installs they take over
+    cover that machine. A marker packaging cannot read holds nowhere here (nothing is taken over)."""
+    parsed = [m for m in map(_parsed, written) if m is not None]
+    wanted = [
+        env
+        for env in _machines(("linux",), ("",))
+        if env["platform_machine"] in machines and (not pythons or env["python_version"] in pythons)
+    ]
+    return bool(parsed) and bool(wanted) and all(any(m.evaluate(env) for m in parsed) for env in wanted)

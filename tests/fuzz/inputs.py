@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 
 from fa_lint.files.discover import _fallback, detect
 from fa_lint.sources import SOURCES
+from tests.fuzz import code_inputs
+from tests.fuzz.constructs import EXTRA
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -333,7 +335,7 @@ _CODE = st.tuples(
     st.sampled_from(_CODE_IMPORTS),
     st.lists(st.tuples(st.sampled_from(_CODE_LINES), st.sampled_from(_CODE_VALUES + HOSTILE)), max_size=8),
 ).map(lambda t: t[0] + "X = 'flash_attention_3'\n" + "".join(f"{line}{value})\n" for line, value in t[1]))
-LINE_FORMATS["python-app"] = st.one_of(LINE_FORMATS["python-app"], _CODE)
+LINE_FORMATS["python-app"] = st.one_of(LINE_FORMATS["python-app"], _CODE, code_inputs.python_app())
 LINE_FORMATS["training-config"] = st.lists(
     st.tuples(
         st.sampled_from(
@@ -844,6 +846,8 @@ def documents(source: str) -> st.SearchStrategy[str]:
     else:
         built = LINE_FORMATS.get(source, _fragments(_REQ))
     options = [built, built, built]
+    if source in EXTRA:  # round 5's constructs (tests/fuzz/constructs.py)
+        options.append(EXTRA[source])
     seeds = fixtures(source)
     if seeds:
         options.append(st.sampled_from(seeds).flatmap(_mutated))

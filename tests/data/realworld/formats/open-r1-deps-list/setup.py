@@ -1,25 +1,21 @@
 import re
 
-from setuptools import find_packages, setup
+from setuptools import setup
 
-_deps = [
-    "accelerate>=1.2.1",
+# every pin once, looked up by its name below
+_pins = [
     "flash_attn>=2.7.4.post1",
     "torch==2.5.1",
 ]
+_by_name = {re.split(r"[!=<>~ \[]", spec, maxsplit=1)[0]: spec for spec in _pins}
 
-deps = {b: a for a, b in (re.findall(r"^(([^!=<>~ \[\]]+)(?:\[[^\]]+\])?(?:[!=<>~ ].*)?$)", x)[0] for x in _deps)}
 
-
-def deps_list(*pkgs):
-    return [deps[pkg] for pkg in pkgs]
+def deps_list(*names):
+    return [_by_name[n] for n in names]
 
 
 extras = {}
-extras["torch"] = deps_list("torch")
 extras["train"] = deps_list("flash_attn")
+extras["torch"] = deps_list("torch")
 
-setup(
-    name="open-r1",
-    extras_require=extras,
-)
+setup(name="reasoner", extras_require=extras)

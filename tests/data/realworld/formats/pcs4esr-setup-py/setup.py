@@ -1,14 +1,12 @@
-from setuptools import setup, find_packages
+from setuptools import setup
 
 setup(
-    name="pcs4esr",
+    name="mesh-recon",
     install_requires=[
-        "timm",
+        "numpy",
         "flash-attn --no-build-isolation",
     ],
     extras_require={
-        "pytorch3d": [
-            "git+https://github.com/facebookresearch/pytorch3d.git@stable"
-        ],
+        "render": ["git+https://github.com/example-org/render-kit.git@stable"],
     },
 )

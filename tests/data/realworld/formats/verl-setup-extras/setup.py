@@ -1,12 +1,9 @@
-from setuptools import find_packages, setup
+from setuptools import setup
 
-GPU_REQUIRES = ["liger-kernel", "flash-attn"]
+GPU_EXTRAS = ["liger-kernel", "flash-attn"]
 
-extras_require = {
-    "gpu": GPU_REQUIRES,
+optional = {
+    "gpu": GPU_EXTRAS,
 }
 
-setup(
-    name="verl",
-    extras_require=extras_require,
-)
+setup(name="rl-trainer", extras_require=optional)

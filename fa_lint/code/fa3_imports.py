@@ -1,0 +1,50 @@
+"""Imports of FlashAttention 3's own module, ``flash_attn_interface``, that nothing guards.
+
+FA3 (flash-attention's ``hopper/``) installs a top-level ``flash_attn_interface`` module; flash-attn 2
+installs ``flash_attn.flash_attn_interface`` and never a top-level one (no release's setup.py lists
+``py_modules``: ``fa_lint/kb/fa3.json``). An ``import flash_attn_interface`` (or ``from
+flash_attn_interface import ...``) outside a ``try`` that catches ImportError and outside any ``if``
+runs unconditionally, so with only flash-attn 2 installed it raises ModuleNotFoundError. Read only in
+files whose text names the module; one walk of the tree, parents before children, so a guard is seen
+before the imports under it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from fa_lint.code.uses import IMPORT, Use
+from fa_lint.syntax import pyast
+from fa_lint.syntax.pyast import PythonIndex
+
+MODULE = "flash_attn_interface"
+_CATCHES = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def fa3_imports(index: PythonIndex, tree: ast.Module) -> Iterator[Use]:
+    guarded: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(_catches(h) for h in node.handlers):
+            guarded.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+        elif isinstance(node, ast.If):
+            guarded.update(id(n) for stmt in (*node.body, *node.orelse) for n in ast.walk(stmt))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in guarded and _names(node):
+            start = pyast.offset(index, node.lineno, node.col_offset)
+            end = pyast.offset(index, node.lineno, node.end_col_offset or node.col_offset)
+            yield Use(IMPORT, index.location(start, end), name=MODULE, detail=ast.unparse(node))
+
+
+def _names(node: ast.Import | ast.ImportFrom) -> bool:
+    if isinstance(node, ast.ImportFrom):
+        return not node.level and (node.module or "").split(".")[0] == MODULE
+    return any(a.name.split(".")[0] == MODULE for a in node.names)
+
+
+def _catches(handler: ast.ExceptHandler) -> bool:
+    """A handler of ImportError (or wider): a bare except, a name, or a tuple of names."""
+    kinds = handler.type
+    if kinds is None:
+        return True
+    names = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
+    return any(isinstance(n, ast.Name) and n.id in _CATCHES for n in names)
