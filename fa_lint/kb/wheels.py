@@ -203,14 +203,7 @@ class Wheels:
         name = None if cuda is None else self.cuda_name(cuda, torch)
         if cuda is not None and name is None:
             return []
-        return [
-            b
-            for b in self.builds | self.seen
-            if b.torch == torch
-            and (pythons is None or b.python in pythons)
-            and (name is None or b.cuda == name)
-            and (cxx11_abi is None or b.cxx11_abi == cxx11_abi)
-        ]
+        return [b for b in self.builds | self.seen if _fits(b, torch, pythons, name, cxx11_abi)]
 
     def has(
         self,
@@ -261,11 +254,7 @@ class Wheels:
         return [
             a
             for a in listing.assets
-            if a.torch == torch
-            and (platform is None or a.platform == platform)
-            and (pythons is None or a.python in pythons)
-            and (name is None or a.cuda == name)
-            and (cxx11_abi is None or a.cxx11_abi == cxx11_abi)
+            if (platform is None or a.platform == platform) and _fits(a, torch, pythons, name, cxx11_abi)
         ]
 
     def absent(
@@ -332,6 +321,19 @@ class Wheels:
     def built_against(self, torch: str) -> str | None:
         """The torch pre-release the ``torch`` wheels were built against, if not a release."""
         return (self.nightly or {}).get(torch)
+
+
+def _fits(
+    wheel: Build | Asset, torch: str, pythons: set[str] | None, cuda: str | None, cxx11_abi: bool | None
+) -> bool:
+    """Whether a wheel's name matches an environment; None leaves that part open. A Build is what a
+    tag's matrix would make, an Asset what a release lists: the same parts of the same name."""
+    return (
+        wheel.torch == torch
+        and (pythons is None or wheel.python in pythons)
+        and (cuda is None or wheel.cuda == cuda)
+        and (cxx11_abi is None or wheel.cxx11_abi == cxx11_abi)
+    )
 
 
 def _key(text: str) -> tuple[int, ...]:
