@@ -23,6 +23,7 @@ import ast
 from collections.abc import Iterator
 
 from fa_lint._records import NamedTuple
+from fa_lint.code.fa3_imports import catches, fa3_imports
 from fa_lint.code.uses import (
     ATTN,
     CALL,
@@ -80,20 +81,21 @@ def read(path: str, text: str) -> list[Use]:
         return []
     if isinstance(tree, ParseProblem):
         return []
-    found = list(_Reader(index, tree).uses())
+    reader = _Reader(index, tree)
+    found = list(reader.uses())
     if "flash_attn_interface" in text:  # FA3's own module (issue 42): read where the file names it
-        from fa_lint.code.fa3_imports import fa3_imports
-
-        found += fa3_imports(index, tree)
+        found += fa3_imports(index, reader.unguarded)
     return sorted(found, key=lambda u: (u.location, u.kind))
 
 
 class _Scope(NamedTuple):
     """Where a node is: inside a test function; under the context managers of the ``with`` blocks
-    around it (an expected failure among them is judged once every import is known)."""
+    around it (an expected failure among them is judged once every import is known); inside an ``if``
+    or the body of a ``try`` that catches ImportError (``fa3_imports``: an import there may not run)."""
 
     test: bool = False
     guards: tuple[ast.expr, ...] = ()
+    guarded: bool = False
 
 
 _TOP = _Scope()
@@ -106,6 +108,7 @@ class _Reader:
         self.stars: list[str] = []
         self.options: list[ast.Call] = []  # argparse add_argument calls
         self.candidates: list[tuple[ast.AST, _Scope]] = []
+        self.unguarded: list[ast.Import | ast.ImportFrom] = []  # imports outside every guard (_Scope)
         self.visited = 0  # nodes descended into (tests count them: one pass, not three)
         self._walk(tree)
         for module in self.stars:  # an explicit import of the same name wins, as it would in most files
@@ -122,19 +125,12 @@ class _Reader:
             node, scope = stack.pop()
             self.visited += 1
             self._note(node, scope)
-            if isinstance(node, (ast.With, ast.AsyncWith)):
-                stack += [(item, scope) for item in node.items]
-                inner = scope._replace(guards=(*scope.guards, *(i.context_expr for i in node.items)))
-                stack += [(child, inner) for child in node.body]
-                continue
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
-                scope = scope._replace(test=True)  # pytest's and unittest's default test-function prefix
-            stack += [
-                (child, scope) for child in ast.iter_child_nodes(node) if not isinstance(child, _LEAVES)
-            ]
+            stack += _inner(node, scope)
 
     def _note(self, node: ast.AST, scope: _Scope) -> None:
         """What one node adds: an import's names, a script option, or a node a use can be."""
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and not scope.guarded:
+            self.unguarded.append(node)
         if isinstance(node, ast.Import):
             for a in node.names:
                 head = a.name.split(".")[0]
@@ -301,6 +297,58 @@ class _Reader:
                 name = self.value(value)
                 if name is not None and isinstance(node, ast.AnnAssign):
                     yield self.at(node)._replace(kind=ATTN, name=name, detail="a field's default")
+
+
+def _inner(node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+    """``node``'s children (``_children``) with the scope each is in."""
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        inner = scope._replace(guards=(*scope.guards, *(i.context_expr for i in node.items)))
+        return [(item, scope) for item in node.items] + [(child, inner) for child in node.body]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+        scope = scope._replace(test=True)  # pytest's and unittest's default test-function prefix
+    elif not scope.guarded:
+        body = _guarded(node)
+        if body:
+            guarded = scope._replace(guarded=True)
+            return [(child, guarded if id(child) in body else scope) for child in _children(node)]
+    return [(child, scope) for child in _children(node)]
+
+
+def _guarded(node: ast.AST) -> set[int]:
+    """The statements an ``if`` guards (its branches), or a ``try`` whose handlers catch ImportError
+    (its body), by id; none for any other node."""
+    if isinstance(node, ast.If):
+        return {id(s) for s in (*node.body, *node.orelse)}
+    if isinstance(node, ast.Try) and any(map(catches, node.handlers)):
+        return {id(s) for s in node.body}
+    return set()
+
+
+# Fields that hold no node by Python's grammar (names, numbers, flags), and the contexts and operators
+# (leaves): never looked into. (3.12's TypeAlias.name is a Name, a leaf too; tests/test_code_reading.py
+# compares the children with ast.iter_child_nodes' on every construct.)
+_NOT_NODES = frozenset(
+    {"ctx", "op", "ops", "name", "id", "attr", "arg", "module", "level", "kind", "type_comment"}
+    | {"conversion", "is_async", "simple", "tag", "rest"}
+)
+_FIELDS: dict[type, tuple[str, ...]] = {}  # each node class's other fields, in the grammar's order
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """``ast.iter_child_nodes`` without the leaves, in its order, from a table of each class's fields
+    (its generators were a third of the walk)."""
+    kind = type(node)
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _NOT_NODES)
+    found: list[ast.AST] = []
+    for field in fields:
+        value = getattr(node, field, None)
+        if isinstance(value, list):
+            found += [c for c in value if isinstance(c, ast.AST) and not isinstance(c, _LEAVES)]
+        elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+            found.append(value)
+    return found
 
 
 def _option_defaults(calls: list[ast.Call], strings: dict[str, str]) -> dict[str, tuple[str, str]]:
