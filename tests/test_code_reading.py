@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from fa_lint.code import prefilter, python
 from fa_lint.code.uses import ATTN, CALL, IMPORT, KERNEL, PAGED
 from fa_lint.kb import exports
+from fa_lint.syntax import pyast
 from tests.conftest import REPO, lint
 from tests.fuzz import code_inputs
 
@@ -250,7 +251,7 @@ def test_each_tree_is_walked_once(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "\n".join(lines) + "\nmodel.generate_batch(x)\nimport flash_attn_interface\n"
     tree = ast.parse(text)
     nodes = sum(1 for _ in ast.walk(tree))
-    leaves = sum(1 for n in ast.walk(tree) if isinstance(n, python._LEAVES))
+    leaves = sum(1 for n in ast.walk(tree) if isinstance(n, pyast.LEAVES))
     expanded = 0
     children = python._children
 
@@ -277,7 +278,7 @@ def test_children_are_what_ast_gives_less_the_leaves() -> None:
     if sys.version_info >= (3, 11):
         text += "try:\n    pass\nexcept* E as e:\n    pass\n"
     for node in ast.walk(ast.parse(text)):
-        expected = [c for c in ast.iter_child_nodes(node) if not isinstance(c, python._LEAVES)]
+        expected = [c for c in ast.iter_child_nodes(node) if not isinstance(c, pyast.LEAVES)]
         assert python._children(node) == expected, ast.dump(node)[:200]
 
 

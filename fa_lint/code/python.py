@@ -39,6 +39,7 @@ from fa_lint.kb import exports
 from fa_lint.model import ParseProblem
 from fa_lint.syntax import pyast
 from fa_lint.syntax.pyast import PythonIndex
+from fa_lint.syntax.pyast import children as _children
 
 KVCACHE = "flash_attn_with_kvcache"
 VARLEN = "flash_attn_varlen_func"
@@ -60,17 +61,6 @@ _LOCAL_LOADERS = frozenset({"get_local_kernel", "LocalLayerRepository"})
 _LOADERS = frozenset({"from_pretrained", "from_config", "_from_config"})
 # unittest's context managers that assert the block raises (TestCase.assertRaises, assertRaisesRegex)
 _RAISES_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
-# Nodes with nothing below them a use can be: not descended into.
-_LEAVES = (
-    ast.Constant,
-    ast.Name,
-    ast.expr_context,
-    ast.operator,
-    ast.unaryop,
-    ast.boolop,
-    ast.cmpop,
-    ast.alias,
-)
 
 
 def read(path: str, text: str) -> list[Use]:
@@ -300,7 +290,7 @@ class _Reader:
 
 
 def _inner(node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
-    """``node``'s children (``_children``) with the scope each is in."""
+    """``node``'s children (``pyast.children``) with the scope each is in."""
     if isinstance(node, (ast.With, ast.AsyncWith)):
         inner = scope._replace(guards=(*scope.guards, *(i.context_expr for i in node.items)))
         return [(item, scope) for item in node.items] + [(child, inner) for child in node.body]
@@ -322,33 +312,6 @@ def _guarded(node: ast.AST) -> set[int]:
     if isinstance(node, ast.Try) and any(map(catches, node.handlers)):
         return {id(s) for s in node.body}
     return set()
-
-
-# Fields that hold no node by Python's grammar (names, numbers, flags), and the contexts and operators
-# (leaves): never looked into. (3.12's TypeAlias.name is a Name, a leaf too; tests/test_code_reading.py
-# compares the children with ast.iter_child_nodes' on every construct.)
-_NOT_NODES = frozenset(
-    {"ctx", "op", "ops", "name", "id", "attr", "arg", "module", "level", "kind", "type_comment"}
-    | {"conversion", "is_async", "simple", "tag", "rest"}
-)
-_FIELDS: dict[type, tuple[str, ...]] = {}  # each node class's other fields, in the grammar's order
-
-
-def _children(node: ast.AST) -> list[ast.AST]:
-    """``ast.iter_child_nodes`` without the leaves, in its order, from a table of each class's fields
-    (its generators were a third of the walk)."""
-    kind = type(node)
-    fields = _FIELDS.get(kind)
-    if fields is None:
-        fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _NOT_NODES)
-    found: list[ast.AST] = []
-    for field in fields:
-        value = getattr(node, field, None)
-        if isinstance(value, list):
-            found += [c for c in value if isinstance(c, ast.AST) and not isinstance(c, _LEAVES)]
-        elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
-            found.append(value)
-    return found
 
 
 def _option_defaults(calls: list[ast.Call], strings: dict[str, str]) -> dict[str, tuple[str, str]]:
