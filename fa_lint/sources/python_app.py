@@ -44,7 +44,7 @@ HEAD = 8192  # the bytes whose imports make a file one of these (the rest is not
 # What a file says something with (Modal's module, the keywords read below) is written with one of
 # these; an identifier Python normalizes (NFKC) may be written otherwise, so a text that is not ASCII is
 # always walked.
-_SAYS = ("modal", "instance_type", "accelerator_type")
+_SAYS = ("modal", "instance_type", "accelerator_type", "gpu_type_id", "create_pod")  # RunPod: keyword, callee
 
 
 # What a Python file must hold to be read for the install commands it runs: an install word,
