@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fa_lint.code import prefilter, python
-from fa_lint.code.uses import ATTN, CALL, KERNEL, PAGED
+from fa_lint.code.uses import ATTN, CALL, IMPORT, KERNEL, PAGED
 from fa_lint.kb import exports
+from fa_lint.syntax import pyast
 from tests.conftest import REPO, lint
 from tests.fuzz import code_inputs
 
@@ -238,29 +240,75 @@ def test_a_test_functions_direct_calls_are_still_uses() -> None:
 
 
 def test_each_tree_is_walked_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Before: ast.walk three times (uses, aliases, option defaults), every node each time. Now one
-    pass, which does not descend into names, constants or operators."""
+    """Before: ast.walk three times (uses, aliases, option defaults), every node each time, and in a
+    file naming FA3's module once more, with each guard's body walked again. Now one pass, which does
+    not descend into names, constants or operators."""
     lines = ["import argparse", "from transformers import AutoModel"]
     for i in range(200):
         lines.append(f"p.add_argument('--a{i}', default='sdpa')")
         lines.append(f"m{i} = AutoModel.from_pretrained('x', attn_implementation=f'{{i}}' + 'y' * {i})")
-    text = "\n".join(lines) + "\nmodel.generate_batch(x)\n"
+        lines.append(f"if a{i}:\n    if b:\n        import flash_attn_interface")
+    text = "\n".join(lines) + "\nmodel.generate_batch(x)\nimport flash_attn_interface\n"
     tree = ast.parse(text)
     nodes = sum(1 for _ in ast.walk(tree))
-    leaves = sum(1 for n in ast.walk(tree) if isinstance(n, python._LEAVES))
+    leaves = sum(1 for n in ast.walk(tree) if isinstance(n, pyast.LEAVES))
     expanded = 0
-    children = ast.iter_child_nodes
+    children = python._children
 
     def counted(node: ast.AST) -> Any:
         nonlocal expanded
         expanded += 1
         return children(node)
 
-    monkeypatch.setattr(ast, "iter_child_nodes", counted)
+    def no_walk(node: ast.AST) -> Any:
+        raise AssertionError("ast.walk: a walk of its own")
+
+    monkeypatch.setattr(python, "_children", counted)
+    monkeypatch.setattr(ast, "walk", no_walk)
     found = python.read("app.py", text)
-    assert [u.kind for u in found] == [PAGED]
+    assert [u.kind for u in found] == [PAGED, IMPORT]  # the guarded imports are none
     assert expanded == nodes - leaves  # each other node once
     assert expanded < nodes  # three walks expanded 3 * nodes
+
+
+def test_children_are_what_ast_gives_less_the_leaves() -> None:
+    """The field table skips only fields that hold no node (names, numbers, flags, contexts, operators):
+    on every construct of the grammar, the same children in the same order as ``ast.iter_child_nodes``."""
+    text = Path(ast.__file__).read_text() + _EVERY_CONSTRUCT
+    if sys.version_info >= (3, 11):
+        text += "try:\n    pass\nexcept* E as e:\n    pass\n"
+    for node in ast.walk(ast.parse(text)):
+        expected = [c for c in ast.iter_child_nodes(node) if not isinstance(c, pyast.LEAVES)]
+        assert python._children(node) == expected, ast.dump(node)[:200]
+
+
+_EVERY_CONSTRUCT = """
+async def f(a, /, b: int = 1, *c, d, e=2, **g) -> None:
+    global x
+    nonlocal y
+    async with a as (b, c), d:
+        async for i in j:
+            await k
+    x: int = 1
+    y += 2
+    del z
+    assert a, b
+    raise A from B
+    try:
+        pass
+    except E as e:
+        pass
+    match p:
+        case {"k": v, **rest}:
+            pass
+        case C(a, b=c) | [1, *others] | None as q:
+            pass
+    lambda: (yield)
+    [i for i in j if k]
+    {i: j async for i in k}
+    f"{a!r:>{b}}"
+    a[1:2:3], -a, a if b else c, a < b <= c, (a := 1), {*a}, ...
+"""
 
 
 # --- property: the prefilter and the reader see what Python sees (tests/fuzz/code_inputs.py) ----------

@@ -189,5 +189,8 @@ def test_a_clean_run_loads_no_comment_scanner(tmp_path: Path) -> None:
     clean = {"requirements.txt": "torch==2.4.1  # cpu\nflash-attn==2.6.3\n"}
     loaded = _loaded(tmp_path, clean, "requirements.txt")
     assert not _within(loaded, {"fa_lint.syntax.comments", "tokenize"})
+    # nor a file with a finding whose comments cannot suppress anything (no noqa, no fa-lint: ignore)
     dirty = {"requirements.txt": "flash-attn==2.4.2  # old\n"}
-    assert _within(_loaded(tmp_path, dirty, "requirements.txt"), {"fa_lint.syntax.comments"})
+    assert not _within(_loaded(tmp_path, dirty, "requirements.txt"), {"fa_lint.syntax.comments"})
+    waived = {"requirements.txt": "flash-attn==2.4.2  # noqa: FAL009\n"}
+    assert _within(_loaded(tmp_path, waived, "requirements.txt"), {"fa_lint.syntax.comments"})

@@ -5,8 +5,8 @@ installs ``flash_attn.flash_attn_interface`` and never a top-level one (no relea
 ``py_modules``: ``fa_lint/kb/fa3.json``). An ``import flash_attn_interface`` (or ``from
 flash_attn_interface import ...``) outside a ``try`` that catches ImportError and outside any ``if``
 runs unconditionally, so with only flash-attn 2 installed it raises ModuleNotFoundError. Read only in
-files whose text names the module; one walk of the tree, parents before children, so a guard is seen
-before the imports under it.
+files whose text names the module, from the imports ``code.python``'s one walk of the tree finds
+outside every guard (issue 41: not a walk of its own, and another of each guard's body).
 """
 
 from __future__ import annotations
@@ -22,14 +22,11 @@ MODULE = "flash_attn_interface"
 _CATCHES = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
 
-def fa3_imports(index: PythonIndex, tree: ast.Module) -> Iterator[Use]:
-    guarded: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Try) and any(_catches(h) for h in node.handlers):
-            guarded.update(id(n) for stmt in node.body for n in ast.walk(stmt))
-        elif isinstance(node, ast.If):
-            guarded.update(id(n) for stmt in (*node.body, *node.orelse) for n in ast.walk(stmt))
-        elif isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in guarded and _names(node):
+def fa3_imports(index: PythonIndex, unguarded: list[ast.Import | ast.ImportFrom]) -> Iterator[Use]:
+    """The uses among a file's unguarded imports (``code.python``'s walk tells them: outside every
+    ``if`` and every ``try`` body whose handlers ``catches`` ImportError)."""
+    for node in unguarded:
+        if _names(node):
             start = pyast.offset(index, node.lineno, node.col_offset)
             end = pyast.offset(index, node.lineno, node.end_col_offset or node.col_offset)
             yield Use(IMPORT, index.location(start, end), name=MODULE, detail=ast.unparse(node))
@@ -41,7 +38,7 @@ def _names(node: ast.Import | ast.ImportFrom) -> bool:
     return any(a.name.split(".")[0] == MODULE for a in node.names)
 
 
-def _catches(handler: ast.ExceptHandler) -> bool:
+def catches(handler: ast.ExceptHandler) -> bool:
     """A handler of ImportError (or wider): a bare except, a name, or a tuple of names."""
     kinds = handler.type
     if kinds is None:

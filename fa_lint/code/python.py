@@ -23,6 +23,7 @@ import ast
 from collections.abc import Iterator
 
 from fa_lint._records import NamedTuple
+from fa_lint.code.fa3_imports import catches, fa3_imports
 from fa_lint.code.uses import (
     ATTN,
     CALL,
@@ -38,6 +39,7 @@ from fa_lint.kb import exports
 from fa_lint.model import ParseProblem
 from fa_lint.syntax import pyast
 from fa_lint.syntax.pyast import PythonIndex
+from fa_lint.syntax.pyast import children as _children
 
 KVCACHE = "flash_attn_with_kvcache"
 VARLEN = "flash_attn_varlen_func"
@@ -59,17 +61,6 @@ _LOCAL_LOADERS = frozenset({"get_local_kernel", "LocalLayerRepository"})
 _LOADERS = frozenset({"from_pretrained", "from_config", "_from_config"})
 # unittest's context managers that assert the block raises (TestCase.assertRaises, assertRaisesRegex)
 _RAISES_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
-# Nodes with nothing below them a use can be: not descended into.
-_LEAVES = (
-    ast.Constant,
-    ast.Name,
-    ast.expr_context,
-    ast.operator,
-    ast.unaryop,
-    ast.boolop,
-    ast.cmpop,
-    ast.alias,
-)
 
 
 def read(path: str, text: str) -> list[Use]:
@@ -80,20 +71,21 @@ def read(path: str, text: str) -> list[Use]:
         return []
     if isinstance(tree, ParseProblem):
         return []
-    found = list(_Reader(index, tree).uses())
+    reader = _Reader(index, tree)
+    found = list(reader.uses())
     if "flash_attn_interface" in text:  # FA3's own module (issue 42): read where the file names it
-        from fa_lint.code.fa3_imports import fa3_imports
-
-        found += fa3_imports(index, tree)
+        found += fa3_imports(index, reader.unguarded)
     return sorted(found, key=lambda u: (u.location, u.kind))
 
 
 class _Scope(NamedTuple):
     """Where a node is: inside a test function; under the context managers of the ``with`` blocks
-    around it (an expected failure among them is judged once every import is known)."""
+    around it (an expected failure among them is judged once every import is known); inside an ``if``
+    or the body of a ``try`` that catches ImportError (``fa3_imports``: an import there may not run)."""
 
     test: bool = False
     guards: tuple[ast.expr, ...] = ()
+    guarded: bool = False
 
 
 _TOP = _Scope()
@@ -106,6 +98,7 @@ class _Reader:
         self.stars: list[str] = []
         self.options: list[ast.Call] = []  # argparse add_argument calls
         self.candidates: list[tuple[ast.AST, _Scope]] = []
+        self.unguarded: list[ast.Import | ast.ImportFrom] = []  # imports outside every guard (_Scope)
         self.visited = 0  # nodes descended into (tests count them: one pass, not three)
         self._walk(tree)
         for module in self.stars:  # an explicit import of the same name wins, as it would in most files
@@ -122,19 +115,12 @@ class _Reader:
             node, scope = stack.pop()
             self.visited += 1
             self._note(node, scope)
-            if isinstance(node, (ast.With, ast.AsyncWith)):
-                stack += [(item, scope) for item in node.items]
-                inner = scope._replace(guards=(*scope.guards, *(i.context_expr for i in node.items)))
-                stack += [(child, inner) for child in node.body]
-                continue
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
-                scope = scope._replace(test=True)  # pytest's and unittest's default test-function prefix
-            stack += [
-                (child, scope) for child in ast.iter_child_nodes(node) if not isinstance(child, _LEAVES)
-            ]
+            stack += _inner(node, scope)
 
     def _note(self, node: ast.AST, scope: _Scope) -> None:
         """What one node adds: an import's names, a script option, or a node a use can be."""
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and not scope.guarded:
+            self.unguarded.append(node)
         if isinstance(node, ast.Import):
             for a in node.names:
                 head = a.name.split(".")[0]
@@ -307,6 +293,31 @@ class _Reader:
             name = self.value(value)
             if name is not None:
                 yield self.at(node)._replace(kind=ATTN, name=name, detail=f".{target.attr} =")
+
+
+def _inner(node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+    """``node``'s children (``pyast.children``) with the scope each is in."""
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        inner = scope._replace(guards=(*scope.guards, *(i.context_expr for i in node.items)))
+        return [(item, scope) for item in node.items] + [(child, inner) for child in node.body]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+        scope = scope._replace(test=True)  # pytest's and unittest's default test-function prefix
+    elif not scope.guarded:
+        body = _guarded(node)
+        if body:
+            guarded = scope._replace(guarded=True)
+            return [(child, guarded if id(child) in body else scope) for child in _children(node)]
+    return [(child, scope) for child in _children(node)]
+
+
+def _guarded(node: ast.AST) -> set[int]:
+    """The statements an ``if`` guards (its branches), or a ``try`` whose handlers catch ImportError
+    (its body), by id; none for any other node."""
+    if isinstance(node, ast.If):
+        return {id(s) for s in (*node.body, *node.orelse)}
+    if isinstance(node, ast.Try) and any(map(catches, node.handlers)):
+        return {id(s) for s in node.body}
+    return set()
 
 
 def _option_defaults(calls: list[ast.Call], strings: dict[str, str]) -> dict[str, tuple[str, str]]:

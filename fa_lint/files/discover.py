@@ -13,7 +13,7 @@ from fa_lint._records import NamedTuple
 from fa_lint.code import prefilter
 from fa_lint.files import shebang
 from fa_lint.files.gitignore import GitIgnore
-from fa_lint.files.needles import compiled
+from fa_lint.files.needles import Names, compiled
 from fa_lint.sources import SNIFFED, SOURCES
 
 __all__ = ["Found", "GitIgnore", "Target", "classify", "detect", "discover", "find", "search", "walk"]
@@ -81,18 +81,42 @@ def _matches(patterns: tuple[str, ...], posix: str) -> bool:
     return _regex(patterns).search(posix) is not None
 
 
+@functools.cache
+def _names(sniffed: bool) -> tuple[Names, tuple[str, ...], tuple[str, ...]]:
+    """The last segment of every pattern of the catalogue (``sniffed``: of every candidate name),
+    indexed (``fa_lint.files.needles.Names``), with the format each belongs to."""
+    owners, segments = [], []
+    for name, source in (SNIFFED if sniffed else SOURCES).items():
+        for pattern in source.candidates if sniffed else source.patterns:
+            owners.append(name)
+            segments.append(pattern.rsplit("/", 1)[-1])
+    return Names(segments), tuple(owners), tuple(segments)
+
+
+@functools.cache
+def _segment(glob: str) -> Callable[[str], bool]:
+    """Whether a file name matches one segment of a pattern: a plain name, suffix or prefix compared
+    as text, anything else by its regex (compiled only for such a segment, on first use)."""
+    wild = [i for i, c in enumerate(glob) if c in "*?["]
+    if not wild:
+        return glob.__eq__
+    if wild == [0] and glob[0] == "*":
+        return lambda name: name.endswith(glob[1:])
+    if wild == [len(glob) - 1] and glob[-1] == "*":
+        return lambda name: name.startswith(glob[:-1])
+    pattern = re.compile(_glob_regex(glob))
+    return lambda name: pattern.fullmatch(name) is not None
+
+
 @functools.lru_cache(maxsize=8192)
 def _could_be(base: str, sniffed: bool) -> tuple[str, ...]:
     """The formats whose patterns (``sniffed``: candidate names) can match a file called ``base``: a
-    pattern's last segment must match the name itself. Asked once per distinct file name, not once per
-    file and format: a repository repeats its names (``__init__.py``, ``utils.py``), and most of its
-    files are names no format has, which then cost one look-up, not one test per format."""
-    found = []
-    for name, source in (SNIFFED if sniffed else SOURCES).items():
-        patterns = source.candidates if sniffed else source.patterns
-        if _matches(tuple(p.rsplit("/", 1)[-1] for p in patterns), base):
-            found.append(name)
-    return tuple(found)
+    pattern's last segment must match the name itself. Only the segments the index files under the
+    name, its suffixes or its prefixes are tried (a few dict look-ups a name, however long the
+    catalogue), and once per distinct file name: a repository repeats its names (``__init__.py``)."""
+    index, owners, segments = _names(sniffed)
+    tried = (i for i in index.candidates(base) if _segment(segments[i])(base))
+    return tuple(dict.fromkeys(owners[i] for i in tried))
 
 
 def detect(path: str) -> str | None:

@@ -59,6 +59,54 @@ class Needles:
         return sorted(found)
 
 
+class Names:
+    """Globs over file names (one path segment each), filed by what every name a glob matches holds: a
+    glob without wildcards under the whole name, the others under their plain text after the last
+    wildcard (``*.py``: ``.py``), else before the first (``Dockerfile.*``), else under their needle
+    (``Needles``), as git files its excludes (a pattern without wildcards compared whole,
+    ``EXC_FLAG_ENDSWITH`` for ``*.ext``) and ripgrep's globset its globs (literal, extension, prefix
+    and suffix strategies, a regex for the rest). ``candidates`` finds, with a few dict look-ups, the
+    globs a name may match; the caller confirms each with its own matcher. Wildcards are ``*``, ``?``
+    and ``[...]`` classes, as in the format catalogue (``fa_lint.sources``) and fnmatch."""
+
+    def __init__(self, globs: Sequence[str]) -> None:
+        self.exact: dict[str, list[int]] = {}
+        self.tails: dict[int, dict[str, list[int]]] = {}  # by the length of the text after the last wildcard
+        self.heads: dict[int, dict[str, list[int]]] = {}
+        rest: list[tuple[int, str]] = []
+        for i, glob in enumerate(globs):
+            head, tail = _plain_ends(glob)
+            if head == glob:
+                self.exact.setdefault(glob, []).append(i)
+            elif tail or head:
+                by_length = self.tails if tail else self.heads
+                by_length.setdefault(len(tail or head), {}).setdefault(tail or head, []).append(i)
+            else:
+                rest.append((i, fnmatch_needle(glob)))
+        self.rest = Needles(rest) if rest else None
+
+    def candidates(self, name: str) -> list[int]:
+        """The globs that may match ``name``, in their order."""
+        found = list(self.exact.get(name, ()))
+        for n, table in self.tails.items():
+            found += table.get(name[-n:], ()) if len(name) >= n else ()
+        for n, table in self.heads.items():
+            found += table.get(name[:n], ())
+        if self.rest is not None:
+            found += self.rest.candidates(name)
+        return sorted(set(found))
+
+
+def _plain_ends(glob: str) -> tuple[str, str]:
+    """A glob's plain text before its first wildcard and after its last (a class ends at ``]``); the
+    whole glob twice when it has none."""
+    first = min((k for k in (glob.find(c) for c in "*?[") if k >= 0), default=-1)
+    if first < 0:
+        return glob, glob
+    last = max(glob.rfind(c) for c in "*?]")
+    return glob[:first], glob[last + 1 :]
+
+
 def fnmatch_needle(glob: str) -> str:
     """The longest run of plain characters of an fnmatch glob before its first ``[`` (whose end
     fnmatch finds by rules of its own; a needle need only be text every match holds)."""

@@ -244,6 +244,28 @@ def source_applies(source: Requirement, req: Requirement) -> bool:
     return all(_normalized(req.scope) == wanted for wanted in source.scope.split()[1:])
 
 
+class Sources:
+    """``[tool.uv.sources]`` entries by the requirements they apply to (``source_applies``): asked once
+    a requirement, a look-up of its scope, not a test of every entry (entries x sources)."""
+
+    def __init__(self, sources: Iterable[Requirement]) -> None:
+        self.everywhere: list[Requirement] = []
+        self.only: dict[str, list[Requirement]] = {}  # by the one extra or group they are for
+        for s in sources:
+            wanted = set(s.scope.split()[1:])
+            if not wanted:
+                self.everywhere.append(s)
+            elif len(wanted) == 1:
+                self.only.setdefault(wanted.pop(), []).append(s)
+            # for two extras or groups at once: no requirement is listed by both
+
+    def applying(self, req: Requirement) -> list[Requirement]:
+        return [*self.everywhere, *self.only.get(_normalized(req.scope), ())]
+
+    def any_applies(self, req: Requirement) -> bool:
+        return bool(self.everywhere) or _normalized(req.scope) in self.only
+
+
 def _normalized(scope: str) -> str:
     """``extra:GPU_Stack`` as uv names it (``extra:gpu-stack``): extras and groups compare normalized."""
     kind, _, name = scope.partition(":")

@@ -11,10 +11,12 @@ from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
 
 
+@functools.lru_cache(maxsize=1024)
 def minors(rng: VersionRange, majors: tuple[int, ...] = (1, 2, 3)) -> tuple[str, ...]:
     """The major.minor series a range reaches into (``>=3.10,<3.12`` -> 3.10, 3.11); a project's
-    environments ask about the same few ranges over and over. (``is_disjoint`` is packaging's
-    ``intersection(...).is_empty`` without building the intersection.)"""
+    environments ask about the same few ranges over and over, so each is worked out once (a
+    monorepo's hundred ``requires-python = ">=3.10"`` cost 160 tests each before). (``is_disjoint`` is
+    packaging's ``intersection(...).is_empty`` without building the intersection.)"""
     return tuple(
         f"{major}.{minor}"
         for major in majors

@@ -208,6 +208,24 @@ class Context(NamedTuple):
             found[env] = toolchain.of(env, _python_version(self, env))
         return found[env]
 
+    def builds_in(self, path: str) -> list[BuildConfig]:
+        """The build settings (``[tool.uv]``, ``[tool.poetry]``) of one file: looked up, not searched
+        for among every file's once a requirement."""
+        found = _BUILDS.of(self)
+        if None not in found:
+            by_path: dict[str, list[BuildConfig]] = defaultdict(list)
+            for b in self.builds:
+                by_path[b.location.path].append(b)
+            found[None] = by_path
+        return found[None].get(path, [])
+
+    def lock_tools(self, env: Environment) -> frozenset[str | None]:
+        """The tools that wrote the lock entries of an environment: once per environment."""
+        found = _LOCK_TOOLS.of(self)
+        if env not in found:
+            found[env] = frozenset(r.tool for r in env.locked)
+        return found[env]
+
     def environments_of(self, req: Requirement) -> list[Environment]:
         return _by_location(self).get(req.location, [])
 
@@ -267,6 +285,8 @@ def _size(env: Environment) -> int:
 Pin = tuple[Version, Requirement | None]
 _ASSESSMENTS: Memo[Hashable, Assessment] = Memo()
 _TOOLCHAINS: Memo[Environment, toolchain.Toolchain] = Memo()
+_BUILDS: Memo[None, dict[str, list[BuildConfig]]] = Memo()
+_LOCK_TOOLS: Memo[Environment, frozenset[str | None]] = Memo()
 _PINS: Memo[tuple[tuple[Environment, ...], str], Pin | None] = Memo()
 
 

@@ -12,7 +12,7 @@ from fa_lint.machine.toolchain import Known, Toolchain
 from fa_lint.model import FLASH_ATTN, Finding, Requirement, Severity
 from fa_lint.rules._base import Rule
 from fa_lint.rules._text import fit, subject
-from fa_lint.rules._uv import NO_KERNELS
+from fa_lint.rules._uv import NO_KERNELS, Instead
 from fa_lint.rules._wheels import fits, missing, span
 
 COMPILE = (
@@ -132,3 +132,21 @@ def untagged_finding(
         help=f"check v{release}'s release assets for a torch{torch.value} wheel"
         + (f", or require flash-attn=={near}, which has one" if near else ""),
     )
+
+
+def aside(finding: Finding, instead: Instead) -> Finding:
+    """An info, never a warning: `uv sync` installs a default group's source, not this lock entry."""
+    src = instead.source
+    groups = ", ".join(f'"{g}"' for g in instead.defaults)
+    said = (
+        f"[tool.uv] default-groups = [{groups}] ({instead.where})"
+        if instead.where
+        else "uv's default group dev"
+    )
+    group = src.scope.split()[-1].partition(":")[2]
+    note = (
+        f"`uv sync` installs the default groups, {said}, and group {group} installs flash-attn from its "
+        f"source ({src.location}: {src.url}): this entry installs only where the group is left out "
+        f"(`uv sync --no-default-groups`, `--no-group {group}`)"
+    )
+    return finding._replace(severity=Severity.INFO, notes=(note, *finding.notes))

@@ -9,7 +9,7 @@ import itertools
 
 from fa_lint._records import NamedTuple
 from fa_lint.machine import final_torch
-from fa_lint.machine.environments import Environment, source_applies
+from fa_lint.machine.environments import Environment, Sources
 from fa_lint.machine.final_torch import TORCH
 from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Requirement
 from fa_lint.rules._base import Context, Memo
@@ -27,14 +27,25 @@ def wheel(req: Requirement) -> bool:
     return req.url is not None and req.url.split("#", 1)[0].split("?", 1)[0].endswith(".whl")
 
 
-def wheel_sources(req: Requirement, sources: list[Requirement]) -> bool:
-    """Whether the sources of an environment serve ``req`` a wheel wherever it installs: a Poetry or
-    Pipfile table on one (the requirement itself), or uv sources that apply to it, every one a wheel
-    and one without a marker (where none of their markers holds, uv builds the index's sdist)."""
-    if any(wheel(s) for s in sources if not s.scope.startswith("uv:sources")):
-        return True
-    applying = [s for s in sources if s.scope.startswith("uv:sources") and source_applies(s, req)]
-    return bool(applying) and all(map(wheel, applying)) and not all(s.marker for s in applying)
+class WheelSources:
+    """Whether the sources of an environment serve a requirement a wheel wherever it installs: a Poetry
+    or Pipfile table on one (the requirement itself), or uv sources that apply to it, every one a wheel
+    and one without a marker (where none of their markers holds, uv builds the index's sdist). Made
+    once per environment, and answered once per extra or group the sources are for."""
+
+    def __init__(self, sources: list[Requirement]) -> None:
+        self.table = any(wheel(s) for s in sources if not s.scope.startswith("uv:sources"))
+        self.uv = Sources(s for s in sources if s.scope.startswith("uv:sources"))
+        self.scopes: dict[str, bool] = {}
+
+    def serve(self, req: Requirement) -> bool:
+        if self.table:
+            return True
+        if req.scope not in self.scopes:
+            applying = self.uv.applying(req)
+            found = bool(applying) and all(map(wheel, applying)) and not all(s.marker for s in applying)
+            self.scopes[req.scope] = found
+        return self.scopes[req.scope]
 
 
 def torchless(env: Environment) -> bool:

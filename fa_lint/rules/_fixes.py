@@ -15,13 +15,14 @@ from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import Version
 
 from fa_lint._records import NamedTuple
-from fa_lint.kb import PAGED_KV, KnowledgeBase, Release
-from fa_lint.kb.assess import Policy, Verdict, assess_range
+from fa_lint.kb import PAGED_KV, Release
+from fa_lint.kb.assess import Verdict, assess_range
 from fa_lint.machine import toolchain
-from fa_lint.machine.environments import Environment, commands
-from fa_lint.model import FLASH_ATTN, Fix, Kind, Location, Requirement, pretty
+from fa_lint.machine.environments import commands
+from fa_lint.model import Fix, Kind, Location, Requirement, pretty
 from fa_lint.rules import _wheels
-from fa_lint.rules._base import Context, Memo, once
+from fa_lint.rules._admitted import allowed_mask, good_mask, good_releases, others
+from fa_lint.rules._base import Context, Memo
 from fa_lint.rules._code import code_floor
 
 SHELL_SOURCES = frozenset({"dockerfile", "shell", "workflow", "makefile", "notebook", "batch", "powershell"})
@@ -162,7 +163,7 @@ def allowed(req: Requirement, ctx: Context, narrow: bool = False) -> VersionRang
     if key not in found:
         rng = req.version_range if narrow else VersionRange.full()
         for env in ctx.environments_of(req):
-            rng = rng.intersection(_others(req, env, ctx))
+            rng = rng.intersection(others(req, env, ctx))
         found[key] = rng
     return found[key]
 
@@ -198,11 +199,11 @@ def target(req: Requirement, ctx: Context, narrow: bool = False) -> Release | No
     """
     envs = ctx.environments_of(req)
     # the installer's constraints, and the project's own calls' keyword needs (a separate input)
-    rng = allowed(req, ctx, narrow).intersection(_code_range(ctx, req))
-    admitted = _ADMITTED.of(ctx)  # the same range for every repeat of a pin: filtered once
-    if rng not in admitted:
-        admitted[rng] = tuple(r for r in _good(ctx) if rng.contains(r.version))
-    good = admitted[rng]
+    mask = allowed_mask(req, envs, ctx, narrow) & good_mask(_code_range(ctx, req), ctx)
+    admitted = _ADMITTED.of(ctx)  # the same releases for every repeat of a pin: listed once
+    if mask not in admitted:
+        admitted[mask] = tuple(r for i, r in enumerate(good_releases(ctx)) if mask >> i & 1)
+    good = admitted[mask]
     if not good:
         return None
     if narrow:
@@ -211,23 +212,24 @@ def target(req: Requirement, ctx: Context, narrow: bool = False) -> Release | No
         return good[0]
     tools = tuple(ctx.toolchain(env) for env in envs)
     found = _TARGETS.of(ctx)
-    key = (tuple(r.version for r in good), tools)
+    key = (mask, tools)  # the admitted releases say which are good
     if key not in found:
         found[key] = _wheels.pick(good, tools) or good[0]
     return found[key]
 
 
-_ADMITTED: Memo[VersionRange, tuple[Release, ...]] = Memo()
-_TARGETS: Memo[tuple[tuple[Version, ...], tuple[toolchain.Toolchain, ...]], Release] = Memo()
+_ADMITTED: Memo[int, tuple[Release, ...]] = Memo()
+_TARGETS: Memo[tuple[int, tuple[toolchain.Toolchain, ...]], Release] = Memo()
 
 
 def cap(req: Requirement, ctx: Context) -> Release | None:
     """The newest release a raised floor's range must stop at so that what the installer takes (the
     newest release the range admits) has a prebuilt wheel for every torch fa-lint knows the install to
     have; None when the newest already has one (or whether it has is unknown), or no release does."""
-    rng = allowed(req, ctx, narrow=True)
-    good = [r for r in _good(ctx) if rng.contains(r.version)]
-    tools = [t for t in map(ctx.toolchain, ctx.environments_of(req)) if t.torch is not None]
+    envs = ctx.environments_of(req)
+    mask = allowed_mask(req, envs, ctx, narrow=True)
+    good = [r for i, r in enumerate(good_releases(ctx)) if mask >> i & 1]
+    tools = [t for t in map(ctx.toolchain, envs) if t.torch is not None]
     if not good or not tools:
         return None
     if all(_wheels.fits(good[-1], t) is not False for t in tools):
@@ -239,7 +241,7 @@ def why(req: Requirement, to: Release | None, ctx: Context, narrow: bool = False
     """Why a fix for ``req`` suggests ``to``: the first release good enough, the first one the rest of
     its install admits, or the first with a prebuilt wheel for its torch and CPython (one repository's
     fixes then differ for a reason the finding says)."""
-    good = _good(ctx)
+    good = good_releases(ctx)
     if to is None or not good:
         return None
     first = "the first release with paged KV"
@@ -254,9 +256,9 @@ def why(req: Requirement, to: Release | None, ctx: Context, narrow: bool = False
         (r.version for r in good if r.version >= floor.version), None
     ):
         return f"why {to}: {floor.reason()}"
-    rng = allowed(req, ctx, narrow).intersection(_code_range(ctx, req))
     envs = ctx.environments_of(req)
-    admitted = next((r for r in good if rng.contains(r.version)), None)
+    mask = allowed_mask(req, envs, ctx, narrow) & good_mask(_code_range(ctx, req), ctx)
+    admitted = next((r for i, r in enumerate(good) if mask >> i & 1), None)
     if admitted is not None and admitted.version == to.version:
         return f"why {to}: {first} that the install's other flash-attn requirements admit"
     tools = next((t for t in map(ctx.toolchain, envs) if t.torch is not None), None)
@@ -271,9 +273,9 @@ def why(req: Requirement, to: Release | None, ctx: Context, narrow: bool = False
             f"against a released torch {torch} (from {admitted} on, the releases before it have none, or one "
             "built against a torch nightly)"
         )
-    released = next((r for r in good if _wheels.stable(r, tools)), None)
+    i, released = next(((i, r) for i, r in enumerate(good) if _wheels.stable(r, tools)), (0, None))
     beyond = "" if released is None else f"; the first built against a released torch {torch} is {released}"
-    if released is not None and not rng.contains(released.version):
+    if released is not None and not mask >> i & 1:
         beyond += ", which the install's other flash-attn requirements rule out"
     return (
         f"why {to}: {first} that the install's other flash-attn requirements admit with a prebuilt wheel "
@@ -306,76 +308,12 @@ def floor_for(to: Release | None, ctx: Context) -> Version | None:
     """The version a fix asks for when the environment calls for more than the policy (its constraints,
     a prebuilt wheel for its torch); None when ``to`` is the first good release anyway, so a floor keeps
     the policy's own minimum (``>=2.6.0``, rather than the ``2.6.0.post1`` that it admits first)."""
-    good = _good(ctx)
+    good = good_releases(ctx)
     return to.version if to is not None and good and to.version != good[0].version else None
 
 
-@once
-def _good(ctx: Context) -> tuple[Release, ...]:
-    return tuple(r for r in ctx.kb.installable if ctx.policy.good(r) and not r.version.is_prerelease)
-
-
-def _others(req: Requirement, env: Environment, ctx: Context) -> VersionRange:
-    """What the rest of ``req``'s install admits: the same command (a later one replaces it rather
-    than combining), without a marker or with ``req``'s. All but one, for each of a group's
-    requirements, from prefix and suffix intersections: linear in the group, however large.
-    """
-    step = _step_in(req, env, ctx)
-    found = _GROUPS.of(ctx)
-    key = (env, step, req.marker)
-    if key not in found:
-        group = [
-            r
-            for r in env.of(FLASH_ATTN)
-            if r.kind in (Kind.INSTALL, Kind.CONSTRAINT, Kind.OVERRIDE)
-            and r.step == step
-            and not r.unresolved
-            and (not r.marker or not req.marker or r.marker == req.marker)
-        ]
-        before = [VersionRange.full()]
-        for r in group:
-            before.append(before[-1].intersection(r.version_range))
-        after = [VersionRange.full()]
-        for r in reversed(group):
-            after.append(after[-1].intersection(r.version_range))
-        after.reverse()
-        found[key] = _Group({r.location: i for i, r in enumerate(group)}, before, after)
-    where, before, after = found[key]
-    i = where.get(req.location)
-    return before[-1] if i is None else before[i].intersection(after[i + 1])
-
-
-class _Group(NamedTuple):
-    """The flash-attn requirements of one command of an environment, with the ranges of every prefix
-    and suffix of them (``_others``)."""
-
-    where: dict[Location, int]  # each requirement's place in the group
-    before: list[VersionRange]  # before[i]: what the first i admit together
-    after: list[VersionRange]  # after[i]: what those from the i-th on admit together
-
-
-_GROUPS: Memo[tuple[Environment, int, str | None], _Group] = Memo()
-
-
-def _step_in(req: Requirement, env: Environment, ctx: Context) -> int:
-    """The command ``req`` is part of in ``env``: a file's own record counts its lines from 0, a
-    Dockerfile stage that copies the file and runs ``pip install -r`` counts its own commands, so the
-    step is the stage's record of the same line's."""
-    found = _STEPS.of(ctx)
-    if env not in found:
-        found[env] = {r.location: r.step for r in (*env.members, *env.superseded, *env.locked)}
-    return found[env].get(req.location, req.step)
-
-
-_STEPS: Memo[Environment, dict[Location, int]] = Memo()
-
-
 def raise_floor(
-    req: Requirement,
-    kb: KnowledgeBase,
-    policy: Policy,
-    floor: Version | None = None,
-    upto: Release | None = None,
+    req: Requirement, ctx: Context, floor: Version | None = None, upto: Release | None = None
 ) -> Fix | None:
     """FAL002: add ``>=floor`` and drop the bounds it makes redundant; only releases go.
 
@@ -385,13 +323,29 @@ def raise_floor(
     w = _written(req)
     if w is None:
         return None
-    top = [Specifier(f"<={upto.version}")] if upto is not None else []
-    kept = [s for s in req.specifier if not (upto is not None and _over(s, upto.version))]
-    for low in dict.fromkeys(v for v in (floor, policy.min_version) if v is not None):
-        spec = SpecifierSet([Specifier(f">={low}"), *top, *(s for s in kept if not _below(s, low))])
-        if assess_range(spec.to_range(), kb, policy).verdict is Verdict.OK:
+    for low in dict.fromkeys(v for v in (floor, ctx.policy.min_version) if v is not None):
+        spec = _raised(req.specifier, low, upto, ctx)
+        if spec is not None:
             return _fix(req, w, spec, f"require flash-attn{pretty(spec)}", safe=True)
     return None  # e.g. '!=2.5.*,<2.6': nothing good is left to narrow to
+
+
+def _raised(specifier: SpecifierSet, low: Version, upto: Release | None, ctx: Context) -> SpecifierSet | None:
+    """``specifier`` with ``>=low`` (and ``<=upto``), without the bounds they make redundant, when all it
+    then admits is good: once per specifier (a project repeats its pins), not once a requirement."""
+    top = upto.version if upto is not None else None
+    found = _RAISED.of(ctx)
+    key = (str(specifier), low, top)  # as written: equal sets may spell a version otherwise
+    if key not in found:
+        kept = [s for s in specifier if not (top is not None and _over(s, top))]
+        bound = [Specifier(f"<={top}")] if top is not None else []
+        spec = SpecifierSet([Specifier(f">={low}"), *bound, *(s for s in kept if not _below(s, low))])
+        ok = assess_range(spec.to_range(), ctx.kb, ctx.policy).verdict is Verdict.OK
+        found[key] = spec if ok else None
+    return found[key]
+
+
+_RAISED: Memo[tuple[str, Version, Version | None], SpecifierSet | None] = Memo()
 
 
 def stop_at(req: Requirement, upto: Release) -> Fix | None:

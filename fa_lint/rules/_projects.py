@@ -49,8 +49,8 @@ def judge(ctx: Context, env: Environment, req: Requirement) -> Verdict | None:
     if req.source not in SOURCES or req.scope == "build-system" or req.tool == "conda":
         return None
     path = req.location.path
-    configs = [b for b in ctx.builds if b.location.path == path]
-    tools = {b.tool for b in configs if b.read} | {r.tool for r in env.locked if r.tool in ORDER}
+    configs = ctx.builds_in(path)
+    tools = {b.tool for b in configs if b.read} | {t for t in ctx.lock_tools(env) if t in ORDER}
     if req.source == "pixi":
         tools.add("pixi")
     if not tools:

@@ -15,11 +15,12 @@ from packaging.version import Version
 
 from fa_lint.kb import KVCACHE, Release
 from fa_lint.kb.assess import Policy, intersect
-from fa_lint.model import FLASH_ATTN, Kind, Requirement, pretty
-from fa_lint.rules._base import Context, once
+from fa_lint.model import FLASH_ATTN, Kind, Location, Requirement, pretty
+from fa_lint.rules._base import Context, Memo, once
 
 if TYPE_CHECKING:
     from fa_lint.kb.transformers import TransformersFacts
+    from fa_lint.machine.environments import Environment
 
 HEADLINE = 120
 MEANING = " ({meaning})"  # what a requirement means, after it; the first thing a long headline drops
@@ -205,8 +206,7 @@ def _breaks(ctx: Context, req: Requirement, flash_attn: Release | None) -> list[
         )
     present = _present(ctx, req)
     if present:
-        rng = intersect(r for r in present if not r.unresolved)
-        if rng.intersection(SpecifierSet(f">={facts.fa2_block_table_on_cuda}").to_range()).is_empty:
+        if _predates_block_tables(ctx, present):
             what = " and ".join(quoted(r) for r in present)
             return [
                 f"transformers as required here ({what}) predates {facts.fa2_block_table_on_cuda}, so it "
@@ -221,11 +221,32 @@ def _breaks(ctx: Context, req: Requirement, flash_attn: Release | None) -> list[
 
 
 def _present(ctx: Context, req: Requirement, name: str = TRANSFORMERS) -> list[Requirement]:
-    """Requirements that install ``name`` in an environment of ``req`` (not mere constraints)."""
-    found = {
-        r.location: r for env in ctx.environments_of(req) for r in (*env.of(name, locked=True), *env.of(name))
-    }
-    return [r for r in found.values() if r.kind is not Kind.CONSTRAINT]
+    """Requirements that install ``name`` in an environment of ``req`` (not mere constraints): once per
+    set of environments (a manifest's requirements share one), not once a finding."""
+    envs = ctx.environments_of(req)
+    cache = _PRESENT.of(ctx)
+    key = (name, tuple(envs))
+    if key not in cache:
+        found = {r.location: r for env in envs for r in (*env.of(name, locked=True), *env.of(name))}
+        cache[key] = [r for r in found.values() if r.kind is not Kind.CONSTRAINT]
+    return cache[key]
+
+
+_PRESENT: Memo[tuple[str, tuple[Environment, ...]], list[Requirement]] = Memo()
+
+
+def _predates_block_tables(ctx: Context, present: list[Requirement]) -> bool:
+    """Whether the transformers ``present`` installs all predate sending flash-attn 2 a block table."""
+    found = _PREDATES.of(ctx)
+    key = tuple(r.location for r in present)
+    if key not in found:
+        rng = intersect(r for r in present if not r.unresolved)
+        since = SpecifierSet(f">={ctx.transformers.fa2_block_table_on_cuda}").to_range()
+        found[key] = rng.intersection(since).is_empty
+    return found[key]
+
+
+_PREDATES: Memo[tuple[Location, ...], bool] = Memo()
 
 
 def _kernels(ctx: Context, req: Requirement) -> list[Requirement] | None:

@@ -11,7 +11,7 @@ from fa_lint._records import NamedTuple
 from fa_lint.machine.environments import Environment
 from fa_lint.machine.toolchain import Known
 from fa_lint.model import FLASH_ATTN, Kind, Requirement
-from fa_lint.rules._base import Context
+from fa_lint.rules._base import Context, Memo
 
 if TYPE_CHECKING:
     from fa_lint.machine.target import Target
@@ -58,20 +58,11 @@ def uv_instead(ctx: Context, env: Environment, req: Requirement) -> Instead | No
         return None
     manifest, _, rest = env.name.partition(" [")
     own = rest.rstrip("]")
-    config = next((b for b in ctx.builds if b.tool == "uv" and b.location.path == manifest), None)
+    config = next((b for b in ctx.builds_in(manifest) if b.tool == "uv"), None)
     defaults = config.default_groups if config is not None else ("dev",)
     where = str(config.location) if config is not None and defaults != ("dev",) else ""
     found: Instead | None = None
-    for src in ctx.requirements:
-        if (
-            src.kind is not Kind.SOURCE
-            or src.name != FLASH_ATTN
-            or src.location.path != manifest
-            or src.marker
-            or not src.url
-        ):
-            continue
-        words = src.scope.split()[1:]  # "uv:sources group:cuda12"
+    for words, src in _url_sources(ctx).get(manifest, ()):
         if len(words) != 1:
             continue
         if words[0] == own:
@@ -80,3 +71,20 @@ def uv_instead(ctx: Context, env: Environment, req: Requirement) -> Instead | No
         if found is None and kind == "group" and (name in defaults or "*" in defaults):
             found = Instead(src, False, defaults, where)
     return found
+
+
+def _url_sources(ctx: Context) -> dict[str, list[tuple[list[str], Requirement]]]:
+    """Each manifest's flash-attn sources with a URL and no marker, with the scope words after
+    ``uv:sources`` (``group:cuda12``): gathered once, not searched for among every requirement of
+    the run once a lock entry."""
+    cache = _URL_SOURCES.of(ctx)
+    if None not in cache:
+        found: dict[str, list[tuple[list[str], Requirement]]] = {}
+        for src in ctx.requirements:
+            if src.kind is Kind.SOURCE and src.name == FLASH_ATTN and not src.marker and src.url:
+                found.setdefault(src.location.path, []).append((src.scope.split()[1:], src))
+        cache[None] = found
+    return cache[None]
+
+
+_URL_SOURCES: Memo[None, dict[str, list[tuple[list[str], Requirement]]]] = Memo()

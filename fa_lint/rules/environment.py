@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from packaging.ranges import VersionRange
-from packaging.specifiers import SpecifierSet
-from packaging.version import Version
 
+from fa_lint._records import NamedTuple
 from fa_lint.kb import PAGED_KV
-from fa_lint.kb.assess import Assessment, Verdict, assess_range, build_range, intersect
-from fa_lint.machine.environments import Environment, source_applies, split
+from fa_lint.kb.assess import Assessment, Verdict, assess_range, build_range, intersect_all, union_all
+from fa_lint.machine.environments import Environment, Sources, split
 from fa_lint.model import FLASH_ATTN, Finding, Kind, Location, Requirement, Severity
 from fa_lint.rules import _text
 from fa_lint.rules._base import Context, Memo, Rule
@@ -35,23 +34,31 @@ PACKAGES = frozenset({FLASH_ATTN}) | _text.PACKAGES  # the requirements these ru
 _ASKS = (Kind.INSTALL, Kind.OVERRIDE, Kind.SOURCE)
 
 
-def splits(reqs: tuple[Requirement, ...]) -> list[tuple[str | None, list[Requirement]]]:
-    """Environment markers split an environment instead of being evaluated on this machine.
+def _by_marker(reqs: Iterable[Requirement]) -> tuple[list[Requirement], dict[str | None, list[Requirement]]]:
+    """Environment markers split an environment instead of being evaluated on this machine: the
+    requirements without a marker belong to every part, and there is one part per distinct marker
+    (one part of none when there is no marker). Grouped in one pass: each part's own requirements
+    apart from the shared ones, so that a part costs its own, not the shared ones again."""
+    plain: list[Requirement] = []
+    marked: dict[str | None, list[Requirement]] = {}
+    for r in reqs:
+        if r.marker:
+            marked.setdefault(r.marker, []).append(r)
+        else:
+            plain.append(r)
+    return plain, marked or {None: []}
 
-    Requirements without a marker belong to every part; one part per distinct marker.
-    """
-    plain = [r for r in reqs if not r.marker]
-    markers = list(dict.fromkeys(r.marker for r in reqs if r.marker))
-    if not markers:
-        return [(None, plain)]
-    return [(m, [*plain, *(r for r in reqs if r.marker == m)]) for m in markers]
 
-
-def participants(reqs: list[Requirement]) -> list[Requirement]:
-    """What the resolver combines: an override replaces every other request for the package."""
-    if any(r.kind is Kind.OVERRIDE for r in reqs):
+def _participants(reqs: list[Requirement], overridden: bool) -> list[Requirement]:
+    """What the resolver combines: an override (in any part of the split: ``overridden``) replaces
+    every other request for the package."""
+    if overridden:
         return [r for r in reqs if r.kind in (Kind.OVERRIDE, Kind.CONSTRAINT)]
     return [r for r in reqs if r.kind in (*_ASKS, Kind.CONSTRAINT)]
+
+
+def _overrides(reqs: list[Requirement]) -> bool:
+    return any(r.kind is Kind.OVERRIDE for r in reqs)
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -80,61 +87,98 @@ def check(ctx: Context) -> Iterator[Finding]:
             yield _stale(env, entry, manifest)
 
 
-def _combined(env: Environment, ctx: Context, reported: set[Location]) -> Iterator[Finding]:
-    for marker, reqs in splits(env.of(FLASH_ATTN)):
-        # an install that may not run is judged on its own, never combined with the others
-        group = _replaced([r for r in participants(reqs) if not r.unresolved and not r.possible], marker)
+class _Part(NamedTuple):
+    """The requirements of one part of a split that the resolver combines (``_participants``), less an
+    install that may not run (judged on its own, never combined with the others)."""
+
+    group: list[Requirement]
+    asks: list[Requirement]
+    reported: bool  # one of them has a finding of its own already
+
+    @classmethod
+    def of(cls, reqs: list[Requirement], overridden: bool, reported: set[Location]) -> _Part:
+        group = [r for r in _participants(reqs, overridden) if not r.unresolved and not r.possible]
         asks = [r for r in group if r.kind in _ASKS]
-        if len(group) < 2 or not asks or any(r.location in reported for r in group):
-            continue
-        a = _together(group, ctx)
-        if a.verdict not in (Verdict.BAD, Verdict.NONE):
-            continue
-        primary = asks[0]
-        others = [r for r in group if r is not primary]
-        where = env.name + (f" ; {marker}" if marker else "")
-        yield ENVIRONMENT_PAGED_KV_MISSING.finding(
-            primary.location,
-            _headline(primary, len(others), a, ctx),
-            package=FLASH_ATTN,
-            requirement=primary.raw,
-            admitted=tuple(str(r) for r in a.admitted),
-            environment=where,
-            related=tuple(r.location for r in others),
-            notes=tuple(_notes(primary, group, where, a, ctx)),
-            help=f"let them admit flash-attn>={ctx.policy.min_version}: usually a constraint holds an old "
-            "upper bound or exclusion that should go",
-        )
+        return cls(group, asks, any(r.location in reported for r in group))
 
 
-def _replaced(group: list[Requirement], marker: str | None) -> list[Requirement]:
+def _combined(env: Environment, ctx: Context, reported: set[Location]) -> Iterator[Finding]:
+    plain, marked = _by_marker(env.of(FLASH_ATTN))
+    # the requirements without a marker, once for each kind of part (overridden, the uv sources'
+    # scopes that take some of them over), not once a marker
+    shared: dict[tuple[bool, frozenset[str]], tuple[_Part, VersionRange]] = {}
+    plain_overrides = _overrides(plain)
+    for marker, reqs in marked.items():
+        overridden = plain_overrides or _overrides(reqs)
+        own = _Part.of(reqs, overridden, reported)
+        sources = _taking(own.group, marker)
+        key = (overridden, frozenset(s.scope for s in sources))
+        if key not in shared:
+            part = _Part.of(_replaced(plain, sources), overridden, reported)
+            shared[key] = (part, intersect_all(r.version_range for r in part.group))
+        common, rng = shared[key]
+        asks = common.asks or own.asks  # the first is the finding's
+        if len(common.group) + len(own.group) < 2 or not asks or common.reported or own.reported:
+            continue
+        a = _together(rng.intersection(intersect_all(r.version_range for r in own.group)), ctx)
+        if a.verdict in (Verdict.BAD, Verdict.NONE):
+            yield _environment_finding(env, marker, common.group + own.group, asks[0], a, ctx)
+
+
+def _taking(group: list[Requirement], marker: str | None) -> list[Requirement]:
+    """The ``[tool.uv.sources]`` entries of a marker's part that take over the requirements without a
+    marker they apply to (``_replaced``)."""
+    if marker is None:
+        return []
+    return [r for r in group if r.kind is Kind.SOURCE and r.marker == marker and r.scope.startswith("uv:")]
+
+
+def _replaced(plain: list[Requirement], sources: list[Requirement]) -> list[Requirement]:
     """Where a ``[tool.uv.sources]`` entry's marker holds, uv takes the requirement it applies to from
     that source, whatever the requirement's own specifier: its lowering turns the requirement into the
     source (uv 0.12.5:crates/uv-distribution/src/metadata/lowering.rs:162-178, 185-310; a URL source
     keeps no specifier, lowering.rs:750-786, and requirement.rs:542-543 leaves checking that the URL's
     version matches it to do). So in that marker's part the requirement is not combined with it."""
-    sources = [r for r in group if r.kind is Kind.SOURCE and r.marker == marker and r.scope.startswith("uv:")]
-    if marker is None or not sources:
-        return group
-    return [
-        r
-        for r in group
-        if not (r.kind is Kind.INSTALL and not r.marker and any(source_applies(s, r) for s in sources))
-    ]
+    if not sources:
+        return plain
+    applying = Sources(sources)
+    return [r for r in plain if not (r.kind is Kind.INSTALL and applying.any_applies(r))]
 
 
-def _together(group: list[Requirement], ctx: Context) -> Assessment:
-    """What a group of requirements admits together, worked out once for each set of versions they
-    say (the services of a monorepo repeat the same pins in every environment)."""
+def _environment_finding(
+    env: Environment,
+    marker: str | None,
+    group: list[Requirement],
+    primary: Requirement,
+    a: Assessment,
+    ctx: Context,
+) -> Finding:
+    others = [r for r in group if r is not primary]
+    where = env.name + (f" ; {marker}" if marker else "")
+    return ENVIRONMENT_PAGED_KV_MISSING.finding(
+        primary.location,
+        _headline(primary, len(others), a, ctx),
+        package=FLASH_ATTN,
+        requirement=primary.raw,
+        admitted=tuple(str(r) for r in a.admitted),
+        environment=where,
+        related=tuple(r.location for r in others),
+        notes=tuple(_notes(primary, group, where, a, ctx)),
+        help=f"let them admit flash-attn>={ctx.policy.min_version}: usually a constraint holds an old "
+        "upper bound or exclusion that should go",
+    )
+
+
+def _together(rng: VersionRange, ctx: Context) -> Assessment:
+    """What a group of requirements admits together, assessed once for each range (the services of a
+    monorepo repeat the same pins in every environment)."""
     found = _TOGETHER.of(ctx)
-    key = tuple((r.version, r.alternatives, r.specifier) for r in group)  # what version_range reads
-    if key not in found:
-        found[key] = assess_range(intersect(group), ctx.kb, ctx.policy)
-    return found[key]
+    if rng not in found:
+        found[rng] = assess_range(rng, ctx.kb, ctx.policy)
+    return found[rng]
 
 
-_Said = tuple[Version | None, tuple[SpecifierSet, ...], SpecifierSet]  # what a requirement's range reads
-_TOGETHER: Memo[tuple[_Said, ...], Assessment] = Memo()
+_TOGETHER: Memo[VersionRange, Assessment] = Memo()
 
 
 def _headline(primary: Requirement, others: int, a: Assessment, ctx: Context) -> str:
@@ -172,12 +216,19 @@ def _judged(env: Environment) -> tuple[list[Requirement], list[tuple[Requirement
     manifest = [r for r in env.of(FLASH_ATTN) if r.kind in (*_ASKS, Kind.CONSTRAINT) and not r.unresolved]
     if not locked or not manifest:
         return manifest, []
-    sources = [r for r in manifest if r.kind is Kind.SOURCE]
-    asks = tuple(r for r in manifest if r.kind is not Kind.SOURCE)
-    ranges = [_asked(participants(reqs), sources) for _, reqs in splits(asks)]
+    through = _Through([r for r in manifest if r.kind is Kind.SOURCE])
+    plain, marked = _by_marker(r for r in manifest if r.kind is not Kind.SOURCE)
+    shared: dict[bool, VersionRange] = {}
+    ranges, plain_overrides = [], _overrides(plain)
+    for reqs in marked.values():
+        overridden = plain_overrides or _overrides(reqs)
+        if overridden not in shared:
+            shared[overridden] = through.asked(_participants(plain, overridden))
+        ranges.append(shared[overridden].intersection(through.asked(_participants(reqs, overridden))))
+    admitted = union_all(ranges)  # any part's: markers are not evaluated
     urls = {_same_file(r.url): r for r in manifest if r.url}
     return manifest, [
-        (e, _from_url(e, urls) or any(rng.contains(e.version) for rng in ranges if e.version)) for e in locked
+        (e, _from_url(e, urls) or admitted.contains(e.version)) for e in locked if e.version is not None
     ]
 
 
@@ -219,31 +270,31 @@ def _stale(env: Environment, entry: Requirement, manifest: list[Requirement]) ->
     )
 
 
-def _asked(reqs: list[Requirement], sources: list[Requirement]) -> VersionRange:
+class _Through:
     """What a manifest lets its lock hold: every requirement at once, each through the sources that
     apply to it. A uv source replaces where the requirement comes from (uv's lowering.rs): one
-    without a marker always; one with a marker where it holds, the index elsewhere (``remaining``);
-    one for an extra or group only for what that extra or group lists. Markers are not evaluated, so a
-    requirement with marked sources may be any of them, or what the index gives. Any other source
-    (a Poetry or Pipfile table) is the requirement itself, and always applies."""
-    rng = VersionRange.full()
-    uv = [s for s in sources if s.scope.startswith("uv:sources")]
-    for req in reqs:
-        if req.kind is Kind.SOURCE:
-            continue
+    without a marker always; one with a marker where it holds, the index elsewhere. Markers are not
+    evaluated, so a requirement with sources that all have a marker may be any of them or what the
+    index gives -- which is all its own range admits anyway -- and one with an unmarked source among
+    them is its own range within theirs. A source for an extra or group applies only to what that
+    extra or group lists. Any other source (a Poetry or Pipfile table) is the requirement itself, and
+    always applies. The sources of each scope are combined once (not once a requirement)."""
+
+    def __init__(self, sources: list[Requirement]) -> None:
+        self.uv = Sources(s for s in sources if s.scope.startswith("uv:sources"))
+        self.rest = intersect_all(build_range(s) for s in sources if not s.scope.startswith("uv:sources"))
+        self.scopes: dict[str, VersionRange | None] = {}  # what the sources of a scope allow; None: anything
+
+    def asked(self, reqs: list[Requirement]) -> VersionRange:
+        return intersect_all([*(self._own(r) for r in reqs if r.kind is not Kind.SOURCE), self.rest])
+
+    def _own(self, req: Requirement) -> VersionRange:
         own = build_range(req)
-        applying = (
-            [s for s in uv if source_applies(s, req)] if req.kind in (Kind.INSTALL, Kind.OVERRIDE) else []
-        )
-        if applying:
-            each = [own.intersection(build_range(s)) for s in applying]
-            if all(s.marker for s in applying):
-                each.append(own)  # where no source's marker holds, uv takes the index
-            own = each[0]
-            for alternative in each[1:]:
-                own = own.union(alternative)
-        rng = rng.intersection(own)
-    for source in sources:
-        if source not in uv:
-            rng = rng.intersection(build_range(source))
-    return rng
+        if req.kind not in (Kind.INSTALL, Kind.OVERRIDE):
+            return own
+        if req.scope not in self.scopes:
+            applying = self.uv.applying(req)
+            marked = all(s.marker for s in applying)
+            self.scopes[req.scope] = None if marked else union_all(build_range(s) for s in applying)
+        sources = self.scopes[req.scope]
+        return own if sources is None else own.intersection(sources)

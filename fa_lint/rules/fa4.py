@@ -57,9 +57,9 @@ def _installer(ctx: Context, req: Requirement) -> str:
     """Whose rules pick the release: "pip", "uv", or "" (not known: a file any of them may read)."""
     if req.options is not None and req.options.installer in ("pip", "uv"):
         return req.options.installer
-    if req.tool == "uv" or any(b.tool == "uv" for b in ctx.builds if b.location.path == req.location.path):
+    if req.tool == "uv" or any(b.tool == "uv" for b in ctx.builds_in(req.location.path)):
         return "uv"
-    if any(r.tool == "uv" for env in ctx.environments_of(req) for r in env.locked):
+    if any("uv" in ctx.lock_tools(env) for env in ctx.environments_of(req)):
         return "uv"  # a project uv locks: uv resolves it
     return ""
 

@@ -11,16 +11,17 @@ from packaging.version import Version
 from fa_lint.kb import Release
 from fa_lint.kb.assess import Verdict
 from fa_lint.machine import toolchain
-from fa_lint.machine.environments import Environment, source_applies
+from fa_lint.machine.environments import Environment, Sources
 from fa_lint.machine.toolchain import Known, Toolchain
 from fa_lint.model import FA3, FLASH_ATTN, Finding, Kind, Location, Requirement, Severity
 from fa_lint.rules._base import Context, Memo, Rule
-from fa_lint.rules._fal011 import COMPILE, newest, tagged_before, unknown_finding, untagged_finding
+from fa_lint.rules._fal011 import COMPILE, aside, newest, tagged_before, unknown_finding, untagged_finding
 from fa_lint.rules._fal012 import (
     CONDA_PIP,
     NO_TORCH,
     NONE_BEFORE,
     Stage,
+    WheelSources,
     builds,
     conda_pip_step,
     hopper,
@@ -28,12 +29,11 @@ from fa_lint.rules._fal012 import (
     stage_of,
     torchless,
     wheel,
-    wheel_sources,
 )
 from fa_lint.rules._fixes import taken
 from fa_lint.rules._rocm import on_rocm
 from fa_lint.rules._text import fit
-from fa_lint.rules._uv import NO_KERNELS, Instead, skip_setting, uv_instead
+from fa_lint.rules._uv import NO_KERNELS, skip_setting, uv_instead
 from fa_lint.rules._wheelfix import fix as wheel_fix
 from fa_lint.rules._wheels import fits, lacking, missing, series, span, stable
 from fa_lint.rules.versions import JUDGED
@@ -121,7 +121,7 @@ def _judge_wheel(ctx: Context, env: Environment, req: Requirement) -> Finding | 
             "the newest on it, and a later one, if any, would be installed instead"
         )
         finding = finding._replace(notes=(*finding.notes, later))
-    return _aside(finding, instead) if instead is not None else finding
+    return aside(finding, instead) if instead is not None else finding
 
 
 def _judged(
@@ -155,11 +155,14 @@ def _served(ctx: Context, env: Environment, req: Requirement, tools: Toolchain) 
     markers cover its platform (x86_64 unless the files say Arm) and each CPython it may run (every one,
     where none is said). Where no source's marker holds uv takes the index (uv 0.12.5:crates/
     uv-distribution/src/metadata/lowering.rs:162-178): such a machine still compiles."""
-    sources = [
-        s
-        for s in env.of(FLASH_ATTN)
-        if s.kind is Kind.SOURCE and s.marker and s.scope.startswith("uv:sources") and source_applies(s, req)
-    ]
+    marked = _MARKED.of(ctx)  # indexed once per environment, not searched once a requirement
+    if env not in marked:
+        marked[env] = Sources(
+            s
+            for s in env.of(FLASH_ATTN)
+            if s.kind is Kind.SOURCE and s.marker and s.scope.startswith("uv:sources")
+        )
+    sources = marked[env].applying(req)
     if not sources or req.kind is not Kind.INSTALL or not all(map(wheel, sources)):
         return False
     from fa_lint.machine.cpu import ARM  # (it loads gpus.json: only for a project with such sources)
@@ -169,6 +172,9 @@ def _served(ctx: Context, env: Environment, req: Requirement, tools: Toolchain) 
     return markers.covers(written, (ARM,) if arm else ("x86_64",), tools.pythons)
 
 
+_MARKED: Memo[Environment, Sources] = Memo()
+
+
 def _from_index(req: Requirement) -> bool:
     """An sdist from an index, where setup.py looks for a wheel: not a URL, a conda build, a variable."""
     if req.kind not in JUDGED or req.unresolved or (req.tool == "conda" and req.scope != "pip"):
@@ -176,24 +182,6 @@ def _from_index(req: Requirement) -> bool:
     if req.version is not None and req.version.local:
         return False  # a local build from a wheel index (==2.5.8+cu122): not the release's wheels
     return req.url is None
-
-
-def _aside(finding: Finding, instead: Instead) -> Finding:
-    """An info, never a warning: `uv sync` installs a default group's source, not this lock entry."""
-    src = instead.source
-    groups = ", ".join(f'"{g}"' for g in instead.defaults)
-    said = (
-        f"[tool.uv] default-groups = [{groups}] ({instead.where})"
-        if instead.where
-        else "uv's default group dev"
-    )
-    group = src.scope.split()[-1].partition(":")[2]
-    note = (
-        f"`uv sync` installs the default groups, {said}, and group {group} installs flash-attn from its "
-        f"source ({src.location}: {src.url}): this entry installs only where the group is left out "
-        f"(`uv sync --no-default-groups`, `--no-group {group}`)"
-    )
-    return finding._replace(severity=Severity.INFO, notes=(note, *finding.notes))
 
 
 def _no_wheel_finding(
@@ -341,7 +329,7 @@ def _isolation(ctx: Context) -> Iterator[Finding]:
 
 def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
     """A wheel file or URL builds nothing, nor does a pinned local build, nor a requirement its
-    environment's sources serve a wheel (``wheel_sources``; looked for once per environment)."""
+    environment's sources serve a wheel (``WheelSources``, made once per environment)."""
     if wheel(req):
         return True
     pinned = toolchain.exact(req)
@@ -352,11 +340,11 @@ def _prebuilt(ctx: Context, req: Requirement, env: Environment) -> bool:
         return True
     found = _SOURCES.of(ctx)
     if env not in found:
-        found[env] = [r for r in env.of(FLASH_ATTN) if r.kind is Kind.SOURCE]
-    return wheel_sources(req, found[env])
+        found[env] = WheelSources([r for r in env.of(FLASH_ATTN) if r.kind is Kind.SOURCE])
+    return found[env].serve(req)
 
 
-_SOURCES: Memo[Environment, list[Requirement]] = Memo()
+_SOURCES: Memo[Environment, WheelSources] = Memo()
 
 
 def _container_keeps(env: Environment, req: Requirement) -> bool:

@@ -9,10 +9,10 @@ from packaging.version import InvalidVersion, Version
 from fa_lint.kb import PAGED_KV, Release, versions
 from fa_lint.kb.assess import Assessment, Policy, Verdict, assess_range, intersect
 from fa_lint.machine import toolchain
-from fa_lint.machine.environments import source_applies
+from fa_lint.machine.environments import Environment, Sources
 from fa_lint.model import FLASH_ATTN, Finding, Fix, Kind, Requirement, Severity
 from fa_lint.rules import _text
-from fa_lint.rules._base import About, Context, Rule, exact, once
+from fa_lint.rules._base import About, Context, Memo, Rule, exact, once
 from fa_lint.rules._code import code_note
 from fa_lint.rules._fixes import bump_pin, cap, capped, floor_for, raise_floor, target, why
 from fa_lint.rules._rocm import on_rocm, refusal, upstream
@@ -112,16 +112,22 @@ def _sourced(req: Requirement, ctx: Context) -> bool:
     if req.kind not in (Kind.INSTALL, Kind.OVERRIDE) or req.source != "pyproject":
         return False
     envs = [e for e in ctx.environments_of(req) if e.holds(req)]
-    return bool(envs) and all(
-        any(
-            s.kind is Kind.SOURCE
-            and s.scope.startswith("uv:sources")
-            and not s.marker
-            and source_applies(s, req)
+    return bool(envs) and all(_unmarked_sources(env, ctx).any_applies(req) for env in envs)
+
+
+def _unmarked_sources(env: Environment, ctx: Context) -> Sources:
+    """An environment's uv sources of flash-attn without a marker, indexed once (not once a requirement)."""
+    found = _UNMARKED.of(ctx)
+    if env not in found:
+        found[env] = Sources(
+            s
             for s in env.of(FLASH_ATTN)
+            if s.kind is Kind.SOURCE and s.scope.startswith("uv:sources") and not s.marker
         )
-        for env in envs
-    )
+    return found[env]
+
+
+_UNMARKED: Memo[Environment, Sources] = Memo()
 
 
 def _override_steps(ctx: Context) -> set[tuple[str, int]]:
@@ -152,16 +158,37 @@ def _unique(reqs: Iterable[Requirement]) -> list[Requirement]:
     return list({r.location: r for r in reqs}.values())
 
 
-def _locked(req: Requirement, ctx: Context) -> list[Requirement]:
-    """flash-attn entries of the lockfile that pins this manifest requirement's environments."""
-    envs = [e for e in ctx.environments_of(req) if e.holds(req)]
-    return _unique(r for env in envs for r in env.of(FLASH_ATTN, locked=True))
+def _locked(req: Requirement, ctx: Context) -> tuple[list[Requirement], bool]:
+    """flash-attn entries of the lockfile that pins this manifest requirement's environments, and
+    whether each has paged KV: once per set of environments (every requirement of a manifest shares
+    one), not once a requirement (entries x lock entries)."""
+    envs = tuple(e for e in ctx.environments_of(req) if e.holds(req))
+    found = _LOCKED.of(ctx)
+    if envs not in found:
+        locked = _unique(r for env in envs for r in env.of(FLASH_ATTN, locked=True))
+        good = all(ctx.assessment(r).verdict in (Verdict.OK, Verdict.NEWER) for r in locked)
+        found[envs] = (locked, good)
+    return found[envs]
 
 
-def _manifest(req: Requirement, ctx: Context) -> list[Requirement]:
-    """The manifest's flash-attn requirements for the environments this lock entry pins."""
-    envs = [e for e in ctx.environments_of(req) if e.holds(req, locked=True)]
-    return _unique(r for env in envs for r in env.of(FLASH_ATTN))
+_LOCKED: Memo[tuple[Environment, ...], tuple[list[Requirement], bool]] = Memo()
+
+
+def _manifest(req: Requirement, ctx: Context) -> tuple[list[Requirement], Release | None]:
+    """The manifest's flash-attn requirements (not constraints) for the environments this lock entry
+    pins, and the first good release they allow together: once per set of environments."""
+    envs = tuple(e for e in ctx.environments_of(req) if e.holds(req, locked=True))
+    found = _MANIFEST.of(ctx)
+    if envs not in found:
+        manifest = [
+            r for r in _unique(r for env in envs for r in env.of(FLASH_ATTN)) if r.kind is not Kind.CONSTRAINT
+        ]
+        good = assess_range(intersect(manifest), ctx.kb, ctx.policy).good if manifest else ()
+        found[envs] = (manifest, good[0] if good else None)
+    return found[envs]
+
+
+_MANIFEST: Memo[tuple[Environment, ...], tuple[list[Requirement], Release | None]] = Memo()
 
 
 def judge(req: Requirement, a: Assessment, ctx: Context) -> Finding | None:
@@ -254,7 +281,7 @@ def _missing(req: Requirement, a: Assessment, ctx: Context, fields: About, to: R
 
 def _mixed(req: Requirement, a: Assessment, ctx: Context, fields: About, to: Release | None) -> Finding:
     """FAL002: the requirement admits releases with and without paged KV."""
-    kb, policy = ctx.kb, ctx.policy
+    policy = ctx.policy
     least = floor_for(to, ctx)
     upto = cap(req, ctx) if to is not None else None
     top = upto.version if upto is not None else None
@@ -273,16 +300,16 @@ def _mixed(req: Requirement, a: Assessment, ctx: Context, fields: About, to: Rel
     else:
         notes += breaks(ctx, req, a.bad[-1], "with an old one, ") if old else [_policy(policy)]
     notes += code_note(ctx, req)
-    locked = _locked(req, ctx)
+    locked, good = _locked(req, ctx)
     severity = None  # the rule's
-    if locked and all(ctx.assessment(r).verdict in (Verdict.OK, Verdict.NEWER) for r in locked):
+    if locked and good:
         where = ", ".join(f"{r.version} ({r.location})" for r in locked)
         has = "which has" if len(locked) == 1 else "all with"
         notes.append(f"the lock pins {where}, {has} paged KV, so installs from the lock are fine")
         severity = Severity.INFO
     reason = capped(req, upto, ctx) if upto is not None else why(req, to, ctx, narrow=True)
     notes += [reason] if reason else []
-    fixed = raise_floor(req, kb, policy, least, upto)
+    fixed = raise_floor(req, ctx, least, upto)
     return PAGED_KV_NOT_GUARANTEED.finding(
         req.location,
         headline,
@@ -380,14 +407,11 @@ def _better_manifest(req: Requirement, ctx: Context) -> list[str]:
     """For an old lock entry: the manifest already allows a release with paged KV."""
     if req.kind is not Kind.LOCK:
         return []
-    manifest = [r for r in _manifest(req, ctx) if r.kind is not Kind.CONSTRAINT]
-    if not manifest:
-        return []
-    good = assess_range(intersect(manifest), ctx.kb, ctx.policy).good
-    if not good:
+    manifest, first = _manifest(req, ctx)
+    if first is None:
         return []
     written = ", ".join(quoted(r) for r in manifest)
-    return [f"the manifest's {written} already allows {good[0]} or later, so relocking is enough"]
+    return [f"the manifest's {written} already allows {first} or later, so relocking is enough"]
 
 
 def _nearest(req: Requirement, ctx: Context) -> str:

@@ -177,6 +177,11 @@ def apply(
     return kept, dropped
 
 
+# What every suppression holds (_NOQA, _OWN and _FILE, as re.I reads them): a file without any has
+# no comment worth finding, and is not scanned for them (tokenizing a Python file with a finding was
+# most of this step). Not for the formats read through ``_OPENERS``, whose text is normalized first.
+_MAY_SUPPRESS = r"noqa|fa-lint:\s*ignore"
+
 # formats whose comments open with no "#" (a batch file's REM), or whose "#" may sit anywhere
 _OPENERS = frozenset({"batch", "powershell", "notebook"})
 
@@ -185,6 +190,8 @@ def _read(text: str | None, style: str) -> tuple[str | None, dict[int, int]]:
     """A file's text as the suppression comments are read in it, and where each line's comment starts."""
     if text is None or ("#" not in text and style not in _OPENERS):
         return text, {}
+    if style not in _OPENERS and re.search(_MAY_SUPPRESS, text, re.I) is None:
+        return text, {}  # no comment here can suppress: not scanned for comments
     found = comment_starts(text, style)
     if style in _OPENERS:
         from fa_lint.syntax import comments

@@ -41,6 +41,10 @@ IMPORTS_BYTES = re.compile(_IMPORTS.pattern.encode(), re.M)
 # separates it from import/from (a bare b"ray" is in every "np.asarray").
 FRAMEWORKS = (b"modal", b"sagemaker", b" ray", b"\tray", b"runpod")
 HEAD = 8192  # the bytes whose imports make a file one of these (the rest is not looked at for them)
+# What a file says something with (Modal's module, the keywords read below) is written with one of
+# these; an identifier Python normalizes (NFKC) may be written otherwise, so a text that is not ASCII is
+# always walked.
+_SAYS = ("modal", "instance_type", "accelerator_type", "gpu_type_id", "create_pod")  # RunPod: keyword, callee
 
 
 # What a Python file must hold to be read for the install commands it runs: an install word,
@@ -92,6 +96,8 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         yield from python_commands.parse(index, tree, NAME)
     if not app:
         return
+    if text.isascii() and not any(word in text for word in _SAYS):
+        return  # nothing below can be found: its walks over the tree are spared (a Ray project's files)
     imported = {
         (a.name if isinstance(n, ast.Import) else n.module or "").split(".")[0]
         for n in ast.walk(tree)

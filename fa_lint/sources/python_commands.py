@@ -83,7 +83,7 @@ def _calls(tree: ast.Module) -> Iterator[tuple[ast.Call, bool, ast.AST]]:
             yield node, possible, frame
         inner = possible or (isinstance(node, _BRANCHES) and not _main_guard(node))
         here = node if isinstance(node, _FUNCTIONS) else frame
-        children = list(ast.iter_child_nodes(node))
+        children = pyast.children(node)  # no leaf holds a call
         pending.extend((c, inner or isinstance(node, _FUNCTIONS), here) for c in reversed(children))
 
 
@@ -257,7 +257,7 @@ def _imports(tree: ast.Module) -> dict[str, tuple[str, str]]:
     """Each name the file imports: a module (``import subprocess as sp``: sp -> ("subprocess", ""))
     or a function or class of one (``from subprocess import run``: run -> ("subprocess", "run"))."""
     names: dict[str, tuple[str, str]] = {}
-    for node in ast.walk(tree):
+    for node in pyast.walk(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
                 names[a.asname or a.name.split(".")[0]] = (a.name if a.asname else a.name.split(".")[0], "")

@@ -12,7 +12,8 @@ import functools
 import itertools
 import re
 import warnings
-from collections import defaultdict
+from collections import defaultdict, deque
+from collections.abc import Iterator
 
 from fa_lint.model import ParseProblem
 from fa_lint.syntax.text import PYTHON_LINES, TextIndex, line_starts
@@ -78,16 +79,66 @@ def parse(index: PythonIndex, what: str) -> ast.Module | ParseProblem:
         )
 
 
+# Nodes with nothing below them but names and constants: a walk for statements, calls or assignments
+# need not descend into them (fa_lint.code.python, sources.python_commands).
+LEAVES = (
+    ast.Constant,
+    ast.Name,
+    ast.expr_context,
+    ast.operator,
+    ast.unaryop,
+    ast.boolop,
+    ast.cmpop,
+    ast.alias,
+)
+
+
+# Fields that hold no node by Python's grammar (names, numbers, flags), and the contexts and operators
+# (leaves): never looked into. (3.12's TypeAlias.name is a Name, a leaf too; tests/test_code_reading.py
+# compares the children with ast.iter_child_nodes' on every construct.)
+_NOT_NODES = frozenset(
+    {"ctx", "op", "ops", "name", "id", "attr", "arg", "module", "level", "kind", "type_comment"}
+    | {"conversion", "is_async", "simple", "tag", "rest"}
+)
+_FIELDS: dict[type, tuple[str, ...]] = {}  # each node class's other fields, in the grammar's order
+
+
+def children(node: ast.AST) -> list[ast.AST]:
+    """``ast.iter_child_nodes`` without the leaves, in its order, from a table of each class's fields
+    (its generators were a third of the walk)."""
+    kind = type(node)
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _NOT_NODES)
+    found: list[ast.AST] = []
+    for field in fields:
+        value = getattr(node, field, None)
+        if isinstance(value, list):
+            found += [c for c in value if isinstance(c, ast.AST) and not isinstance(c, LEAVES)]
+        elif isinstance(value, ast.AST) and not isinstance(value, LEAVES):
+            found.append(value)
+    return found
+
+
+def walk(tree: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk``'s nodes in its order (breadth first), less the leaves (``children``)."""
+    todo = deque([tree])
+    while todo:
+        node = todo.popleft()
+        todo.extend(children(node))
+        yield node
+
+
 class Flow:
     """Names and the expressions assigned or added to them, anywhere in the tree."""
 
     def __init__(self, tree: ast.AST) -> None:
         self.values: dict[str, list[tuple[ast.expr, str | None]]] = defaultdict(list)
-        self.functions = {
-            n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-        }
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+        self.functions: set[str] = set()
+        for node in walk(tree):  # one walk for both (issue 41)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for t in targets:
                     if isinstance(t, ast.Name):

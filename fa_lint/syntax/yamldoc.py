@@ -1,7 +1,14 @@
-"""Reading YAML as PyYAML's node graph, which keeps the position of every scalar."""
+"""Reading YAML as PyYAML's node graph, which keeps the position of every scalar.
+
+PyYAML composes in Python, character by character: most of what a workflow costs to check. Where
+PyYAML was built with libyaml, a text is composed by libyaml's C scanner and parser first, and that
+graph is kept only where it is the one PyYAML's own composer makes (``_libyaml``); any other text,
+and every text libyaml refuses, is read by PyYAML's composer, which says where it breaks as before.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import yaml
@@ -86,7 +93,62 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
+_CLOADER = getattr(yaml, "CSafeLoader", None)  # None where PyYAML was built without libyaml
+# What libyaml reads otherwise than PyYAML (each found comparing the two on real files and random
+# texts; tests/test_syntax.py keeps comparing them): a tab (PyYAML refuses one as a separator where
+# libyaml takes it), a byte order mark (libyaml's offsets start after it), a block scalar header with
+# a comment glued to it (``|#c``: libyaml takes it). And an anchor: an alias needs one, and libyaml's
+# composer has no budget (ALIAS_BUDGET), so a text that may hold one is composed by ``_Loader``.
+# A token starts after a blank, a flow indicator, ``:`` or ``?``; an anchor name is [0-9A-Za-z_-].
+_NOT_LIBYAML = re.compile(r"[\t\ufeff]|(?:^|[\s\[{,:?])&[0-9A-Za-z_-]|[|>][-+0-9]*#")
+# PyYAML's composer recurses about four frames a level of nesting, and fails (fa_lint.files.read says
+# the file nests too deeply) where libyaml goes on to its limit of 1,000 levels: a deeper graph is
+# composed again by PyYAML, to fail where it fails.
+_DEEP = 100
+
+
+def _libyaml(text: str) -> list[yaml.Node] | None:
+    """The documents of a stream as libyaml composes them, where PyYAML's composer makes the same
+    graph (types, tags, values, styles, offsets); None elsewhere."""
+    if _CLOADER is None or _NOT_LIBYAML.search(text) or yaml.reader.Reader.NON_PRINTABLE.search(text):
+        return None
+    try:
+        loader = _CLOADER(text)
+        try:
+            docs = []
+            while loader.check_node():
+                docs.append(loader.get_node())
+        finally:
+            loader.dispose()
+    except Exception:  # whatever libyaml refuses, PyYAML's composer says where, as before
+        return None
+    return docs if all(_as_pyyaml(text, doc) for doc in docs) else None
+
+
+def _as_pyyaml(text: str, root: yaml.Node | None) -> bool:
+    """Whether PyYAML composes the text of this libyaml graph alike: not too deep, and no flow
+    collection where they differ: a ``?`` in it (PyYAML ends a plain scalar there, libyaml does not)
+    or an empty scalar (libyaml places it a column later)."""
+    pending = [(root, 0, False)] if root is not None else []
+    while pending:
+        node, depth, in_flow = pending.pop()
+        if depth > _DEEP:
+            return False
+        if isinstance(node, yaml.ScalarNode):
+            if in_flow and node.start_mark.index == node.end_mark.index:
+                return False
+            continue
+        flow = in_flow or bool(getattr(node, "flow_style", False))
+        if flow and not in_flow and "?" in text[node.start_mark.index : node.end_mark.index]:
+            return False
+        pending += [(child, depth + 1, flow) for child in _children(node)]
+    return True
+
+
 def load(index: TextIndex) -> yaml.Node | ParseProblem | None:
+    docs = _libyaml(index.text)
+    if docs is not None and len(docs) <= 1:
+        return docs[0] if docs else None
     try:
         loader = _Loader(index.text)  # its reader refuses some characters at once
         try:
@@ -106,6 +168,9 @@ def load(index: TextIndex) -> yaml.Node | ParseProblem | None:
 
 def load_all(index: TextIndex) -> list[yaml.Node] | ParseProblem:
     """Every document of a stream (Kubernetes manifests hold several), with the same alias budget."""
+    fast = _libyaml(index.text)
+    if fast is not None:
+        return [doc for doc in fast if doc is not None]
     docs: list[yaml.Node] = []
     try:
         loader = _Loader(index.text)
