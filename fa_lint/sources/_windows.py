@@ -11,11 +11,12 @@ script gives it. What the scanner reports as unresolved is said again in the scr
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Protocol
 
 from fa_lint.model import BUILD_VARIABLES, NotRun, Parsed, ParseProblem, Requirement, Setting
-from fa_lint.shell.parse import TooCostly, Word, bounded
+from fa_lint.shell.parse import Chunk, TooCostly, Word, bounded
+from fa_lint.shell.scanner import Scanner
 from fa_lint.shell.variables import Scope, expand
 from fa_lint.syntax.text import TextIndex
 
@@ -29,6 +30,34 @@ _PLACEHOLDER = re.compile(r"\$\{W\d+\}")
 
 
 MAX_DEPTH = 200  # nested blocks followed; deeper is a located problem, never a RecursionError
+
+
+class Walk(Protocol):
+    """A script's walk over its grammar's tree (``batch._Walk``, ``powershell._Walk``)."""
+
+    scanner: Scanner
+    names: Names
+    problems: list[ParseProblem]
+
+    def run(self, root: Node) -> None: ...
+
+
+def read(
+    path: str, text: str, kind: str, parser: Parser, walk: Callable[[Scanner, Chunk], Walk]
+) -> Iterator[Parsed]:
+    """A Windows script's records: the platform it runs on, then what its walk finds (or where its
+    grammar gives up)."""
+    index = TextIndex(path, text)
+    yield platform(index, kind)
+    chunk = Chunk(text)  # tree-sitter's bytes to the text's characters
+    root = tree(parser, chunk.data, index)
+    if isinstance(root, ParseProblem):
+        yield root
+        return
+    done = walk(Scanner(index, kind), chunk)
+    done.run(root)
+    yield from done.names.restore(done.scanner.finish())
+    yield from done.problems
 
 
 def tree(parser: Parser, data: bytes, index: TextIndex) -> Node | ParseProblem:

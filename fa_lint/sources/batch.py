@@ -23,7 +23,6 @@ from fa_lint.shell.parse import Chunk, Command, Word
 from fa_lint.shell.scanner import Scanner
 from fa_lint.shell.variables import State
 from fa_lint.sources import _windows
-from fa_lint.syntax.text import TextIndex
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -42,17 +41,7 @@ def _parser() -> Parser:
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    index = TextIndex(path, text)
-    yield _windows.platform(index, "batch")
-    chunk = Chunk(text)  # tree-sitter's bytes to the text's characters
-    root = _windows.tree(_parser(), chunk.data, index)
-    if isinstance(root, ParseProblem):
-        yield root
-        return
-    walk = _Walk(Scanner(index, NAME), chunk)
-    walk.run(root)
-    yield from walk.names.restore(walk.scanner.finish())
-    yield from walk.problems
+    return _windows.read(path, text, NAME, _parser(), _Walk)
 
 
 class _Walk:

@@ -23,7 +23,6 @@ from fa_lint.shell.parse import Chunk, Command, Word
 from fa_lint.shell.scanner import Scanner
 from fa_lint.shell.variables import State
 from fa_lint.sources import _windows
-from fa_lint.syntax.text import TextIndex
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -60,17 +59,7 @@ def _parser() -> Parser:
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    index = TextIndex(path, text)
-    yield _windows.platform(index, "powershell")
-    chunk = Chunk(text)
-    root = _windows.tree(_parser(), chunk.data, index)
-    if isinstance(root, ParseProblem):
-        yield root
-        return
-    walk = _Walk(Scanner(index, NAME), chunk)
-    walk.statement(root, False)
-    yield from walk.names.restore(walk.scanner.finish())
-    yield from walk.problems
+    return _windows.read(path, text, NAME, _parser(), _Walk)
 
 
 class _Walk:
@@ -80,6 +69,9 @@ class _Walk:
         self.names = _windows.Names()
         self.state = State(self.names.scope)
         self.problems: list[ParseProblem] = []
+
+    def run(self, root: Node) -> None:
+        self.statement(root, False)
 
     def statement(self, node: Node, possible: bool, depth: int = 0) -> None:
         kind = node.type
