@@ -86,16 +86,14 @@ parsed = [read(p) for p in paths]
 TOMLLIB = "import sys, tomllib\ntomllib.loads(open(sys.argv[1], encoding='utf-8').read())"
 # The floor for a Python-heavy repository (issue 30): every file read whole, once, and searched for the
 # words the code layer needs (fa_lint/code/prefilter.py); the requirements file parsed as READ does. The
-# search is the quickest there is in Python: a substring test of pieces the words share, and the words'
-# pattern only for the bytes that hold one (prefilter.wanted, written out; a pattern alone, trying each
-# word at each offset, is slower than all of fa-lint, and a floor no checker could reach is no floor).
+# search is the quickest there is in Python: a substring test of the pieces the words share, then of the
+# words that hold a piece the bytes hold (prefilter.wanted, written out; a pattern of the words, trying
+# each word at each offset, is slower than all of fa-lint, and a floor no checker could reach is no floor).
 SEARCH = """
-import re
-WORDS = re.compile(b"|".join(map(re.escape, {words!r})))
-PIECES = {pieces!r}
+BY_PIECE = tuple((p, tuple(w for w in {words!r} if p in w)) for p in {pieces!r})
 
 def search(data):
-    return any(piece in data for piece in PIECES) and WORDS.search(data) is not None
+    return any(piece in data and any(w in data for w in words) for piece, words in BY_PIECE)
 """
 FLOOR = """
 import os, sys, packaging.requirements as pr

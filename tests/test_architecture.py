@@ -25,6 +25,7 @@ LAYERS = {
     # located readers of generic syntaxes and requirement languages; no knowledge of flash-attn
     "fa_lint.syntax": 1.1,
     "fa_lint.syntax.text": 1.0,
+    "fa_lint.syntax.identifiers": 1.0,
     "fa_lint.syntax.tables": 1.2,
     "fa_lint.syntax.tomllock": 1.2,
     "fa_lint.syntax.yamllock": 1.2,

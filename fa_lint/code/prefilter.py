@@ -6,14 +6,15 @@ never parsed (its bytes are read once, the floor: docs/performance.md). The sear
 sees: the words are searched in the bytes first (most files are ASCII, and that settles them); a file
 that declares another encoding (PEP 263: ``# -*- coding: utf-7 -*-``) is searched as that codec
 decodes it, and one with non-ASCII characters as NFKC-normalised text, the form Python gives every
-identifier (PEP 3131: ``\ufb02ash_attn`` is ``flash_attn``). Normalising strings and comments too only
+identifier (PEP 3131: ``\ufb02ash_attn`` is ``flash_attn``; ``fa_lint.syntax.identifiers`` normalises
+only a text where that can add a word). Normalising strings and comments too only
 widens the search (a superset costs a parse, nothing more). A file in UTF-16 without a declaration
 names none of them and is passed over, as Python itself would not run it.
 """
 
 from __future__ import annotations
 
-import re
+from fa_lint.syntax.identifiers import as_python_reads
 
 # Each word a reader in ``python`` or ``commands`` starts from (a superset is harmless: a file
 # that has one and no use costs a parse, nothing more).
@@ -35,10 +36,10 @@ WORDS = (
     b"flash_attn_varlen_func",
     b"flash_attn_interface",  # FA3's own module (fa_lint.code.fa3_imports)
 )
-TRIGGER = re.compile(b"|".join(map(re.escape, WORDS)))
-# Pieces one of which every word holds: a substring test each (the bytes type's own fast search, many
-# times quicker than the alternation above, which tries each word at each offset), and the exact
-# search only for a file that has a piece. Most files have none.
+# Pieces one of which every word holds, each with the words that hold it: a substring test each (the
+# bytes type's own fast search, many times quicker than the alternation above, which tries each word
+# at each offset, and on a file that holds a common piece such as "paged" cost more than reading it).
+# Most files have no piece; a file with one is searched for that piece's words only.
 PIECES = (
     b"generate_batch",
     b"ontinuous",
@@ -48,13 +49,11 @@ PIECES = (
     b"LayerRepository",
     b"flash_attn_",
 )
+_BY_PIECE = tuple((piece, tuple(w for w in WORDS if piece in w)) for piece in PIECES)
 
 
 def _holds(data: bytes) -> bool:
-    for piece in PIECES:
-        if piece in data:
-            return TRIGGER.search(data) is not None
-    return False
+    return any(piece in data and any(word in data for word in words) for piece, words in _BY_PIECE)
 
 
 def wanted(data: bytes) -> bool:
@@ -73,11 +72,8 @@ def wanted_text(text: str) -> bool:
     """Whether decoded text holds a word some use needs, its identifiers read as Python reads them."""
     if _holds(text.encode("utf-8", "surrogatepass")):
         return True
-    if text.isascii():
-        return False
-    import unicodedata  # only for a file with non-ASCII text and no word as written
-
-    return _holds(unicodedata.normalize("NFKC", text).encode("utf-8", "surrogatepass"))
+    read = as_python_reads(text)
+    return read is not text and _holds(read.encode("utf-8", "surrogatepass"))
 
 
 def _declared(data: bytes) -> str | None:

@@ -42,8 +42,7 @@ IMPORTS_BYTES = re.compile(_IMPORTS.pattern.encode(), re.M)
 FRAMEWORKS = (b"modal", b"sagemaker", b" ray", b"\tray", b"runpod")
 HEAD = 8192  # the bytes whose imports make a file one of these (the rest is not looked at for them)
 # What a file says something with (Modal's module, the keywords read below) is written with one of
-# these; an identifier Python normalizes (NFKC) may be written otherwise, so a text that is not ASCII is
-# always walked.
+# these; an identifier Python normalizes (NFKC) may be written otherwise (fa_lint.syntax.identifiers).
 _SAYS = ("modal", "instance_type", "accelerator_type", "gpu_type_id", "create_pod")  # RunPod: keyword, callee
 
 
@@ -80,6 +79,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     from fa_lint.model import ParseProblem
     from fa_lint.sources import python_commands
     from fa_lint.syntax import pyast
+    from fa_lint.syntax.identifiers import as_python_reads
     from fa_lint.syntax.pyast import PythonIndex
 
     app = _IMPORTS.search(text[:HEAD]) is not None
@@ -96,7 +96,8 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         yield from python_commands.parse(index, tree, NAME)
     if not app:
         return
-    if text.isascii() and not any(word in text for word in _SAYS):
+    said = as_python_reads(text)
+    if not any(word in said for word in _SAYS):
         return  # nothing below can be found: its walks over the tree are spared (a Ray project's files)
     imported = {
         (a.name if isinstance(n, ast.Import) else n.module or "").split(".")[0]

@@ -1,0 +1,37 @@
+"""Python's words as Python reads them: identifiers are NFKC-normalised (PEP 3131), so ``\ufb02ash_attn``
+is ``flash_attn``. A search for an ASCII word in a file's text must search the normalised text, and
+normalising a whole file is costly (a megabyte of comments in Chinese); this settles, from the
+file's distinct non-ASCII characters, whether normalising can add a word at all.
+"""
+
+from __future__ import annotations
+
+import re
+
+# What a word searched for is made of: ASCII letters, digits, "_" and "-" (command-line flags).
+_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+# A non-ASCII character -> whether its NFKC form holds a word character ("\ufb02" -> "fl": yes; a CJK
+# ideograph or "\uff0c", a full-width comma: no). Unicode bounds it.
+_GIVES_WORD: dict[str, bool] = {}
+
+
+def as_python_reads(text: str) -> str:
+    """``text``, or its NFKC form where that can hold an ASCII word the text as written does not.
+
+    Normalising never takes an ASCII character away from between two others (no character's
+    decomposition is empty, and what composes is an ASCII letter with a mark into one that is not
+    ASCII), so only a non-ASCII character whose own NFKC form holds a word character can add a
+    word; a text with none is its own answer.
+    """
+    if text.isascii():
+        return text
+    import unicodedata  # only for a text that is not ASCII
+
+    for c in set(_NON_ASCII.findall(text)):
+        gives = _GIVES_WORD.get(c)
+        if gives is None:
+            gives = _GIVES_WORD[c] = not _WORD.isdisjoint(unicodedata.normalize("NFKC", c))
+        if gives:
+            return unicodedata.normalize("NFKC", text)
+    return text
