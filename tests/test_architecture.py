@@ -62,6 +62,7 @@ LAYERS = {
     "fa_lint.code.prefilter": 3.1,
     "fa_lint.code.python": 3.2,
     "fa_lint.code.fa3_imports": 3.15,
+    "fa_lint.code.lines": 3.15,
     "fa_lint.code.command_lines": 3.2,
     "fa_lint.code.readers": 3.3,
     # which files, read how, loaded as a project: below what installs and the rules, which read what

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fa_lint.code import prefilter, python
+from fa_lint.code import lines, prefilter, python
 from fa_lint.code.uses import ATTN, CALL, IMPORT, KERNEL, PAGED
 from fa_lint.kb import exports
 from fa_lint.syntax import pyast
@@ -333,3 +333,89 @@ def test_respelled_code_reads_as_its_ascii_form(pair: tuple[str, str], codec: st
         (u.kind, u.location.line, u.name, u.keywords) for u in python.read("app.py", declaration + plain)
     ]
     assert mine == ascii_
+
+
+# --- issue 41: only the lines a use can be on are walked (fa_lint.code.lines) ---------------------------
+
+_BULK = "".join(
+    f"\ndef helper{i}(x):\n    total = 0\n    for j in range(x):\n        total += j * {i}\n    return total\n"
+    for i in range(60)
+)
+
+
+def _whole(text: str) -> list[Any]:
+    """The uses with every node walked (the reader before issue 41 pruned nothing)."""
+    index = pyast.PythonIndex("app.py", text)
+    tree = ast.parse(text)
+    reader = python._Reader(index, tree, None)
+    found = [*reader.uses(), *python.fa3_imports(index, reader.unguarded)]
+    return sorted(found, key=lambda u: (u.location, u.kind))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a use in a decorator, above the ``def`` line ast gives the function
+        "from transformers import pipeline\n@register(\n    attn_implementation='flash_attention_2',\n)\n"
+        "def build():\n    return 1\n",
+        # a renamed import: the call's own line names no word
+        "from flash_attn import flash_attn_with_kvcache as kv\n" + _BULK + "\ndef step(q, k, v, bt):\n"
+        "    out = kv(q, k, v, block_table=bt)\n    return out\n",
+        "from kernels import get_kernel as fetch\n"
+        + _BULK
+        + "\nlayer = fetch('kernels-community/flash-attn')\n",
+        "import flash_attn.flash_attn_interface as fai\n" + _BULK + "\nfai.flash_attn_varlen_func(q, k, v)\n",
+        # a module-level string, bound far from the use
+        "ATTN = 'flash_attention_2'\n" + _BULK + "\nfrom transformers import AutoModel\n"
+        "m = AutoModel.from_pretrained('x', attn_implementation=ATTN)\n",
+        # a script's option default
+        "import argparse\np = argparse.ArgumentParser()\np.add_argument('--attn', default='flash_attention_2')\n"
+        + _BULK
+        + "\nargs = p.parse_args()\nfrom transformers import AutoModel\n"
+        "m = AutoModel.from_pretrained('x', attn_implementation=args.attn)\n",
+        # what keeps the paged path off, on lines without a word
+        "from transformers import AutoModelForCausalLM\n"
+        + _BULK
+        + "\nm = AutoModelForCausalLM.from_pretrained(\n"
+        "    'x',\n    device_map='cpu',\n)\nm.generate_batch(inputs)\n",
+        # a substitute put in place through sys.modules and setattr
+        "import sys\nimport flash_attn\n"
+        + _BULK
+        + "\ndef patch(fake):\n    sys.modules['flash_attn'] = fake\n"
+        "    setattr(flash_attn, 'flash_attn_with_kvcache', fake)\n",
+        # an expected failure around a use, and a test function's scope
+        "import pytest\nfrom transformers import AutoModel\n" + _BULK + "\ndef test_it():\n"
+        "    with pytest.raises(ValueError):\n        AutoModel.from_pretrained('x', attn_implementation='flash_attention_2')\n"
+        "    AutoModel.from_pretrained('x', attn_implementation='sdpa')\n",
+        # FA3's module imported deep in a function, once unguarded and once guarded
+        _BULK
+        + "\ndef load():\n    import flash_attn_interface\n    try:\n        import flash_attn_interface as f\n"
+        "    except ImportError:\n        return None\n",
+    ],
+)
+def test_the_lines_walked_give_what_the_whole_tree_gives(text: str) -> None:
+    whole = _whole(text)
+    assert python.read("app.py", text) == whole
+    assert whole  # each case has a use, so the equality says the walk kept it
+
+
+def test_code_without_a_word_is_not_walked() -> None:
+    text = (
+        "from transformers import AutoModel\n"
+        + _BULK
+        + "\nm = AutoModel.from_pretrained('x', attn_implementation='sdpa')\n"
+    )
+    index = pyast.PythonIndex("app.py", text)
+    tree = ast.parse(text)
+    wanted = lines.holding(index, lines.NEEDLES)
+    pruned, whole = python._Reader(index, tree, wanted), python._Reader(index, tree, None)
+    assert [u.name for u in pruned.uses()] == ["sdpa"] == [u.name for u in whole.uses()]
+    assert pruned.visited * 10 < whole.visited  # the sixty helpers' bodies are passed over
+
+
+def test_a_name_python_normalises_is_read_with_the_whole_tree_walked() -> None:
+    text = (
+        _BULK
+        + "\nfrom transformers import AutoModel\nm = AutoModel.from_pretrained('x', \ufb02=1, attn_implementation='sdpa')\n"
+    )
+    assert [u.name for u in python.read("app.py", text)] == ["sdpa"]

@@ -14,7 +14,7 @@ own loaders (a config a validator checks is data under test, not a load).
 
 The tree is walked once (issue 41): one pass collects the imports, the script's options and the
 nodes a use can be, which are judged after it, when every import is known. Leaves and operators
-are not descended into.
+are not descended into, nor a node whose lines hold nothing a use is written with (``code.lines``).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import ast
 from collections.abc import Iterator
 
 from fa_lint._records import NamedTuple
+from fa_lint.code import lines
 from fa_lint.code.fa3_imports import catches, fa3_imports
 from fa_lint.code.uses import (
     ATTN,
@@ -38,6 +39,7 @@ from fa_lint.code.uses import (
 from fa_lint.kb import exports
 from fa_lint.model import ParseProblem
 from fa_lint.syntax import pyast
+from fa_lint.syntax.identifiers import as_python_reads
 from fa_lint.syntax.pyast import PythonIndex
 from fa_lint.syntax.pyast import children as _children
 
@@ -65,13 +67,20 @@ _RAISES_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesR
 
 def read(path: str, text: str) -> list[Use]:
     index = PythonIndex(path, text)
+    # Only the lines a use can be on are walked (code.lines); a text whose identifiers NFKC changes
+    # (PEP 3131) is walked whole, since its words can be written otherwise.
+    wanted = lines.holding(index, lines.NEEDLES) if as_python_reads(text) is text else None
     try:
         tree = pyast.parse(index, "Python file")
     except ValueError:  # a NUL byte, on the Pythons whose parser says so with ValueError
         return []
     if isinstance(tree, ParseProblem):
         return []
-    reader = _Reader(index, tree)
+    reader = _Reader(index, tree, wanted)
+    if wanted is not None and reader.renamed:
+        more = set(lines.holding(index, reader.renamed)).difference(wanted)
+        if more:  # uses written with a renamed import's own name: walked again, with their lines
+            reader = _Reader(index, tree, sorted(more.union(wanted)))
     found = list(reader.uses())
     if "flash_attn_interface" in text:  # FA3's own module (issue 42): read where the file names it
         found += fa3_imports(index, reader.unguarded)
@@ -92,15 +101,16 @@ _TOP = _Scope()
 
 
 class _Reader:
-    def __init__(self, index: PythonIndex, tree: ast.Module) -> None:
+    def __init__(self, index: PythonIndex, tree: ast.Module, wanted: list[int] | None = None) -> None:
         self.index = index
         self.aliases: dict[str, str] = {}
+        self.renamed: set[str] = set()  # names imports give with ``as`` to a name a use needs
         self.stars: list[str] = []
         self.options: list[ast.Call] = []  # argparse add_argument calls
         self.candidates: list[tuple[ast.AST, _Scope]] = []
         self.unguarded: list[ast.Import | ast.ImportFrom] = []  # imports outside every guard (_Scope)
-        self.visited = 0  # nodes descended into (tests count them: one pass, not three)
-        self._walk(tree)
+        self.visited = 0  # nodes descended into
+        self._walk(tree, wanted)
         for module in self.stars:  # an explicit import of the same name wins, as it would in most files
             for name, qualified in exports.star(module).items():
                 self.aliases.setdefault(name, qualified)
@@ -109,34 +119,47 @@ class _Reader:
         roots = {q.split(".")[0] for q in self.aliases.values()} | {m.split(".")[0] for m in self.stars}
         self.transformers = bool(roots & {"transformers", "trl"})
 
-    def _walk(self, tree: ast.Module) -> None:
+    def _walk(self, tree: ast.Module, wanted: list[int] | None) -> None:
+        """Depth first, in the file's order; with ``wanted`` (code.lines), only into the nodes whose
+        lines hold one of those lines (every node above a use does)."""
         stack: list[tuple[ast.AST, _Scope]] = [(tree, _TOP)]
         while stack:
             node, scope = stack.pop()
             self.visited += 1
             self._note(node, scope)
-            stack += _inner(node, scope)
+            inner = _inner(node, scope)
+            if wanted is not None:
+                inner = [(child, s) for child, s in inner if lines.reaches(child, wanted)]
+            stack += inner
 
     def _note(self, node: ast.AST, scope: _Scope) -> None:
         """What one node adds: an import's names, a script option, or a node a use can be."""
         if isinstance(node, (ast.Import, ast.ImportFrom)) and not scope.guarded:
             self.unguarded.append(node)
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                head = a.name.split(".")[0]
-                self.aliases[a.asname or head] = a.name if a.asname else head
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for a in node.names:
-                if a.name == "*":
-                    self.stars.append(node.module)
-                else:
-                    self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            self._imported(node)
         elif isinstance(node, ast.Call):
             if isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
                 self.options.append(node)
             self.candidates.append((node, scope))
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef)):
             self.candidates.append((node, scope))
+
+    def _imported(self, node: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                head = a.name.split(".")[0]
+                self.aliases[a.asname or head] = a.name if a.asname else head
+                if a.asname and lines.named(a.name.rsplit(".", 1)[-1]):
+                    self.renamed.add(a.asname)
+        elif node.module and not node.level:
+            for a in node.names:
+                if a.name == "*":
+                    self.stars.append(node.module)
+                else:
+                    self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+                    if a.asname and lines.named(a.name):
+                        self.renamed.add(a.asname)
 
     def at(self, node: ast.expr | ast.stmt | ast.arg) -> Use:
         start = pyast.offset(self.index, node.lineno, node.col_offset)

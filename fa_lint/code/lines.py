@@ -1,0 +1,60 @@
+"""The lines of a Python file the code layer's walk descends to (issue 41).
+
+A use is a node whose own lines name what makes it one: a word of ``prefilter.WORDS``
+(``attn_implementation=``, ``flash_attn_with_kvcache(``, ``get_kernel(``), or one of ``_OTHERS``,
+which the reader needs from lines that hold no word: the imports (the names every call is followed
+through), a script's ``add_argument`` options (an ``attn_implementation=args.attn``'s default),
+``from_pretrained`` (a model loaded onto the CPU keeps off the paged path), ``sys.modules`` and
+``setattr`` (a substitute kernel put in place by a name). The one name a use can be written with
+that holds none of these is an import renamed with ``as`` (``from flash_attn import
+flash_attn_with_kvcache as kv``): its lines are added once the imports are known
+(``code.python``). A node whose lines hold none is neither a use nor above one, and is not walked:
+most of a file is such code, and its walk cost as much as Python's parse of the file.
+
+A superset is harmless (a line holding ``important`` is walked for nothing), so the search is a
+plain substring search over the text, strings and comments included.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+from collections.abc import Iterable
+
+from fa_lint.code.prefilter import WORDS
+from fa_lint.syntax.pyast import PythonIndex
+
+_OTHERS = ("import", "add_argument", "from_pretrained", "modules", "setattr")
+NEEDLES = (*(w.decode() for w in WORDS), *_OTHERS)
+
+
+def holding(index: PythonIndex, needles: Iterable[str]) -> list[int]:
+    """Python's 1-based numbers of the lines that hold a needle, in order (the lines ast numbers)."""
+    text, starts = index.text, index.python_starts
+    found: set[int] = set()
+    for needle in needles:
+        at = text.find(needle)
+        while at >= 0:
+            found.add(bisect.bisect_right(starts, at))
+            at = text.find(needle, at + len(needle))
+    return sorted(found)
+
+
+def reaches(node: ast.AST, lines: list[int]) -> bool:
+    """Whether the node's lines hold one of ``lines``: from its first decorator, for a decorated
+    definition (a decorator stands above the ``def`` line ast gives the node), to its last line.
+    A node ast gives no position (the arguments, a comprehension, a ``with`` item) reaches."""
+    first = getattr(node, "lineno", None)
+    if first is None:
+        return True
+    last = getattr(node, "end_lineno", None) or first
+    decorators = getattr(node, "decorator_list", None)
+    if decorators:
+        first = min(first, decorators[0].lineno)
+    i = bisect.bisect_left(lines, first)
+    return i < len(lines) and lines[i] <= last
+
+
+def named(name: str) -> bool:
+    """Whether an imported name holds a needle (renamed with ``as``, its uses no longer show it)."""
+    return any(needle in name for needle in NEEDLES)
