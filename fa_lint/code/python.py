@@ -23,8 +23,9 @@ import ast
 from collections.abc import Iterator
 
 from fa_lint._records import NamedTuple
-from fa_lint.code import lines
 from fa_lint.code.fa3_imports import catches, fa3_imports
+from fa_lint.code.lines import NEEDLES, holding, reaches
+from fa_lint.code.lines import named as needed
 from fa_lint.code.uses import (
     ATTN,
     CALL,
@@ -69,7 +70,7 @@ def read(path: str, text: str) -> list[Use]:
     index = PythonIndex(path, text)
     # Only the lines a use can be on are walked (code.lines); a text whose identifiers NFKC changes
     # (PEP 3131) is walked whole, since its words can be written otherwise.
-    wanted = lines.holding(index, lines.NEEDLES) if as_python_reads(text) is text else None
+    wanted = holding(index, NEEDLES) if as_python_reads(text) is text else None
     try:
         tree = pyast.parse(index, "Python file")
     except ValueError:  # a NUL byte, on the Pythons whose parser says so with ValueError
@@ -78,7 +79,7 @@ def read(path: str, text: str) -> list[Use]:
         return []
     reader = _Reader(index, tree, wanted)
     if wanted is not None and reader.renamed:
-        more = set(lines.holding(index, reader.renamed)).difference(wanted)
+        more = set(holding(index, reader.renamed)).difference(wanted)
         if more:  # uses written with a renamed import's own name: walked again, with their lines
             reader = _Reader(index, tree, sorted(more.union(wanted)))
     found = list(reader.uses())
@@ -129,7 +130,7 @@ class _Reader:
             self._note(node, scope)
             inner = _inner(node, scope)
             if wanted is not None:
-                inner = [(child, s) for child, s in inner if lines.reaches(child, wanted)]
+                inner = [(child, s) for child, s in inner if reaches(child, wanted)]
             stack += inner
 
     def _note(self, node: ast.AST, scope: _Scope) -> None:
@@ -150,7 +151,7 @@ class _Reader:
             for a in node.names:
                 head = a.name.split(".")[0]
                 self.aliases[a.asname or head] = a.name if a.asname else head
-                if a.asname and lines.named(a.name.rsplit(".", 1)[-1]):
+                if a.asname and needed(a.name.rsplit(".", 1)[-1]):
                     self.renamed.add(a.asname)
         elif node.module and not node.level:
             for a in node.names:
@@ -158,7 +159,7 @@ class _Reader:
                     self.stars.append(node.module)
                 else:
                     self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
-                    if a.asname and lines.named(a.name):
+                    if a.asname and needed(a.name):
                         self.renamed.add(a.asname)
 
     def at(self, node: ast.expr | ast.stmt | ast.arg) -> Use:

@@ -211,39 +211,29 @@ def _sniff_python(path: str) -> bool:
 def sniff(path: str, fmt: str) -> bool:
     """Whether the head of a candidate file shows it is the format its name suggests. An exception in
     a sniff is fa-lint's bug, not the file's: the file is read, and its reader says what it can."""
-    return _sniff(path, fmt, _Head(path))
+    return _sniff(path, fmt, {})
 
 
-class _Head:
-    """A candidate's head, read once however many formats look at it (a YAML file no other format
-    claims is looked at again as a training config)."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._text: str | None = None
-
-    def text(self) -> str:
-        if self._text is None:
-            with open(self.path, encoding="utf-8", errors="replace") as f:
-                self._text = f.read(SNIFF_BYTES)
-        return self._text
-
-
-def _sniff(path: str, fmt: str, head: _Head) -> bool:
+def _sniff(path: str, fmt: str, heads: dict[str, str]) -> bool:
     try:
-        return _sniffed(path, fmt, head)
+        return _sniffed(path, fmt, heads)
     except Exception:
         return True
 
 
-def _sniffed(path: str, fmt: str, head: _Head) -> bool:
+def _sniffed(path: str, fmt: str, heads: dict[str, str]) -> bool:
+    """``heads``: the head once read, for another format's look (a YAML file no other format claims
+    is looked at again as a training config)."""
     if fmt == PYTHON_APP:
         return _sniff_python(path)
-    try:
-        text = head.text()
-    except OSError:
-        return False
-    return SNIFFED[fmt].sniff(text, complete=len(text) < SNIFF_BYTES)
+    head = heads.get(path)
+    if head is None:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                head = heads[path] = f.read(SNIFF_BYTES)
+        except OSError:
+            return False
+    return SNIFFED[fmt].sniff(head, complete=len(head) < SNIFF_BYTES)
 
 
 # A YAML file that no other format's head claims may still be a training config (fa_lint.code).
@@ -255,12 +245,11 @@ def classify(path: str) -> str | None:
     fmt = detect(path)
     if fmt is None:
         fmt = candidate(path)
-        if fmt is not None:
-            head = _Head(path)
-            if not _sniff(path, fmt, head):
-                last = SNIFFED[_LAST_LOOK]
-                looks = _matches(last.candidates, _posix(path)) and _sniff(path, _LAST_LOOK, head)
-                fmt = _LAST_LOOK if looks else None
+        heads: dict[str, str] = {}
+        if fmt is not None and not _sniff(path, fmt, heads):
+            last = SNIFFED[_LAST_LOOK]
+            looks = _matches(last.candidates, _posix(path)) and _sniff(path, _LAST_LOOK, heads)
+            fmt = _LAST_LOOK if looks else None
     if fmt is None and shebang.admitted(path):
         fmt = shebang.script_format(path) or None  # a script with no extension: its first line says
     return fmt
