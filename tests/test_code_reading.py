@@ -387,6 +387,9 @@ def _whole(text: str) -> list[Any]:
         "import pytest\nfrom transformers import AutoModel\n" + _BULK + "\ndef test_it():\n"
         "    with pytest.raises(ValueError):\n        AutoModel.from_pretrained('x', attn_implementation='flash_attention_2')\n"
         "    AutoModel.from_pretrained('x', attn_implementation='sdpa')\n",
+        # a load inside an f-string (before 3.12 Python placed its parts by a second parse)
+        "from transformers import AutoModel\n" + _BULK + '\nreport = f"""\nloaded:\n'
+        "{AutoModel.from_pretrained('x', attn_implementation='sdpa')}\n\"\"\"\n",
         # FA3's module imported deep in a function, once unguarded and once guarded
         _BULK
         + "\ndef load():\n    import flash_attn_interface\n    try:\n        import flash_attn_interface as f\n"

@@ -122,16 +122,19 @@ class _Reader:
 
     def _walk(self, tree: ast.Module, wanted: list[int] | None) -> None:
         """Depth first, in the file's order; with ``wanted`` (code.lines), only into the nodes whose
-        lines hold one of those lines (every node above a use does)."""
-        stack: list[tuple[ast.AST, _Scope]] = [(tree, _TOP)]
+        lines hold one of those lines (every node above a use does), and into all of an f-string
+        that does: before 3.12 Python placed what an f-string holds by parsing its text again."""
+        held = wanted or []
+        stack: list[tuple[ast.AST, _Scope, bool]] = [(tree, _TOP, wanted is None)]
         while stack:
-            node, scope = stack.pop()
+            node, scope, whole = stack.pop()
             self.visited += 1
             self._note(node, scope)
             inner = _inner(node, scope)
-            if wanted is not None:
-                inner = [(child, s) for child, s in inner if reaches(child, wanted)]
-            stack += inner
+            if whole or isinstance(node, ast.JoinedStr):
+                stack += [(child, s, True) for child, s in inner]
+            else:
+                stack += [(child, s, False) for child, s in inner if reaches(child, held)]
 
     def _note(self, node: ast.AST, scope: _Scope) -> None:
         """What one node adds: an import's names, a script option, or a node a use can be."""
