@@ -245,6 +245,8 @@ def classify(path: str) -> str | None:
     fmt = detect(path)
     if fmt is None:
         fmt = candidate(path)
+        if fmt == PYTHON_APP:  # a *.py: no training config, no script without an extension
+            return fmt if _sniff(path, fmt, {}) else None
         heads: dict[str, str] = {}
         if fmt is not None and not _sniff(path, fmt, heads):
             last = SNIFFED[_LAST_LOOK]
