@@ -8,6 +8,8 @@ a test until the walk knows what runs in it, rather than passing over it unseen.
 
 from __future__ import annotations
 
+import bisect
+import re
 from typing import TYPE_CHECKING
 
 from fa_lint.shell.parse import Chunk, Word, basename, joined, unquoted, word
@@ -98,6 +100,9 @@ KINDS = STATEMENTS | PARTS | SUBSTITUTIONS | WORDS
 SEQUENCES = frozenset({"program", "compound_statement", "do_group", "pipeline", "negated_command"})
 # What opens a substitution in a word's text: words without one are not searched.
 OPENERS = ("$(", "`", "<(", ">(")
+# Two of them never overlap in a text: the three of two characters end with "(", which none starts
+# with, and the backtick is in none of them. So one search from the start finds every one.
+_OPENER = re.compile("|".join(re.escape(o) for o in OPENERS))
 # Statements that hold statements: a search for substitutions stops at one (it is walked on its own).
 HOLDERS = STATEMENTS - {
     "variable_assignment",
@@ -107,6 +112,41 @@ HOLDERS = STATEMENTS - {
     "test_command",
     "comment",
 }
+
+
+class Openers:
+    """Where each of ``OPENERS`` is in a chunk's text (found when first asked): whether a stretch of
+    its words holds one is a search among them, not in a slice of the text."""
+
+    __slots__ = ("chunk", "ends", "starts")
+
+    def __init__(self, chunk: Chunk) -> None:
+        self.chunk = chunk
+        self.starts: list[int] | None = None
+        self.ends: list[int] = []
+
+    def within(self, nodes: list[Node]) -> bool:
+        """Whether the text from the first node to the last holds one."""
+        if self.starts is None:
+            self.starts = []
+            for m in _OPENER.finditer(self.chunk.text):
+                self.starts.append(m.start())
+                self.ends.append(m.end())
+        if not self.starts:
+            return False
+        if len(nodes) == 1:
+            first, last = nodes[0].start_byte, nodes[0].end_byte
+        else:
+            first, last = min(n.start_byte for n in nodes), max(n.end_byte for n in nodes)
+        return self.holds(self.chunk.index(first), self.chunk.index(last))
+
+    def holds(self, start: int, end: int) -> bool:
+        """Whether ``text[start:end]`` holds one: the first one at or after ``start`` ends by ``end``.
+        No later one can where it does not: they never overlap, so each later one starts where the
+        first ends or after, past ``end``."""
+        assert self.starts is not None
+        at = bisect.bisect_left(self.starts, start)
+        return at < len(self.starts) and self.ends[at] <= end
 
 
 def last_command(node: Node) -> Node | None:

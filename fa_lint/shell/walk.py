@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING, Protocol
 from fa_lint.shell.functions import Function, Functions
 from fa_lint.shell.nodes import (
     HOLDERS,
-    OPENERS,
     SEQUENCES,
     STATEMENTS,
     SUBSTITUTIONS,
     WORDS,
+    Openers,
     is_test,
     last_command,
     node_of,
@@ -112,6 +112,7 @@ class Walk:
         # redirects the grammar hung on a list, pipeline or `!` command, by the span of the simple
         # command the shell gives them to: the last one (`a && b >x` redirects b)
         self.trailing: dict[tuple[int, int], list[Node]] = {}
+        self.openers = Openers(chunk)
 
     def run(self, state: State, depth: int = 0, possible: bool = False) -> None:
         clock = state.scope.budget.clock
@@ -191,7 +192,7 @@ class Walk:
         command: each a script of its own, in a subshell (a fork of the state); a statement inside a
         word is walked on its own (a here-document's ``&& cmd``), so the search stops there."""
         stack = list(roots)
-        if self.stop is not None or not stack or not self._opens(stack):
+        if self.stop is not None or not stack or not self.openers.within(stack):
             return  # (past a syntax error nothing runs, substitutions neither)
         stack.reverse()
         top = {(r.start_byte, r.end_byte, r.type) for r in stack}
@@ -205,11 +206,6 @@ class Walk:
                 if kind == "heredoc_redirect":  # its statements run after the command (``_tails``)
                     inner = [c for c in inner if c.type not in STATEMENTS]
                 stack.extend(reversed(inner))
-
-    def _opens(self, nodes: list[Node]) -> bool:  # one slice of text from the first to the last
-        first, last = min(n.start_byte for n in nodes), max(n.end_byte for n in nodes)
-        text = self.chunk.text[self.chunk.index(first) : self.chunk.index(last)]
-        return any(o in text for o in OPENERS)
 
     def _redirected(self, node: Node, state: State, possible: bool, depth: int) -> None:
         body = node.child_by_field_name("body")
