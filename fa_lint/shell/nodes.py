@@ -222,6 +222,34 @@ def with_redirects(args: list[Node], redirects: list[Node], chunk: Chunk) -> tup
     ]
 
 
+# a simple command's words' nodes, its VAR=x prefixes, its redirects, its words, where it starts and ends
+Parts = tuple[list["Node"], dict[str, str], list["Node"], list[Word], int, int]
+
+
+class Commands:
+    """Each simple command's parts (``parts``, ``with_redirects``) and span, read once however often
+    a function's body runs it; by the node's id: no two nodes of one tree share one."""
+
+    def __init__(self, chunk: Chunk) -> None:
+        self.chunk = chunk
+        self.known: dict[int, Parts] = {}  # the commands read with no redirects from around them
+
+    def read(self, node: Node, redirects: list[Node]) -> Parts:
+        found = None if redirects else self.known.get(node.id)
+        if found is None:
+            args, env, every = parts(node, redirects, self.chunk)
+            words: list[Word] = []
+            start = end = 0
+            if args:
+                args, words = with_redirects(args, every, self.chunk)
+                start, end = self.chunk.span(node)
+            found = (args, env, every, words, start, end)
+            if not redirects:
+                self.known[node.id] = found
+        args, env, every, words, start, end = found
+        return args, dict(env), every, list(words), start, end  # (a reader may change its own copy)
+
+
 def is_test(node: Node, chunk: Chunk) -> bool:
     """Whether a command's failure is an answer (a test): what follows its ``&&`` may not run."""
     if node.type == "redirected_statement":

@@ -175,6 +175,14 @@ class Chunk:
             return self.base + start, self.base + max(start, end)
         return self.at(start), self.at(end - 1) + 1 if end > start else self.at(start)
 
+    def read(self, node: Node) -> tuple[int, int, str]:
+        """``span`` and ``source`` together, the node's two bytes looked up once."""
+        start, end = self.index(node.start_byte), self.index(node.end_byte)
+        raw = self.text[start:end]  # (as ``source``: in flat text, past the end is the end)
+        if self.positions is None:
+            return self.base + start, self.base + max(start, end), raw
+        return self.at(start), self.at(end - 1) + 1 if end > start else self.at(start), raw
+
     def source(self, node: Node) -> str:
         if self._flat:  # slicing past the end stops at it, as index() does
             return self.text[node.start_byte : node.end_byte]
@@ -221,8 +229,10 @@ def _unescape(m: re.Match[str]) -> str:
 
 def unquoted(node: Node, chunk: Chunk) -> str:
     """A word's text as the command receives it, expansions left as written."""
-    kind = node.type
-    raw = chunk.source(node)
+    return _unquoted(node, node.type, chunk.source(node), chunk)
+
+
+def _unquoted(node: Node, kind: str, raw: str, chunk: Chunk) -> str:
     if kind == "word":
         return _ESCAPE.sub(_unescape, raw) if "\\" in raw else raw
     if kind == "raw_string":
@@ -254,8 +264,8 @@ def word(node: Node, chunk: Chunk) -> Word:
         raw = chunk.text[first:last]
         start = chunk.base + min(first, len(chunk.text))
         return Word(_ESCAPE.sub(_unescape, raw) if "\\" in raw else raw, start, start + len(raw))
-    start, end = chunk.span(node)
-    return Word(unquoted(node, chunk), start, end, _quoted(node))
+    start, end, raw = chunk.read(node)
+    return Word(_unquoted(node, kind, raw, chunk), start, end, _quoted(node))
 
 
 def basename(path: str) -> str:

@@ -1,9 +1,10 @@
-"""``shell.parse.Chunk``'s way from tree-sitter's bytes back to characters: a map with one entry a
+"""The shell layer's short ways give what the long ones give. ``shell.parse.Chunk``'s way from tree-sitter's bytes back to characters: a map with one entry a
 run of non-ASCII characters gives what a map with one entry a character gives (the reference below,
 the map it replaced), at every byte and character: inside a character of several bytes, past the end,
 before the start; astral characters and lone surrogates included (the parser sees U+FFFD for those).
 And what the walk reads through it the short way: a plain word (``word``), whether a stretch of text
-opens a substitution (``Openers``)."""
+opens a substitution (``Openers``); a simple command read once however often a function runs it
+(``Commands``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import bisect
 import itertools
 from typing import TYPE_CHECKING, cast
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,6 +68,7 @@ def _check(chunk: Chunk) -> None:
         for b in range(a, min(size + 2, a + 6)):
             node = cast("Node", _Node(a, b))  # (only its bytes are read)
             first, last = index(a), index(b)
+            assert chunk.read(node) == (*chunk.span(node), chunk.source(node))
             if dense or chunk.positions is not None:  # (flat text is read by its own path, unchanged)
                 assert chunk.source(node) == chunk.text[first:last]
                 end = chunk.at(last - 1) + 1 if last > first else chunk.at(first)
@@ -126,3 +129,42 @@ def test_word_as_span_and_unquoted(text: str, placed: bool) -> None:
         stack.extend(node.children)
         start, end = chunk.span(node)
         assert word(node, chunk) == Word(unquoted(node, chunk), start, end, _quoted(node))
+
+
+_FUNCTIONS = """\
+#!/bin/bash
+install() {
+  A=1 pip install "$1" --no-build-isolation
+  [ -n "$2" ] && pip install "flash-attn==$2" >log 2>&1
+  cat <<END && pip install torch==$3
+x
+END
+  bash -c "pip install 'xformers==$2'"
+  echo "$(pip install einops)" | tee out
+}
+install flash-attn 2.5.8 2.3.0
+install flash-attn 2.6.3 2.4.0
+install "flash-attn>=2" "" 2.4.0
+if true; then install ninja 2.7.0 2.5.0; fi
+"""
+
+
+def test_commands_read_once_as_each_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a command in a function's body is read once however often the body runs (``Commands``): the
+    # records are those of reading it at each run
+    from fa_lint.shell import nodes
+    from fa_lint.sources import shell
+
+    def each_time(self: nodes.Commands, node: Node, redirects: list[Node]) -> nodes.Parts:
+        args, env, every = nodes.parts(node, redirects, self.chunk)
+        if not args:
+            return args, env, every, [], 0, 0
+        args, words = nodes.with_redirects(args, every, self.chunk)
+        return (args, env, every, words, *self.chunk.span(node))
+
+    for text in (_FUNCTIONS, _FUNCTIONS.replace("flash-attn", "flash-attn\u4e2d")):
+        once = repr(list(shell.parse("install.sh", text)))
+        with monkeypatch.context() as m:
+            m.setattr(nodes.Commands, "read", each_time)
+            assert repr(list(shell.parse("install.sh", text))) == once
+        assert once.count("Requirement(") > 8
