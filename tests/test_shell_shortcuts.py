@@ -115,7 +115,7 @@ def test_openers_found_by_position(text: str) -> None:
             assert found.holds(start, end) == any(o in text[start:end] for o in OPENERS)
 
 
-_SCRIPT = st.text(st.one_of(st.sampled_from(" \n\"'$(){}\\=;|&-ab<>"), _CHARACTERS), max_size=40)
+_SCRIPT = st.text(st.one_of(st.sampled_from(" \n\"'$(){}\\=;|&-ab<>`"), _CHARACTERS), max_size=40)
 
 
 @settings(max_examples=200, derandomize=True, database=None, deadline=None)
@@ -123,12 +123,20 @@ _SCRIPT = st.text(st.one_of(st.sampled_from(" \n\"'$(){}\\=;|&-ab<>"), _CHARACTE
 def test_word_as_span_and_unquoted(text: str, placed: bool) -> None:
     # ``word``'s path for a plain word gives what the general one does, in every kind of chunk
     chunk = Chunk(text, 5) if placed else Chunk(text, positions=[3 * i for i in range(len(text))])
-    stack = [tree(chunk)]
+    openers = Openers(chunk)
+    root = tree(chunk)
+    stack = [root]
     while stack:
         node = stack.pop()
         stack.extend(node.children)
         start, end = chunk.span(node)
         assert word(node, chunk) == Word(unquoted(node, chunk), start, end, _quoted(node))
+        # and whether the text from a node to another opens a substitution, as the slice says
+        for nodes in ([node], [node, root], [*node.children]):
+            if nodes:
+                first, last = min(n.start_byte for n in nodes), max(n.end_byte for n in nodes)
+                text = chunk.text[chunk.index(first) : chunk.index(last)]
+                assert openers.within(nodes) == any(o in text for o in OPENERS)
 
 
 _FUNCTIONS = """\

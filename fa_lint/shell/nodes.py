@@ -127,18 +127,20 @@ class Openers:
 
     def within(self, nodes: list[Node]) -> bool:
         """Whether the text from the first node to the last holds one."""
-        if self.starts is None:
-            self.starts = []
+        starts = self.starts
+        if starts is None:
+            starts = self.starts = []
             for m in _OPENER.finditer(self.chunk.text):
-                self.starts.append(m.start())
+                starts.append(m.start())
                 self.ends.append(m.end())
-        if not self.starts:
+        if not starts:
             return False
         if len(nodes) == 1:
             first, last = nodes[0].start_byte, nodes[0].end_byte
         else:
             first, last = min(n.start_byte for n in nodes), max(n.end_byte for n in nodes)
-        return self.holds(self.chunk.index(first), self.chunk.index(last))
+        at = bisect.bisect_left(starts, self.chunk.index(first))  # (``holds``, inlined: on every word)
+        return at < len(starts) and self.ends[at] <= self.chunk.index(last)
 
     def holds(self, start: int, end: int) -> bool:
         """Whether ``text[start:end]`` holds one: the first one at or after ``start`` ends by ``end``.
