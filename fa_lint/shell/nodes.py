@@ -8,6 +8,8 @@ a test until the walk knows what runs in it, rather than passing over it unseen.
 
 from __future__ import annotations
 
+import bisect
+import re
 from typing import TYPE_CHECKING
 
 from fa_lint.shell.parse import Chunk, Word, basename, joined, unquoted, word
@@ -98,6 +100,9 @@ KINDS = STATEMENTS | PARTS | SUBSTITUTIONS | WORDS
 SEQUENCES = frozenset({"program", "compound_statement", "do_group", "pipeline", "negated_command"})
 # What opens a substitution in a word's text: words without one are not searched.
 OPENERS = ("$(", "`", "<(", ">(")
+# Two of them never overlap in a text: the three of two characters end with "(", which none starts
+# with, and the backtick is in none of them. So one search from the start finds every one.
+_OPENER = re.compile("|".join(re.escape(o) for o in OPENERS))
 # Statements that hold statements: a search for substitutions stops at one (it is walked on its own).
 HOLDERS = STATEMENTS - {
     "variable_assignment",
@@ -107,6 +112,43 @@ HOLDERS = STATEMENTS - {
     "test_command",
     "comment",
 }
+
+
+class Openers:
+    """Where each of ``OPENERS`` is in a chunk's text (found when first asked): whether a stretch of
+    its words holds one is a search among them, not in a slice of the text."""
+
+    __slots__ = ("chunk", "ends", "starts")
+
+    def __init__(self, chunk: Chunk) -> None:
+        self.chunk = chunk
+        self.starts: list[int] | None = None
+        self.ends: list[int] = []
+
+    def within(self, nodes: list[Node]) -> bool:
+        """Whether the text from the first node to the last holds one."""
+        starts = self.starts
+        if starts is None:
+            starts = self.starts = []
+            for m in _OPENER.finditer(self.chunk.text):
+                starts.append(m.start())
+                self.ends.append(m.end())
+        if not starts:
+            return False
+        if len(nodes) == 1:
+            first, last = nodes[0].start_byte, nodes[0].end_byte
+        else:
+            first, last = min(n.start_byte for n in nodes), max(n.end_byte for n in nodes)
+        at = bisect.bisect_left(starts, self.chunk.index(first))  # (``holds``, inlined: on every word)
+        return at < len(starts) and self.ends[at] <= self.chunk.index(last)
+
+    def holds(self, start: int, end: int) -> bool:
+        """Whether ``text[start:end]`` holds one: the first one at or after ``start`` ends by ``end``.
+        No later one can where it does not: they never overlap, so each later one starts where the
+        first ends or after, past ``end``."""
+        assert self.starts is not None
+        at = bisect.bisect_left(self.starts, start)
+        return at < len(self.starts) and self.ends[at] <= end
 
 
 def last_command(node: Node) -> Node | None:
@@ -180,6 +222,34 @@ def with_redirects(args: list[Node], redirects: list[Node], chunk: Chunk) -> tup
     return args, [
         Word(w.text, w.start, w.end, w.quoted, cut=cuts[w.end]) if w.end in cuts else w for w in words
     ]
+
+
+# a simple command's words' nodes, its VAR=x prefixes, its redirects, its words, where it starts and ends
+Parts = tuple[list["Node"], dict[str, str], list["Node"], list[Word], int, int]
+
+
+class Commands:
+    """Each simple command's parts (``parts``, ``with_redirects``) and span, read once however often
+    a function's body runs it; by the node's id: no two nodes of one tree share one."""
+
+    def __init__(self, chunk: Chunk) -> None:
+        self.chunk = chunk
+        self.known: dict[int, Parts] = {}  # the commands read with no redirects from around them
+
+    def read(self, node: Node, redirects: list[Node]) -> Parts:
+        found = None if redirects else self.known.get(node.id)
+        if found is None:
+            args, env, every = parts(node, redirects, self.chunk)
+            words: list[Word] = []
+            start = end = 0
+            if args:
+                args, words = with_redirects(args, every, self.chunk)
+                start, end = self.chunk.span(node)
+            found = (args, env, every, words, start, end)
+            if not redirects:
+                self.known[node.id] = found
+        args, env, every, words, start, end = found
+        return args, dict(env), every, list(words), start, end  # (a reader may change its own copy)
 
 
 def is_test(node: Node, chunk: Chunk) -> bool:

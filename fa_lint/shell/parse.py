@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import itertools
 import os
 import re
 import time
@@ -65,9 +64,10 @@ def grammar() -> object:
 # --- positions -----------------------------------------------------------------------------------
 
 
-def _utf8_len(c: str) -> int:
-    n = ord(c)
-    return 1 if n < 0x80 else 2 if n < 0x800 else 3 if n < 0x10000 else 4
+# Runs of non-ASCII characters of one UTF-8 width (2, 3, 4 bytes: the group's number plus one). Between
+# them a byte is a character, so a script's map from bytes to characters is one entry a run, not one a
+# character (a Chinese comment is a few runs; the map per character cost a call each).
+_WIDE = re.compile("([\x80-\u07ff]+)|([\u0800-\uffff]+)|([\U00010000-\U0010ffff]+)")
 
 
 # An escaped < or > standing alone, as in `[ "$v" \< "3.0" ]` (a string comparison).
@@ -105,18 +105,58 @@ class Chunk:
             seen = re.sub(_ASTRAL, "\ufffd", seen)
         self.seen = seen
         self.data = seen.encode("utf-8", "surrogatepass")
-        self._starts = None if ascii_only else list(itertools.accumulate(map(_utf8_len, seen), initial=0))
+        # the runs of ``_WIDE`` in ``seen``: where each starts, in characters and in bytes, its width,
+        # where it ends in bytes, and the bytes past one a character up to there; None for ASCII text
+        self._chars: list[int] | None = None
+        self._bytes: list[int] = []
+        self._widths: list[int] = []
+        self._ends: list[int] = []
+        self._shifts: list[int] = []
+        if not ascii_only:
+            self._chars = []
+            shift = 0
+            for m in _WIDE.finditer(seen):
+                start, count, width = m.start(), m.end() - m.start(), (m.lastindex or 1) + 1
+                self._chars.append(start)
+                self._bytes.append(start + shift)
+                self._widths.append(width)
+                shift += count * (width - 1)
+                self._ends.append(m.end() + shift)
+                self._shifts.append(shift)
+        # the last character index() gives: len(text), or (were ``parse`` longer) len(seen) + 1
+        self._last = min(len(seen) + 1, len(text))
         # ASCII text placed in one stretch of the file: a byte is a character, a character base + it
-        self._flat = self._starts is None and positions is None
+        self._flat = ascii_only and positions is None
 
     def index(self, byte: int) -> int:
-        """The character of ``text`` at a byte position of ``data`` (past its end: the end, see ``_tree``)."""
-        chars = byte if self._starts is None else bisect.bisect_left(self._starts, byte)
-        return min(chars, len(self.text))
+        """The character of ``text`` at a byte position of ``data`` (past its end: the end, see ``_tree``;
+        inside a character of several bytes: the next one)."""
+        if self._chars is None:
+            return min(byte, len(self.text))
+        k = bisect.bisect_right(self._bytes, byte) - 1  # the run starting at or before it
+        if k < 0:
+            return min(max(byte, 0), self._last)
+        if byte >= self._ends[k]:  # in the ASCII after the run
+            return min(byte - self._shifts[k], self._last)
+        return min(self._chars[k] - (self._bytes[k] - byte) // self._widths[k], self._last)
 
     def byte(self, index: int) -> int:
-        """The byte of ``data`` a character of ``text`` starts at."""
-        return index if self._starts is None else self._starts[min(index, len(self._starts) - 1)]
+        """The byte of ``data`` a character of ``text`` starts at (past its end: the end of ``data``;
+        negative: counted from one past the end, as a list is indexed)."""
+        if self._chars is None:
+            return index
+        size = len(self.seen)
+        if index < 0:
+            index += size + 1
+            if index < 0:
+                raise IndexError("character index out of range")
+        index = min(index, size)
+        k = bisect.bisect_right(self._chars, index) - 1
+        if k < 0:
+            return index
+        if index >= self._ends[k] - self._shifts[k]:  # in the ASCII after the run
+            return index + self._shifts[k]
+        return self._bytes[k] + (index - self._chars[k]) * self._widths[k]
 
     def at(self, index: int) -> int:
         """The file offset of a character of ``text`` (``len(text)``: just past the last one)."""
@@ -131,9 +171,17 @@ class Chunk:
 
     def span(self, node: Node) -> tuple[int, int]:
         start, end = self.index(node.start_byte), self.index(node.end_byte)
-        if self._flat:
+        if self.positions is None:  # (at(i) is base + i)
             return self.base + start, self.base + max(start, end)
         return self.at(start), self.at(end - 1) + 1 if end > start else self.at(start)
+
+    def read(self, node: Node) -> tuple[int, int, str]:
+        """``span`` and ``source`` together, the node's two bytes looked up once."""
+        start, end = self.index(node.start_byte), self.index(node.end_byte)
+        raw = self.text[start:end]  # (as ``source``: in flat text, past the end is the end)
+        if self.positions is None:
+            return self.base + start, self.base + max(start, end), raw
+        return self.at(start), self.at(end - 1) + 1 if end > start else self.at(start), raw
 
     def source(self, node: Node) -> str:
         if self._flat:  # slicing past the end stops at it, as index() does
@@ -181,8 +229,10 @@ def _unescape(m: re.Match[str]) -> str:
 
 def unquoted(node: Node, chunk: Chunk) -> str:
     """A word's text as the command receives it, expansions left as written."""
-    kind = node.type
-    raw = chunk.source(node)
+    return _unquoted(node, node.type, chunk.source(node), chunk)
+
+
+def _unquoted(node: Node, kind: str, raw: str, chunk: Chunk) -> str:
     if kind == "word":
         return _ESCAPE.sub(_unescape, raw) if "\\" in raw else raw
     if kind == "raw_string":
@@ -205,15 +255,17 @@ def _quoted(node: Node) -> bool:
 def word(node: Node, chunk: Chunk) -> Word:
     # every word of every command comes through here: each attribute of a tree-sitter node is a call
     # into the binding that makes a new object, so each is read once (``span``/``unquoted`` inlined
-    # for the common case, a plain word of ASCII text placed in one stretch of the file)
+    # for the common case, a plain word placed in one stretch of the file)
     kind = node.type
-    if kind == "word" and chunk._flat:
+    if kind == "word" and chunk.positions is None:
         first, last = node.start_byte, node.end_byte
+        if not chunk._flat:
+            first, last = chunk.index(first), chunk.index(last)
         raw = chunk.text[first:last]
         start = chunk.base + min(first, len(chunk.text))
         return Word(_ESCAPE.sub(_unescape, raw) if "\\" in raw else raw, start, start + len(raw))
-    start, end = chunk.span(node)
-    return Word(unquoted(node, chunk), start, end, _quoted(node))
+    start, end, raw = chunk.read(node)
+    return Word(_unquoted(node, kind, raw, chunk), start, end, _quoted(node))
 
 
 def basename(path: str) -> str:

@@ -30,18 +30,17 @@ from typing import TYPE_CHECKING, Protocol
 from fa_lint.shell.functions import Function, Functions
 from fa_lint.shell.nodes import (
     HOLDERS,
-    OPENERS,
     SEQUENCES,
     STATEMENTS,
     SUBSTITUTIONS,
     WORDS,
+    Commands,
+    Openers,
     is_test,
     last_command,
     node_of,
-    parts,
     script,
     then,
-    with_redirects,
 )
 from fa_lint.shell.parse import (
     FILE_SECONDS,
@@ -86,7 +85,7 @@ class Handler(Protocol):
         """A variable set from here on (``A=1``, ``export A=1``), as written or expanded."""
 
 
-SHELLS = {"bash", "sh", "zsh", "dash"}
+SHELLS = {"bash", "sh", "zsh", "dash"}  # (each holds "sh": ``_command``)
 
 
 class Walk:
@@ -112,6 +111,8 @@ class Walk:
         # redirects the grammar hung on a list, pipeline or `!` command, by the span of the simple
         # command the shell gives them to: the last one (`a && b >x` redirects b)
         self.trailing: dict[tuple[int, int], list[Node]] = {}
+        self.openers = Openers(chunk)
+        self.commands = Commands(chunk)
 
     def run(self, state: State, depth: int = 0, possible: bool = False) -> None:
         clock = state.scope.budget.clock
@@ -191,7 +192,7 @@ class Walk:
         command: each a script of its own, in a subshell (a fork of the state); a statement inside a
         word is walked on its own (a here-document's ``&& cmd``), so the search stops there."""
         stack = list(roots)
-        if self.stop is not None or not stack or not self._opens(stack):
+        if self.stop is not None or not stack or not self.openers.within(stack):
             return  # (past a syntax error nothing runs, substitutions neither)
         stack.reverse()
         top = {(r.start_byte, r.end_byte, r.type) for r in stack}
@@ -205,11 +206,6 @@ class Walk:
                 if kind == "heredoc_redirect":  # its statements run after the command (``_tails``)
                     inner = [c for c in inner if c.type not in STATEMENTS]
                 stack.extend(reversed(inner))
-
-    def _opens(self, nodes: list[Node]) -> bool:  # one slice of text from the first to the last
-        first, last = min(n.start_byte for n in nodes), max(n.end_byte for n in nodes)
-        text = self.chunk.text[self.chunk.index(first) : self.chunk.index(last)]
-        return any(o in text for o in OPENERS)
 
     def _redirected(self, node: Node, state: State, possible: bool, depth: int) -> None:
         body = node.child_by_field_name("body")
@@ -361,20 +357,19 @@ class Walk:
     def _command(self, node: Node, redirects: list[Node], state: State, possible: bool, depth: int) -> None:
         if self.trailing:
             redirects = [*redirects, *self.trailing.pop((node.start_byte, node.end_byte), [])]
-        args, env, every = parts(node, redirects, self.chunk)
+        args, env, every, words, start, end = self.commands.read(node, redirects)
         if not args:  # A=1 B=2 on their own set shell variables
             if self.stop is None:
                 self._each(node.named_children, state, possible, depth)
             return
-        args, words = with_redirects(args, every, self.chunk)
-        start, end = self.chunk.span(node)
         cmd = Command(words, start, end, env)
         if self.stop is not None:  # past a syntax error: the shell never runs it
             script = self.handler.skipped(cmd, state, self.stop, self.make)
             if script is not None:
                 self._inline(node_of(script, args, words), state, False, depth)
             return
-        if not any(basename(w.text) in SHELLS for w in words):  # a shell's script is read by its walk
+        # a shell's script is read by its walk (each of SHELLS holds "sh": a word without it is not one)
+        if not any("sh" in w.text and basename(w.text) in SHELLS for w in words):
             self._substituted([*node.named_children, *redirects], state, possible, depth)
         self._run(cmd, args, every, state, possible, depth)
         self._tails(every, state, possible, depth)

@@ -74,20 +74,28 @@ class _Walk:
         self.statement(root, False)
 
     def statement(self, node: Node, possible: bool, depth: int = 0) -> None:
-        kind = node.type
-        if depth > _windows.MAX_DEPTH:
-            if not self.problems:
-                self.problems.append(_windows.too_deep(self.scanner.index, self.chunk.span(node)[0]))
-        elif kind == "command":
-            self._command(node, possible)
-        elif kind == "assignment_expression":
-            self._assign(node, possible)
-        elif kind in ("pipeline", "pipeline_chain"):
-            self._chain(node, possible, depth)
-        elif kind not in ("comment", "ERROR"):
-            inner = possible or kind in _MAYBE
-            for child in node.named_children:
-                self.statement(child, inner, depth + 1)
+        # a node with one named child is followed in a loop, not a call: an expression is a chain of
+        # a dozen of them in PowerShell's grammar (logical_expression ... unary_expression)
+        while True:
+            kind = node.type
+            if depth > _windows.MAX_DEPTH:
+                if not self.problems:
+                    self.problems.append(_windows.too_deep(self.scanner.index, self.chunk.span(node)[0]))
+            elif kind == "command":
+                self._command(node, possible)
+            elif kind == "assignment_expression":
+                self._assign(node, possible)
+            elif kind in ("pipeline", "pipeline_chain"):
+                self._chain(node, possible, depth)
+            elif kind not in ("comment", "ERROR"):
+                possible = possible or kind in _MAYBE
+                children = node.named_children
+                if len(children) == 1:
+                    node, depth = children[0], depth + 1
+                    continue
+                for child in children:
+                    self.statement(child, possible, depth + 1)
+            return
 
     def _chain(self, node: Node, possible: bool, depth: int) -> None:
         """``a || b`` (PowerShell 7): b runs only when a fails."""
@@ -157,7 +165,8 @@ class _Walk:
         words: list[Word] = []
         for n in nodes:
             start, end = self.chunk.span(n)
-            word = Word(self._word(n), start, end, self._source(n)[:1] in "'\"")
+            raw = self._source(n)
+            word = Word(self._word(raw), start, end, raw[:1] in "'\"")
             if words and words[-1].end == start:  # nothing between: one argument
                 last = words[-1]
                 word = Word(last.text + word.text, last.start, end, last.quoted or word.quoted)
@@ -166,8 +175,7 @@ class _Walk:
                 words.append(word)
         return words
 
-    def _word(self, node: Node) -> str:
-        raw = self._source(node)
+    def _word(self, raw: str) -> str:
         if raw[:1] == "'":
             return raw[1:-1].replace("''", "'")
         if raw[:1] == '"':
