@@ -115,6 +115,7 @@ def test_the_calls_read_are_those_of_the_full_walk(newline: str) -> None:
     nodes = list(pylines.walk(tree, pylines.word_lines(index, pyast.ADDS)))
     imports = python_commands._imports(nodes)
     assert list(imports.items()) == list(python_commands._imports(list(pyast.walk(tree))).items())
+    assert list(imports.items()) == list(python_commands._Reader(index, tree, "python-app").imports.items())
     assert _flow(Flow(tree, nodes)) == _flow(Flow(tree))
     assert len(Flow(tree).values["reqs"]) == 3 and len(Flow(tree).values["extras"]) == 2
 
@@ -258,4 +259,9 @@ def test_every_statement_is_walked_in_order() -> None:
     assert len(list(pylines.walk(tree, list(range(1, 25))))) == len(full)
     imports = python_commands._imports(list(pylines.walk(tree, [])))
     assert list(imports.items()) == list(python_commands._imports(full).items())
+    lines = pylines.word_lines(PythonIndex("s.py", STATEMENTS), ["import"])
+    assert lines == [1, 3, 6, 9, 11, 17, 19, 22]
+    walked = list(pylines.walk(tree, lines, statements=False))
+    assert list(python_commands._imports(walked).items()) == list(imports.items())
+    assert not any(isinstance(n, (ast.Assign, ast.Pass, ast.Return)) for n in walked)  # on no such line
     assert sorted(imports) == ["a", "b", "e", "h", "i", "n", "o", "s"]

@@ -100,12 +100,10 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
     said = index.reads[0]  # as Python reads its names (NFKC where that can add a word)
     if not any(word in said for word in _SAYS):
         return  # nothing below can be found: its walks over the tree are spared (a Ray project's files)
-    # imports and assignments are statements, and a keyword read below is on a line that names it:
-    # one walk, of the statements and of those lines only (pylines), for all that is read here
-    nodes = list(pylines.walk(tree, pylines.word_lines(index, _KEYWORDS)))
+    # an import's lines hold its "import": only what holds those lines is walked (pylines)
     imported = {
         (a.name if isinstance(n, ast.Import) else n.module or "").split(".")[0]
-        for n in nodes
+        for n in pylines.walk(tree, pylines.word_lines(index, ("import",)), statements=False)
         if isinstance(n, (ast.Import, ast.ImportFrom))
         for a in n.names
     }
@@ -114,6 +112,8 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
 
         yield from modal_app.parse(index, tree)
     if imported & {"sagemaker", "ray", "runpod"}:
+        # assignments are statements, and a keyword read is on a line that names it: only those
+        nodes = list(pylines.walk(tree, pylines.word_lines(index, _KEYWORDS)))
         yield from _gpu_keywords(index, nodes, imported)
 
 

@@ -25,6 +25,7 @@ commands are scope ``run``; each launcher's script is its own machine, scope ``r
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 
 from fa_lint.model import Parsed, Requirement
@@ -54,6 +55,7 @@ _ARGV = frozenset({("subprocess", f) for f in ("run", "call", "check_call", "che
 # skypilot 0.14.1 sky/task.py:325-326 `setup: Optional[Union[str, List[str]]]`, `run: ...`
 _LAUNCHERS = {("mcli", "RunConfig"): ("command",), ("sky", "Task"): ("setup", "run")}
 _READ = _SHELL | _ARGV | _LAUNCHERS.keys()  # a call of anything else is passed over
+_IMPORT = ("import",)  # what every import statement is written with
 _IMAGE = {("mcli", "RunConfig"): "image"}
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 # What may not run: a branch, a loop's body, an exception handler (a try's own body runs)
@@ -108,14 +110,24 @@ def _main_guard(node: ast.AST) -> bool:
 class _Reader:
     def __init__(self, index: PythonIndex, tree: ast.Module, source: str) -> None:
         self.index = index
-        # imports and assignments are statements, and what Flow adds with .append() is on a line
-        # that says so: one walk for both, of the statements and of those lines only
-        nodes = list(pylines.walk(tree, pylines.word_lines(index, pyast.ADDS)))
-        self.imports = _imports(nodes)
-        self.flow = Flow(tree, nodes)
-        self.words = _Words(index, self.flow)
+        self.tree = tree
+        # an import's lines hold its "import": only what holds those lines is walked (pylines)
+        self.imports = _imports(
+            list(pylines.walk(tree, pylines.word_lines(index, _IMPORT), statements=False))
+        )
         self.scanner = Scanner(index, source, scope=RUN)
         self.read: set[int] = set()  # the argument nodes read as words
+
+    @functools.cached_property
+    def flow(self) -> Flow:
+        """The file's names and their values, for the calls read (a file with none needs no walk of
+        its statements): assignments are statements, and what Flow adds with .append() is on a line
+        that names it, so only those are walked (pylines)."""
+        return Flow(self.tree, pylines.walk(self.tree, pylines.word_lines(self.index, pyast.ADDS)))
+
+    @functools.cached_property
+    def words(self) -> _Words:
+        return _Words(self.index, self.flow)
 
     def callees(self) -> set[str]:
         """The names a call read here is written with: the function's (``run``, ``Popen``), or what
@@ -273,7 +285,8 @@ def _statements(frame: ast.AST) -> Iterator[tuple[ast.stmt, bool]]:
 def _imports(nodes: list[ast.AST]) -> dict[str, tuple[str, str]]:
     """Each name the file imports: a module (``import subprocess as sp``: sp -> ("subprocess", ""))
     or a function or class of one (``from subprocess import run``: run -> ("subprocess", "run")).
-    ``nodes``: ``pyast.walk``'s, or the statements among them, in its order (a later import wins)."""
+    ``nodes``: ``pyast.walk``'s, or a part of them that holds every import, in its order (a later
+    import wins)."""
     names: dict[str, tuple[str, str]] = {}
     for node in nodes:
         if isinstance(node, ast.Import):

@@ -31,9 +31,13 @@ class PythonIndex(TextIndex):
     as the tokenizer breaks them (a lone "\r" ends one, a form feed does not), fa-lint's end at "\n"
     (see ``syntax.text``), so positions cross over as offsets."""
 
-    def __init__(self, path: str, text: str) -> None:
-        super().__init__(path, text)
-        self.python_starts = line_starts(text, PYTHON_LINES)
+    @functools.cached_property
+    def python_starts(self) -> list[int]:
+        """Where each of Python's lines starts (made when first asked: most files read have no
+        position to place); where the text holds no "\r", Python's lines are ``TextIndex``'s."""
+        if "\r" in self.text:
+            return line_starts(self.text, PYTHON_LINES)
+        return self._starts.tolist()
 
     @functools.cached_property
     def reads(self) -> tuple[str, list[int]]:

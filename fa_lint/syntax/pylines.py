@@ -58,10 +58,11 @@ def holds(lines: list[int], node: ast.AST) -> bool:
     return at < len(lines) and lines[at] <= node.end_lineno  # type: ignore[attr-defined]
 
 
-def walk(tree: ast.AST, lines: list[int]) -> Iterator[ast.AST]:
-    """Of ``pyast.walk``'s nodes, in its order: every statement (``STATEMENTS``), and every node on one
-    of ``lines`` (with what holds it); some others. Below a statement whose lines hold none of
-    ``lines``, only its statements are looked at (its expressions hold none either)."""
+def walk(tree: ast.AST, lines: list[int], statements: bool = True) -> Iterator[ast.AST]:
+    """Of ``pyast.walk``'s nodes, in its order: every node on one of ``lines`` (with what holds it),
+    and every statement (``STATEMENTS``) unless ``statements`` is False; some others. Below a statement
+    whose lines hold none of ``lines``, only its statements are looked at (its expressions hold none
+    either)."""
     todo: deque[tuple[ast.AST, bool, bool]] = deque([(tree, True, False)])
     while todo:
         node, held, whole = todo.popleft()
@@ -71,7 +72,7 @@ def walk(tree: ast.AST, lines: list[int]) -> Iterator[ast.AST]:
             for c in children(node):
                 if holds(lines, c):
                     todo.append((c, True, False))
-                elif isinstance(c, STATEMENTS):
+                elif statements and isinstance(c, STATEMENTS):
                     todo.append((c, False, False))
         else:
             todo.extend((c, holds(lines, c), False) for c in _statements(node))
