@@ -44,6 +44,8 @@ HEAD = 8192  # the bytes whose imports make a file one of these (the rest is not
 # What a file says something with (Modal's module, the keywords read below) is written with one of
 # these; an identifier Python normalizes (NFKC) may be written otherwise (fa_lint.syntax.identifiers).
 _SAYS = ("modal", "instance_type", "accelerator_type", "gpu_type_id", "create_pod")  # RunPod: keyword, callee
+# The names a call is read for below: its keywords', and RunPod's create_pod (its callee)
+_KEYWORDS = ("instance_type", "accelerator_type", "gpu_type_id", "resources", "create_pod")
 
 
 # What a Python file must hold to be read for the install commands it runs: an install word,
@@ -78,8 +80,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
 
     from fa_lint.model import ParseProblem
     from fa_lint.sources import python_commands
-    from fa_lint.syntax import pyast
-    from fa_lint.syntax.identifiers import as_python_reads
+    from fa_lint.syntax import pyast, pylines
     from fa_lint.syntax.pyast import PythonIndex
 
     app = _IMPORTS.search(text[:HEAD]) is not None
@@ -96,12 +97,13 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
         yield from python_commands.parse(index, tree, NAME)
     if not app:
         return
-    said = as_python_reads(text)
+    said = index.reads[0]  # as Python reads its names (NFKC where that can add a word)
     if not any(word in said for word in _SAYS):
         return  # nothing below can be found: its walks over the tree are spared (a Ray project's files)
+    # an import's lines hold its "import": only what holds those lines is walked (pylines)
     imported = {
         (a.name if isinstance(n, ast.Import) else n.module or "").split(".")[0]
-        for n in ast.walk(tree)
+        for n in pylines.walk(tree, pylines.word_lines(index, ("import",)), statements=False)
         if isinstance(n, (ast.Import, ast.ImportFrom))
         for a in n.names
     }
@@ -110,7 +112,9 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
 
         yield from modal_app.parse(index, tree)
     if imported & {"sagemaker", "ray", "runpod"}:
-        yield from _gpu_keywords(index, tree, imported)
+        # assignments are statements, and a keyword read is on a line that names it: only those
+        nodes = list(pylines.walk(tree, pylines.word_lines(index, _KEYWORDS)))
+        yield from _gpu_keywords(index, nodes, imported)
 
 
 # Where a project keeps its tests (pytest's default discovery: test_*.py and *_test.py files,
@@ -124,7 +128,9 @@ def test_file(path: str) -> bool:
     return _TEST_FILE.search(path.replace("\\", "/")) is not None
 
 
-def _gpu_keywords(index: PythonIndex, tree: ast.Module, imported: set[str]) -> Iterator[Setting]:
+def _gpu_keywords(index: PythonIndex, nodes: list[ast.AST], imported: set[str]) -> Iterator[Setting]:
+    """``nodes``: the tree's, in ``ast.walk``'s order; or its statements and the calls on lines that
+    name one of ``_KEYWORDS`` (the calls that can say something), in that order."""
     import ast
 
     from fa_lint.model import Setting
@@ -132,13 +138,13 @@ def _gpu_keywords(index: PythonIndex, tree: ast.Module, imported: set[str]) -> I
 
     strings: dict[str, str] = {  # names the file binds to one string: INSTANCE_TYPE = "ml.p4d.24xlarge"
         t.id: n.value.value
-        for n in ast.walk(tree)
+        for n in nodes
         if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
         for t in n.targets
         if isinstance(t, ast.Name)
     }
     found: list[tuple[str, str, str, ast.expr]] = []  # (kind, name, value, node)
-    for call in ast.walk(tree):
+    for call in nodes:
         if isinstance(call, ast.Call):
             found += _runpod_argument(call, strings) if "runpod" in imported else []
             for k in call.keywords:

@@ -25,6 +25,7 @@ commands are scope ``run``; each launcher's script is its own machine, scope ``r
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 
 from fa_lint.model import Parsed, Requirement
@@ -32,7 +33,7 @@ from fa_lint.shell.parse import Chunk, Command, Word
 from fa_lint.shell.scanner import Scanner
 from fa_lint.shell.variables import Scope, State
 from fa_lint.sources.nox import _Reader as _Words  # arguments as located words, as nox reads them
-from fa_lint.syntax import pyast, pystrings
+from fa_lint.syntax import pyast, pylines, pystrings
 from fa_lint.syntax.pyast import Flow, PythonIndex
 
 RUN = "run"
@@ -53,6 +54,8 @@ _ARGV = frozenset({("subprocess", f) for f in ("run", "call", "check_call", "che
 # mcli/models/run_config.py:270 `command: str = ''` (with `image:` at :258, the job's image);
 # skypilot 0.14.1 sky/task.py:325-326 `setup: Optional[Union[str, List[str]]]`, `run: ...`
 _LAUNCHERS = {("mcli", "RunConfig"): ("command",), ("sky", "Task"): ("setup", "run")}
+_READ = _SHELL | _ARGV | _LAUNCHERS.keys()  # a call of anything else is passed over
+_IMPORT = ("import",)  # what every import statement is written with
 _IMAGE = {("mcli", "RunConfig"): "image"}
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 # What may not run: a branch, a loop's body, an exception handler (a try's own body runs)
@@ -66,25 +69,31 @@ def parse(
     given, gets the ``id`` of each argument node read as a command's word: a setup.py's reader of
     requirement strings leaves those to this one."""
     reader = _Reader(index, tree, source)
-    for call, possible, frame in _calls(tree):
+    for call, possible, frame in _calls(tree, pylines.word_lines(index, reader.callees())):
         yield from reader.call(call, possible, frame)
     yield from reader.scanner.finish()
     if read is not None:
         read.update(reader.read)
 
 
-def _calls(tree: ast.Module) -> Iterator[tuple[ast.Call, bool, ast.AST]]:
-    """Each call in source order, whether it may not run, and the function it is in (or the module).
-    With a stack, not recursion: a file nests as deep as it likes."""
-    pending: list[tuple[ast.AST, bool, ast.AST]] = [(tree, False, tree)]
+def _calls(tree: ast.Module, lines: list[int]) -> Iterator[tuple[ast.Call, bool, ast.AST]]:
+    """Each call in source order, whether it may not run, and the function it is in (or the module);
+    of the calls, all those on ``lines`` (where the callees read are named) and some others, in the
+    order of all (``pylines``: the parts whose lines hold none are not walked). With a stack, not
+    recursion: a file nests as deep as it likes."""
+    pending: list[tuple[ast.AST, bool, ast.AST, bool]] = [(tree, False, tree, False)]
     while pending:
-        node, possible, frame = pending.pop()
+        node, possible, frame, whole = pending.pop()
         if isinstance(node, ast.Call):
             yield node, possible, frame
         inner = possible or (isinstance(node, _BRANCHES) and not _main_guard(node))
         here = node if isinstance(node, _FUNCTIONS) else frame
+        inner = inner or isinstance(node, _FUNCTIONS)
+        whole = whole or isinstance(node, ast.JoinedStr)  # pylines.walk's f-strings, walked whole
         children = pyast.children(node)  # no leaf holds a call
-        pending.extend((c, inner or isinstance(node, _FUNCTIONS), here) for c in reversed(children))
+        pending.extend(
+            (c, inner, here, whole) for c in reversed(children) if whole or pylines.holds(lines, c)
+        )
 
 
 def _main_guard(node: ast.AST) -> bool:
@@ -101,11 +110,31 @@ def _main_guard(node: ast.AST) -> bool:
 class _Reader:
     def __init__(self, index: PythonIndex, tree: ast.Module, source: str) -> None:
         self.index = index
-        self.flow = Flow(tree)
-        self.words = _Words(index, self.flow)
-        self.imports = _imports(tree)
+        self.tree = tree
+        # an import's lines hold its "import": only what holds those lines is walked (pylines)
+        self.imports = _imports(
+            list(pylines.walk(tree, pylines.word_lines(index, _IMPORT), statements=False))
+        )
         self.scanner = Scanner(index, source, scope=RUN)
         self.read: set[int] = set()  # the argument nodes read as words
+
+    @functools.cached_property
+    def flow(self) -> Flow:
+        """The file's names and their values, for the calls read (a file with none needs no walk of
+        its statements): assignments are statements, and what Flow adds with .append() is on a line
+        that names it, so only those are walked (pylines)."""
+        return Flow(self.tree, pylines.walk(self.tree, pylines.word_lines(self.index, pyast.ADDS)))
+
+    @functools.cached_property
+    def words(self) -> _Words:
+        return _Words(self.index, self.flow)
+
+    def callees(self) -> set[str]:
+        """The names a call read here is written with: the function's (``run``, ``Popen``), or what
+        the file imported it as (``from subprocess import run as sh``: ``sh``)."""
+        names = {name for _, name in _READ}
+        names.update(k for k, (module, name) in self.imports.items() if (module.split(".")[0], name) in _READ)
+        return names
 
     def _state(self) -> State:
         """What a command starts with: the file's names bound to one string. Each call is a new
@@ -253,11 +282,13 @@ def _statements(frame: ast.AST) -> Iterator[tuple[ast.stmt, bool]]:
                 pending.append((child, inner))
 
 
-def _imports(tree: ast.Module) -> dict[str, tuple[str, str]]:
+def _imports(nodes: list[ast.AST]) -> dict[str, tuple[str, str]]:
     """Each name the file imports: a module (``import subprocess as sp``: sp -> ("subprocess", ""))
-    or a function or class of one (``from subprocess import run``: run -> ("subprocess", "run"))."""
+    or a function or class of one (``from subprocess import run``: run -> ("subprocess", "run")).
+    ``nodes``: ``pyast.walk``'s, or a part of them that holds every import, in its order (a later
+    import wins)."""
     names: dict[str, tuple[str, str]] = {}
-    for node in pyast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import):
             for a in node.names:
                 names[a.asname or a.name.split(".")[0]] = (a.name if a.asname else a.name.split(".")[0], "")

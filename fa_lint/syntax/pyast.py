@@ -13,9 +13,10 @@ import itertools
 import re
 import warnings
 from collections import defaultdict, deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from fa_lint.model import ParseProblem
+from fa_lint.syntax.identifiers import as_python_reads
 from fa_lint.syntax.text import PYTHON_LINES, TextIndex, line_starts
 
 _QUOTE = re.compile(r"[rRuUbBfF]*('''|\"\"\"|'|\")")
@@ -30,9 +31,20 @@ class PythonIndex(TextIndex):
     as the tokenizer breaks them (a lone "\r" ends one, a form feed does not), fa-lint's end at "\n"
     (see ``syntax.text``), so positions cross over as offsets."""
 
-    def __init__(self, path: str, text: str) -> None:
-        super().__init__(path, text)
-        self.python_starts = line_starts(text, PYTHON_LINES)
+    @functools.cached_property
+    def python_starts(self) -> list[int]:
+        """Where each of Python's lines starts (made when first asked: most files read have no
+        position to place); where the text holds no "\r", Python's lines are ``TextIndex``'s."""
+        if "\r" in self.text:
+            return line_starts(self.text, PYTHON_LINES)
+        return self._starts.tolist()
+
+    @functools.cached_property
+    def reads(self) -> tuple[str, list[int]]:
+        """The text as Python reads its names (``identifiers.as_python_reads``: NFKC where that can
+        add a word), and where Python's lines start in it."""
+        text = as_python_reads(self.text)
+        return text, self.python_starts if text is self.text else line_starts(text, PYTHON_LINES)
 
     def python_line(self, line: int) -> int:
         """The offset where Python's 1-based ``line`` starts (clamped to the text)."""
@@ -129,13 +141,18 @@ def walk(tree: ast.AST) -> Iterator[ast.AST]:
         yield node
 
 
-class Flow:
-    """Names and the expressions assigned or added to them, anywhere in the tree."""
+ADDS = ("append", "extend", "add")  # what adds to a name: ``reqs.append(...)``
 
-    def __init__(self, tree: ast.AST) -> None:
+
+class Flow:
+    """Names and the expressions assigned or added to them, anywhere in the tree. ``nodes``: the
+    tree's ``walk``, or the part of it that holds every statement and every call of one of ``ADDS``
+    (``pylines.walk``), in its order."""
+
+    def __init__(self, tree: ast.AST, nodes: Iterable[ast.AST] | None = None) -> None:
         self.values: dict[str, list[tuple[ast.expr, str | None]]] = defaultdict(list)
         self.functions: set[str] = set()
-        for node in walk(tree):  # one walk for both (issue 41)
+        for node in walk(tree) if nodes is None else nodes:  # one walk for both (issue 41)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions.add(node.name)
             elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
@@ -150,7 +167,7 @@ class Flow:
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
                 and isinstance(node.func.value, ast.Name)
-                and node.func.attr in ("append", "extend", "add")
+                and node.func.attr in ADDS
             ):
                 for arg in node.args:
                     self.values[node.func.value.id].append((arg, None))
