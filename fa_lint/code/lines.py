@@ -10,6 +10,7 @@ that holds none of these is an import renamed with ``as`` (``from flash_attn imp
 flash_attn_with_kvcache as kv``): its lines are added once the imports are known
 (``code.python``). A node whose lines hold none is neither a use nor above one, and is not walked:
 most of a file is such code, and its walk cost as much as Python's parse of the file.
+``fa_lint.syntax.pylines.holds`` says which nodes hold a line.
 
 A superset is harmless (a line holding ``important`` is walked for nothing), so the search is a
 plain substring search over the text, strings and comments included.
@@ -17,7 +18,6 @@ plain substring search over the text, strings and comments included.
 
 from __future__ import annotations
 
-import ast
 import bisect
 from collections.abc import Iterable
 
@@ -38,21 +38,6 @@ def holding(index: PythonIndex, needles: Iterable[str]) -> list[int]:
             found.add(bisect.bisect_right(starts, at))
             at = text.find(needle, at + len(needle))
     return sorted(found)
-
-
-def reaches(node: ast.AST, lines: list[int]) -> bool:
-    """Whether the node's lines hold one of ``lines``: from its first decorator, for a decorated
-    definition (a decorator stands above the ``def`` line ast gives the node), to its last line.
-    A node ast gives no position (the arguments, a comprehension, a ``with`` item) reaches."""
-    first = getattr(node, "lineno", None)
-    if first is None:
-        return True
-    last = getattr(node, "end_lineno", None) or first
-    decorators = getattr(node, "decorator_list", None)
-    if decorators:
-        first = min(first, decorators[0].lineno)
-    i = bisect.bisect_left(lines, first)
-    return i < len(lines) and lines[i] <= last
 
 
 def named(name: str) -> bool:

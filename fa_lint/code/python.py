@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 from fa_lint._records import NamedTuple
 from fa_lint.code.fa3_imports import catches, fa3_imports
-from fa_lint.code.lines import NEEDLES, holding, reaches
+from fa_lint.code.lines import NEEDLES, holding
 from fa_lint.code.lines import named as needed
 from fa_lint.code.uses import (
     ATTN,
@@ -43,6 +43,7 @@ from fa_lint.syntax import pyast
 from fa_lint.syntax.identifiers import as_python_reads
 from fa_lint.syntax.pyast import PythonIndex
 from fa_lint.syntax.pyast import children as _children
+from fa_lint.syntax.pylines import holds
 
 KVCACHE = "flash_attn_with_kvcache"
 VARLEN = "flash_attn_varlen_func"
@@ -134,7 +135,7 @@ class _Reader:
             if whole or isinstance(node, ast.JoinedStr):
                 stack += [(child, s, True) for child, s in inner]
             else:
-                stack += [(child, s, False) for child, s in inner if reaches(child, held)]
+                stack += [(child, s, False) for child, s in inner if holds(held, child)]
 
     def _note(self, node: ast.AST, scope: _Scope) -> None:
         """What one node adds: an import's names, a script option, or a node a use can be."""
