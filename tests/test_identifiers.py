@@ -80,3 +80,11 @@ def test_a_word_the_normalised_text_holds_the_reading_holds(text: str) -> None:
             assert word.decode() in read, (text, word)
     if prefilter.wanted_text(normalised):  # what Python's reading of the file holds, the search finds
         assert prefilter.wanted_text(text), text
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(st.lists(_POOL, max_size=12).map("".join), st.sampled_from([b"", b"\xc3", b"\xff\xfe", b"\xe2\x82"]))
+def test_the_bytes_search_agrees_with_the_text_search(text: str, junk: bytes) -> None:
+    """``wanted`` on a file's bytes answers as ``wanted_text`` on its text (UTF-8, bad bytes replaced)."""
+    data = junk + text.encode("utf-8") + junk
+    assert prefilter.wanted(data) == prefilter.wanted_text(data.decode("utf-8", "replace"))

@@ -70,7 +70,11 @@ def wanted(data: bytes) -> bool:
     if text is None:
         if data.isascii():
             return False  # the common case: what Python reads is these bytes
+        # UTF-8: the text holds a word as written where its bytes do (no ASCII byte is part of another
+        # character, a replaced one included), so only normalising can add one
         text = data.decode("utf-8", "replace")
+        read = as_python_reads(text)
+        return read is not text and _holds(read.encode("utf-8", "surrogatepass"))
     return wanted_text(text)
 
 

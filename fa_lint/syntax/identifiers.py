@@ -10,7 +10,7 @@ import re
 
 # What a word searched for is made of: ASCII letters, digits, "_" and "-" (command-line flags).
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
-_NON_ASCII = re.compile("[^\x00-\x7f]")
+_ASCII_RUNS = re.compile("[\x00-\x7f]+")  # taken out, what is left is the non-ASCII characters
 # A non-ASCII character -> whether its NFKC form holds a word character ("\ufb02" -> "fl": yes; a CJK
 # ideograph or "\uff0c", a full-width comma: no). Unicode bounds it.
 _GIVES_WORD: dict[str, bool] = {}
@@ -28,7 +28,7 @@ def as_python_reads(text: str) -> str:
         return text
     import unicodedata  # only for a text that is not ASCII
 
-    for c in set(_NON_ASCII.findall(text)):
+    for c in set(_ASCII_RUNS.sub("", text)):  # (half the cost of a list of each one found)
         gives = _GIVES_WORD.get(c)
         if gives is None:
             gives = _GIVES_WORD[c] = not _WORD.isdisjoint(unicodedata.normalize("NFKC", c))
