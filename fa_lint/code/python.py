@@ -40,7 +40,6 @@ from fa_lint.code.uses import (
 from fa_lint.kb import exports
 from fa_lint.model import ParseProblem
 from fa_lint.syntax import pyast
-from fa_lint.syntax.identifiers import as_python_reads
 from fa_lint.syntax.pyast import PythonIndex
 from fa_lint.syntax.pyast import children as _children
 from fa_lint.syntax.pylines import holds
@@ -71,7 +70,7 @@ def read(path: str, text: str) -> list[Use]:
     index = PythonIndex(path, text)
     # Only the lines a use can be on are walked (code.lines); a text whose identifiers NFKC changes
     # (PEP 3131) is walked whole, since its words can be written otherwise.
-    wanted = holding(index, NEEDLES) if as_python_reads(text) is text else None
+    wanted = holding(index, NEEDLES) if index.reads[0] is index.text else None
     try:
         tree = pyast.parse(index, "Python file")
     except ValueError:  # a NUL byte, on the Pythons whose parser says so with ValueError
