@@ -25,6 +25,7 @@ from fa_lint.code import lines, prefilter, python
 from fa_lint.code.uses import ATTN, CALL, IMPORT, KERNEL, PAGED
 from fa_lint.kb import exports
 from fa_lint.syntax import pyast
+from fa_lint.syntax.pylines import word_lines
 from tests.conftest import REPO, lint
 from tests.fuzz import code_inputs
 
@@ -410,13 +411,13 @@ def test_code_without_a_word_is_not_walked() -> None:
     )
     index = pyast.PythonIndex("app.py", text)
     tree = ast.parse(text)
-    wanted = lines.holding(index, lines.NEEDLES)
+    wanted = word_lines(index, lines.NEEDLES, names=False)
     pruned, whole = python._Reader(index, tree, wanted), python._Reader(index, tree, None)
     assert [u.name for u in pruned.uses()] == ["sdpa"] == [u.name for u in whole.uses()]
     assert pruned.visited * 10 < whole.visited  # the sixty helpers' bodies are passed over
 
 
-def test_a_name_python_normalises_is_read_with_the_whole_tree_walked() -> None:
+def test_a_name_python_normalises_is_found_on_its_line() -> None:
     text = (
         _BULK
         + "\nfrom transformers import AutoModel\nm = AutoModel.from_pretrained('x', \ufb02=1, attn_implementation='sdpa')\n"

@@ -13,31 +13,16 @@ most of a file is such code, and its walk cost as much as Python's parse of the 
 ``fa_lint.syntax.pylines.holds`` says which nodes hold a line.
 
 A superset is harmless (a line holding ``important`` is walked for nothing), so the search is a
-plain substring search over the text, strings and comments included.
+plain substring search (``pylines.word_lines(..., names=False)``: a word is part of longer names,
+``init_continuous_batching``), strings and comments included.
 """
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Iterable
-
 from fa_lint.code.prefilter import WORDS
-from fa_lint.syntax.pyast import PythonIndex
 
 _OTHERS = ("import", "add_argument", "from_pretrained", "modules", "setattr")
 NEEDLES = (*(w.decode() for w in WORDS), *_OTHERS)
-
-
-def holding(index: PythonIndex, needles: Iterable[str]) -> list[int]:
-    """Python's 1-based numbers of the lines that hold a needle, in order (the lines ast numbers)."""
-    text, starts = index.text, index.python_starts
-    found: set[int] = set()
-    for needle in needles:
-        at = text.find(needle)
-        while at >= 0:
-            found.add(bisect.bisect_right(starts, at))
-            at = text.find(needle, at + len(needle))
-    return sorted(found)
 
 
 def named(name: str) -> bool:

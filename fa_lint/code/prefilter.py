@@ -37,7 +37,7 @@ WORDS = (
     b"flash_attn_interface",  # FA3's own module (fa_lint.code.fa3_imports)
 )
 # Pieces one of which every word holds, each with the words that hold it: a substring test each (the
-# bytes type's own fast search, many times quicker than the alternation above, which tries each word
+# bytes type's own fast search, many times quicker than one pattern of the words, which tries each word
 # at each offset, and on a file that holds a common piece such as "paged" cost more than reading it).
 # Most files have no piece; a file with one is searched for that piece's words only.
 PIECES = (
@@ -72,16 +72,17 @@ def wanted(data: bytes) -> bool:
             return False  # the common case: what Python reads is these bytes
         # UTF-8: the text holds a word as written where its bytes do (no ASCII byte is part of another
         # character, a replaced one included), so only normalising can add one
-        text = data.decode("utf-8", "replace")
-        read = as_python_reads(text)
-        return read is not text and _holds(read.encode("utf-8", "surrogatepass"))
+        return _normalised(data.decode("utf-8", "replace"))
     return wanted_text(text)
 
 
 def wanted_text(text: str) -> bool:
     """Whether decoded text holds a word some use needs, its identifiers read as Python reads them."""
-    if _holds(text.encode("utf-8", "surrogatepass")):
-        return True
+    return _holds(text.encode("utf-8", "surrogatepass")) or _normalised(text)
+
+
+def _normalised(text: str) -> bool:
+    """Whether the text as Python reads its names holds a word the text as written does not."""
     read = as_python_reads(text)
     return read is not text and _holds(read.encode("utf-8", "surrogatepass"))
 

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 from fa_lint._records import NamedTuple
 from fa_lint.code.fa3_imports import catches, fa3_imports
-from fa_lint.code.lines import NEEDLES, holding
+from fa_lint.code.lines import NEEDLES
 from fa_lint.code.lines import named as needed
 from fa_lint.code.uses import (
     ATTN,
@@ -42,7 +42,7 @@ from fa_lint.model import ParseProblem
 from fa_lint.syntax import pyast
 from fa_lint.syntax.pyast import PythonIndex
 from fa_lint.syntax.pyast import children as _children
-from fa_lint.syntax.pylines import holds
+from fa_lint.syntax.pylines import holds, word_lines
 
 KVCACHE = "flash_attn_with_kvcache"
 VARLEN = "flash_attn_varlen_func"
@@ -68,9 +68,7 @@ _RAISES_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesR
 
 def read(path: str, text: str) -> list[Use]:
     index = PythonIndex(path, text)
-    # Only the lines a use can be on are walked (code.lines); a text whose identifiers NFKC changes
-    # (PEP 3131) is walked whole, since its words can be written otherwise.
-    wanted = holding(index, NEEDLES) if index.reads[0] is index.text else None
+    wanted = word_lines(index, NEEDLES, names=False)  # only the lines a use can be on are walked (code.lines)
     try:
         tree = pyast.parse(index, "Python file")
     except ValueError:  # a NUL byte, on the Pythons whose parser says so with ValueError
@@ -78,8 +76,8 @@ def read(path: str, text: str) -> list[Use]:
     if isinstance(tree, ParseProblem):
         return []
     reader = _Reader(index, tree, wanted)
-    if wanted is not None and reader.renamed:
-        more = set(holding(index, reader.renamed)).difference(wanted)
+    if reader.renamed:
+        more = set(word_lines(index, reader.renamed, names=False)).difference(wanted)
         if more:  # uses written with a renamed import's own name: walked again, with their lines
             reader = _Reader(index, tree, sorted(more.union(wanted)))
     found = list(reader.uses())

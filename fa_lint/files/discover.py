@@ -208,13 +208,9 @@ def _sniff_python(path: str) -> bool:
     return len(data) <= CODE_BYTES and (prefilter.wanted(data) or installs(data))
 
 
-def sniff(path: str, fmt: str) -> bool:
+def _sniff(path: str, fmt: str, heads: dict[str, str]) -> bool:
     """Whether the head of a candidate file shows it is the format its name suggests. An exception in
     a sniff is fa-lint's bug, not the file's: the file is read, and its reader says what it can."""
-    return _sniff(path, fmt, {})
-
-
-def _sniff(path: str, fmt: str, heads: dict[str, str]) -> bool:
     try:
         return _sniffed(path, fmt, heads)
     except Exception:

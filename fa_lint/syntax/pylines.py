@@ -27,10 +27,11 @@ STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
 _IDENTIFIER = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
-def word_lines(index: PythonIndex, words: Iterable[str]) -> list[int]:
+def word_lines(index: PythonIndex, words: Iterable[str], *, names: bool = True) -> list[int]:
     """Python's numbers (``ast``'s ``lineno``) of the lines where one of ``words`` is written as a name
-    (no ASCII letter, digit or "_" either side), sorted. Searched in the text as Python reads its names
-    (NFKC: a full-width ``run`` is ``run``); where normalising would move a line break, every line."""
+    (no ASCII letter, digit or "_" either side; with ``names=False``, anywhere, as part of a longer
+    name too), sorted. Searched in the text as Python reads its names (NFKC: a full-width ``run`` is
+    ``run``); where normalising would move a line break, every line."""
     text, starts = index.reads
     if len(starts) != len(index.python_starts):
         return list(range(1, len(index.python_starts) + 1))
@@ -39,7 +40,9 @@ def word_lines(index: PythonIndex, words: Iterable[str]) -> list[int]:
         at = text.find(word)
         while at >= 0:
             end = at + len(word)
-            if (at == 0 or text[at - 1] not in _IDENTIFIER) and text[end : end + 1] not in _IDENTIFIER:
+            if not names or (
+                (at == 0 or text[at - 1] not in _IDENTIFIER) and text[end : end + 1] not in _IDENTIFIER
+            ):
                 found.add(bisect.bisect_right(starts, at))
             at = text.find(word, end)
     return sorted(found)
