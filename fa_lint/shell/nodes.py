@@ -139,16 +139,15 @@ class Openers:
             first, last = nodes[0].start_byte, nodes[0].end_byte
         else:
             first, last = min(n.start_byte for n in nodes), max(n.end_byte for n in nodes)
-        at = bisect.bisect_left(starts, self.chunk.index(first))  # (``holds``, inlined: on every word)
-        return at < len(starts) and self.ends[at] <= self.chunk.index(last)
+        return self.holds(self.chunk.index(first), self.chunk.index(last))
 
     def holds(self, start: int, end: int) -> bool:
-        """Whether ``text[start:end]`` holds one: the first one at or after ``start`` ends by ``end``.
-        No later one can where it does not: they never overlap, so each later one starts where the
-        first ends or after, past ``end``."""
-        assert self.starts is not None
-        at = bisect.bisect_left(self.starts, start)
-        return at < len(self.starts) and self.ends[at] <= end
+        """Whether ``text[start:end]`` holds one (once ``within`` has found them): the first one at or
+        after ``start`` ends by ``end``. No later one can where it does not: they never overlap, so
+        each later one starts where the first ends or after, past ``end``."""
+        starts = self.starts or []
+        at = bisect.bisect_left(starts, start)
+        return at < len(starts) and self.ends[at] <= end
 
 
 def last_command(node: Node) -> Node | None:
