@@ -88,3 +88,22 @@ def test_the_bytes_search_agrees_with_the_text_search(text: str, junk: bytes) ->
     """``wanted`` on a file's bytes answers as ``wanted_text`` on its text (UTF-8, bad bytes replaced)."""
     data = junk + text.encode("utf-8") + junk
     assert prefilter.wanted(data) == prefilter.wanted_text(data.decode("utf-8", "replace"))
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(
+    st.lists(st.one_of(_POOL, st.sampled_from(["\udcc3", "\udce2\udc82", "\udcff", "\udca9"])), max_size=14)
+)
+def test_bad_bytes_between_characters_change_no_answer(pieces: list[str]) -> None:
+    """Bad bytes anywhere (here between the characters too, where taking out the ASCII bytes can join
+    them into a character the text does not have): the bytes search still answers as the text search."""
+    data = "".join(pieces).encode("utf-8", "surrogateescape")
+    assert prefilter.wanted(data) == prefilter.wanted_text(data.decode("utf-8", "replace"))
+
+
+def test_a_character_the_bad_bytes_make_costs_a_look_and_finds_no_word() -> None:
+    # b"\xef" + "x" + b"\xac\x82" is no character in the text, but without the "x" it is "\ufb02" ("fl")
+    data = b"\xefx\xac\x82ash_attn_with_kvcache = 1\n"
+    assert "\ufb02" not in data.decode("utf-8", "replace")
+    assert not prefilter.wanted(data)
+    assert prefilter.wanted("\ufb02ash_attn_with_kvcache = 1\n".encode())

@@ -66,8 +66,9 @@ def grammar() -> object:
 
 # Runs of non-ASCII characters of one UTF-8 width (2, 3, 4 bytes: the group's number plus one). Between
 # them a byte is a character, so a script's map from bytes to characters is one entry a run, not one a
-# character (a Chinese comment is a few runs; the map per character cost a call each).
-_WIDE = re.compile("([\x80-\u07ff]+)|([\u0800-\uffff]+)|([\U00010000-\U0010ffff]+)")
+# character (a Chinese comment is a few runs; the map per character cost a call each). Compiled when
+# first met (re's cache): its classes of wide ranges cost 5 ms to compile, each run, ASCII scripts too.
+_WIDE = "([\x80-\u07ff]+)|([\u0800-\uffff]+)|([\U00010000-\U0010ffff]+)"
 
 
 # An escaped < or > standing alone, as in `[ "$v" \< "3.0" ]` (a string comparison).
@@ -115,7 +116,7 @@ class Chunk:
         if not ascii_only:
             self._chars = []
             shift = 0
-            for m in _WIDE.finditer(seen):
+            for m in re.finditer(_WIDE, seen):
                 start, count, width = m.start(), m.end() - m.start(), (m.lastindex or 1) + 1
                 self._chars.append(start)
                 self._bytes.append(start + shift)

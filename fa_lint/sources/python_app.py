@@ -52,16 +52,22 @@ _KEYWORDS = ("instance_type", "accelerator_type", "gpu_type_id", "resources", "c
 # flash-attn, and a call fa_lint.sources.python_commands reads (bytes, searched before the file is
 # decoded: fa_lint.files.discover). Here, so that the check costs no import of the shell model.
 _RUNNER_BYTES = (b"subprocess", b"system(", b"popen(", b"getoutput", b"RunConfig", b"Task(")
-_FLASH_BYTES = re.compile(rb"flash[-_]?attn|flash-attention", re.I)
-_FLASH_TEXT = re.compile(_FLASH_BYTES.pattern.decode(), re.I)
+# flash-attn's names, in any case. On bytes, searched in the bytes made lower case: bytes.lower()
+# folds ASCII letters only, as re.I does for a bytes pattern, and a pattern without re.I starts with a
+# fast search for its "flash" (with re.I it is tried at each offset: a third of a repository's
+# discovery, on files of megabytes).
+_FLASH_LOWER = re.compile(rb"flash[-_]?attn|flash-attention")
+_FLASH_TEXT = re.compile(_FLASH_LOWER.pattern.decode(), re.I)
 _RUNNER_TEXT = tuple(w.decode() for w in _RUNNER_BYTES)
 
 
 def installs(data: bytes) -> bool:
     """Whether a Python file's bytes may hold an install of flash-attn through one of these calls."""
-    if b"install" not in data or not any(word in data for word in _RUNNER_BYTES):
-        return False
-    return _FLASH_BYTES.search(data) is not None
+    if b"install" in data:
+        for word in _RUNNER_BYTES:  # (a loop, not any(): this runs for each Python file of a repository)
+            if word in data:
+                return _FLASH_LOWER.search(data.lower()) is not None
+    return False
 
 
 def installs_text(text: str) -> bool:
@@ -76,17 +82,17 @@ def sniff(head: str, *, complete: bool) -> bool:
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
-    import ast
-
-    from fa_lint.model import ParseProblem
-    from fa_lint.sources import python_commands
-    from fa_lint.syntax import pyast, pylines
-    from fa_lint.syntax.pyast import PythonIndex
-
     app = _IMPORTS.search(text[:HEAD]) is not None
     commands = not test_file(path) and installs_text(text)
     if not app and not commands:
-        return  # picked for the code layer's words (fa_lint.code) only: nothing here
+        return  # picked for the code layer's words (fa_lint.code) only: nothing here, nothing imported
+    import ast
+
+    from fa_lint.model import ParseProblem
+    from fa_lint.sources import python_commands  # (the shell model: a run with no script never loads it)
+    from fa_lint.syntax import pyast, pylines
+    from fa_lint.syntax.pyast import PythonIndex
+
     index = PythonIndex(path, text)
     tree = pyast.parse(index, "Python file")
     if isinstance(tree, ParseProblem):

@@ -7,6 +7,7 @@ file's distinct non-ASCII characters, whether normalising can add a word at all.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 # What a word searched for is made of: ASCII letters, digits, "_" and "-" (command-line flags).
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
@@ -26,12 +27,21 @@ def as_python_reads(text: str) -> str:
     """
     if text.isascii():
         return text
-    import unicodedata  # only for a text that is not ASCII
+    if adds_word(set(_ASCII_RUNS.sub("", text))):  # (half the cost of a list of each one found)
+        import unicodedata
 
-    for c in set(_ASCII_RUNS.sub("", text)):  # (half the cost of a list of each one found)
+        return unicodedata.normalize("NFKC", text)
+    return text
+
+
+def adds_word(chars: Iterable[str]) -> bool:
+    """Whether one of these characters is one whose NFKC form holds a word character."""
+    for c in chars:
         gives = _GIVES_WORD.get(c)
         if gives is None:
+            import unicodedata  # only for a text that is not ASCII
+
             gives = _GIVES_WORD[c] = not _WORD.isdisjoint(unicodedata.normalize("NFKC", c))
         if gives:
-            return unicodedata.normalize("NFKC", text)
-    return text
+            return True
+    return False
