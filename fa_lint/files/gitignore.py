@@ -227,10 +227,27 @@ class _Automaton:
         return -1 in states
 
 
+class _Regex:
+    """A glob's regex, compiled when a path is first tried against it: a project's .gitignore has
+    dozens of lines, most never tried (the index of needles picks a few), and compiling them all
+    cost more than the rest of reading it."""
+
+    __slots__ = ("_compiled", "source")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._compiled: re.Pattern[str] | None = None
+
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        if self._compiled is None:
+            self._compiled = re.compile(self.source, re.S)
+        return self._compiled.fullmatch(text)
+
+
 class Pattern(NamedTuple):
     """One .gitignore line, compiled."""
 
-    match: re.Pattern[str] | _Automaton | None  # None: a glob git never matches
+    match: _Regex | _Automaton | None  # None: a glob git never matches
     literal: str | None  # the name itself, for a basename pattern with no wildcard
     negated: bool
     dir_only: bool
@@ -282,7 +299,7 @@ def compile_line(line: str) -> Pattern | None:
         literal = "".join(re.sub(r"\\(.)", r"\1", t, flags=re.S) for t in tokens)
         return Pattern(None, literal, negated, dir_only, basename)
     if _linear(tokens):
-        regex: re.Pattern[str] | _Automaton = re.compile("".join(_WILD.get(t, t) for t in tokens), re.S)
+        regex: _Regex | _Automaton = _Regex("".join(_WILD.get(t, t) for t in tokens))
     else:
         regex = _Automaton(tokens)
     return Pattern(regex, None, negated, dir_only, basename, _needle(tokens))

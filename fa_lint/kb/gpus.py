@@ -32,15 +32,66 @@ def _doc() -> dict[str, Any]:
 
 
 @functools.cache
-def _patterns() -> tuple[tuple[re.Pattern[str], Gpu], ...]:
+def _rows() -> tuple[tuple[str, str, Gpu], ...]:
+    """Each name pattern of gpus.json (a fragment of a regex), the text every match of it holds, and
+    its GPU, in the file's order."""
     doc = _doc()
-    out = []
+    out: list[tuple[str, str, Gpu]] = []
     for row in doc["gpus"]:
         major, minor = row["cc"].split(".")
         gpu = Gpu(row["name"], (int(major), int(minor)), doc["sources"][row["source"]], row.get("cpu", ""))
-        for m in row["match"]:
-            out.append((re.compile(rf"(?<![a-z0-9])(?:{m})(?![a-z0-9])"), gpu))
+        out.extend((m, held(m), gpu) for m in row["match"])
     return tuple(out)
+
+
+@functools.cache
+def _compiled(fragment: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![a-z0-9])(?:{fragment})(?![a-z0-9])")
+
+
+_META = frozenset("\\[](){}|?*+.^$")
+
+
+def held(fragment: str) -> str:
+    """The longest text every match of a regex fragment holds: a run of plain characters written at its
+    top level (outside groups and classes) with no quantifier on its last one; "" where the fragment
+    has a ``|`` at its top level, or no such run.
+
+    A name is looked for with each of gpus.json's 122 patterns, and compiling them all cost 15 ms a
+    run, most of a run's regex compiling; a pattern whose text is not in the name cannot match it, and
+    is never compiled. (Written by hand: ``re`` gives no way to ask a pattern what it must match short
+    of its own parser, which costs what compiling does.)
+    """
+    runs: list[str] = []
+    run = ""
+    depth = 0
+    i = 0
+    while i < len(fragment):
+        c = fragment[i]
+        i += 1
+        if c == "\\":
+            i += 1  # an escape, and what it escapes: no plain character
+        elif c == "[":
+            end = fragment.find("]", i + 1)  # (a "]" just after "[" is a member)
+            i = len(fragment) if end < 0 else end + 1
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return ""
+        elif c in "?*+{" and depth == 0:
+            run = run[:-1]  # the character before is optional or repeated (a "+" at least once: dropped too)
+            if c == "{":
+                end = fragment.find("}", i)
+                i = len(fragment) if end < 0 else end + 1
+        elif c not in _META and depth == 0:
+            run += c
+            continue
+        runs.append(run)
+        run = ""
+    runs.append(run)
+    return max(runs, key=len)
 
 
 def _normal(text: str) -> str:
@@ -51,7 +102,7 @@ def named(text: str) -> Gpu | None:
     """The one GPU a label or product name names (``a100``, ``NVIDIA-A100-SXM4-80GB``,
     ``nvidia-tesla-t4``, ``H100:8``); None when it names none, or several."""
     norm = _normal(text)
-    found = {gpu for pattern, gpu in _patterns() if pattern.search(norm)}
+    found = {gpu for fragment, text_, gpu in _rows() if text_ in norm and _compiled(fragment).search(norm)}
     return found.pop() if len(found) == 1 else None
 
 
@@ -114,7 +165,7 @@ def instance(text: str) -> Gpu | None:
     if row is None or row["gpu"] is None:
         return None
     doc = _doc()
-    gpu = next(g for p, g in _patterns() if g.name == row["gpu"])
+    gpu = next(g for _, _, g in _rows() if g.name == row["gpu"])
     return gpu._replace(source=f"{gpu.source}; {doc['sources'][row['source']]}")
 
 
@@ -143,5 +194,5 @@ def runner_tag(text: str) -> Gpu | None:
     row = next((r for r in doc.get("runner_tags", ()) if r["tag"] == text.strip().lower()), None)
     if row is None:
         return None
-    gpu = next(g for _, g in _patterns() if g.name == row["gpu"])
+    gpu = next(g for _, _, g in _rows() if g.name == row["gpu"])
     return gpu._replace(source=f"{gpu.source}; {doc['sources'][row['source']]}")
