@@ -194,3 +194,16 @@ def test_a_clean_run_loads_no_comment_scanner(tmp_path: Path) -> None:
     assert not _within(_loaded(tmp_path, dirty, "requirements.txt"), {"fa_lint.syntax.comments"})
     waived = {"requirements.txt": "flash-attn==2.4.2  # noqa: FAL009\n"}
     assert _within(_loaded(tmp_path, waived, "requirements.txt"), {"fa_lint.syntax.comments"})
+
+
+def test_python_with_a_word_and_no_install_loads_no_shell_model(tmp_path: Path) -> None:
+    # a *.py picked for the code layer's words is handed to python-app, which reads only a file that
+    # runs an install of flash-attn (or imports an app framework): the shell model stays unloaded
+    code = (
+        "from transformers import AutoModel\nm = AutoModel.from_pretrained('x', attn_implementation='sdpa')\n"
+    )
+    loaded = _loaded(tmp_path, {"train.py": code}, ".")
+    assert "fa_lint.code.python" in loaded  # the file was read by the code layer
+    assert not _within(loaded, {"fa_lint.shell", "fa_lint.sources.python_commands", "tree_sitter"})
+    runs = "import subprocess\nsubprocess.run(['pip', 'install', 'flash-attn==2.4.2'])\n"
+    assert "fa_lint.sources.python_commands" in _loaded(tmp_path, {"train.py": code + runs}, ".")
