@@ -207,3 +207,25 @@ def test_python_with_a_word_and_no_install_loads_no_shell_model(tmp_path: Path) 
     assert not _within(loaded, {"fa_lint.shell", "fa_lint.sources.python_commands", "tree_sitter"})
     runs = "import subprocess\nsubprocess.run(['pip', 'install', 'flash-attn==2.4.2'])\n"
     assert "fa_lint.sources.python_commands" in _loaded(tmp_path, {"train.py": code + runs}, ".")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "grammar", "reader"),
+    [
+        (
+            "setup.ps1",
+            "pip install flash-attn==2.4.2\n",
+            "tree_sitter_powershell",
+            "fa_lint.sources.powershell",
+        ),
+        ("setup.bat", "pip install flash-attn==2.4.2\r\n", "tree_sitter_batch", "fa_lint.sources.batch"),
+    ],
+)
+def test_a_windows_script_loads_its_grammar_without_its_package(
+    tmp_path: Path, name: str, text: str, grammar: str, reader: str
+) -> None:
+    # each grammar package's __init__ imports importlib.resources (zipfile, tempfile, shutil, pathlib)
+    # for a query fa-lint never reads: only its extension module is loaded
+    loaded = _loaded(tmp_path, {name: text}, name)
+    assert {"tree_sitter", reader} <= loaded  # the script was read with its grammar
+    assert not _within(loaded, NEVER | STACKS | {grammar})

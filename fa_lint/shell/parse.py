@@ -34,31 +34,31 @@ def _parser() -> Parser:
     return tree_sitter.Parser(tree_sitter.Language(grammar()))
 
 
-def grammar() -> object:
-    """tree-sitter-bash's grammar, from the extension module of the package that holds it.
+def grammar(package: str = "tree_sitter_bash") -> object:
+    """A tree-sitter grammar (bash's, or ``tree_sitter_powershell``'s, ``tree_sitter_batch``'s), from
+    the extension module of the package that holds it.
 
-    The package's ``__init__`` imports importlib.resources for a highlight query fa-lint never reads,
-    and with it zipfile, tempfile, shutil and pathlib: about 13 ms on every run that reads a shell
-    script, more than reading a 500-line Dockerfile. So ``tree_sitter_bash._binding`` is loaded from
-    the package's folder as the import system loads it, without that ``__init__``; in any other
-    layout, the package is imported.
+    Each package's ``__init__`` imports importlib.resources for a highlight query fa-lint never reads,
+    and with it zipfile, tempfile, shutil and pathlib: about 13 ms on every run that reads a script,
+    more than reading a 500-line Dockerfile. So its ``_binding`` is loaded from the package's folder as
+    the import system loads it, without that ``__init__``; in any other layout, the package is
+    imported.
     """
+    import importlib
     import importlib.machinery
     import importlib.util
 
-    package = importlib.util.find_spec("tree_sitter_bash")
-    folders = (package.submodule_search_locations or []) if package else []
+    spec = importlib.util.find_spec(package)
+    folders = (spec.submodule_search_locations or []) if spec else []
     for path in (
         os.path.join(f, "_binding" + s) for f in folders for s in importlib.machinery.EXTENSION_SUFFIXES
     ):
-        spec = importlib.util.spec_from_file_location("tree_sitter_bash._binding", path)
-        if spec is not None and spec.loader is not None and os.path.isfile(path):
-            binding = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(binding)
+        found = importlib.util.spec_from_file_location(f"{package}._binding", path)
+        if found is not None and found.loader is not None and os.path.isfile(path):
+            binding = importlib.util.module_from_spec(found)
+            found.loader.exec_module(binding)
             return binding.language()
-    import tree_sitter_bash
-
-    return tree_sitter_bash.language()
+    return importlib.import_module(package).language()
 
 
 # --- positions -----------------------------------------------------------------------------------

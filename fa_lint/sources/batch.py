@@ -35,9 +35,10 @@ _BODIES = frozenset({"if_stmt", "for_stmt"})  # what runs in them may not run
 @functools.cache
 def _parser() -> Parser:
     import tree_sitter
-    import tree_sitter_batch
 
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_batch.language()))
+    from fa_lint.shell.parse import grammar  # (the extension module, without the package's __init__)
+
+    return tree_sitter.Parser(tree_sitter.Language(grammar("tree_sitter_batch")))
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:

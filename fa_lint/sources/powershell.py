@@ -53,9 +53,10 @@ _CD = frozenset({"cd", "chdir", "sl", "set-location", "pushd", "push-location", 
 @functools.cache
 def _parser() -> Parser:
     import tree_sitter
-    import tree_sitter_powershell
 
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_powershell.language()))
+    from fa_lint.shell.parse import grammar  # (the extension module, without the package's __init__)
+
+    return tree_sitter.Parser(tree_sitter.Language(grammar("tree_sitter_powershell")))
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
