@@ -229,3 +229,13 @@ def test_a_windows_script_loads_its_grammar_without_its_package(
     loaded = _loaded(tmp_path, {name: text}, name)
     assert {"tree_sitter", reader} <= loaded  # the script was read with its grammar
     assert not _within(loaded, NEVER | STACKS | {grammar})
+
+
+def test_a_workflow_loads_no_toml_reader(tmp_path: Path) -> None:
+    # the workflow reader names the installer-release setting of the build-settings module, which reads
+    # TOML tables: only its types come from the TOML reader, so neither it nor tomllib is loaded
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    flow = "on: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n      - run: pip install flash-attn==2.4.2\n"
+    loaded = _loaded(tmp_path, {".github/workflows/ci.yml": flow}, ".")
+    assert "fa_lint.sources.workflow" in loaded
+    assert not _within(loaded, {"tomllib", "fa_lint.syntax.tomldoc"})

@@ -6,11 +6,13 @@ release a project requires. Which keys each installer reads, since which release
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fa_lint.model import BuildConfig, Parsed, Setting, normalize
 from fa_lint.syntax.tables import WrongType, get, subtable, texts, typed, wrong_type
-from fa_lint.syntax.tomldoc import TomlDoc, TomlPath
+
+if TYPE_CHECKING:  # (a workflow reads INSTALLER only: no TOML reader, no tomllib, for it)
+    from fa_lint.syntax.tomldoc import TomlDoc, TomlPath
 
 # the kind of Setting that names an installer's release: name "uv", value as written ("==0.11.0")
 INSTALLER = "installer"
