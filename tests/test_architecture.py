@@ -66,11 +66,12 @@ LAYERS = {
     "fa_lint.code.command_lines": 3.2,
     "fa_lint.code.readers": 3.3,
     # which files, read how, loaded as a project: below what installs and the rules, which read what
-    # it loaded; git and the glob index < .gitignore < discover, read, includes < bounds < project < checkouts
+    # it loaded; git, the glob index and a .gitignore line compiled < .gitignore < discover, read, includes < bounds < project < checkouts
     "fa_lint.files": 3.9,
     "fa_lint.files.git": 3.9,  # running git with nothing the checkout configures able to run
     "fa_lint.files.needles": 3.9,  # many globs against many paths, indexed
     "fa_lint.files.shebang": 3.9,
+    "fa_lint.files.globs": 3.905,  # a .gitignore line compiled
     "fa_lint.files.gitignore": 3.91,
     "fa_lint.files.discover": 3.92,
     "fa_lint.files.read": 3.92,
