@@ -56,6 +56,11 @@ def test_every_match_of_a_pattern_holds_its_text(fragment: str) -> None:
         ("[ab]100", "100"),
         ("a\\d00", "00"),
         ("ab+c", "a"),  # "a" and "c" are each held (the first of the longest)
+        ("[\\]x]yz", "yz"),  # an escaped "]" does not end the class
+        ("[]x]yz", "yz"),  # nor one first in it
+        ("[^]x]yz", "yz"),
+        ("(?i)a100", ""),  # a flag changes what a plain character matches
+        ("a(?i:b)cd", "cd"),
     ],
 )
 def test_held_text(fragment: str, held: str) -> None:

@@ -50,6 +50,7 @@ def _compiled(fragment: str) -> re.Pattern[str]:
 
 
 _META = frozenset("\\[](){}|?*+.^$")
+_FLAGS = frozenset("aiLmsux-")
 
 
 def held(fragment: str) -> str:
@@ -62,6 +63,8 @@ def held(fragment: str) -> str:
     is never compiled. (Written by hand: ``re`` gives no way to ask a pattern what it must match short
     of its own parser, which costs what compiling does.)
     """
+    if fragment.startswith("(?") and fragment[2:3] in _FLAGS:
+        return ""  # (?i) and the like change what a plain character matches
     runs: list[str] = []
     run = ""
     depth = 0
@@ -69,29 +72,37 @@ def held(fragment: str) -> str:
     while i < len(fragment):
         c = fragment[i]
         i += 1
-        if c == "\\":
-            i += 1  # an escape, and what it escapes: no plain character
-        elif c == "[":
-            end = fragment.find("]", i + 1)  # (a "]" just after "[" is a member)
-            i = len(fragment) if end < 0 else end + 1
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
+        if c not in _META:
+            if depth == 0:
+                run += c
+                continue
         elif c == "|" and depth == 0:
             return ""
         elif c in "?*+{" and depth == 0:
             run = run[:-1]  # the character before is optional or repeated (a "+" at least once: dropped too)
-            if c == "{":
-                end = fragment.find("}", i)
-                i = len(fragment) if end < 0 else end + 1
-        elif c not in _META and depth == 0:
-            run += c
-            continue
+        i = _past(fragment, c, i)
+        depth += (c == "(") - (c == ")")
         runs.append(run)
         run = ""
     runs.append(run)
     return max(runs, key=len)
+
+
+def _past(fragment: str, c: str, i: int) -> int:
+    """Where ``held`` reads on after ``c`` (at ``i - 1``): past what an escape escapes, a class to its
+    "]" (one first, after a "^", is a member, and so is one escaped), a ``{m,n}`` to its "}"."""
+    if c == "\\":
+        return i + 1
+    if c == "[":
+        i += fragment[i : i + 1] == "^"
+        i += fragment[i : i + 1] == "]"
+        while i < len(fragment) and fragment[i] != "]":
+            i += 2 if fragment[i] == "\\" else 1
+        return i + 1
+    if c == "{":
+        end = fragment.find("}", i)
+        return len(fragment) if end < 0 else end + 1
+    return i
 
 
 def _normal(text: str) -> str:
