@@ -150,3 +150,44 @@ def test_the_alias_budget_holds_for_a_text_with_anchors() -> None:
     problem = yamldoc.load(TextIndex("x.yml", "a0: &a0 [x]\n" + levels))
     assert not isinstance(problem, yaml.Node) and problem is not None
     assert "aliases expand this document past" in problem.message
+
+
+# What fa-lint sent to PyYAML's composer before its pieces were searched one by one: the one pattern.
+_ONE_PATTERN = r"[\t\ufeff]|(?:^|[\s\[{,:?])&[0-9A-Za-z_-]|[|>][-+0-9]*#"
+_PIECES = [
+    "&",
+    "&&",
+    "&a",
+    "a",
+    "-",
+    "_",
+    " ",
+    "\t",
+    "\n",
+    "\u3000",
+    "\u00a0",
+    "\ufeff",
+    "[",
+    "{",
+    ",",
+    ":",
+    "?",
+    "|",
+    ">",
+    "+",
+    "1",
+    "#",
+    "x: ",
+    "- ",
+    "run: a && b",
+]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_pieces_searched_alone_find_what_the_one_pattern_found(seed: int) -> None:
+    import re
+
+    rng = random.Random(seed)
+    for _ in range(500):
+        text = "".join(rng.choice(_PIECES) for _ in range(rng.randrange(12)))
+        assert yamldoc._not_libyaml(text) == (re.search(_ONE_PATTERN, text) is not None), repr(text)
