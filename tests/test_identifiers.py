@@ -107,3 +107,10 @@ def test_a_character_the_bad_bytes_make_costs_a_look_and_finds_no_word() -> None
     assert "\ufb02" not in data.decode("utf-8", "replace")
     assert not prefilter.wanted(data)
     assert prefilter.wanted("\ufb02ash_attn_with_kvcache = 1\n".encode())
+
+
+def test_a_lone_surrogate_is_read_past() -> None:
+    # a file decoded with surrogateescape can hold lone surrogates: they give no word, a ligature does
+    assert as_python_reads("x = '\udcff'\n") == "x = '\udcff'\n"
+    text = "\udcff\n\ufb02ash_attn_with_kvcache()\n"
+    assert "flash_attn_with_kvcache" in as_python_reads(text)

@@ -96,7 +96,7 @@ class Chunk:
         # tree-sitter-bash knows no `\<` or `\>` operator in `[ "$v" \< "3.0" ]` and runs the lines
         # after it into one command; to the parser it is `==`, a test it knows, of the same length.
         seen = text if parse is None else parse
-        if "\\" in seen:
+        if "\\<" in seen or "\\>" in seen:  # (the pattern, a lookbehind first, is tried at each offset)
             seen = _ESCAPED_ANGLE.sub("==", seen)
         ascii_only = seen.isascii()
         # tree-sitter-bash 0.25 can read past its tables, and crash the process, on a "{" followed by
