@@ -14,7 +14,7 @@ names none of them and is passed over, as Python itself would not run it.
 
 from __future__ import annotations
 
-from fa_lint.syntax.identifiers import adds_word, as_python_reads
+from fa_lint.syntax.identifiers import adds_word, as_python_reads, non_ascii
 
 # Each word a reader in ``python`` or ``commands`` starts from (a superset is harmless: a file
 # that has one and no use costs a parse, nothing more).
@@ -52,9 +52,6 @@ PIECES = (
 _BY_PIECE = tuple((piece, tuple(w for w in WORDS if piece in w)) for piece in PIECES)
 
 
-_ASCII = bytes(range(128))
-
-
 def _holds(data: bytes) -> bool:
     # loops, not any() over generators: this runs once for each Python file of a repository
     for piece, words in _BY_PIECE:
@@ -75,11 +72,8 @@ def wanted(data: bytes) -> bool:
             return False  # the common case: what Python reads is these bytes
         # UTF-8: the text holds a word as written where its bytes do (no ASCII byte is part of another
         # character, a replaced one included), so only normalising can add one, and only where one of
-        # its characters can. Those are found in the bytes without their ASCII ones (a C-speed
-        # deletion, where taking them out of the decoded text is a pattern's work): a character of
-        # several bytes holds no ASCII byte, so each comes through whole; bad bytes may join into a
-        # character the text does not have, which costs a look at the text, nothing more.
-        if not adds_word(set(data.translate(None, _ASCII).decode("utf-8", "replace"))):
+        # its characters can (found in the bytes, not decoded text)
+        if not adds_word(non_ascii(data, "replace")):
             return False
         return _normalised(data.decode("utf-8", "replace"))
     return wanted_text(text)

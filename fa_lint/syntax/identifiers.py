@@ -26,14 +26,19 @@ def as_python_reads(text: str) -> str:
     """
     if text.isascii():
         return text
-    # its non-ASCII characters: its UTF-8 without the ASCII bytes (a C-speed deletion; no character of
-    # several bytes holds one), decoded again
-    wide = text.encode("utf-8", "surrogatepass").translate(None, _ASCII)
-    if adds_word(set(wide.decode("utf-8", "surrogatepass"))):
+    if adds_word(non_ascii(text.encode("utf-8", "surrogatepass"), "surrogatepass")):
         import unicodedata
 
         return unicodedata.normalize("NFKC", text)
     return text
+
+
+def non_ascii(data: bytes, errors: str) -> set[str]:
+    """The non-ASCII characters of UTF-8 bytes: the bytes without their ASCII ones (a C-speed deletion,
+    where taking them out of decoded text is a pattern's work; a character of several bytes holds no
+    ASCII byte, so each comes through whole), decoded. In bytes that are not UTF-8, bad bytes may join
+    into a character the text does not have: a superset, which costs a look at the text."""
+    return set(data.translate(None, _ASCII).decode("utf-8", errors))
 
 
 def adds_word(chars: Iterable[str]) -> bool:
