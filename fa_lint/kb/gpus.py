@@ -113,7 +113,7 @@ def named(text: str) -> Gpu | None:
     """The one GPU a label or product name names (``a100``, ``NVIDIA-A100-SXM4-80GB``,
     ``nvidia-tesla-t4``, ``H100:8``); None when it names none, or several."""
     norm = _normal(text)
-    found = {gpu for fragment, text_, gpu in _rows() if text_ in norm and _compiled(fragment).search(norm)}
+    found = {gpu for fragment, needs, gpu in _rows() if needs in norm and _compiled(fragment).search(norm)}
     return found.pop() if len(found) == 1 else None
 
 
