@@ -54,3 +54,15 @@ def test_names_in_any_case_are_found() -> None:
         assert python_app.installs(b'subprocess.run(["pip", "install", "' + name + b'"])\n'), name
     assert not python_app.installs(b'subprocess.run(["pip", "install", "flash"])\n')
     assert not python_app.installs(b'print("flash-attn")\n')  # no call that runs it
+
+
+def test_the_text_is_looked_at_as_its_bytes_are() -> None:
+    # setup.py and python-app ask of the decoded text what discovery asked of the bytes
+    for text in (
+        'subprocess.run(["pip", "install", "FLASH_ATTN"])\n',
+        'os.system("pip install flash-attention")\n',
+    ):
+        assert python_app.installs_text(text) and python_app.installs(text.encode())
+    assert not python_app.installs_text('print("install flash-attn")\n')  # no call that runs it
+    # only ASCII letters are folded, as a requirement's name is: a long s makes no flash-attn
+    assert not python_app.installs_text('subprocess.run(["pip", "install", "fla\u017fh-attn"])\n')

@@ -52,13 +52,11 @@ _KEYWORDS = ("instance_type", "accelerator_type", "gpu_type_id", "resources", "c
 # flash-attn, and a call fa_lint.sources.python_commands reads (bytes, searched before the file is
 # decoded: fa_lint.files.discover). Here, so that the check costs no import of the shell model.
 _RUNNER_BYTES = (b"subprocess", b"system(", b"popen(", b"getoutput", b"RunConfig", b"Task(")
-# flash-attn's names, in any case. On bytes, searched in the bytes made lower case: bytes.lower()
-# folds ASCII letters only, as re.I does for a bytes pattern, and a pattern without re.I starts with a
-# fast search for its "flash" (with re.I it is tried at each offset: a third of a repository's
-# discovery, on files of megabytes).
+# flash-attn's names, in any case, searched in the bytes made lower case: bytes.lower() folds ASCII
+# letters only, as re.I does for a bytes pattern, and a pattern without re.I starts with a fast search
+# for its "flash" (with re.I it is tried at each offset: a third of a repository's discovery, on files
+# of megabytes).
 _FLASH_LOWER = re.compile(rb"flash[-_]?attn|flash-attention")
-_FLASH_TEXT = re.compile(_FLASH_LOWER.pattern.decode(), re.I)
-_RUNNER_TEXT = tuple(w.decode() for w in _RUNNER_BYTES)
 
 
 def installs(data: bytes) -> bool:
@@ -71,10 +69,9 @@ def installs(data: bytes) -> bool:
 
 
 def installs_text(text: str) -> bool:
-    """``installs``, for the decoded text."""
-    if "install" not in text or not any(word in text for word in _RUNNER_TEXT):
-        return False
-    return _FLASH_TEXT.search(text) is not None
+    """``installs``, for the decoded text: the same search in its UTF-8. (A name is folded as ASCII:
+    a requirement's name is compared so, and no other letter's case makes one flash-attn's.)"""
+    return installs(text.encode("utf-8", "surrogatepass"))
 
 
 def sniff(head: str, *, complete: bool) -> bool:
