@@ -56,10 +56,11 @@ LAYERS = {
     "fa_lint.sources": 3,
     "fa_lint.kb.assess": 3,
     # what the project's code runs (uses), read from Python and command lines: uses < prefilter <
-    # python, commands < files
+    # screen, python, commands < files
     "fa_lint.code": 3.5,
     "fa_lint.code.uses": 3.1,
     "fa_lint.code.prefilter": 3.1,
+    "fa_lint.code.screen": 3.1,  # what each use needs in the text, before a parse
     "fa_lint.code.python": 3.2,
     "fa_lint.code.fa3_imports": 3.15,
     "fa_lint.code.lines": 3.15,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fa_lint.code.prefilter import wanted_text
+from fa_lint.code.screen import may_use
 from fa_lint.code.uses import Use
 
 # Formats whose text holds command lines (scripts, Dockerfile RUN/CMD/ENTRYPOINT, CI steps).
@@ -31,6 +32,8 @@ def _uses_of(path: str, source: str, text: str) -> list[Use]:
         return []
     # the readers load ast and their patterns: only for a file the byte search kept
     if source in PYTHON_FORMATS:
+        if not may_use(text):
+            return []  # its words are there, and none as a use needs it (code.screen)
         from fa_lint.code.python import read
 
         return read(path, text)  # in file order already (the same key as below)

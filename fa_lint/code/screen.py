@@ -1,0 +1,184 @@
+"""Which Python files with a word can hold a use at all, told from the text before it is parsed.
+
+The byte search (``prefilter``) keeps every file that names a word a use is written with; most of them
+hold none (issue 41: 233 of the 376 such files of ../shared/wholerepo's clones). The usual one names
+``attn_implementation`` with a value only a run knows (``attn_implementation=model_args.
+attn_implementation``, a parameter passed on), or names flash-attn without calling what the code layer
+reads. Each use ``code.python`` reads needs more than its word, and that more is plain text:
+
+- a call into flash-attn (``call``), a substitute put in its place (``substitute``) or a project's own
+  ``def flash_attn_with_kvcache`` (``custom``): the function's name, or flash-attn's module named as a
+  module (``flash_attn`` before no name character: an import, a ``sys.modules`` key) with
+  ``flash_attn_varlen_func`` or ``modules``;
+- an unguarded import of FA3's module (``import``): ``flash_attn_interface`` after no dot;
+- a Hub or local kernel (``kernel``, ``local-kernel``): ``kernels`` as a module and a loader's name;
+- the paged path and what keeps it off it (``paged``, ``not-paged``): transformers or TRL as a module
+  (their import is what makes the reader look) and the method, class, keyword or device that says it;
+- an attention implementation (``attn``): an ``attn_implementation`` bound to a value the reader can
+  know (``_binds``): a string, a name some line at the module's top level assigns, an attribute only
+  where the file has script options (``add_argument``: their defaults), or one that is called
+  (``set_attn_implementation(...)``) or annotated.
+
+The text searched is the text as Python reads its names (NFKC where that can add a word). A file kept
+for nothing costs its parse; a file passed over must hold no use: each condition is tested against the
+reader on generated files and on every Python file of ../shared (tests/test_code_screen.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+from fa_lint.syntax.identifiers import as_python_reads
+
+KVCACHE = "flash_attn_with_kvcache"
+VARLEN = "flash_attn_varlen_func"
+ATTN = "attn_implementation"  # its last characters: _attn_implementation, set_attn_implementation too
+_FLASH_ATTN = re.compile(r"flash_attn(?!\w)")
+_FA3 = re.compile(r"(?<![\w.])flash_attn_interface")
+_KERNELS = re.compile(r"kernels(?!\w)")
+_KERNEL_LOADERS = ("get_kernel", "get_locked_kernel", "get_local_kernel", "LayerRepository")
+_TRANSFORMERS = re.compile(r"transformers(?!\w)|(?<!\w)trl(?!\w)")
+# what a call of the paged path is named with: its methods (generate_batch, init_continuous_batching,
+# continuous_batching_context_manager), its classes (ContinuousBatchingManager, ...Config)
+_CALLED = ("generate_batch", "continuous_batching", "ContinuousBatching")
+# Between two tokens: blanks, comments, continued lines, and (inside brackets) line ends. Outside
+# brackets a line end ends the statement, and what follows cannot start with "=", "(", ":" or "."
+# in a file Python parses (one it cannot parse holds no use), so skipping it there finds nothing.
+_GAP = re.compile(r"(?:[ \t\f]+|\\(?:\r\n|\r|\n)|\r\n|\r|\n|#[^\r\n]*)*")
+_BLANKS = re.compile(r"(?:[ \t\f]+|\\(?:\r\n|\r|\n))*")  # within one line
+_NAME = re.compile(r"[^\W\d]\w*")
+_NAME_END = re.compile(r"\w*")
+# names that start an expression no reader takes for a string: constants that are not one, operators
+_NO_STRING = frozenset({"None", "True", "False", "lambda", "not", "await", "yield"})
+_ENDS = ("", ",", ")", "\n", "\r", "#", ";")  # where an expression of one name may end
+
+
+def may_use(text: str) -> bool:
+    """Whether a Python text with a word of ``prefilter.WORDS`` can hold a use ``code.python`` reads."""
+    said = as_python_reads(text)
+    if KVCACHE in said or _FA3.search(said):
+        return True
+    if (VARLEN in said or "modules" in said) and _FLASH_ATTN.search(said):
+        return True
+    if any(name in said for name in _KERNEL_LOADERS) and _KERNELS.search(said):
+        return True
+    if _TRANSFORMERS.search(said) and _paged(said):
+        return True
+    return _attention(said)
+
+
+def _paged(said: str) -> bool:
+    """What a use of the paged path or of what keeps it off needs, in a file importing transformers:
+    a method or class of continuous batching called, a keyword that asks for it, a model loaded with
+    ``device_map="cpu"`` (a device without the block table: a string, or a name bound to one)."""
+    if any(_called(said, word) for word in _CALLED):
+        return True
+    if "use_transformers_paged" in said or ("cache_implementation" in said and "paged" in said):
+        return True
+    if "from_pretrained" not in said or ("cpu" not in said and "mps" not in said):
+        return False
+    return _keyword(said, "device_map") or _keyword(said, "device")
+
+
+def _called(said: str, word: str) -> bool:
+    """Whether a name that holds ``word`` is called (``.generate_batch(``, ``ContinuousBatchingConfig(``)."""
+    at = said.find(word)
+    while at >= 0:
+        end = _past(_NAME_END, said, at + len(word))
+        after = _past(_GAP, said, end)
+        if said[after : after + 1] == "(":
+            return True
+        at = said.find(word, end)
+    return False
+
+
+def _keyword(said: str, word: str) -> bool:
+    """Whether ``word`` (a whole name) is bound to what may be a string: ``device="cpu"``."""
+    at = said.find(word)
+    while at >= 0:
+        end = at + len(word)
+        before, after = said[at - 1 : at] if at else "", said[end : end + 1]
+        if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+            i = _past(_GAP, said, end)
+            bound = said[i : i + 1] == "=" and said[i + 1 : i + 2] != "="
+            if bound and _value(said, _past(_GAP, said, i + 1)):
+                return True
+        at = said.find(word, end)
+    return False
+
+
+def _attention(said: str) -> bool:
+    options = "add_argument" in said  # attn_implementation=args.attn: the default of --attn
+    at = said.find(ATTN)
+    while at >= 0:
+        end = at + len(ATTN)
+        if _binds(said, end, options):
+            return True
+        at = said.find(ATTN, end)
+    return False
+
+
+def _binds(said: str, end: int, options: bool) -> bool:
+    """Whether the ``attn_implementation`` that ends at ``end`` can give the reader a value: a keyword
+    or an assignment target bound to one, a call, an annotation."""
+    after = said[end : end + 1]
+    if after.isalnum() or after == "_":
+        return False  # a longer name (attn_implementation_autoset)
+    i = _past(_GAP, said, end)
+    c = said[i : i + 1]
+    if c in ("(", ":"):
+        return True  # set_attn_implementation("sdpa"); attn_implementation: str = "sdpa"
+    if c != "=" or said[i + 1 : i + 2] == "=":
+        return False  # read, compared, subscripted, called a method of
+    if options:
+        return True  # any attribute may be an option's
+    return _value(said, _past(_GAP, said, i + 1))
+
+
+def _value(said: str, at: int) -> bool:
+    """Whether the expression at ``at`` may be one the reader knows as a string: a literal, or a name
+    bound to one at the module's top level (an attribute is one only through script options)."""
+    name = _NAME.match(said, at)
+    if name is None:
+        first = said[at : at + 1]
+        return first != "" and (first in "'\"(" or not first.isascii())  # a string; what brackets hold
+    end = name.end()
+    if said[end : end + 1] in ("'", '"'):
+        return True  # a string's prefix (r"...", f"...")
+    if name.group() in _NO_STRING:
+        return False
+    dotted = False
+    while True:  # a.b.c: an attribute
+        dot = _past(_GAP, said, end)
+        if said[dot : dot + 1] != ".":
+            break
+        part = _NAME.match(said, _past(_GAP, said, dot + 1))
+        if part is None:
+            return True
+        end, dotted = part.end(), True
+    then = _past(_BLANKS, said, end)
+    follows = said[then : then + 1]
+    if follows == "=" and said[then + 1 : then + 2] != "=":
+        return True  # a.attn_implementation = b = "sdpa": the value comes later
+    if follows not in _ENDS:
+        return not follows.isascii()  # more than a name: a call, an operation, a condition
+    if dotted:
+        return False
+    return not name.group().isascii() or _module_string(said, name.group())
+
+
+def _module_string(said: str, name: str) -> bool:
+    """Whether some line assigns ``name`` at the module's top level (a statement there starts at the
+    first column, or after a form feed, which resets it, or after a ``;``)."""
+    pattern = (
+        r"(?:\A\ufeff?|[\r\n]|;[ \t\f]*)(?:[ \t]*\f)*"
+        + re.escape(name)
+        + r"[ \t\f]*(?:\\(?:\r\n|\r|\n)[ \t\f]*)*=(?!=)"
+    )
+    return re.search(pattern, said) is not None
+
+
+def _past(pattern: re.Pattern[str], said: str, at: int) -> int:
+    """Where a run of what ``pattern`` matches (possibly none) that starts at ``at`` ends."""
+    found = pattern.match(said, at)
+    return found.end() if found is not None else at
