@@ -34,10 +34,12 @@ KVCACHE = "flash_attn_with_kvcache"
 VARLEN = "flash_attn_varlen_func"
 ATTN = "attn_implementation"  # its last characters: _attn_implementation, set_attn_implementation too
 _FLASH_ATTN = re.compile(r"flash_attn(?!\w)")
-_FA3 = re.compile(r"(?<![\w.])flash_attn_interface")
+FA3 = "flash_attn_interface"
 _KERNELS = re.compile(r"kernels(?!\w)")
 _KERNEL_LOADERS = ("get_kernel", "get_locked_kernel", "get_local_kernel", "LayerRepository")
-_TRANSFORMERS = re.compile(r"transformers(?!\w)|(?<!\w)trl(?!\w)")
+# (a pattern that starts with its text is searched for that text first; one that starts with a
+# lookbehind or a choice is tried at every offset: those are found as text, then looked around)
+_TRANSFORMERS = re.compile(r"transformers(?!\w)")
 # what a call of the paged path is named with: its methods (generate_batch, init_continuous_batching,
 # continuous_batching_context_manager), its classes (ContinuousBatchingManager, ...Config)
 _CALLED = ("generate_batch", "continuous_batching", "ContinuousBatching")
@@ -50,19 +52,22 @@ _NAME = re.compile(r"[^\W\d]\w*")
 _NAME_END = re.compile(r"\w*")
 # names that start an expression no reader takes for a string: constants that are not one, operators
 _NO_STRING = frozenset({"None", "True", "False", "lambda", "not", "await", "yield"})
+_ASSIGNED = r"[ \t\f]*(?:\\(?:\r\n|\r|\n)[ \t\f]*)*=(?!=)"  # name = ..., continued or not
+_TOP = re.compile(r"(?:[ \t]*\f)*")
+_AFTER_SEMICOLON = re.compile(r";[ \t\f]*\Z")
 _ENDS = ("", ",", ")", "\n", "\r", "#", ";")  # where an expression of one name may end
 
 
 def may_use(text: str) -> bool:
     """Whether a Python text with a word of ``prefilter.WORDS`` can hold a use ``code.python`` reads."""
     said = as_python_reads(text)
-    if KVCACHE in said or _FA3.search(said):
+    if KVCACHE in said or _module(said, FA3, "."):
         return True
     if (VARLEN in said or "modules" in said) and _FLASH_ATTN.search(said):
         return True
     if any(name in said for name in _KERNEL_LOADERS) and _KERNELS.search(said):
         return True
-    if _TRANSFORMERS.search(said) and _paged(said):
+    if (_TRANSFORMERS.search(said) or _module(said, "trl", "")) and _paged(said):
         return True
     return _attention(said)
 
@@ -170,12 +175,31 @@ def _value(said: str, at: int) -> bool:
 def _module_string(said: str, name: str) -> bool:
     """Whether some line assigns ``name`` at the module's top level (a statement there starts at the
     first column, or after a form feed, which resets it, or after a ``;``)."""
-    pattern = (
-        r"(?:\A\ufeff?|[\r\n]|;[ \t\f]*)(?:[ \t]*\f)*"
-        + re.escape(name)
-        + r"[ \t\f]*(?:\\(?:\r\n|\r|\n)[ \t\f]*)*=(?!=)"
-    )
-    return re.search(pattern, said) is not None
+    for found in re.finditer(re.escape(name) + _ASSIGNED, said):
+        start = found.start()
+        line = max(said.rfind("\n", 0, start), said.rfind("\r", 0, start)) + 1
+        before = said[line:start] if line else said[:start].removeprefix("\ufeff")
+        if _TOP.fullmatch(before) or _AFTER_SEMICOLON.search(before):
+            return True
+    return False
+
+
+def _module(said: str, name: str, also: str) -> bool:
+    """Whether ``name`` is written as a module's: after no name character (nor one of ``also``) and
+    before none (``import flash_attn_interface``, ``from trl import``)."""
+    at = said.find(name)
+    while at >= 0:
+        before, end = said[at - 1 : at] if at else "", at + len(name)
+        after = said[end : end + 1]
+        blocked = _name_char(before) or (before != "" and before in also) or _name_char(after)
+        if not blocked:
+            return True
+        at = said.find(name, end)
+    return False
+
+
+def _name_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
 
 
 def _past(pattern: re.Pattern[str], said: str, at: int) -> int:
