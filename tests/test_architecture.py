@@ -21,6 +21,7 @@ LAYERS = {
     "fa_lint._gc": 0,
     "fa_lint._compat": 0,
     "fa_lint._records": 0,
+    "fa_lint._lazy": 0,
     "fa_lint.kb": 1,
     # located readers of generic syntaxes and requirement languages; no knowledge of flash-attn
     "fa_lint.syntax": 1.1,

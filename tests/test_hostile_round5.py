@@ -254,14 +254,14 @@ class _Counted(str):
 def test_a_stale_lock_finds_its_repositories_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     """issue 38's note: each repository was searched for from the top of the file (n^2/2 characters)."""
     passes: list[int] = []
-    real = command_lines._QUOTED
+    real = command_lines._QUOTED()
 
     class Pattern:
         def finditer(self, text: str) -> Any:
             passes.append(len(text))
             return real.finditer(text)
 
-    monkeypatch.setattr(command_lines, "_QUOTED", Pattern())
+    monkeypatch.setattr(command_lines, "_QUOTED", Pattern)
     n = 3_000
     lock = _Counted(json.dumps([{"repo_id": f"org/k{i}"} for i in range(n)], indent=2))
     asked = '[tool.kernels.dependencies]\n"org/a" = 1\n'

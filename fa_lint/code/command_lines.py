@@ -12,13 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from fa_lint._lazy import Lazy
 from fa_lint.code.uses import ATTN, OLD_LOCK, PAGED, STALE_LOCK, Use
 from fa_lint.syntax.text import TextIndex
 
 # A word ends at a blank, or at the quote and comma of a Dockerfile's exec form (CMD ["a", "b"]).
 _SERVE = re.compile(r"\btransformers[\"']?(?:\s*,\s*[\"']|\s+)serve\b")
-_CB_FLAG = re.compile(r"[\s\"']--continuous[-_]batching\b(?![-=]\s*(?:false|0)\b)", re.I)
-_TRL_PAGED = re.compile(
+_CB_FLAG = Lazy(r"[\s\"']--continuous[-_]batching\b(?![-=]\s*(?:false|0)\b)", re.I)
+_TRL_PAGED = Lazy(
     r"[\s\"']--use[-_]transformers[-_]paged\b(?:[= ]+(?:true|1)\b|(?![= ]*(?:false|0)\b))", re.I
 )
 _TRL = re.compile(r"\btrl\b|\btrain\w*\.py\b|\baccelerate\s+launch\b")
@@ -35,9 +36,9 @@ def command_uses(path: str, text: str) -> list[Use]:
         if "--" not in line or line.lstrip().startswith("#"):
             continue
         spans: list[tuple[str, str, str, int, int]] = []  # (kind, name, detail, start, end)
-        if _SERVE.search(line) and (cb := _CB_FLAG.search(line)):
+        if _SERVE.search(line) and (cb := _CB_FLAG().search(line)):
             spans.append((PAGED, "", "transformers serve --continuous-batching", cb.start() + 1, cb.end()))
-        if _TRL.search(line) and (trl := _TRL_PAGED.search(line)):
+        if _TRL.search(line) and (trl := _TRL_PAGED().search(line)):
             spans.append((PAGED, "", "--use_transformers_paged", trl.start() + 1, trl.end()))
         if _RUNS_PYTHON.search(line):
             for a in _ATTN_FLAG.finditer(line):
@@ -175,7 +176,7 @@ def _locked_repo(entry: object) -> str | None:
 
 
 # A quoted string of one line: where each repository is first written, found in one pass over the file.
-_QUOTED = re.compile(r'"([^"\n]*)"')
+_QUOTED = Lazy(r'"([^"\n]*)"')
 
 
 def _at(index: TextIndex, repos: list[str], detail: str) -> list[Use]:
@@ -183,7 +184,7 @@ def _at(index: TextIndex, repos: list[str], detail: str) -> list[Use]:
     all of them found in one pass over the text, not one search from the top for each."""
     first: dict[str, int] = {}
     wanted = set(repos)
-    for m in _QUOTED.finditer(index.text):
+    for m in _QUOTED().finditer(index.text):
         if m[1] in wanted and m[1] not in first:
             first[m[1]] = m.start() + 1
             if len(first) == len(wanted):
@@ -197,8 +198,8 @@ def _at(index: TextIndex, repos: list[str], detail: str) -> list[Use]:
 
 
 # SGLang's server: ``python -m sglang.launch_server`` (or ``sglang serve``) with a FlashAttention backend
-_SGLANG = re.compile(r"\bsglang\.launch_server\b|\bsglang[\"']?(?:\s*,\s*[\"']|\s+)serve\b")
-_BACKEND_FLAG = re.compile(
+_SGLANG = Lazy(r"\bsglang\.launch_server\b|\bsglang[\"']?(?:\s*,\s*[\"']|\s+)serve\b")
+_BACKEND_FLAG = Lazy(
     r"[\s\"'](?P<flag>--(?:prefill-|decode-)?attention-backend)(?:[= ]+|[\"']\s*,\s*)[\"']?(?P<name>fa[34])\b"
 )
 
@@ -210,9 +211,9 @@ def backend_uses(path: str, text: str) -> list[Use]:
     index: TextIndex | None = None
     found: list[Use] = []
     for start, line in _logical_lines(text):
-        if line.lstrip().startswith("#") or not _SGLANG.search(line):
+        if line.lstrip().startswith("#") or not _SGLANG().search(line):
             continue
-        for m in _BACKEND_FLAG.finditer(line):
+        for m in _BACKEND_FLAG().finditer(line):
             index = index or TextIndex(path, text)
             at = index.location(start + m.start() + 1, start + m.end())
             found.append(Use(BACKEND, at, name=f"sglang:{m['name']}", detail=f"{m['flag']} {m['name']}"))

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import codecs
 import os
-import re
 import stat
 import sys
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import BinaryIO
 
+from fa_lint._lazy import Lazy
 from fa_lint.model import FileResult, Image, Location, Parsed, ParseProblem, Requirement, internal_error
 from fa_lint.sources import SOURCES
 
@@ -75,11 +75,11 @@ _PIP_BOMS = (
     (codecs.BOM_UTF32_BE, "utf-32-be"),
     (codecs.BOM_UTF32_LE, "utf-32-le"),
 )
-_PIP_CODING = re.compile(rb"coding[:=]\s*([-\w.]+)")
+_PIP_CODING = Lazy(rb"coding[:=]\s*([-\w.]+)")
 # Names of UTF-8 itself: a declaration of one changes nothing (one of ASCII is read as declared: pip and
 # CPython refuse a byte above 127 then).
 _UTF8 = frozenset({"utf-8", "utf_8", "utf8", "u8", "utf", "cp65001"})
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = Lazy("[\ud800-\udfff]")
 
 
 def declared(data: bytes, coding: str) -> tuple[str, int] | None:
@@ -89,7 +89,7 @@ def declared(data: bytes, coding: str) -> tuple[str, int] | None:
         if data.startswith(tuple(bom for bom, _ in _PIP_BOMS)):
             return None  # the byte order marks, as decode reads them
         for n, line in enumerate(data.split(b"\n", 2)[:2], 1):
-            m = _PIP_CODING.search(line) if line[:1] == b"#" else None
+            m = _PIP_CODING().search(line) if line[:1] == b"#" else None
             if m is not None:
                 name = m.group(1).decode("ascii")
                 return None if name.lower() in _UTF8 else (name, n)
@@ -140,7 +140,7 @@ def _decode_declared(path: str, data: bytes, name: str, line: int, tool: str) ->
         return _problem(path, f"file is not valid {name} (the encoding it declares)", at, column)
     except UnicodeError as exc:
         return _problem(path, f"file declares encoding {name!r}, which does not decode it: {exc}", line)
-    lone = _SURROGATE.search(text)  # UTF-7 and unicode_escape decode to one; no parser or writer takes it
+    lone = _SURROGATE().search(text)  # UTF-7 and unicode_escape decode to one; no parser or writer takes it
     if lone is not None:
         at = text.count("\n", 0, lone.start()) + 1
         column = lone.start() - (text.rfind("\n", 0, lone.start()) + 1) + 1
@@ -188,7 +188,7 @@ def too_deep(path: str) -> ParseProblem:
 # Python converts no run of more digits than this to an int (sys.get_int_max_str_digits, CVE-2020-10735):
 # packaging's Version raises ValueError on one, wherever a rule first compares the version.
 DIGITS = (getattr(sys, "get_int_max_str_digits", lambda: 0)() or 4300) + 1
-_LONG_NUMBER = re.compile(f"[0-9]{{{DIGITS}}}")
+_LONG_NUMBER = Lazy(f"[0-9]{{{DIGITS}}}")
 
 
 _TOO_LONG = f"a number of {DIGITS} digits or more, which Python does not read"
@@ -201,11 +201,11 @@ def _long_number(r: Requirement) -> ParseProblem:
 def _holds_long_number(r: Requirement) -> bool:
     """Whether a version the rules will compare holds one (the specifier may come from a variable's
     value, not the text written)."""
-    if len(r.raw) >= DIGITS and _LONG_NUMBER.search(r.raw):
+    if len(r.raw) >= DIGITS and _LONG_NUMBER().search(r.raw):
         return True
     for specifier in (r.specifier, *r.alternatives):
         for s in specifier:
-            if len(s.version) >= DIGITS and _LONG_NUMBER.search(s.version):
+            if len(s.version) >= DIGITS and _LONG_NUMBER().search(s.version):
                 return True
     return False
 
@@ -217,7 +217,7 @@ def _kept(records: Iterable[Parsed], steps: set[tuple[int, str]], keep: Keep) ->
     brought torch), not what. A kept one whose text holds a number no int can take is a problem of
     its own (it would raise in a rule)."""
     for r in records:
-        if isinstance(r, Image) and len(r.reference) >= DIGITS and _LONG_NUMBER.search(r.reference):
+        if isinstance(r, Image) and len(r.reference) >= DIGITS and _LONG_NUMBER().search(r.reference):
             yield r._replace(python=None, cuda=None)  # the tag says nothing Python can read
             yield ParseProblem(r.location, _TOO_LONG, r.reference)
             continue
@@ -285,7 +285,7 @@ def _records(
 def _raised(path: str, text: str, exc: Exception) -> ParseProblem:
     """What an exception in a parser means: a version or a literal too long for int(), wherever it
     was read, is the file's; anything else is fa-lint's own bug."""
-    number = _LONG_NUMBER.search(text) if isinstance(exc, ValueError) else None
+    number = _LONG_NUMBER().search(text) if isinstance(exc, ValueError) else None
     if number is None:
         return internal_error(Location(path, 1, 1, 1, 1), exc)
     line = text.count("\n", 0, number.start()) + 1

@@ -8,6 +8,7 @@ import json
 import re
 from typing import Any
 
+from fa_lint._lazy import Lazy
 from fa_lint._records import NamedTuple
 from fa_lint.kb.builds import Capability
 
@@ -135,22 +136,22 @@ def gpu_named(text: str) -> Gpu | None:
 
 
 # Azure VM sizes: Standard_<family><vCPUs><features>[_<accelerator>][_v<N>] (Standard_NC24ads_A100_v4)
-_AZURE = re.compile(r"standard_(n[a-z]{1,2})\d+[a-z]*((?:_(?!v\d+$)[a-z][a-z0-9]*)*)(?:_(v\d+))?")
-_AWS = re.compile(r"(?:ml\.)?([a-z0-9-]+)\.[a-z0-9-]+")
-_GCP = re.compile(r"([a-z][a-z0-9]*-[a-z]+)-\d+g?")  # a2-highgpu-1g, g2-standard-4
+_AZURE = Lazy(r"standard_(n[a-z]{1,2})\d+[a-z]*((?:_(?!v\d+$)[a-z][a-z0-9]*)*)(?:_(v\d+))?")
+_AWS = Lazy(r"(?:ml\.)?([a-z0-9-]+)\.[a-z0-9-]+")
+_GCP = Lazy(r"([a-z][a-z0-9]*-[a-z]+)-\d+g?")  # a2-highgpu-1g, g2-standard-4
 
 
 def _cloud(text: str) -> tuple[str, str, str] | None:
     """(cloud, family, accelerator the name spells or "") of an instance type."""
     text = text.strip().lower()
-    azure = _AZURE.fullmatch(text)
+    azure = _AZURE().fullmatch(text)
     if azure is not None:
         family = azure.group(1) + (f"-{azure.group(3)}" if azure.group(3) else "")
         return "azure", family, azure.group(2).strip("_")  # Standard_ND128isr_NDR_GB200_v6: "ndr_gb200"
-    aws = _AWS.fullmatch(text)
+    aws = _AWS().fullmatch(text)
     if aws is not None:
         return "aws", aws.group(1), ""
-    gcp = _GCP.fullmatch(text)
+    gcp = _GCP().fullmatch(text)
     return ("gcp", gcp.group(1), "") if gcp is not None else None
 
 

@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any
 
+from fa_lint._lazy import Lazy
 from fa_lint._records import NamedTuple
 
 _REGISTRY = re.compile(r"^(?:docker\.io/|registry\.hub\.docker\.com/)?(?:library/)?")
@@ -109,17 +110,17 @@ def modal(base: str) -> Host | None:
 # the current stable codename's entry `latest`, so `stable` names what `latest` names (same read).
 _DEBIAN_ALIASES = {"stable": 0, "oldstable": 1, "oldoldstable": 2}
 # tags that name no release of their distribution: what they name changes with each release
-_MOVING = re.compile(r"^(?:latest|stable|oldstable|oldoldstable|testing|unstable|sid|rolling|devel)(?:-|$)")
+_MOVING = Lazy(r"^(?:latest|stable|oldstable|oldoldstable|testing|unstable|sid|rolling|devel)(?:-|$)")
 
 
 def floating(name: str, tag: str) -> bool:
     """A tag that names no fixed release (``debian:stable-slim``, ``ubuntu:latest``, ``python:3.11``:
     its Debian base moves from bookworm to trixie), so what it is depends on when it is pulled."""
     if name in ("debian", "ubuntu"):
-        return bool(_MOVING.match(tag))
+        return bool(_MOVING().match(tag))
     if name == "python":
         return _suite(name, tag) is None and tag not in ("windowsservercore", "nanoserver")
-    return bool(_MOVING.match(tag))
+    return bool(_MOVING().match(tag))
 
 
 def _alias(name: str, tag: str) -> str | None:

@@ -20,15 +20,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from fa_lint._lazy import Lazy
 from fa_lint._records import NamedTuple
 from fa_lint.kb import gpus as _gpus
 from fa_lint.model import Setting
 
 ARM = "aarch64"
-_ARM_LABEL = re.compile(
+_ARM_LABEL = Lazy(
     r"^(?!macos|windows)(?:ubuntu-\d+\.\d+-arm|[\w.-]*-arm64|arm64|aarch64|linux-aarch64)$", re.I
 )
-_ARM_PLATFORM = re.compile(r"^linux[-/](?:aarch64|arm64)(?:/v8)?$", re.I)
+_ARM_PLATFORM = Lazy(r"^linux[-/](?:aarch64|arm64)(?:/v8)?$", re.I)
 ARM_MARKER = re.compile(r"platform_machine\s*==\s*['\"](?:aarch64|arm64)['\"]")
 
 
@@ -46,12 +47,12 @@ def cpus(
     out = []
     for s in settings:
         where = f"{s.location} ({s.name}: {s.value})"
-        if s.kind == "runner" and (_ARM_LABEL.match(s.value) or _arm_tag(s)):
+        if s.kind == "runner" and (_ARM_LABEL().match(s.value) or _arm_tag(s)):
             out.append(Cpu(ARM, where, s.possible))
         elif s.kind == "platform" and s.name == "FROM --platform":
-            if s.scope in scopes and _ARM_PLATFORM.match(s.value):
+            if s.scope in scopes and _ARM_PLATFORM().match(s.value):
                 out.append(Cpu(ARM, where, s.possible))
-        elif s.kind == "platform" and (_ARM_PLATFORM.match(s.value) or ARM_MARKER.search(s.value)):
+        elif s.kind == "platform" and (_ARM_PLATFORM().match(s.value) or ARM_MARKER.search(s.value)):
             out.append(Cpu(ARM, where, True))
         elif s.kind == "instance" and _gpus.instance_arch(s.value) == ARM:
             out.append(Cpu(ARM, where, s.possible))

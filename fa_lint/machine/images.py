@@ -3,10 +3,9 @@ PyTorch container, NVIDIA's release notes as the torch knowledge base holds them
 
 from __future__ import annotations
 
-import re
-
 from packaging.version import Version
 
+from fa_lint._lazy import Lazy
 from fa_lint.kb import torch as torch_kb
 from fa_lint.model import Image
 
@@ -34,7 +33,7 @@ def image_torch(image: Image) -> tuple[Version, str] | None:
 
 def ngc_release(reference: str) -> dict[str, str] | None:
     """What NVIDIA's release notes say an NGC PyTorch container holds, where the data has that tag."""
-    m = _NGC_TAG.match(reference)
+    m = _NGC_TAG().match(reference)
     if m is None:
         return None
     found: dict[str, str] | None = (
@@ -44,4 +43,4 @@ def ngc_release(reference: str) -> dict[str, str] | None:
 
 
 _NGC = "nvcr.io/nvidia/pytorch"
-_NGC_TAG = re.compile(r"^nvcr\.io/nvidia/pytorch:([0-9]{2}\.[0-9]{2})-py3")
+_NGC_TAG = Lazy(r"^nvcr\.io/nvidia/pytorch:([0-9]{2}\.[0-9]{2})-py3")

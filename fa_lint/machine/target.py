@@ -24,6 +24,7 @@ from collections.abc import Iterable
 
 from packaging.version import InvalidVersion, Version
 
+from fa_lint._lazy import Lazy
 from fa_lint._records import NamedTuple
 from fa_lint.kb import gpus as _gpus
 from fa_lint.kb import images as _images
@@ -215,7 +216,7 @@ class Machines:
 
 # GitHub's standard hosted runner images (actions/runner-images): virtual machines with no GPU; a
 # GPU runner is a larger runner with a label its owner chose, which these do not match
-_HOSTED = re.compile(r"^(?:ubuntu|windows|macos)-(?:latest|\d[\d.]*)(?:-(?:arm|arm64|large|xlarge))?$")
+_HOSTED = Lazy(r"^(?:ubuntu|windows|macos)-(?:latest|\d[\d.]*)(?:-(?:arm|arm64|large|xlarge))?$")
 
 
 def _build_gpu(scope: str, own: list[Setting], gpus: tuple[GpuTarget, ...]) -> tuple[bool | None, str]:
@@ -226,7 +227,7 @@ def _build_gpu(scope: str, own: list[Setting], gpus: tuple[GpuTarget, ...]) -> t
             return None, ""  # a step that asks for a GPU (gpu=) builds on one: which, the step says
         return False, "Modal builds an image's steps with no GPU unless the step asks for one (gpu=)"
     labels = [s for s in own if s.kind == "runner" and s.name == "runs-on"]
-    if labels and all(_HOSTED.match(s.value) for s in labels):
+    if labels and all(_HOSTED().match(s.value) for s in labels):
         return False, f"a GitHub-hosted runner has no GPU ({labels[0].location}: {labels[0].value})"
     mine = [g for g in gpus if not g.remote and not g.possible]
     if mine:
@@ -261,15 +262,15 @@ def _unknown_gpus(settings: Iterable[Setting]) -> Iterable[UnknownGpu]:
             yield UnknownGpu(s.value, f"{s.location} ({s.name}: {s.value})")
 
 
-_WINDOWS = re.compile(r"^(?:windows(?:-.*)?|win-?\d*|win32|win-64|win-arm64)$", re.I)
-_MACOS = re.compile(r"^(?:macos(?:-.*)?|osx-.*|darwin|macOS)$", re.I)
+_WINDOWS = Lazy(r"^(?:windows(?:-.*)?|win-?\d*|win32|win-64|win-arm64)$", re.I)
+_MACOS = Lazy(r"^(?:macos(?:-.*)?|osx-.*|darwin|macOS)$", re.I)
 
 
 def platform_of(value: str) -> str | None:
     """windows, macos or linux, for a runner label or a pixi/conda platform; None for others."""
-    if _WINDOWS.match(value):
+    if _WINDOWS().match(value):
         return "windows"
-    if _MACOS.match(value):
+    if _MACOS().match(value):
         return "macos"
     if re.match(r"^(?:ubuntu(?:-.*)?|linux(?:-.*)?)$", value, re.I):
         return "linux"

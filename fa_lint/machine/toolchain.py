@@ -29,6 +29,7 @@ from packaging.ranges import VersionRange
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from fa_lint._lazy import Lazy
 from fa_lint._records import NamedTuple
 from fa_lint.kb import torch as torch_kb
 from fa_lint.machine import final_torch, images
@@ -40,9 +41,7 @@ from fa_lint.sources import SCRIPTS
 
 # the requirements a toolchain is read from (rules.PACKAGES): torch, the packages that pin it, python
 PACKAGES = frozenset({*TORCH, "python", FLASH_ATTN}) | torch_kb.PACKAGES
-_PYTORCH_INDEX = re.compile(
-    r"download\.pytorch\.org/whl/(?:nightly/|test/)?(cu[0-9]+|cpu|rocm[0-9.]+)(?:/|$)"
-)
+_PYTORCH_INDEX = Lazy(r"download\.pytorch\.org/whl/(?:nightly/|test/)?(cu[0-9]+|cpu|rocm[0-9.]+)(?:/|$)")
 _LABEL = re.compile(r"^(cu[0-9]+|cpu|rocm[0-9.]+)")
 
 
@@ -83,7 +82,7 @@ def cuda_version(tag: str) -> str | None:
 
 def index_cuda(url: str) -> str | None:
     """The CUDA of the torch builds a PyTorch index serves (``.../whl/cu121`` -> "12.1")."""
-    m = _PYTORCH_INDEX.search(url)
+    m = _PYTORCH_INDEX().search(url)
     return cuda_version(m.group(1)) if m else None
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from fa_lint import __version__
+from fa_lint._lazy import Lazy
 from fa_lint.model import Finding, Location
 
 if TYPE_CHECKING:
@@ -76,8 +77,8 @@ def _unsurrogated(text: str) -> str:
 
 # An `admitted` array as the indented encoder writes it: strings only, one a line. JSON strings hold no
 # raw newline and no unescaped quote, so this matches only the value of an "admitted" key.
-_ADMITTED = re.compile(r'("admitted": \[)\n\s+((?:"(?:[^"\\\n]|\\.)*",\n\s+)*"(?:[^"\\\n]|\\.)*")\n\s+\]')
-_BREAK = re.compile(r",\n\s+")
+_ADMITTED = Lazy(r'("admitted": \[)\n\s+((?:"(?:[^"\\\n]|\\.)*",\n\s+)*"(?:[^"\\\n]|\\.)*")\n\s+\]')
+_BREAK = Lazy(r",\n\s+")
 
 
 def compact(json_text: str) -> str:
@@ -85,7 +86,7 @@ def compact(json_text: str) -> str:
     reader reads the same document (``--format json``, SARIF's ``properties``). An unpinned
     requirement admits every release (76 of them), and one version a line made that list most of a
     finding's bytes."""
-    return _ADMITTED.sub(lambda m: f"{m[1]}{_BREAK.sub(', ', m[2])}]", json_text)
+    return _ADMITTED().sub(lambda m: f"{m[1]}{_BREAK().sub(', ', m[2])}]", json_text)
 
 
 def unforgeable(json_text: str) -> str:

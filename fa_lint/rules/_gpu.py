@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
+from fa_lint._lazy import Lazy
 from fa_lint.kb import builds as _builds
 from fa_lint.kb.builds import Capability
 from fa_lint.machine import target as _target
@@ -226,7 +227,7 @@ def _built(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
 _NO_IMAGE = (
     "the import works; the first call fails with 'no kernel image is available for execution on the device'"
 )
-_LABEL = re.compile(r"\+cu(\d\d)(\d?)torch(\d+\.\d+)", re.I)
+_LABEL = Lazy(r"\+cu(\d\d)(\d?)torch(\d+\.\d+)", re.I)
 
 
 def _wheel_file(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
@@ -236,7 +237,7 @@ def _wheel_file(inst: Install, gpu: _Gpu, cc: str) -> Problem | None:
     with the nvcc its name says (``cu128``: 12.8), which is all fa-lint can know of it."""
     facts, release = inst.facts, inst.release
     assert facts is not None and release is not None
-    label = _LABEL.search(file_name(inst.req.url or ""))
+    label = _LABEL().search(file_name(inst.req.url or ""))
     if label is None:
         return None  # no CUDA in its name: what it was built with is not known
     major, minor, torch = int(label.group(1)), label.group(2), label.group(3)

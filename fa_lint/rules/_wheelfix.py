@@ -23,8 +23,8 @@ installs describe, and the rest of each install admits it.
 from __future__ import annotations
 
 import os
-import re
 
+from fa_lint._lazy import Lazy
 from fa_lint.kb import Availability, Release
 from fa_lint.kb.assess import Verdict
 from fa_lint.machine.environments import Environment
@@ -35,7 +35,7 @@ from fa_lint.rules._fixes import allowed, bump_pin, stop_at, writable
 from fa_lint.rules._wheelfiles import Machine, WheelFile, files, status
 
 # the name and extras a requirement starts with, as written (a URL line keeps them)
-_HEAD = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\])?")
+_HEAD = Lazy(r"\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\])?")
 ARM = "aarch64"  # fa_lint.machine.cpu's, not imported here: it loads gpus.json for every run
 _PLATFORM = {"x86_64": "linux_x86_64", ARM: "linux_aarch64"}
 
@@ -138,7 +138,7 @@ def _title(near: Release, plan: Plan) -> str:
 
 
 def _requirements(req: Requirement, near: Release, plan: Plan) -> Fix | None:
-    head = _HEAD.match(req.raw)
+    head = _HEAD().match(req.raw)
     if head is None:
         return None
     name = head.group().strip()

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from fa_lint._lazy import Lazy
 from fa_lint.model import FA3, Finding, Kind, Requirement, Severity
 from fa_lint.rules._base import About, Context, Rule
 from fa_lint.rules._text import TRANSFORMERS, fit, pinned_at, subject
@@ -219,11 +220,11 @@ def _pypi(
     )
 
 
-_WHEEL = re.compile(r"flash_attn_3-([^-/]+)-")
+_WHEEL = Lazy(r"flash_attn_3-([^-/]+)-")
 
 
 def _wheel_version(url: str) -> Version | None:
-    m = _WHEEL.search(url.rsplit("/", 1)[-1])
+    m = _WHEEL().search(url.rsplit("/", 1)[-1])
     if m is None:
         return None
     try:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 
+from fa_lint._lazy import Lazy
 from fa_lint._records import NamedTuple
 from fa_lint.model import INTERNAL, Finding, Fix, Location, internal_error
 from fa_lint.rules import RULES
@@ -40,8 +41,8 @@ from fa_lint.rules.unread import internal
 from fa_lint.settings.decide import _FILE, _NOQA, _OWN, STYLES, _read
 
 CODE = UNUSED_NOQA.code
-_CODE_TOKEN = re.compile(r"[A-Za-z]+[0-9]+")
-_MARKS = re.compile("noqa|fa-lint", re.I)  # a file with neither holds no suppression comment
+_CODE_TOKEN = Lazy(r"[A-Za-z]+[0-9]+")
+_MARKS = Lazy("noqa|fa-lint", re.I)  # a file with neither holds no suppression comment
 # comment styles where a bare noqa comment belongs to ruff and flake8 as much as to fa-lint
 _SHARED_BLANKET = frozenset({"python", "notebook"})
 # what continues a line onto the next in each style: a comment line after one is kept (as "#")
@@ -88,7 +89,7 @@ def added(
 ) -> list[Finding]:
     """``kept`` (the findings ``decide.apply`` kept, in its order) with FAL903's findings among them,
     for each checked file ``wanted`` says FAL903 is selected in; ``found``: every rule's findings."""
-    paths = [p for p in checked if p in texts and wanted(p) and _MARKS.search(texts[p])]
+    paths = [p for p in checked if p in texts and wanted(p) and _MARKS().search(texts[p])]
     if not paths:
         return kept
     by_path: dict[str, list[Finding]] = {p: [] for p in paths}
@@ -156,7 +157,9 @@ def _file_directives(text: str, starts: dict[int, int]) -> list[_Directive] | No
 
 
 def _codes(listed: str, at: int) -> tuple[_Code, ...]:
-    return tuple(_Code(t.group().upper(), at + t.start(), at + t.end()) for t in _CODE_TOKEN.finditer(listed))
+    return tuple(
+        _Code(t.group().upper(), at + t.start(), at + t.end()) for t in _CODE_TOKEN().finditer(listed)
+    )
 
 
 def _line_directives(lines: list[str], starts: dict[int, int]) -> dict[int, list[_Directive]]:

@@ -21,9 +21,9 @@ repository's (``foreign``).
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Callable, Iterator, Mapping
 
+from fa_lint._lazy import Lazy
 from fa_lint.kb import forks
 from fa_lint.model import FLASH_ATTN, SUBDIRECTORIES, Location, Requirement
 from fa_lint.shell.commands import option
@@ -43,7 +43,7 @@ _GIT_VALUE_ARGS = {
     "--origin",
     "--reference",
 }
-_COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
+_COMMIT = Lazy(r"^[0-9a-f]{7,40}$")
 # the commands that download or unpack, each with the options that name where the files go
 OUTPUTS = {
     "wget": ("-O", "--output-document", "-P", "--directory-prefix"),
@@ -225,7 +225,7 @@ class Clones:
             what = f"{clone.url} on its default branch"
         elif version is not None or name != FLASH_ATTN:
             what = f"{clone.url} at {ref}" + (f" ({how})" if how else "")
-        elif _COMMIT.match(ref):
+        elif _COMMIT().match(ref):
             what = f"{clone.url} at commit {ref}"
         else:
             what = f"{clone.url} at {ref!r}, a branch or a tag that names no release"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from fa_lint._lazy import Lazy
 from fa_lint.shell.parse import Word, basename
 
 _MANAGERS = {"apt-get": "apt", "apt": "apt", "yum": "rpm", "dnf": "rpm", "microdnf": "rpm"}
@@ -22,9 +23,9 @@ _TOOLKIT = re.compile(
 )
 
 
-_MODULE = re.compile(r"^(?:cuda|CUDA|cudatoolkit|nvhpc)(?:/(\d+)\.(\d+)[\w.-]*)?$")
+_MODULE = Lazy(r"^(?:cuda|CUDA|cudatoolkit|nvhpc)(?:/(\d+)\.(\d+)[\w.-]*)?$")
 # NVIDIA's runfile installer: sh cuda_12.1.0_530.30.02_linux.run --toolkit --silent
-_RUNFILE = re.compile(r"(?:^|/)cuda_(\d+)\.(\d+)(?:\.\d+)?_[\w.]*linux[\w.-]*\.run$")
+_RUNFILE = Lazy(r"(?:^|/)cuda_(\d+)\.(\d+)(?:\.\d+)?_[\w.]*linux[\w.-]*\.run$")
 
 
 def toolkit(words: list[Word], head: str | None = None) -> tuple[Word, str, str] | None:
@@ -34,7 +35,7 @@ def toolkit(words: list[Word], head: str | None = None) -> tuple[Word, str, str]
     if not words:
         return None
     for w in words[:2]:
-        m = _RUNFILE.search(w.text) if ".run" in w.text else None
+        m = _RUNFILE().search(w.text) if ".run" in w.text else None
         if m:
             return w, f"{m.group(1)}.{m.group(2)}", "runfile"
     head = basename(words[0].text) if head is None else head
@@ -56,7 +57,7 @@ def toolkit(words: list[Word], head: str | None = None) -> tuple[Word, str, str]
 def _module(words: list[Word]) -> tuple[Word, str, str] | None:
     """The CUDA toolkit ``module load cuda/12.1`` loads."""
     for w in words[1:]:
-        m = _MODULE.match(w.text)
+        m = _MODULE().match(w.text)
         if m:
             return w, f"{m.group(1)}.{m.group(2)}" if m.group(1) else "", "module"
     return None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from fa_lint._lazy import Lazy
 from fa_lint._records import NamedTuple
 from fa_lint.shell.parse import Chunk
 from fa_lint.shell.redirects import Effect, read
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 # An operator with nothing but blanks (or a \ continuation) before the end of the line or a list
 # operator: the only way a redirect is a syntax error. The tree says whether it is an operator.
 _BARE_OPERATOR = re.compile(r"([<>]+&?|&>>?)(?=[ \t]*(?:\\\n[ \t]*)*(?:$|[\n;&|()]))")
-_WORD_TAIL = re.compile(r"[^\s;&|()<>]*$")
+_WORD_TAIL = Lazy(r"[^\s;&|()<>]*$")
 _OPERATORS = {"<", ">", ">>", "&>", "&>>", "<&", ">&", ">|", "<<", "<<-", "<<<", "<>", "<&-", ">&-"}
 _REDIRECT_PARENTS = {"file_redirect", "heredoc_redirect", "herestring_redirect", "ERROR"}
 
@@ -77,7 +78,7 @@ def find(chunk: Chunk, root: Node, nodes: list[Node]) -> tuple[int, Stop | None]
         found = read(text, op)
         if found is None or found.effect is not Effect.STOPS:
             continue
-        word_start = _WORD_TAIL.search(text, 0, op)  # the word the operator ends: flash-attn<
+        word_start = _WORD_TAIL().search(text, 0, op)  # the word the operator ends: flash-attn<
         begin = word_start.start() if word_start else op
         stop = Stop(
             chunk.at(begin),

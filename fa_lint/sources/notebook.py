@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from fa_lint._lazy import Lazy
 from fa_lint.model import Parsed, ParseProblem, Setting
 from fa_lint.shell.parse import Chunk
 from fa_lint.shell.scanner import Scanner
@@ -35,8 +36,8 @@ _TOOLS = frozenset({"pip", "conda", "mamba"})
 # cell magics whose body is still IPython input (a ``%%capture`` cell's ``!pip install`` runs)
 _TRANSPARENT = frozenset({"capture", "time", "timeit", "prun"})
 # IPython's ``{expr}`` in a ``!`` or ``%`` line (``{{`` is a brace), but not a shell's ``${NAME}``
-_PYTHON_VALUE = re.compile(r"(?<![$\\{]){([^{}\n]*)}(?!})")
-_KAGGLE = re.compile(r"^nvidia(?:Tesla)?([A-Za-z0-9]+?)(?:X\d+)?$")
+_PYTHON_VALUE = Lazy(r"(?<![$\\{]){([^{}\n]*)}(?!})")
+_KAGGLE = Lazy(r"^nvidia(?:Tesla)?([A-Za-z0-9]+?)(?:X\d+)?$")
 
 
 def parse(path: str, text: str) -> Iterator[Parsed]:
@@ -122,7 +123,7 @@ def _with_python_values(text: str, positions: list[int]) -> tuple[str, list[int]
     out: list[str] = []
     placed: list[int] = []
     at = 0
-    for m in _PYTHON_VALUE.finditer(text):
+    for m in _PYTHON_VALUE().finditer(text):
         out.append(text[at : m.start()])
         placed += positions[at : m.start()]
         inner = m.group(1).strip()
@@ -146,7 +147,7 @@ def _machine(doc: jsondoc.JsonDoc) -> Iterator[Setting]:
         start, end = jsondoc.key_span(doc, ("metadata", "colab", "gpuType"))
         yield Setting(doc.index.location(start, end), "gpu", "colab gpuType", colab["gpuType"])
     accelerator = kaggle.get("accelerator") if isinstance(kaggle, dict) else None
-    m = _KAGGLE.match(accelerator) if isinstance(accelerator, str) else None
+    m = _KAGGLE().match(accelerator) if isinstance(accelerator, str) else None
     if m is not None:
         start, end = jsondoc.key_span(doc, ("metadata", "kaggle", "accelerator"))
         yield Setting(doc.index.location(start, end), "gpu", "kaggle accelerator", m.group(1))

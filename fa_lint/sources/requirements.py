@@ -17,6 +17,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from fa_lint._lazy import Lazy
 from fa_lint.model import (
     FLASH_ATTN,
     Include,
@@ -45,7 +46,7 @@ _LEAD = re.compile(r"\s*(?:(?:-e|--editable)(?:\s*=\s*|\s+))?")
 # A match starts only where a run of blanks starts (the look-behind): tried from inside a run of n
 # blanks not followed by either, "\s+" would give each start back char by char, n^2 in all.
 _TAIL = re.compile(r"(?<!\s)(?:\s+(?:--?[A-Za-z]|#)|\s*\\$)")
-_ENV_VAR = re.compile(r"\$\{[A-Za-z0-9_]+\}")
+_ENV_VAR = Lazy(r"\$\{[A-Za-z0-9_]+\}")
 _BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what ends a line for str.splitlines()
 _HASH_OPTION = re.compile(r"(?<!\S)--(?:h|requi)")  # --hash, --require-hashes, or a prefix of them
 # -i/--index-url, --extra-index-url, -f/--find-links, or a prefix of them
@@ -185,9 +186,7 @@ def parse(path: str, text: str) -> Iterator[Parsed]:
 # name=version=build lines, and `conda list --explicit` "@EXPLICIT" atop package URLs: conda spec
 # files, whatever their name, which pip cannot read and conda can.
 _CONDA_EXPORT = re.compile(r"^(?:#\s*\$\s*conda create .*--file <this file>|@EXPLICIT)\s*$", re.M)
-_CONDA_PACKAGE = re.compile(
-    r"/(?P<name>[^/]+)-(?P<version>[^-/]+)-(?P<build>[^-/]+)\.(?:conda|tar\.bz2)(?:#.*)?$"
-)
+_CONDA_PACKAGE = Lazy(r"/(?P<name>[^/]+)-(?P<version>[^-/]+)-(?P<build>[^-/]+)\.(?:conda|tar\.bz2)(?:#.*)?$")
 
 
 def _conda_export(index: TextIndex, text: str) -> Iterator[Parsed]:
@@ -215,7 +214,7 @@ def _conda_export(index: TextIndex, text: str) -> Iterator[Parsed]:
 
 def _conda_package(url: str, where: Location) -> Iterator[Parsed]:
     """One package URL of an ``@EXPLICIT`` file: exactly that build of that version."""
-    m = _CONDA_PACKAGE.search(url)
+    m = _CONDA_PACKAGE().search(url)
     if m is None:
         return  # no package file name: nothing fa-lint could judge
     from fa_lint.syntax import matchspec
@@ -363,7 +362,7 @@ def _requirement(
 def _invalid(index: TextIndex, at: int, physical: str, logical: str, message: str) -> Iterator[Parsed]:
     s, e = _span(physical)
     where = index.location(at + s, at + e)
-    var = _ENV_VAR.search(logical)
+    var = _ENV_VAR().search(logical)
     if var:
         # pip substitutes ${VAR} from the environment at install time; only that environment knows.
         m = re.match(_NAME, logical)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from fa_lint._lazy import Lazy
 from fa_lint.model import Parsed, Setting
 from fa_lint.syntax.text import TextIndex
 
@@ -25,12 +26,12 @@ _SBATCH = re.compile(
     re.M,
 )
 # a shell script's first line, or a batch scheduler's directives (Slurm, PBS/Torque, LSF, Grid Engine)
-_HEAD = re.compile(r"\A(?:#![^\n]*\b(?:ba|da|k|z)?sh\b|(?:\s*#[^\n]*\n)*\s*#(?:SBATCH|PBS|BSUB|\$) )")
+_HEAD = Lazy(r"\A(?:#![^\n]*\b(?:ba|da|k|z)?sh\b|(?:\s*#[^\n]*\n)*\s*#(?:SBATCH|PBS|BSUB|\$) )")
 
 
 def sniff(head: str, *, complete: bool) -> bool:
     """Whether a ``*.job``/``*.pbs``/``*.qsub``/``*.lsf`` file is a shell job script (its head shows it)."""
-    return _HEAD.match(head) is not None
+    return _HEAD().match(head) is not None
 
 
 # the memory a job is given per node: --mem=64G (Slurm's default unit is MB; --mem=0 is the node's all)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import sys
 
+from fa_lint._lazy import Lazy
 from fa_lint._records import NamedTuple
 from fa_lint.syntax.text import unescaped
 
@@ -22,7 +23,7 @@ TomlPath = tuple[str | int, ...]
 _SPACE = re.compile(r"[ \t\r\n]*")
 _BLANK = re.compile(r"[ \t]*")
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
-_LITERAL = re.compile(r"'[^'\n]*'")
+_LITERAL = Lazy(r"'[^'\n]*'")
 _SCALAR = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:[0-9:.]+(?:[Zz]|[+-]\d{2}:\d{2})?|[^\s,\]}#]+")
 
 
@@ -114,7 +115,7 @@ class _Scanner:
                 keys.append(tomllib.loads(f"k = {self.s[self.i : end]}")["k"])
                 self.i = end
             else:
-                m = (_LITERAL if c == "'" else _BARE).match(self.s, self.i)
+                m = (_LITERAL() if c == "'" else _BARE).match(self.s, self.i)
                 assert m is not None
                 # "name", "version": one string each, not one a key
                 keys.append(m.group()[1:-1] if c == "'" else sys.intern(m.group()))
@@ -191,7 +192,7 @@ def string_at(text: str, start: int) -> int | None:
     """Where the one-line basic or literal string that starts at ``start`` ends (after its quote)."""
     if text.startswith('"', start):
         return _basic_end(text, start)
-    m = _LITERAL.match(text, start)
+    m = _LITERAL().match(text, start)
     return m.end() if m else None
 
 
