@@ -225,3 +225,57 @@ def test_json_keys_in_one_pass_for_every_pipfile_lock(monkeypatch: pytest.Monkey
             import json
 
             assert _jsonkeys.matched(text, json.loads(text), 2) is not None, path
+
+
+def _random_json(rng: random.Random, depth: int = 0) -> object:
+    """Objects, lists and strings whose text holds what a key's end looks like: an escaped quote
+    before a colon (printed JSON in a notebook's output), backslashes before a quote, keys repeated."""
+    pieces = [
+        '": ',
+        "\\",
+        '"',
+        ":",
+        "a",
+        " ",
+        '\\": ',
+        "x\n",
+    ]  # (json.dumps escapes each quote and backslash)
+    if depth > 3 or rng.random() < 0.3:
+        return "".join(rng.choice(pieces) for _ in range(rng.randrange(6)))
+    if rng.random() < 0.5:
+        return [_random_json(rng, depth + 1) for _ in range(rng.randrange(4))]
+    return {
+        "".join(rng.choice(pieces) for _ in range(rng.randrange(3))): _random_json(rng, depth + 1)
+        for _ in range(rng.randrange(4))
+    }
+
+
+def test_json_keys_in_one_pass_skip_escaped_quotes_before_a_colon() -> None:
+    import json
+
+    from fa_lint.syntax import _jsonkeys
+
+    matched_any = 0
+    for seed in range(500):
+        rng = random.Random(seed)
+        text = json.dumps(_random_json(rng), indent=rng.choice([None, 1]))
+        data = json.loads(text)
+        scanner = _jsonkeys._Scanner(text)
+        scanner.value(())
+        matched = _jsonkeys.matched(text, data, 3)
+        if matched is not None:
+            matched_any += 1
+            assert matched == {p: o for p, o in scanner.keys.items() if len(p) <= 3}, text
+    assert matched_any > 250  # escaped quotes in values no longer send a document to the scanner
+
+
+def test_a_notebook_that_prints_json_is_placed_in_one_pass() -> None:
+    import json
+
+    from fa_lint.syntax import _jsonkeys
+
+    output = {"output_type": "stream", "text": ['{"loss": 0.1, "step": 2}\n']}
+    cell = {"cell_type": "code", "source": ["!pip install flash-attn\n"], "outputs": [output]}
+    text = json.dumps({"cells": [cell], "metadata": {}}, indent=1)
+    assert '\\":' in text
+    assert _jsonkeys.matched(text, json.loads(text), 3) is not None

@@ -1,10 +1,10 @@
 """Where the keys of a valid JSON document sit (``json`` gives no positions).
 
-In valid JSON a quote followed by ``:`` closes a key (inside a string it can only be an escaped
-quote): one pass over the text finds them, matched in document order to the members ``json`` read
-(``matched``). Should they not match one to one (a key written twice in an object, of which ``json``
-keeps one; an escaped quote before a colon), a scanner that walks the text token by token places them
-instead (``scanned``).
+In valid JSON a quote followed by ``:`` closes a key, unless it is escaped inside a string (an odd run
+of backslashes before it: a notebook's output that prints JSON): one pass over the text finds them,
+matched in document order to the members ``json`` read (``matched``). Should they not match one to
+one (a key written twice in an object, of which ``json`` keeps one; a key that holds an escaped quote),
+a scanner that walks the text token by token places them instead (``scanned``).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def _count(value: Any) -> int:
 def matched(text: str, data: Any, depth: int) -> dict[JsonPath, int] | None:  # noqa: C901 - complexity 11: keys matched to members in one closure over the key iterator, each mismatch an early exit; split, the iterator and the keys found would travel through every part
     """Where each member's key starts, down to ``depth``: the keys the expression finds, matched in
     order to the members of ``data`` (deeper ones counted, not compared); None unless they match."""
-    found = _KEY_END.finditer(text)
+    found = (m for m in _KEY_END.finditer(text) if _delimits(text, m.start()))
     keys: dict[JsonPath, int] = {}
 
     def match(value: Any, path: JsonPath) -> bool:
@@ -76,6 +76,15 @@ def matched(text: str, data: Any, depth: int) -> dict[JsonPath, int] | None:  # 
     except RecursionError:  # deeper than the interpreter recurses: the scanner says so
         return None
     return keys if next(found, None) is None else None
+
+
+def _delimits(text: str, quote: int) -> bool:
+    """Whether the quote at ``quote`` opens or closes a string, not one escaped inside it (``\\":`` in a
+    notebook's printed JSON): in valid JSON an escaped quote has an odd run of backslashes before it."""
+    before = quote
+    while before and text[before - 1] == "\\":
+        before -= 1
+    return (quote - before) % 2 == 0
 
 
 def string_end(text: str, start: int) -> int:
