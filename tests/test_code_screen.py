@@ -31,6 +31,9 @@ WITH_A_USE = {
     "setattr": "import flash_attn\nsetattr(flash_attn, 'flash_attn_with_kvcache', mine)\n",
     "fa3 import": "import flash_attn_interface\n",
     "fa3 from-import": "from flash_attn_interface import flash_attn_func\n",
+    "fa3 in an import list, continued": "import os, \\\n    flash_attn_interface as fa3\n",
+    "an import with a long run of blanks": "import" + " " * 300 + "flash_attn_interface\n",
+    "flash-attn in an import list": "import os, flash_attn\nflash_attn.flash_attn_varlen_func(q, k, v)\n",
     "hub kernel": "from kernels import get_kernel\nk = get_kernel('kernels-community/flash-attn')\n",
     "locked kernel": "import kernels\nk = kernels.get_locked_kernel('kernels-community/flash-attn')\n",
     "local kernel": "from kernels import get_local_kernel\nk = get_local_kernel(path)\n",
@@ -113,6 +116,12 @@ WITHOUT_A_USE = {
         "x = 'cpu'\nimpl = m.config._attn_implementation\n"
     ),
     "another package's get_kernel": "from mylib import get_kernel\nget_kernel('org/repo')\n",
+    "fa3's module named in a string": "NAME = 'flash_attn_interface'\nimpl = cfg.attn_implementation\n",
+    "fa2's module in a string": "import x\ns = 'flash_attn.cute'\nfrom m import flash_attn_varlen_func\n",
+    "a test named like a paged method": (
+        "import transformers\ndef test_generate_batched(x):\n    return cfg.attn_implementation\n"
+    ),
+    "kernels named, not imported": "from mylib import get_kernel\nhelp = 'pip install kernels'\nget_kernel('a/b')\n",
 }
 
 
@@ -139,7 +148,11 @@ IMPORTS = [
     "from flash_attn import *\n",
     "from flash_attn import flash_attn_varlen_func as fv\n",
     "import flash_attn_interface\n",
+    "import torch, \\\n  flash_attn_interface\n",
+    "import os, flash_attn as fa\n",
+    "X = 'flash_attn_interface'\n",
     "from kernels import get_kernel, get_local_kernel\n",
+    "help = 'import kernels'\n",
     "import sys\n",
     "from dataclasses import field\n",
     "import argparse\np = argparse.ArgumentParser()\n",

@@ -1,19 +1,22 @@
 """Which Python files with a word can hold a use at all, told from the text before it is parsed.
 
-The byte search (``prefilter``) keeps every file that names a word a use is written with; most of them
-hold none (issue 41: 233 of the 376 such files of ../shared/wholerepo's clones). The usual one names
-``attn_implementation`` with a value only a run knows (``attn_implementation=model_args.
-attn_implementation``, a parameter passed on), or names flash-attn without calling what the code layer
-reads. Each use ``code.python`` reads needs more than its word, and that more is plain text:
+The byte search (``prefilter``) keeps every file that names a word a use is written with; most hold
+none (issue 41: 233 of the 376 such files of ../shared/wholerepo's clones; this screen passes over 135).
+The usual one names ``attn_implementation`` with a value only a run knows (``attn_implementation=
+model_args.attn_implementation``, a parameter passed on), or names flash-attn without calling what the
+code layer reads. Each use ``code.python`` reads needs more than its word, and that more is plain text
+(``code.python`` follows a name to a module only through an import, so "imported" below is the
+module's name after ``import``, ``from`` or a comma, blanks and continued lines between):
 
-- a call into flash-attn (``call``), a substitute put in its place (``substitute``) or a project's own
-  ``def flash_attn_with_kvcache`` (``custom``): the function's name, or flash-attn's module named as a
-  module (``flash_attn`` before no name character: an import, a ``sys.modules`` key) with
-  ``flash_attn_varlen_func`` or ``modules``;
-- an unguarded import of FA3's module (``import``): ``flash_attn_interface`` after no dot;
-- a Hub or local kernel (``kernel``, ``local-kernel``): ``kernels`` as a module and a loader's name;
-- the paged path and what keeps it off it (``paged``, ``not-paged``): transformers or TRL as a module
-  (their import is what makes the reader look) and the method, class, keyword or device that says it;
+- a call into flash-attn (``call``): ``flash_attn_with_kvcache``, or ``flash_attn_varlen_func`` with
+  flash-attn imported; a project's own ``def flash_attn_with_kvcache`` (``custom``) and a substitute
+  set by name (``substitute``: ``setattr``) need the first; one put in ``sys.modules`` needs
+  ``modules`` and ``flash_attn`` before no name character (the key);
+- an unguarded import of FA3's module (``import``): ``flash_attn_interface`` imported;
+- a Hub or local kernel (``kernel``, ``local-kernel``): ``kernels`` imported and a loader's name;
+- the paged path and what keeps it off it (``paged``, ``not-paged``): transformers or TRL imported, and
+  a method or class of continuous batching called by its own name, the keyword that asks for it, or a
+  model loaded with ``device_map`` or ``device`` bound to what may be a string, "cpu" or "mps" written;
 - an attention implementation (``attn``): an ``attn_implementation`` bound to a value the reader can
   know (``_binds``): a string, a name some line at the module's top level assigns, an attribute only
   where the file has script options (``add_argument``: their defaults), or one that is called
@@ -21,7 +24,8 @@ reads. Each use ``code.python`` reads needs more than its word, and that more is
 
 The text searched is the text as Python reads its names (NFKC where that can add a word). A file kept
 for nothing costs its parse; a file passed over must hold no use: each condition is tested against the
-reader on generated files and on every Python file of ../shared (tests/test_code_screen.py).
+reader on generated files, on every Python file of ../shared and on every string of the code layer's
+tests (tests/test_code_screen.py), and was run over the clones' 376 files with a word.
 """
 
 from __future__ import annotations
@@ -35,39 +39,43 @@ VARLEN = "flash_attn_varlen_func"
 ATTN = "attn_implementation"  # its last characters: _attn_implementation, set_attn_implementation too
 _FLASH_ATTN = re.compile(r"flash_attn(?!\w)")
 FA3 = "flash_attn_interface"
-_KERNELS = re.compile(r"kernels(?!\w)")
 _KERNEL_LOADERS = ("get_kernel", "get_locked_kernel", "get_local_kernel", "LayerRepository")
-# (a pattern that starts with its text is searched for that text first; one that starts with a
-# lookbehind or a choice is tried at every offset: those are found as text, then looked around)
-_TRANSFORMERS = re.compile(r"transformers(?!\w)")
-# what a call of the paged path is named with: its methods (generate_batch, init_continuous_batching,
-# continuous_batching_context_manager), its classes (ContinuousBatchingManager, ...Config)
-_CALLED = ("generate_batch", "continuous_batching", "ContinuousBatching")
+# what a call of the paged path is named with (code.python's _PAGED_METHODS and _PAGED_CLASSES), and the
+# class whose max_blocks_per_request=0 keeps it off the block table
+_CALLED = (
+    "generate_batch",
+    "init_continuous_batching",
+    "continuous_batching_context_manager",
+    "ContinuousBatchingManager",
+    "ContinuousBatchingConfig",
+)
 # Between two tokens: blanks, comments, continued lines, and (inside brackets) line ends. Outside
 # brackets a line end ends the statement, and what follows cannot start with "=", "(", ":" or "."
 # in a file Python parses (one it cannot parse holds no use), so skipping it there finds nothing.
 _GAP = re.compile(r"(?:[ \t\f]+|\\(?:\r\n|\r|\n)|\r\n|\r|\n|#[^\r\n]*)*")
 _BLANKS = re.compile(r"(?:[ \t\f]+|\\(?:\r\n|\r|\n))*")  # within one line
 _NAME = re.compile(r"[^\W\d]\w*")
-_NAME_END = re.compile(r"\w*")
 # names that start an expression no reader takes for a string: constants that are not one, operators
 _NO_STRING = frozenset({"None", "True", "False", "lambda", "not", "await", "yield"})
 _ASSIGNED = r"[ \t\f]*(?:\\(?:\r\n|\r|\n)[ \t\f]*)*=(?!=)"  # name = ..., continued or not
 _TOP = re.compile(r"(?:[ \t]*\f)*")
 _AFTER_SEMICOLON = re.compile(r";[ \t\f]*\Z")
+_CONTINUED = ("\\\r\n", "\\\n", "\\\r")  # a backslash and a line end
 _ENDS = ("", ",", ")", "\n", "\r", "#", ";")  # where an expression of one name may end
 
 
 def may_use(text: str) -> bool:
     """Whether a Python text with a word of ``prefilter.WORDS`` can hold a use ``code.python`` reads."""
     said = as_python_reads(text)
-    if KVCACHE in said or _module(said, FA3, "."):
+    if KVCACHE in said or _imported(said, FA3):
         return True
-    if (VARLEN in said or "modules" in said) and _FLASH_ATTN.search(said):
+    if VARLEN in said and _imported(said, "flash_attn"):
         return True
-    if any(name in said for name in _KERNEL_LOADERS) and _KERNELS.search(said):
+    if "modules" in said and _FLASH_ATTN.search(said):  # sys.modules["flash_attn"] = ...
         return True
-    if (_TRANSFORMERS.search(said) or _module(said, "trl", "")) and _paged(said):
+    if any(name in said for name in _KERNEL_LOADERS) and _imported(said, "kernels"):
+        return True
+    if (_imported(said, "transformers") or _imported(said, "trl")) and _paged(said):
         return True
     return _attention(said)
 
@@ -85,15 +93,17 @@ def _paged(said: str) -> bool:
     return _keyword(said, "device_map") or _keyword(said, "device")
 
 
-def _called(said: str, word: str) -> bool:
-    """Whether a name that holds ``word`` is called (``.generate_batch(``, ``ContinuousBatchingConfig(``)."""
-    at = said.find(word)
+def _called(said: str, name: str) -> bool:
+    """Whether ``name`` (a whole name) is called: ``model.generate_batch(``, ``ContinuousBatchingConfig(``."""
+    at = said.find(name)
     while at >= 0:
-        end = _past(_NAME_END, said, at + len(word))
-        after = _past(_GAP, said, end)
-        if said[after : after + 1] == "(":
-            return True
-        at = said.find(word, end)
+        end = at + len(name)
+        before = said[at - 1 : at] if at else ""
+        if not (_name_char(before) or _name_char(said[end : end + 1])):
+            after = _past(_GAP, said, end)
+            if said[after : after + 1] == "(":
+                return True
+        at = said.find(name, end)
     return False
 
 
@@ -184,17 +194,36 @@ def _module_string(said: str, name: str) -> bool:
     return False
 
 
-def _module(said: str, name: str, also: str) -> bool:
-    """Whether ``name`` is written as a module's: after no name character (nor one of ``also``) and
-    before none (``import flash_attn_interface``, ``from trl import``)."""
-    at = said.find(name)
+def _imported(said: str, module: str) -> bool:
+    """Whether ``module`` is written where an import names a top-level module: the whole name, after
+    ``import``, ``from`` or a comma (``import os, flash_attn``), blanks and continued lines between;
+    the reader follows a name to a module only through an import."""
+    at = said.find(module)
     while at >= 0:
-        before, end = said[at - 1 : at] if at else "", at + len(name)
-        after = said[end : end + 1]
-        blocked = _name_char(before) or (before != "" and before in also) or _name_char(after)
-        if not blocked:
+        end = at + len(module)
+        before, after = said[at - 1 : at] if at else "", said[end : end + 1]
+        if not (_name_char(before) or before == "." or _name_char(after)) and _after_import(said, at):
             return True
-        at = said.find(name, end)
+        at = said.find(module, end)
+    return False
+
+
+def _after_import(said: str, at: int) -> bool:
+    """Whether what ends at ``at``, past blanks and continued lines, is ``import``, ``from`` or a comma."""
+    i = at
+    while True:
+        while i and said[i - 1] in " \t\f":
+            i -= 1
+        continued = next((len(c) for c in _CONTINUED if said.endswith(c, 0, i)), 0)
+        if not continued:
+            break
+        i -= continued
+    if said.endswith(",", 0, i):
+        return True
+    for word in ("import", "from"):
+        if said.endswith(word, 0, i):
+            k = i - len(word)
+            return not k or not (_name_char(said[k - 1]) or said[k - 1] == ".")
     return False
 
 
