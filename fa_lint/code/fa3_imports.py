@@ -14,11 +14,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from fa_lint.code.uses import FA3_MODULE as MODULE
 from fa_lint.code.uses import IMPORT, Use
 from fa_lint.syntax import pyast
 from fa_lint.syntax.pyast import PythonIndex
 
-MODULE = "flash_attn_interface"
 _CATCHES = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
 

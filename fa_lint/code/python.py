@@ -28,13 +28,18 @@ from fa_lint.code.lines import NEEDLES
 from fa_lint.code.lines import named as needed
 from fa_lint.code.uses import (
     ATTN,
+    BATCHING_CONFIG,
     CALL,
     CUSTOM,
     KERNEL,
+    KVCACHE,
     LOCAL_KERNEL,
     NOT_PAGED,
     PAGED,
+    PAGED_CLASSES,
+    PAGED_METHODS,
     SUBSTITUTE,
+    VARLEN,
     Use,
 )
 from fa_lint.kb import exports
@@ -44,14 +49,6 @@ from fa_lint.syntax.pyast import PythonIndex
 from fa_lint.syntax.pyast import children as _children
 from fa_lint.syntax.pylines import holds, word_lines
 
-KVCACHE = "flash_attn_with_kvcache"
-VARLEN = "flash_attn_varlen_func"
-# Methods only transformers' models and generation classes have under these names (in a file that
-# imports transformers or TRL): each decodes through continuous batching.
-_PAGED_METHODS = frozenset(
-    {"generate_batch", "init_continuous_batching", "continuous_batching_context_manager"}
-)
-_PAGED_CLASSES = frozenset({"ContinuousBatchingManager"})
 # Devices on which transformers never takes the block-table path (it needs CUDA; XPU is a fact of
 # the release, judged by the rule): a model loaded onto one of these decodes without a block table.
 _OFF_DEVICES = frozenset({"cpu", "mps"})
@@ -249,9 +246,9 @@ class _Reader:
         """The paged path, and what keeps it off the block table (a file that imports transformers)."""
         func = node.func
         last = _last(func)
-        if isinstance(func, ast.Attribute) and func.attr in _PAGED_METHODS:
+        if isinstance(func, ast.Attribute) and func.attr in PAGED_METHODS:
             yield self.at(node)._replace(kind=PAGED, detail=f"{func.attr}()")
-        elif last in _PAGED_CLASSES and qualified and qualified.split(".")[0] == "transformers":
+        elif last in PAGED_CLASSES and qualified and qualified.split(".")[0] == "transformers":
             yield self.at(node)._replace(kind=PAGED, detail=f"{last}()")
         if self.value(keywords.get("cache_implementation", ast.Constant(None))) == "paged":
             yield self.at(node)._replace(kind=PAGED, detail='cache_implementation="paged"')
@@ -259,7 +256,7 @@ class _Reader:
         if isinstance(paged_flag, ast.Constant) and paged_flag.value is True:
             yield self.at(node)._replace(kind=PAGED, detail="use_transformers_paged=True")
         blocks = keywords.get("max_blocks_per_request")
-        if last == "ContinuousBatchingConfig" and isinstance(blocks, ast.Constant) and blocks.value == 0:
+        if last == BATCHING_CONFIG and isinstance(blocks, ast.Constant) and blocks.value == 0:
             yield self.at(node)._replace(kind=NOT_PAGED, detail="max_blocks_per_request=0")
         if last == "from_pretrained":
             yield from self.off_device(node, keywords)

@@ -32,23 +32,14 @@ from __future__ import annotations
 
 import re
 
+from fa_lint.code.uses import BATCHING_CONFIG, FA3_MODULE, KVCACHE, PAGED_CLASSES, PAGED_METHODS, VARLEN
 from fa_lint.syntax.identifiers import as_python_reads
 
-KVCACHE = "flash_attn_with_kvcache"
-VARLEN = "flash_attn_varlen_func"
 ATTN = "attn_implementation"  # its last characters: _attn_implementation, set_attn_implementation too
 _FLASH_ATTN = re.compile(r"flash_attn(?!\w)")
-FA3 = "flash_attn_interface"
 _KERNEL_LOADERS = ("get_kernel", "get_locked_kernel", "get_local_kernel", "LayerRepository")
-# what a call of the paged path is named with (code.python's _PAGED_METHODS and _PAGED_CLASSES), and the
-# class whose max_blocks_per_request=0 keeps it off the block table
-_CALLED = (
-    "generate_batch",
-    "init_continuous_batching",
-    "continuous_batching_context_manager",
-    "ContinuousBatchingManager",
-    "ContinuousBatchingConfig",
-)
+# what a call of the paged path, or of what keeps it off the block table, is named with
+_CALLED = (*sorted(PAGED_METHODS), *sorted(PAGED_CLASSES), BATCHING_CONFIG)
 # Between two tokens: blanks, comments, continued lines, and (inside brackets) line ends. Outside
 # brackets a line end ends the statement, and what follows cannot start with "=", "(", ":" or "."
 # in a file Python parses (one it cannot parse holds no use), so skipping it there finds nothing.
@@ -67,7 +58,7 @@ _ENDS = ("", ",", ")", "\n", "\r", "#", ";")  # where an expression of one name 
 def may_use(text: str) -> bool:
     """Whether a Python text with a word of ``prefilter.WORDS`` can hold a use ``code.python`` reads."""
     said = as_python_reads(text)
-    if KVCACHE in said or _imported(said, FA3):
+    if KVCACHE in said or _imported(said, FA3_MODULE):
         return True
     if VARLEN in said and _imported(said, "flash_attn"):
         return True
@@ -113,7 +104,7 @@ def _keyword(said: str, word: str) -> bool:
     while at >= 0:
         end = at + len(word)
         before, after = said[at - 1 : at] if at else "", said[end : end + 1]
-        if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+        if not (_name_char(before) or _name_char(after)):
             i = _past(_GAP, said, end)
             bound = said[i : i + 1] == "=" and said[i + 1 : i + 2] != "="
             if bound and _value(said, _past(_GAP, said, i + 1)):
@@ -137,7 +128,7 @@ def _binds(said: str, end: int, options: bool) -> bool:
     """Whether the ``attn_implementation`` that ends at ``end`` can give the reader a value: a keyword
     or an assignment target bound to one, a call, an annotation."""
     after = said[end : end + 1]
-    if after.isalnum() or after == "_":
+    if _name_char(after):
         return False  # a longer name (attn_implementation_autoset)
     i = _past(_GAP, said, end)
     c = said[i : i + 1]

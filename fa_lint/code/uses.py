@@ -24,6 +24,20 @@ STALE_LOCK = "stale-lock"  # a kernels.lock that disagrees with [tool.kernels.de
 OLD_LOCK = "old-lock"  # a kernels.lock in the format kernels 0.16 and older write (entries with repo_id)
 
 
+# The names the readers find uses by, shared by the reader (``code.python``, ``code.fa3_imports``) and the
+# screen before it (``code.screen``), which must not load ``ast``.
+KVCACHE = "flash_attn_with_kvcache"
+VARLEN = "flash_attn_varlen_func"
+FA3_MODULE = "flash_attn_interface"  # FA3's own top-level module
+# Methods only transformers' models and generation classes have under these names (in a file that
+# imports transformers or TRL): each decodes through continuous batching.
+PAGED_METHODS = frozenset(
+    {"generate_batch", "init_continuous_batching", "continuous_batching_context_manager"}
+)
+PAGED_CLASSES = frozenset({"ContinuousBatchingManager"})
+BATCHING_CONFIG = "ContinuousBatchingConfig"  # whose max_blocks_per_request=0 keeps the paged path off
+
+
 class Use(NamedTuple):
     """One thing the code does that matters to flash-attn, where it does it."""
 
